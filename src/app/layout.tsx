@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import "./globals.css";
+import { Nav } from "./_components/nav";
+import { Providers } from "./_components/providers";
+
+export const metadata: Metadata = {
+  title: "invariant-web",
+  description: "Persistent, isolated environments for coding agents",
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen antialiased">
+        <Providers>
+          <Nav />
+          <main className="mx-auto max-w-6xl px-6 py-8">{children}</main>
+        </Providers>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,105 @@
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+/**
+ * The CLI's configuration: flags first, then environment variables, then defaults. This is the only
+ * module of the launcher, web process and worker that reads process.env (see docs/configuration.md).
+ */
+export const DEFAULT_PORT = 4317;
+
+const envSchema = z.object({
+  INVARIANT_DATA_DIR: z.string().min(1).optional(),
+  XDG_DATA_HOME: z.string().min(1).optional(),
+  REDIS_URL: z.string().min(1).optional(),
+  INVARIANT_PORT: z.string().regex(/^\d+$/, "INVARIANT_PORT must be a port number").optional(),
+  INVARIANT_HOST: z.string().min(1).optional(),
+  INVARIANT_ALLOWED_HOSTS: z.string().optional(),
+  INVARIANT_WORKER_CONCURRENCY: z.string().regex(/^\d+$/, "INVARIANT_WORKER_CONCURRENCY must be a whole number").optional(),
+  DISPLAY: z.string().optional(),
+  WAYLAND_DISPLAY: z.string().optional(),
+});
+
+const launchSchema = z.object({
+  port: z.number().int().min(0, "--port must be 0..65535").max(65535, "--port must be 0..65535"),
+  host: z.string().min(1),
+  dataDir: z.string().min(1),
+  redisUrl: z.string().nullable(),
+  open: z.boolean(),
+  allowedHosts: z.array(z.string()),
+  concurrency: z.number().int().min(1, "--concurrency must be at least 1").max(64, "--concurrency is at most 64"),
+  json: z.boolean(),
+  child: z.boolean(),
+});
+export type CliConfig = z.infer<typeof launchSchema> & { command: string; positionals: string[]; help: boolean; version: boolean };
+
+export class UsageError extends Error {}
+
+export function defaultDataDir(env: { XDG_DATA_HOME?: string | undefined }): string {
+  return path.join(env.XDG_DATA_HOME ?? path.join(os.homedir(), ".local", "share"), "invariant-web");
+}
+
+export function parseCli(argv: readonly string[], rawEnv: NodeJS.ProcessEnv): CliConfig {
+  const envResult = envSchema.safeParse(rawEnv);
+  if (!envResult.success) throw new UsageError(envResult.error.issues.map((issue) => issue.message).join("; "));
+  const env = envResult.data;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        "data-dir": { type: "string" },
+        "redis-url": { type: "string" },
+        "no-open": { type: "boolean", default: false },
+        concurrency: { type: "string" },
+        json: { type: "boolean", default: false },
+        child: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+        version: { type: "boolean", short: "v", default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}. Run invariant-web --help for usage.`);
+  }
+  const { values, positionals } = parsed;
+  const portText = values.port ?? env.INVARIANT_PORT;
+  const port = portText === undefined ? DEFAULT_PORT : Number(portText);
+  if (!Number.isInteger(port)) throw new UsageError(`--port must be a port number, got "${portText}".`);
+  const concurrencyText = values.concurrency ?? env.INVARIANT_WORKER_CONCURRENCY;
+  const result = launchSchema.safeParse({
+    port,
+    host: values.host ?? env.INVARIANT_HOST ?? "127.0.0.1",
+    dataDir: path.resolve(values["data-dir"] ?? env.INVARIANT_DATA_DIR ?? defaultDataDir(env)),
+    redisUrl: values["redis-url"] ?? env.REDIS_URL ?? null,
+    open: !values["no-open"] && Boolean(env.DISPLAY ?? env.WAYLAND_DISPLAY ?? (process.platform === "darwin" ? "mac" : undefined)),
+    allowedHosts: (env.INVARIANT_ALLOWED_HOSTS ?? "").split(",").map((host) => host.trim()).filter(Boolean),
+    concurrency: concurrencyText === undefined ? Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2))) : Number(concurrencyText),
+    json: values.json,
+    child: values.child,
+  });
+  if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
+  return { ...result.data, command: positionals[0] ?? "start", positionals: positionals.slice(1), help: values.help, version: values.version };
+}
+
+export const USAGE = `invariant-web — persistent, isolated environments for coding agents
+
+Usage:
+  invariant-web [options]            start the dashboard, a worker and (if needed) a private Redis
+  invariant-web worker [options]     start a standalone worker that joins through Redis
+  invariant-web doctor [--json]      check Node.js, Docker, Redis, disk space and the Codex binary
+
+Options:
+  --port N            port to listen on (default ${DEFAULT_PORT}; env INVARIANT_PORT; 0 picks a free port)
+  --host ADDR         address to bind (default 127.0.0.1; env INVARIANT_HOST)
+  --data-dir DIR      where data lives (default $XDG_DATA_HOME/invariant-web or ~/.local/share/invariant-web; env INVARIANT_DATA_DIR)
+  --redis-url URL     use this Redis (redis://, rediss:// or unix://; env REDIS_URL) instead of a private one
+  --concurrency N     jobs a worker runs at once (env INVARIANT_WORKER_CONCURRENCY)
+  --no-open           do not open a browser
+  --json              machine-readable output (doctor)
+  -h, --help          show this help
+  -v, --version       print the version
+`;

@@ -1,0 +1,44 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/** One launcher per data dir: two would both write the database and fight over the private Redis. */
+export interface DataDirLock {
+  update(info: { url: string }): void;
+  release(): void;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export function lockDataDir(dataDir: string): DataDirLock {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, "launcher.json");
+  try {
+    const held = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number; url?: string };
+    if (typeof held.pid === "number" && held.pid !== process.pid && isAlive(held.pid)) {
+      throw new Error(`invariant-web is already running for ${dataDir} (pid ${held.pid}${held.url ? `, ${held.url}` : ""}). Stop it first, or use another --data-dir.`);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && !(error instanceof SyntaxError)) throw error;
+  }
+  const write = (info: { url?: string }) => fs.writeFileSync(file, JSON.stringify({ pid: process.pid, ...info }), { mode: 0o600 });
+  write({});
+  return {
+    update: (info) => write(info),
+    release() {
+      try {
+        const held = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number };
+        if (held.pid === process.pid) fs.rmSync(file, { force: true });
+      } catch {
+        // already gone
+      }
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { runDoctor, type DoctorReport } from "../server/diagnostics/doctor";
+import { createDockerRuntime } from "../server/runtime/docker-runtime";
+import type { CliConfig } from "./config";
+
+export function formatDoctorReport(report: DoctorReport): string {
+  const mark = { ok: "✓", warn: "!", fail: "✗" } as const;
+  const lines = report.checks.map((check) => {
+    const head = `${mark[check.status]} ${check.title.padEnd(16)} ${check.detail}`;
+    return check.fix ? `${head}\n    fix: ${check.fix}` : head;
+  });
+  lines.push("", report.ok ? "All required checks passed." : "Some required checks failed; see the fixes above.");
+  return `${lines.join("\n")}\n`;
+}
+
+/** `invariant-web doctor [--json]`: exit code 1 when a required check fails. */
+export async function runDoctorCommand(config: CliConfig): Promise<number> {
+  const report = await runDoctor({ runtime: createDockerRuntime(), dataDir: config.dataDir, redisUrl: config.redisUrl });
+  process.stdout.write(config.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report));
+  return report.ok ? 0 : 1;
+}

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import { startWebServer, type WebServer } from "../server/http/web-server";
+import { startPrivateRedis, type PrivateRedis } from "../server/redis/private-redis";
+import { probeRedis } from "../server/redis/connection";
+import type { CliConfig } from "./config";
+import { lockDataDir } from "./data-dir-lock";
+
+const log = (message: string) => process.stderr.write(`[invariant-web] ${message}\n`);
+
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+function openBrowser(url: string): void {
+  const command = process.platform === "darwin" ? "open" : "xdg-open";
+  const child = spawn(command, [url], { stdio: "ignore", detached: true });
+  child.on("error", () => log(`could not open a browser; open ${url} yourself`));
+  child.unref();
+}
+
+function startWorkerChild(options: { cliPath: string; config: CliConfig; redisUrl: string }): ChildProcess {
+  return spawn(
+    process.execPath,
+    [options.cliPath, "worker", "--child", "--data-dir", options.config.dataDir, "--redis-url", options.redisUrl, "--concurrency", String(options.config.concurrency)],
+    { stdio: ["ignore", "inherit", "inherit", "ipc"] },
+  );
+}
+
+async function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * `invariant-web`: the web process itself, plus a worker child and, when no Redis URL is given,
+ * a private Redis. SIGINT/SIGTERM stop all of them; nothing is left running.
+ */
+export async function launch(options: { config: CliConfig; root: string; version: string; cliPath: string }): Promise<void> {
+  const { config } = options;
+  const lock = lockDataDir(config.dataDir);
+  let redis: PrivateRedis | null = null;
+  let web: WebServer | null = null;
+  let worker: ChildProcess | null = null;
+  let shuttingDown: Promise<void> | null = null;
+
+  const shutdown = (reason: string, exitCode: number) => {
+    shuttingDown ??= (async () => {
+      log(`stopping (${reason})`);
+      if (worker) await stopChild(worker, 15_000);
+      if (web) await web.close().catch((error: unknown) => log(`web: ${String(error)}`));
+      if (redis) await redis.stop();
+      lock.release();
+      process.exit(exitCode);
+    })();
+    return shuttingDown;
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT", 0));
+  process.on("SIGTERM", () => void shutdown("SIGTERM", 0));
+
+  try {
+    let redisUrl: string;
+    if (config.redisUrl) {
+      await probeRedis({ url: config.redisUrl }).catch((error: unknown) => {
+        throw new Error(`Cannot reach Redis at ${config.redisUrl}: ${error instanceof Error ? error.message : String(error)}. Check the URL, or omit --redis-url to use a private Redis.`);
+      });
+      redisUrl = config.redisUrl;
+    } else {
+      redis = await startPrivateRedis({ dataDir: config.dataDir });
+      redisUrl = redis.url;
+      log(`private Redis started (pid ${redis.pid})`);
+    }
+    const port = config.port === 0 ? await freePort(config.host) : config.port;
+    web = await startWebServer({ root: options.root, dataDir: config.dataDir, host: config.host, port, redisUrl, allowedHosts: config.allowedHosts, version: options.version, log }).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`Port ${port} on ${config.host} is already in use. Pass --port with another number, or stop the program using it.`);
+      throw error;
+    });
+    worker = startWorkerChild({ cliPath: options.cliPath, config, redisUrl });
+    worker.once("exit", (code, signal) => {
+      if (!shuttingDown) log(`worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`invariant-web worker --redis-url ${redisUrl}\``);
+    });
+    const link = `${web.url}/?token=${web.adminToken}`;
+    lock.update({ url: web.url });
+    process.stdout.write(`invariant-web ${options.version} is running at ${link}\n`);
+    if (config.open) openBrowser(link);
+  } catch (error) {
+    log(error instanceof Error ? error.message : String(error));
+    await shutdown("startup failed", 1);
+  }
+}

@@ -1,0 +1,52 @@
+import path from "node:path";
+import { parseCli, USAGE, UsageError } from "./config";
+import { packageRoot, packageVersion } from "./package-info";
+
+/** Entry of the `invariant-web` command (bundled to dist/cli.mjs). Subcommands load lazily. */
+export async function main(argv: readonly string[]): Promise<void> {
+  const root = packageRoot();
+  const version = packageVersion(root);
+  let config;
+  try {
+    config = parseCli(argv, process.env);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`invariant-web: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (config.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (config.version) {
+    process.stdout.write(`${version}\n`);
+    return;
+  }
+  switch (config.command) {
+    case "start": {
+      const { launch } = await import("./launcher");
+      await launch({ config, root, version, cliPath: path.resolve(process.argv[1] ?? path.join(root, "bin", "invariant-web.mjs")) });
+      return;
+    }
+    case "worker": {
+      const { runWorkerCommand } = await import("./worker-command");
+      await runWorkerCommand({ config, version });
+      return;
+    }
+    case "doctor": {
+      const { runDoctorCommand } = await import("./doctor-command");
+      process.exit(await runDoctorCommand(config));
+      return;
+    }
+    default:
+      process.stderr.write(`invariant-web: unknown command "${config.command}".\n\n${USAGE}`);
+      process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`invariant-web: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

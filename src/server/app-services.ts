@@ -1,0 +1,64 @@
+import os from "node:os";
+import { Queue, QueueEvents } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Db } from "./db/client";
+import { createAccessService, type AccessService } from "./access/access-service";
+import { createViewerLinkQueries } from "./access/viewer-links.queries";
+import { createEventQueries, type EventQueries } from "./events/events.queries";
+import { QUEUE_NAME } from "./jobs/job-catalog";
+import { createProjectQueries } from "./projects/projects.queries";
+import { createProjectService, type ProjectService } from "./projects/project-service";
+import { connectRedis, queueConnection } from "./redis/connection";
+import type { ContainerRuntime } from "./runtime/docker-runtime";
+import { createSystemService, type SystemService } from "./system/system-service";
+
+export interface AppServices {
+  version: string;
+  publicUrl: string;
+  projects: ProjectService;
+  access: AccessService;
+  system: SystemService;
+  events: EventQueries;
+  close(): Promise<void>;
+}
+
+export interface AppServicesOptions {
+  db: Db;
+  redisUrl: string;
+  dataDir: string;
+  adminToken: string;
+  publicUrl: string;
+  version: string;
+  runtime: ContainerRuntime;
+  onViewerRevoked?: (linkId: string) => void;
+}
+
+/** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
+export function createAppServices(options: AppServicesOptions): AppServices {
+  const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web" });
+  const connection = queueConnection(options.redisUrl);
+  const queue = new Queue(QUEUE_NAME, { connection });
+  const queueEvents = new QueueEvents(QUEUE_NAME, { connection });
+  const events = createEventQueries(options.db);
+  return {
+    version: options.version,
+    publicUrl: options.publicUrl,
+    events,
+    projects: createProjectService({
+      projects: createProjectQueries(options.db),
+      dataDir: options.dataDir,
+      host: { cpus: os.availableParallelism(), memoryBytes: os.totalmem() },
+    }),
+    access: createAccessService({
+      adminToken: options.adminToken,
+      viewerLinks: createViewerLinkQueries(options.db),
+      ...(options.onViewerRevoked ? { onRevoke: options.onViewerRevoked } : {}),
+    }),
+    system: createSystemService({ runtime: options.runtime, redis, redisUrl: options.redisUrl, dataDir: options.dataDir, events, queue, queueEvents }),
+    async close() {
+      await queueEvents.close();
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}

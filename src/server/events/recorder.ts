@@ -1,0 +1,97 @@
+import type { Redis } from "ioredis";
+import { invariantEventSchema, rooms, type RecordedEvent } from "../../shared/event-catalog";
+import type { EventQueries } from "./events.queries";
+import { EVENT_STREAM_KEY, RECORDER_GROUP } from "./event-stream";
+
+export interface RecorderDeps {
+  /** A dedicated connection: the recorder blocks on XREADGROUP. */
+  redis: Redis;
+  events: EventQueries;
+  emit: (room: string, event: RecordedEvent) => void;
+  log: (message: string) => void;
+  /** Fixed consumer name: there is one web process, and its pending entries survive its restarts. */
+  consumer?: string;
+  blockMs?: number;
+}
+
+type StreamReply = [string, [string, string[]][]][] | null;
+
+export function roomsFor(event: RecordedEvent["event"]): string[] {
+  const list: string[] = [rooms.system];
+  if (event.projectId) list.push(rooms.project(event.projectId));
+  if (event.studyId) list.push(rooms.study(event.studyId));
+  return list;
+}
+
+/**
+ * Records worker events from the Redis stream into SQLite, then fans them out to socket.io rooms.
+ * Uses a consumer group with acknowledgements: an entry is acknowledged only after it is in SQLite,
+ * so a web process killed mid-way re-reads its pending entries on the next start and loses nothing.
+ */
+export function createRecorder(deps: RecorderDeps) {
+  const consumer = deps.consumer ?? "web";
+  let running = false;
+  let loop: Promise<void> | null = null;
+
+  async function ensureGroup(): Promise<void> {
+    try {
+      await deps.redis.xgroup("CREATE", EVENT_STREAM_KEY, RECORDER_GROUP, "0", "MKSTREAM");
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes("BUSYGROUP")) throw error;
+    }
+  }
+
+  async function handle(entries: [string, string[]][]): Promise<number> {
+    for (const [streamId, fields] of entries) {
+      const index = (fields ?? []).indexOf("event"); // fields are null for entries trimmed from the stream
+      const raw = index >= 0 ? fields[index + 1] : undefined;
+      let parsed;
+      try {
+        parsed = invariantEventSchema.safeParse(JSON.parse(raw ?? "null"));
+      } catch {
+        parsed = null;
+      }
+      if (parsed?.success) {
+        const { recorded, created } = await deps.events.record(streamId, parsed.data);
+        if (created) for (const room of roomsFor(recorded.event)) deps.emit(room, recorded);
+      } else {
+        deps.log(`recorder: dropped malformed event ${streamId}`);
+      }
+      await deps.redis.xack(EVENT_STREAM_KEY, RECORDER_GROUP, streamId);
+    }
+    return entries.length;
+  }
+
+  /** Reads and records everything available once: pending entries first, then new ones. */
+  async function drainOnce(blockMs: number): Promise<number> {
+    const pending = (await deps.redis.xreadgroup("GROUP", RECORDER_GROUP, consumer, "COUNT", 200, "STREAMS", EVENT_STREAM_KEY, "0")) as StreamReply;
+    const pendingEntries = pending?.[0]?.[1] ?? [];
+    if (pendingEntries.length > 0) return handle(pendingEntries);
+    const fresh = (await deps.redis.xreadgroup("GROUP", RECORDER_GROUP, consumer, "COUNT", 200, "BLOCK", blockMs, "STREAMS", EVENT_STREAM_KEY, ">")) as StreamReply;
+    return handle(fresh?.[0]?.[1] ?? []);
+  }
+
+  return {
+    drainOnce,
+    async start(): Promise<void> {
+      await ensureGroup();
+      running = true;
+      loop = (async () => {
+        while (running) {
+          try {
+            await drainOnce(deps.blockMs ?? 2000);
+          } catch (error) {
+            if (!running) break;
+            deps.log(`recorder: ${error instanceof Error ? error.message : String(error)}; retrying in 1 s`);
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+          }
+        }
+      })();
+    },
+    async stop(): Promise<void> {
+      running = false;
+      deps.redis.disconnect();
+      await loop;
+    },
+  };
+}

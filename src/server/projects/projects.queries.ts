@@ -1,0 +1,75 @@
+import type { Db } from "../db/client";
+import { agentConfigurationSchema, type ProjectSettings, type ProjectView } from "../../shared/project-schemas";
+
+type ProjectRow = Awaited<ReturnType<Db["project"]["findUniqueOrThrow"]>>;
+
+function toView(row: ProjectRow): ProjectView {
+  const parsed = agentConfigurationSchema.safeParse(JSON.parse(row.defaultConfiguration));
+  return {
+    id: row.id,
+    name: row.name,
+    hostPath: row.hostPath,
+    networkMode: row.networkMode === "internet" ? "internet" : "none",
+    cpus: row.cpus,
+    memoryBytes: Number(row.memoryBytes),
+    swapBytes: Number(row.swapBytes),
+    pids: row.pids,
+    baseImage: row.baseImage,
+    defaultConfiguration: parsed.success ? parsed.data : agentConfigurationSchema.parse({}),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function toColumns(settings: Partial<ProjectSettings>) {
+  const { memoryBytes, swapBytes, defaultConfiguration, ...rest } = settings;
+  return {
+    ...rest,
+    ...(memoryBytes === undefined ? {} : { memoryBytes: BigInt(memoryBytes) }),
+    ...(swapBytes === undefined ? {} : { swapBytes: BigInt(swapBytes) }),
+    ...(defaultConfiguration === undefined ? {} : { defaultConfiguration: JSON.stringify(defaultConfiguration) }),
+  };
+}
+
+export function createProjectQueries(db: Db) {
+  return {
+    async list(): Promise<ProjectView[]> {
+      const rows = await db.project.findMany({ orderBy: { createdAt: "asc" } });
+      return rows.map(toView);
+    },
+    async findById(id: string): Promise<ProjectView | null> {
+      const row = await db.project.findUnique({ where: { id } });
+      return row ? toView(row) : null;
+    },
+    async findByHostPath(hostPath: string): Promise<ProjectView | null> {
+      const row = await db.project.findUnique({ where: { hostPath } });
+      return row ? toView(row) : null;
+    },
+    async create(input: { hostPath: string; settings: ProjectSettings }): Promise<ProjectView> {
+      const { settings } = input;
+      return toView(
+        await db.project.create({
+          data: {
+            hostPath: input.hostPath,
+            name: settings.name,
+            networkMode: settings.networkMode,
+            cpus: settings.cpus,
+            memoryBytes: BigInt(settings.memoryBytes),
+            swapBytes: BigInt(settings.swapBytes),
+            pids: settings.pids,
+            baseImage: settings.baseImage,
+            defaultConfiguration: JSON.stringify(settings.defaultConfiguration),
+          },
+        }),
+      );
+    },
+    async update(id: string, settings: Partial<ProjectSettings>): Promise<ProjectView> {
+      return toView(await db.project.update({ where: { id }, data: toColumns(settings) }));
+    },
+    async remove(id: string): Promise<void> {
+      await db.project.delete({ where: { id } });
+    },
+  };
+}
+
+export type ProjectQueries = ReturnType<typeof createProjectQueries>;

@@ -1,0 +1,45 @@
+import type { ConnectionOptions } from "bullmq";
+import { Redis, type RedisOptions } from "ioredis";
+
+/**
+ * Redis locations are URLs: redis://host:port/db, rediss://..., or unix:///path/to/redis.sock
+ * (the launcher's private Redis listens on a unix socket in the data dir).
+ */
+export function redisOptionsFromUrl(url: string): RedisOptions {
+  if (url.startsWith("unix://")) return { path: url.slice("unix://".length) };
+  const parsed = new URL(url);
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
+    throw new Error(`Unsupported Redis URL "${url}": use redis://host:port, rediss://host:port or unix:///path/to/redis.sock.`);
+  }
+  return {
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : 6379,
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(parsed.pathname.length > 1 ? { db: Number(parsed.pathname.slice(1)) } : {}),
+    ...(parsed.protocol === "rediss:" ? { tls: {} } : {}),
+  };
+}
+
+/** A connection suitable for BullMQ workers and blocking reads (no per-command retry limit). */
+export function connectRedis(options: { url: string; name: string }): Redis {
+  return new Redis({ ...redisOptionsFromUrl(options.url), connectionName: options.name, maxRetriesPerRequest: null, lazyConnect: false });
+}
+
+/** Pings Redis once with a short timeout; resolves to the server version or throws a readable error. */
+export async function probeRedis(options: { url: string; timeoutMs?: number }): Promise<{ version: string }> {
+  const client = new Redis({ ...redisOptionsFromUrl(options.url), lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: options.timeoutMs ?? 2000, retryStrategy: () => null });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    const info = await client.info("server");
+    return { version: /redis_version:(\S+)/.exec(info)?.[1] ?? "unknown" };
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Connection options for BullMQ queues, workers and queue events (BullMQ declares its own option type). */
+export function queueConnection(url: string): ConnectionOptions {
+  return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null } as ConnectionOptions;
+}

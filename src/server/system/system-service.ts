@@ -1,0 +1,45 @@
+import type { Redis } from "ioredis";
+import type { Queue, QueueEvents } from "bullmq";
+import { AppError } from "../errors/app-error";
+import { runDoctor, type DoctorReport } from "../diagnostics/doctor";
+import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { EventQueries } from "../events/events.queries";
+import { selfcheckJob, type SelfcheckResult } from "../jobs/job-catalog";
+import { listWorkers, type WorkerInfo } from "./worker-registry";
+
+export interface SystemServiceDeps {
+  runtime: ContainerRuntime;
+  redis: Redis;
+  redisUrl: string;
+  dataDir: string;
+  events: EventQueries;
+  queue: Queue;
+  queueEvents: QueueEvents;
+  clock?: () => Date;
+}
+
+export function createSystemService(deps: SystemServiceDeps) {
+  const clock = deps.clock ?? (() => new Date());
+  return {
+    doctor: (): Promise<DoctorReport> => runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl }),
+    workers: (): Promise<WorkerInfo[]> => listWorkers(deps.redis),
+    recentEvents: (limit: number) => deps.events.recent({ limit }),
+
+    /** Runs a self-check job on whichever worker picks it up: proves the queue round trip end to end. */
+    async selfcheck(options: { timeoutMs?: number } = {}): Promise<SelfcheckResult> {
+      const workers = await listWorkers(deps.redis);
+      if (workers.length === 0) {
+        throw new AppError({ code: "PRECONDITION_FAILED", message: "No worker is online. Start one with `invariant-web worker`, or restart invariant-web." });
+      }
+      const data = selfcheckJob.schema.parse({ requestedAt: clock().toISOString() });
+      const job = await deps.queue.add(selfcheckJob.name, data, { removeOnComplete: 100, removeOnFail: 100, attempts: 1 });
+      try {
+        return selfcheckJob.result.parse(await job.waitUntilFinished(deps.queueEvents, options.timeoutMs ?? 30_000));
+      } catch (error) {
+        throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `The worker self-check did not finish: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+      }
+    },
+  };
+}
+
+export type SystemService = ReturnType<typeof createSystemService>;

@@ -1,0 +1,50 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import { ZodError, z } from "zod";
+import { isAppError } from "../errors/app-error";
+import type { Identity } from "../../shared/roles";
+import type { AppServices } from "../app-services";
+
+export interface TrpcContext {
+  identity: Identity;
+  services: AppServices;
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        stack: undefined,
+        field: isAppError(cause) ? (cause.field ?? null) : null,
+        fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : null,
+      },
+    };
+  },
+});
+
+/** Maps the domain's AppError to tRPC errors in one place. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isAppError(result.error.cause)) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  }
+  return result;
+});
+
+/**
+ * Every procedure needs an identity (the HTTP layer refuses requests without a token before tRPC
+ * runs). Viewers may read anything; every mutation by a viewer is refused here, in one place.
+ */
+const roleGate = t.middleware(({ ctx, type, next }) => {
+  if (type === "mutation" && ctx.identity.role !== "admin") {
+    throw new TRPCError({ code: "FORBIDDEN", message: "This is a read-only viewer link: changes need the admin's access link." });
+  }
+  return next();
+});
+
+export const router = t.router;
+export const procedure = t.procedure.use(mapErrors).use(roleGate);
+export const createCallerFactory = t.createCallerFactory;

@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/**
+ * Version 1 of the event catalog: every event a worker publishes through Redis and the web process
+ * records and fans out over socket.io. Server and client parse with these schemas. Add event types
+ * freely; change a payload only with a new catalog version.
+ */
+export const EVENT_CATALOG_VERSION = 1;
+
+const base = {
+  v: z.literal(EVENT_CATALOG_VERSION),
+  at: z.string(),
+  workerId: z.string().optional(),
+  projectId: z.string().optional(),
+  studyId: z.string().optional(),
+  trialId: z.string().optional(),
+  sessionId: z.string().optional(),
+};
+
+export const workerOnlineEvent = z.object({
+  ...base,
+  type: z.literal("worker.online"),
+  data: z.object({ host: z.string(), pid: z.number().int(), concurrency: z.number().int() }),
+});
+
+export const workerOfflineEvent = z.object({
+  ...base,
+  type: z.literal("worker.offline"),
+  data: z.object({ host: z.string(), pid: z.number().int(), reason: z.string() }),
+});
+
+export const selfcheckFinishedEvent = z.object({
+  ...base,
+  type: z.literal("worker.selfcheck.finished"),
+  data: z.object({ ok: z.boolean(), failed: z.array(z.string()) }),
+});
+
+export const invariantEventSchema = z.discriminatedUnion("type", [workerOnlineEvent, workerOfflineEvent, selfcheckFinishedEvent]);
+export type InvariantEvent = z.infer<typeof invariantEventSchema>;
+export type InvariantEventType = InvariantEvent["type"];
+
+/** A recorded event as the browser receives it (socket.io `event`, tRPC event lists). */
+export interface RecordedEvent {
+  id: number;
+  event: InvariantEvent;
+}
+
+/** socket.io room names. */
+export const rooms = {
+  system: "system",
+  project: (id: string) => `project:${id}`,
+  study: (id: string) => `study:${id}`,
+} as const;
+
+/** Events the server emits to browsers, by socket.io event name. */
+export const serverToClient = {
+  event: "event",
+} as const;
+
+export const subscribeSchema = z.object({ room: z.string().regex(/^(system|project:[\w-]+|study:[\w-]+)$/) });

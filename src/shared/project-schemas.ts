@@ -1,0 +1,64 @@
+import { z } from "zod";
+
+/** Limits that keep settings sane on any host; the service also checks them against this host. */
+export const MIB = 1024 * 1024;
+export const GIB = 1024 * MIB;
+
+export const networkModeSchema = z.enum(["none", "internet"]);
+export type NetworkMode = z.infer<typeof networkModeSchema>;
+
+export const reasoningEffortSchema = z.enum(["minimal", "low", "medium", "high", "xhigh"]);
+
+// Docker image reference: [registry/]name[:tag][@digest]
+const imageReference = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+
+export const agentConfigurationSchema = z.object({
+  harness: z.enum(["codex", "command"]).default("codex"),
+  model: z.string().trim().max(200, "Model names are at most 200 characters.").default(""),
+  reasoningEffort: reasoningEffortSchema.default("medium"),
+  instructions: z.string().max(20_000, "Instructions are at most 20,000 characters.").default(""),
+});
+export type AgentConfiguration = z.infer<typeof agentConfigurationSchema>;
+
+export const projectSettingsSchema = z.object({
+  name: z.string().trim().min(1, "Give the project a name.").max(100, "Names are at most 100 characters."),
+  networkMode: networkModeSchema,
+  cpus: z.number({ error: "CPUs must be a number." }).min(0.1, "At least 0.1 CPU.").max(256, "At most 256 CPUs."),
+  memoryBytes: z
+    .number({ error: "Memory must be a number of bytes." })
+    .int("Memory must be a whole number of bytes.")
+    .min(64 * MIB, "At least 64 MiB of memory; the agent and its tools need room.")
+    .max(1024 * GIB, "At most 1 TiB of memory."),
+  swapBytes: z.number().int("Swap must be a whole number of bytes.").min(0, "Swap cannot be negative.").max(1024 * GIB, "At most 1 TiB of swap."),
+  pids: z.number().int("The process limit is a whole number.").min(16, "At least 16 processes.").max(1_000_000, "At most 1,000,000 processes."),
+  baseImage: z
+    .string()
+    .trim()
+    .max(255)
+    .regex(imageReference, "Not a Docker image reference; use a name like invariant-base:bookworm.")
+    .nullable(),
+  defaultConfiguration: agentConfigurationSchema,
+});
+export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
+
+export const addProjectInputSchema = z.object({
+  hostPath: z.string().trim().min(1, "Enter the project's directory, for example /home/me/code/app."),
+  name: z.string().trim().max(100, "Names are at most 100 characters.").optional(),
+});
+export type AddProjectInput = z.infer<typeof addProjectInputSchema>;
+
+export const updateProjectInputSchema = z.object({
+  id: z.string().min(1),
+  settings: projectSettingsSchema.partial(),
+});
+export type UpdateProjectInput = z.infer<typeof updateProjectInputSchema>;
+
+export const projectIdInputSchema = z.object({ id: z.string().min(1) });
+
+/** What the API returns for a project: plain values, bytes as numbers. */
+export interface ProjectView extends ProjectSettings {
+  id: string;
+  hostPath: string;
+  createdAt: string;
+  updatedAt: string;
+}
