@@ -1,0 +1,223 @@
+import os from "node:os";
+import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { readE2eState, type E2eState } from "./e2e-state";
+import { childPids, commandLine } from "./processes";
+
+/**
+ * A new user's first minutes with invariant-web, in order, against the real product started by global setup:
+ * open the printed URL, add a project (after a typo), look at its settings, check the System page,
+ * share a read-only viewer link, and take it back.
+ */
+test.describe.configure({ mode: "serial" });
+
+let state: E2eState;
+let admin: BrowserContext;
+let page: Page;
+let viewer: BrowserContext | null = null;
+let viewerPage: Page;
+let viewerLink: string;
+const viewerLabel = "Dana from QA";
+
+test.beforeAll(async ({ browser }) => {
+  state = readE2eState();
+  admin = await browser.newContext();
+  page = await admin.newPage();
+});
+
+test.afterAll(async () => {
+  await viewer?.close();
+  await admin.close();
+});
+
+function projectList(p: Page) {
+  return p.getByRole("list", { name: "Projects" });
+}
+
+async function freshContextWithoutToken(browser: Browser): Promise<BrowserContext> {
+  const context = await browser.newContext();
+  expect(await context.cookies()).toEqual([]);
+  return context;
+}
+
+test("opening the printed URL sets the token cookie, lands on a clean URL and shows the empty project list", async () => {
+  expect(state.printedUrl).toBe(`${state.origin}/?token=${state.adminToken}`);
+  await page.goto(state.printedUrl);
+
+  await expect(page).toHaveURL(`${state.origin}/projects`);
+  expect(new URL(page.url()).search).toBe("");
+  const cookies = await admin.cookies(state.origin);
+  expect(cookies).toHaveLength(1);
+  expect(cookies[0]).toMatchObject({ name: "invariant_token", value: state.adminToken, httpOnly: true, sameSite: "Strict", path: "/" });
+
+  await expect(page.getByRole("heading", { level: 1, name: "Projects" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "No projects yet" })).toBeVisible();
+  await expect(page.getByText("admin", { exact: true })).toBeVisible();
+  await expect(page.getByLabel("Project directory on this host")).toBeVisible();
+  await expect(projectList(page)).toHaveCount(0);
+});
+
+test("a path that does not exist is refused next to the field and nothing is listed", async () => {
+  const field = page.getByLabel("Project directory on this host");
+  await field.fill(state.missingDir);
+  await page.getByRole("button", { name: "Add project" }).click();
+
+  const error = page.locator("#project-path-error");
+  await expect(error).toHaveText(`${state.missingDir} does not exist. Check the spelling, or create the directory first.`);
+  await expect(field).toHaveAttribute("aria-invalid", "true");
+  await expect(field).toHaveAccessibleDescription(/does not exist/);
+  // the error sits with the field, inside the add form
+  await expect(page.getByRole("form", { name: "Add project" }).getByRole("alert")).toHaveText(/does not exist/);
+  await expect(page.getByRole("heading", { name: "No projects yet" })).toBeVisible();
+  await expect(projectList(page)).toHaveCount(0);
+  await expect(field).toHaveValue(state.missingDir); // kept so the user can fix the typo
+});
+
+test("adding the project directory lists it, and it is still there after a reload", async () => {
+  const field = page.getByLabel("Project directory on this host");
+  await field.fill(state.projectDir);
+  await page.getByRole("button", { name: "Add project" }).click();
+
+  const items = projectList(page).getByRole("listitem");
+  await expect(items).toHaveCount(1);
+  await expect(items.first()).toContainText("demo-app");
+  await expect(items.first()).toContainText(state.projectDir);
+  await expect(page.getByRole("heading", { name: "No projects yet" })).toHaveCount(0);
+  await expect(page.locator("#project-path-error")).toHaveCount(0);
+  await expect(field).toHaveValue("");
+  await expect(field).not.toHaveAttribute("aria-invalid", "true");
+
+  await page.reload();
+  await expect(page).toHaveURL(`${state.origin}/projects`);
+  await expect(projectList(page).getByRole("listitem")).toHaveCount(1);
+  await expect(projectList(page).getByRole("listitem").first()).toContainText(state.projectDir);
+});
+
+test("opening the project shows its path and refuses an out-of-range setting next to the field", async () => {
+  await projectList(page).getByRole("link", { name: /demo-app/ }).click();
+  await expect(page).toHaveURL(new RegExp(`^${state.origin}/projects/[^/?#]+$`));
+  await expect(page.getByRole("heading", { level: 1, name: "demo-app" })).toBeVisible();
+  await expect(page.getByText(state.projectDir, { exact: true })).toBeVisible();
+
+  const settings = page.getByRole("form", { name: "Project settings" });
+  const pids = settings.getByLabel("Process limit");
+  await expect(pids).toBeEditable();
+  const savedPids = await pids.inputValue();
+  expect(Number(savedPids)).toBeGreaterThanOrEqual(16);
+
+  await pids.fill("5");
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.locator("#pids-error")).toHaveText("At least 16 processes.");
+  await expect(settings.getByText("Saved.")).toHaveCount(0);
+
+  // nothing was written: after a reload the limit is what it was
+  await page.reload();
+  await expect(page.getByRole("form", { name: "Project settings" }).getByLabel("Process limit")).toHaveValue(savedPids);
+});
+
+test("a request without a token is refused with the access-token page", async ({ browser }) => {
+  const stranger = await freshContextWithoutToken(browser);
+  try {
+    const strangerPage = await stranger.newPage();
+    const response = await strangerPage.goto(`${state.origin}/`);
+    expect(response?.status()).toBe(401);
+    await expect(strangerPage.getByRole("heading", { level: 1, name: "Access token required" })).toBeVisible();
+    await expect(strangerPage.getByText("demo-app")).toHaveCount(0);
+
+    const api = await strangerPage.request.get(`${state.origin}/api/trpc/projects.list`);
+    expect(api.status()).toBe(401);
+    expect(await api.text()).not.toContain(state.projectDir);
+
+    // a wrong token in the URL does not set a cookie either
+    const wrong = await strangerPage.goto(`${state.origin}/?token=not-the-token`);
+    expect(wrong?.status()).toBe(401);
+    expect(await stranger.cookies()).toEqual([]);
+  } finally {
+    await stranger.close();
+  }
+});
+
+test("the System page shows the checks and the worker that is online", async () => {
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "System" }).click();
+  await expect(page).toHaveURL(`${state.origin}/system`);
+  await expect(page.getByRole("heading", { level: 1, name: "System" })).toBeVisible();
+
+  const checks = page.getByRole("list", { name: "Checks" }).getByRole("listitem");
+  await expect(checks.first()).toBeVisible();
+  expect(await checks.count()).toBeGreaterThanOrEqual(3);
+  await expect(checks.filter({ hasText: /Node/ })).toHaveCount(1);
+  await expect(checks.filter({ hasText: /Redis/ }).first()).toContainText("✓");
+
+  // the worker row is the launcher's own worker child, by pid
+  const rows = page.getByRole("table", { name: "Workers" }).locator("tbody tr");
+  await expect(rows).toHaveCount(1);
+  const cells = rows.first().getByRole("cell");
+  await expect(cells.nth(0)).toHaveText(os.hostname());
+  const workerPid = Number(await cells.nth(1).innerText());
+  const workerChildren = childPids(state.launcherPid).filter((pid) => / worker /.test(` ${commandLine(pid)} `));
+  expect(workerChildren).toEqual([workerPid]);
+  await expect(cells.nth(2)).toHaveText(/^[1-9]\d*$/);
+});
+
+test("an admin creates a viewer link; the viewer sees the projects read-only", async ({ browser }) => {
+  const form = page.getByRole("form", { name: "Create viewer link" });
+  await form.getByLabel("Label").fill(viewerLabel);
+  await form.getByRole("button", { name: "Create viewer link" }).click();
+
+  const shown = page.getByTestId("new-viewer-link");
+  await expect(shown).toHaveText(new RegExp(`^${state.origin}/\\?token=\\S+$`));
+  viewerLink = (await shown.innerText()).trim();
+  const viewerToken = new URL(viewerLink).searchParams.get("token");
+  expect(viewerToken).toBeTruthy();
+  expect(viewerToken).not.toBe(state.adminToken);
+  await expect(page.getByRole("button", { name: `Revoke ${viewerLabel}` })).toBeVisible();
+
+  viewer = await freshContextWithoutToken(browser);
+  viewerPage = await viewer.newPage();
+  await viewerPage.goto(viewerLink);
+  await expect(viewerPage).toHaveURL(`${state.origin}/projects`);
+  await expect(viewerPage.getByText("read-only viewer")).toBeVisible();
+  await expect(projectList(viewerPage).getByRole("listitem")).toHaveCount(1);
+  await expect(projectList(viewerPage).getByRole("listitem").first()).toContainText(state.projectDir);
+  // the role is known (badge shown), so the absence of the add form is real
+  await expect(viewerPage.getByRole("form", { name: "Add project" })).toHaveCount(0);
+  await expect(viewerPage.getByRole("button", { name: "Add project" })).toHaveCount(0);
+  await expect(viewerPage.getByLabel("Project directory on this host")).toHaveCount(0);
+});
+
+test("a viewer's direct POST to projects.add is refused with FORBIDDEN and adds nothing", async () => {
+  const result = await viewerPage.evaluate(async () => {
+    const response = await fetch("/api/trpc/projects.add", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ hostPath: "/tmp" }),
+    });
+    return { status: response.status, body: (await response.json()) as { error?: { data?: { code?: string } } } };
+  });
+  expect(result.status).toBe(403);
+  expect(result.body.error?.data?.code).toBe("FORBIDDEN");
+
+  await page.goto(`${state.origin}/projects`);
+  await expect(projectList(page).getByRole("listitem")).toHaveCount(1);
+  await expect(page.getByText("/tmp", { exact: true })).toHaveCount(0);
+});
+
+test("revoking the viewer link locks the viewer out on the next page load", async () => {
+  await page.goto(`${state.origin}/system`);
+  await page.getByRole("button", { name: `Revoke ${viewerLabel}` }).click();
+  const entry = page.getByRole("list", { name: "Viewer links" }).getByRole("listitem").filter({ hasText: viewerLabel });
+  await expect(entry).toContainText("revoked");
+  await expect(page.getByRole("button", { name: `Revoke ${viewerLabel}` })).toHaveCount(0);
+
+  const response = await viewerPage.reload();
+  expect(response?.status()).toBe(401);
+  await expect(viewerPage.getByRole("heading", { level: 1, name: "Access token required" })).toBeVisible();
+
+  // the link itself no longer works either
+  const again = await viewerPage.goto(viewerLink);
+  expect(again?.status()).toBe(401);
+  await expect(viewerPage.getByRole("heading", { level: 1, name: "This link is not valid" })).toBeVisible();
+
+  // the admin is unaffected
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1, name: "System" })).toBeVisible();
+});
