@@ -9,7 +9,7 @@ export default defineConfig({
   engine: "js",
   schema: path.join("prisma", "schema.prisma"),
   migrations: { path: path.join("prisma", "migrations") },
-  async adapter() {
-    return new PrismaBetterSQLite3({ url: process.env.PRISMA_CLI_DB ?? "file:./.data/cli.db" });
+  adapter() {
+    return Promise.resolve(new PrismaBetterSQLite3({ url: process.env.PRISMA_CLI_DB ?? "file:./.data/cli.db" }));
   },
 });

@@ -11,5 +11,15 @@ export interface JobHandler<TSchema extends z.ZodType, TResult extends z.ZodType
   handler: (data: z.infer<TSchema>, context: JobContext) => Promise<z.infer<TResult>>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry holds handlers of every job type
-export type AnyJobHandler = JobHandler<any, any>;
+/** A handler in the worker's registry: data and result are parsed with the catalog's schemas. */
+export interface RegisteredJob {
+  name: string;
+  run: (data: unknown, context: JobContext) => Promise<unknown>;
+}
+
+export function registerJob<TSchema extends z.ZodType, TResult extends z.ZodType>(job: JobHandler<TSchema, TResult>): RegisteredJob {
+  return {
+    name: job.name,
+    run: async (data, context) => job.result.parse(await job.handler(job.schema.parse(data), context)),
+  };
+}

@@ -6,7 +6,7 @@ import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
 import { connectRedis, queueConnection } from "../src/server/redis/connection";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
 import { HEARTBEAT_INTERVAL_MS, removeHeartbeat, writeHeartbeat, type WorkerInfo } from "../src/server/system/worker-registry";
-import type { AnyJobHandler } from "./job-handler";
+import { registerJob, type RegisteredJob } from "./job-handler";
 import { createSelfcheckHandler } from "./jobs/selfcheck";
 
 export interface WorkerOptions {
@@ -28,8 +28,8 @@ export interface RunningWorker {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const runtime = createDockerRuntime();
-  const handlers = new Map<string, AnyJobHandler>();
-  for (const handler of [createSelfcheckHandler({ runtime, dataDir: options.dataDir, redisUrl: options.redisUrl })]) handlers.set(handler.name, handler);
+  const handlers = new Map<string, RegisteredJob>();
+  for (const job of [registerJob(createSelfcheckHandler({ runtime, dataDir: options.dataDir, redisUrl: options.redisUrl }))]) handlers.set(job.name, job);
 
   const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
   const info: WorkerInfo = {
@@ -48,8 +48,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     async (job) => {
       const handler = handlers.get(job.name);
       if (!handler) throw new Error(`This worker (version ${options.version}) has no handler for job "${job.name}". Upgrade the worker.`);
-      const data: unknown = handler.schema.parse(job.data);
-      return handler.result.parse(await handler.handler(data, context)) as unknown;
+      return handler.run(job.data, context);
     },
     { connection: queueConnection(options.redisUrl), concurrency: options.concurrency, autorun: true },
   );
@@ -61,7 +60,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     await writeHeartbeat(redis, info);
   };
   await beat();
-  const timer = setInterval(() => beat().catch((error: unknown) => options.log(`heartbeat: ${String(error)}`)), HEARTBEAT_INTERVAL_MS);
+  const timer = setInterval(() => void beat().catch((error: unknown) => options.log(`heartbeat: ${String(error)}`)), HEARTBEAT_INTERVAL_MS);
   await publishEvent(redis, { type: "worker.online", workerId: info.id, data: { host: info.host, pid: info.pid, concurrency: info.concurrency } });
   options.log(`worker ${info.id} online (concurrency ${options.concurrency})`);
 

@@ -40,7 +40,7 @@ export function defaultDataDir(env: { XDG_DATA_HOME?: string | undefined }): str
   return path.join(env.XDG_DATA_HOME ?? path.join(os.homedir(), ".local", "share"), "invariant-web");
 }
 
-export function parseCli(argv: readonly string[], rawEnv: NodeJS.ProcessEnv): CliConfig {
+export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string, string | undefined>>): CliConfig {
   const envResult = envSchema.safeParse(rawEnv);
   if (!envResult.success) throw new UsageError(envResult.error.issues.map((issue) => issue.message).join("; "));
   const env = envResult.data;

@@ -18,6 +18,8 @@ function isAlive(pid: number): boolean {
 
 export function lockDataDir(dataDir: string): DataDirLock {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // the data dir holds the access token, the database and Redis's files: private to this user
+  if ((fs.statSync(dataDir).mode & 0o077) !== 0) fs.chmodSync(dataDir, 0o700);
   const file = path.join(dataDir, "launcher.json");
   try {
     const held = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number; url?: string };

@@ -49,6 +49,9 @@ async function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> 
  */
 export async function launch(options: { config: CliConfig; root: string; version: string; cliPath: string }): Promise<void> {
   const { config } = options;
+  // stdout carries exactly one line, the URL; everything else (ours and Next.js's logs) goes to stderr
+  console.log = console.error;
+  console.info = console.error;
   const lock = lockDataDir(config.dataDir);
   let redis: PrivateRedis | null = null;
   let web: WebServer | null = null;
@@ -73,7 +76,7 @@ export async function launch(options: { config: CliConfig; root: string; version
     let redisUrl: string;
     if (config.redisUrl) {
       await probeRedis({ url: config.redisUrl }).catch((error: unknown) => {
-        throw new Error(`Cannot reach Redis at ${config.redisUrl}: ${error instanceof Error ? error.message : String(error)}. Check the URL, or omit --redis-url to use a private Redis.`);
+        throw new Error(`Cannot reach Redis at ${config.redisUrl} (${error instanceof Error ? error.message.replace(/\.$/, "") : String(error)}). Check the URL, or omit --redis-url to use a private Redis.`);
       });
       redisUrl = config.redisUrl;
     } else {

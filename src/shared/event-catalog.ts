@@ -29,13 +29,7 @@ export const workerOfflineEvent = z.object({
   data: z.object({ host: z.string(), pid: z.number().int(), reason: z.string() }),
 });
 
-export const selfcheckFinishedEvent = z.object({
-  ...base,
-  type: z.literal("worker.selfcheck.finished"),
-  data: z.object({ ok: z.boolean(), failed: z.array(z.string()) }),
-});
-
-export const invariantEventSchema = z.discriminatedUnion("type", [workerOnlineEvent, workerOfflineEvent, selfcheckFinishedEvent]);
+export const invariantEventSchema = z.discriminatedUnion("type", [workerOnlineEvent, workerOfflineEvent]);
 export type InvariantEvent = z.infer<typeof invariantEventSchema>;
 export type InvariantEventType = InvariantEvent["type"];
 

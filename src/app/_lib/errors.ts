@@ -5,10 +5,7 @@ export function describeError(error: unknown): { message: string; field: string 
   if (error instanceof TRPCClientError) {
     const data = (error.data ?? {}) as { field?: string | null; fieldErrors?: Record<string, string[] | undefined> | null };
     const fieldErrors = data.fieldErrors ?? {};
-    const firstFieldMessage = Object.values(fieldErrors).flat().find(Boolean);
-    let message = error.message;
-    if (firstFieldMessage && message.startsWith("[")) message = firstFieldMessage; // raw zod issue JSON
-    return { message, field: data.field ?? null, fieldErrors };
+    return { message: error.message, field: data.field ?? null, fieldErrors };
   }
   return { message: error instanceof Error ? error.message : String(error), field: null, fieldErrors: {} };
 }

@@ -22,14 +22,14 @@ export function tokensEqual(a: string, b: string): boolean {
 /**
  * The admin access token: generated on first start, stored in the data dir with mode 0600.
  * A token file readable by others is tightened; a malformed one is an error (never silently replaced,
- * because links already handed out would stop working without explanation).
+ * because the admin's open sessions would stop working without explanation).
  */
 export function loadOrCreateAccessToken(options: { dataDir: string }): string {
   const file = path.join(options.dataDir, ACCESS_TOKEN_FILE);
   try {
     const token = fs.readFileSync(file, "utf8").trim();
     if (!TOKEN_PATTERN.test(token)) {
-      throw new Error(`${file} does not hold a valid access token. Delete it to generate a new one (links handed out before stop working).`);
+      throw new Error(`${file} does not hold a valid access token. Delete it to generate a new one (the admin URL changes; viewer links keep working).`);
     }
     if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
     return token;

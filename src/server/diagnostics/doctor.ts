@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import { CODEX_HINT, locateCodexBinary } from "../agents/codex-binary";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { DOCKER_HINT } from "../runtime/docker-runtime";
@@ -71,11 +72,23 @@ async function checkRedis(redisUrl: string | null): Promise<DoctorCheck> {
     : { id: "redis", title: "Redis", status: "fail", required: true, detail: "redis-server not found on PATH and no --redis-url given", fix: REDIS_INSTALL_HINT };
 }
 
+/** The data dir, or the nearest ancestor that exists (the doctor never creates anything). */
+function nearestExisting(dir: string): string {
+  let current = path.resolve(dir);
+  while (!fs.existsSync(current)) {
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return current;
+}
+
 function checkDisk(dataDir: string, minFreeBytes: number): DoctorCheck {
   try {
-    fs.mkdirSync(dataDir, { recursive: true });
-    fs.accessSync(dataDir, fs.constants.W_OK);
-    const stats = fs.statfsSync(dataDir);
+    const existing = nearestExisting(dataDir);
+    if (!fs.statSync(existing).isDirectory()) throw new Error(`${existing} is not a directory`);
+    fs.accessSync(existing, fs.constants.W_OK);
+    const stats = fs.statfsSync(existing);
     const free = stats.bavail * stats.bsize;
     const gib = (free / 1024 ** 3).toFixed(1);
     const ok = free >= minFreeBytes;

@@ -23,6 +23,7 @@ export interface ProjectServiceDeps {
   /** Real path of the data dir: projects may not live inside it, nor contain it. */
   dataDir: string;
   host: HostLimits;
+  checkReadable?: (path: string) => Promise<void>;
 }
 
 export function defaultSettings(options: { name: string; host: HostLimits }): ProjectSettings {
@@ -44,7 +45,12 @@ function isInside(child: string, parent: string): boolean {
 }
 
 /** Checks a host directory can become a project; returns its real path. Throws AppError otherwise. */
-export async function validateProjectDirectory(options: { hostPath: string; dataDir: string }): Promise<string> {
+export async function validateProjectDirectory(options: {
+  hostPath: string;
+  dataDir: string;
+  /** Readability probe; fs.access by default (root passes it for any directory). */
+  checkReadable?: (path: string) => Promise<void>;
+}): Promise<string> {
   const field = "hostPath";
   if (!path.isAbsolute(options.hostPath)) {
     throw new AppError({ code: "BAD_REQUEST", field, message: `"${options.hostPath}" is not an absolute path. Enter the full path, for example /home/me/code/app.` });
@@ -60,7 +66,7 @@ export async function validateProjectDirectory(options: { hostPath: string; data
     throw new AppError({ code: "BAD_REQUEST", field, message: `${options.hostPath} is a file, not a directory. Choose the project's top-level folder.` });
   }
   try {
-    await fs.access(realPath, constants.R_OK | constants.X_OK);
+    await (options.checkReadable ?? ((dir: string) => fs.access(dir, constants.R_OK | constants.X_OK)))(realPath);
   } catch {
     throw new AppError({ code: "BAD_REQUEST", field, message: `${options.hostPath} is not readable by this user. Fix its permissions (for example chmod u+rx) and try again.` });
   }
@@ -94,7 +100,7 @@ export function createProjectService(deps: ProjectServiceDeps) {
     get,
 
     async add(input: AddProjectInput): Promise<ProjectView> {
-      const realPath = await validateProjectDirectory({ hostPath: input.hostPath, dataDir: deps.dataDir });
+      const realPath = await validateProjectDirectory({ hostPath: input.hostPath, dataDir: deps.dataDir, ...(deps.checkReadable ? { checkReadable: deps.checkReadable } : {}) });
       const existing = await deps.projects.findByHostPath(realPath);
       if (existing) {
         throw new AppError({ code: "CONFLICT", field: "hostPath", message: `${realPath} is already added as project "${existing.name}".` });

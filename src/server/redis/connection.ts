@@ -3,10 +3,14 @@ import { Redis, type RedisOptions } from "ioredis";
 
 /**
  * Redis locations are URLs: redis://host:port/db, rediss://..., or unix:///path/to/redis.sock
- * (the launcher's private Redis listens on a unix socket in the data dir).
+ * or unix:///path/to/redis.sock[?db=N] (the launcher's private Redis listens on a unix socket in the data dir).
  */
 export function redisOptionsFromUrl(url: string): RedisOptions {
-  if (url.startsWith("unix://")) return { path: url.slice("unix://".length) };
+  if (url.startsWith("unix://")) {
+    const [socketPath = "", query = ""] = url.slice("unix://".length).split("?");
+    const db = new URLSearchParams(query).get("db");
+    return { path: socketPath, ...(db ? { db: Number(db) } : {}) };
+  }
   const parsed = new URL(url);
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
     throw new Error(`Unsupported Redis URL "${url}": use redis://host:port, rediss://host:port or unix:///path/to/redis.sock.`);

@@ -71,13 +71,21 @@ export async function startPrivateRedis(options: { dataDir: string; redisServer?
     ["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--dir", dir, "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--pidfile", pidFile, "--logfile", logFile, "--daemonize", "no"],
     { stdio: "ignore" },
   );
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let spawnError: Error | null = null;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => resolve(code));
+    child.once("error", (error) => {
+      spawnError = error;
+      resolve(null);
+    });
+  });
   const url = `unix://${socket}`;
   const deadline = Date.now() + 10_000;
   let started = false;
   while (Date.now() < deadline) {
     const exitCode = await Promise.race([exited, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 50))]);
     if (exitCode !== "waiting") {
+      if (spawnError) throw new Error(`Could not run ${binary}: ${(spawnError as Error).message}. ${REDIS_INSTALL_HINT}`);
       throw new Error(`redis-server exited with code ${String(exitCode)} while starting; see ${logFile}.`);
     }
     try {

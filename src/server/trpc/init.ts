@@ -1,5 +1,5 @@
 import { initTRPC, TRPCError } from "@trpc/server";
-import { ZodError, z } from "zod";
+import { ZodError } from "zod";
 import { isAppError } from "../errors/app-error";
 import type { Identity } from "../../shared/roles";
 import type { AppServices } from "../app-services";
@@ -9,16 +9,28 @@ export interface TrpcContext {
   services: AppServices;
 }
 
+/** Input errors by full field path ("settings.pids"), so a form can show each next to its field. */
+function fieldErrorsOf(error: ZodError): Record<string, string[]> {
+  const byField: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.map(String).join(".");
+    (byField[key] ??= []).push(issue.message);
+  }
+  return byField;
+}
+
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     return {
       ...shape,
+      // input validation failures read as sentences, not as a JSON dump of zod issues
+      message: cause instanceof ZodError ? cause.issues.map((issue) => issue.message).join(" ") : shape.message,
       data: {
         ...shape.data,
         stack: undefined,
         field: isAppError(cause) ? (cause.field ?? null) : null,
-        fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : null,
+        fieldErrors: cause instanceof ZodError ? fieldErrorsOf(cause) : null,
       },
     };
   },

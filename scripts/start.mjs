@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// `npm start`: from a fresh clone, install what is missing, build when sources changed, then run
+// invariant-web. Arguments after `--` go to invariant-web (e.g. `npm start -- --port 5000`).
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { build, ensureDockerEngine, ensureNpmDependencies, ensureSystemPackages, log } from "./system-setup.mjs";
+
+const root = path.resolve(import.meta.dirname, "..");
+try {
+  ensureSystemPackages({ "redis-server": "redis-server", dockerd: "docker.io" });
+  await ensureDockerEngine();
+  ensureNpmDependencies();
+  build();
+} catch (error) {
+  log(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}
+const child = spawn(process.execPath, [path.join(root, "bin", "invariant-web.mjs"), ...process.argv.slice(2)], { stdio: "inherit" });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,27 @@
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_PORT, parseCli, UsageError } from "./config";
+
+describe("CLI configuration", () => {
+  it("defaults to loopback, the documented port and the XDG data dir", () => {
+    const config = parseCli([], { XDG_DATA_HOME: "/xdg" });
+    expect(config).toMatchObject({ command: "start", host: "127.0.0.1", port: DEFAULT_PORT, dataDir: "/xdg/invariant-web", redisUrl: null, open: false });
+    expect(parseCli([], {}).dataDir).toBe(path.join(os.homedir(), ".local", "share", "invariant-web"));
+  });
+  it("takes flags over environment variables", () => {
+    const env = { INVARIANT_DATA_DIR: "/env-data", REDIS_URL: "redis://env:1", INVARIANT_PORT: "5000", DISPLAY: ":0" };
+    expect(parseCli([], env)).toMatchObject({ dataDir: "/env-data", redisUrl: "redis://env:1", port: 5000, open: true });
+    expect(parseCli(["--data-dir", "/flag", "--redis-url", "redis://flag:2", "--port", "6000", "--no-open"], env)).toMatchObject({ dataDir: "/flag", redisUrl: "redis://flag:2", port: 6000, open: false });
+  });
+  it("reads subcommands and their flags", () => {
+    expect(parseCli(["doctor", "--json"], {})).toMatchObject({ command: "doctor", json: true });
+    expect(parseCli(["worker", "--concurrency", "3"], {})).toMatchObject({ command: "worker", concurrency: 3 });
+  });
+  it("explains bad input", () => {
+    expect(() => parseCli(["--port", "abc"], {})).toThrow(UsageError);
+    expect(() => parseCli(["--port", "70000"], {})).toThrow(/0..65535/);
+    expect(() => parseCli(["--bogus"], {})).toThrow(/--help/);
+    expect(() => parseCli([], { INVARIANT_PORT: "x" })).toThrow(/INVARIANT_PORT/);
+  });
+});

@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "..", "..");
+export const BIN = path.join(ROOT, "bin", "invariant-web.mjs");
+
+export interface Launched {
+  child: ChildProcess;
+  url: string;
+  base: string;
+  token: string;
+  stderr: () => string;
+  stdoutLines: () => string[];
+  /** pids of the launcher's direct children (worker, private Redis) */
+  childPids: () => number[];
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+/** Environment for a launched invariant-web: never inherit a Redis URL or a display from the test runner. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.REDIS_URL;
+  delete env.DISPLAY;
+  delete env.WAYLAND_DISPLAY;
+  delete env.INVARIANT_DATA_DIR;
+  return env;
+}
+
+export function childrenOf(pid: number): number[] {
+  return fs
+    .readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        return ppid === pid ? [Number(entry)] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const state = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+    return state !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the built `invariant-web` and resolves once it prints its URL. */
+export async function launch(options: { dataDir: string; args?: string[] }): Promise<Launched> {
+  if (!fs.existsSync(path.join(ROOT, "dist", "cli.mjs"))) throw new Error("Build first: npm run build");
+  const child = spawn(process.execPath, [BIN, "--data-dir", options.dataDir, "--port", "0", "--no-open", ...(options.args ?? [])], { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`invariant-web did not print its URL within 60 s. stderr:\n${stderr}`)), 60_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /is running at (\S+)/.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`invariant-web exited with ${String(code)} before printing its URL. stderr:\n${stderr}`));
+    });
+  });
+  const parsed = new URL(url);
+  return {
+    child,
+    url,
+    base: parsed.origin,
+    token: parsed.searchParams.get("token") ?? "",
+    stderr: () => stderr,
+    stdoutLines: () => stdout.split("\n").filter(Boolean),
+    childPids: () => childrenOf(child.pid ?? -1),
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openDb, type Db } from "../../src/server/db/client";
+import { applyMigrations } from "../../src/server/db/migrate";
+
+export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, "..", "..", "prisma", "migrations");
+
+export function tempDir(prefix: string): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `iw-${prefix}-`)));
+}
+
+/** A real SQLite file with every committed migration applied. */
+export async function migratedDb(): Promise<{ db: Db; dataDir: string; file: string }> {
+  const dataDir = tempDir("data");
+  const file = path.join(dataDir, "invariant.db");
+  applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
+  return { db: await openDb({ file }), dataDir, file };
+}
+
+/** The shared test Redis, on a database of the test file's own so parallel files never see each other's keys. */
+export function redisUrlFor(base: string, db: number): string {
+  return `${base}?db=${db}`;
+}
