@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { type Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { migratedDb, redisUrlFor } from "../test/support/temp";
 import { createAppServices, type AppServices } from "../src/server/app-services";

@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { type Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { migratedDb, redisUrlFor } from "../../../test/support/temp";
 import type { RecordedEvent } from "../../shared/event-catalog";
