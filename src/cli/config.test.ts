@@ -17,6 +17,8 @@ describe("CLI configuration", () => {
   it("reads subcommands and their flags", () => {
     expect(parseCli(["doctor", "--json"], {})).toMatchObject({ command: "doctor", json: true });
     expect(parseCli(["worker", "--concurrency", "3"], {})).toMatchObject({ command: "worker", concurrency: 3 });
+    expect(parseCli(["--no-worker"], {})).toMatchObject({ command: "start", worker: false });
+    expect(parseCli([], {})).toMatchObject({ worker: true });
   });
   it("explains bad input", () => {
     expect(() => parseCli(["--port", "abc"], {})).toThrow(UsageError);

@@ -27,6 +27,7 @@ const launchSchema = z.object({
   dataDir: z.string().min(1),
   redisUrl: z.string().nullable(),
   open: z.boolean(),
+  worker: z.boolean(),
   allowedHosts: z.array(z.string()),
   concurrency: z.number().int().min(1, "--concurrency must be at least 1").max(64, "--concurrency is at most 64"),
   json: z.boolean(),
@@ -55,6 +56,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
         "data-dir": { type: "string" },
         "redis-url": { type: "string" },
         "no-open": { type: "boolean", default: false },
+        "no-worker": { type: "boolean", default: false },
         concurrency: { type: "string" },
         json: { type: "boolean", default: false },
         child: { type: "boolean", default: false },
@@ -76,6 +78,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     dataDir: path.resolve(values["data-dir"] ?? env.INVARIANT_DATA_DIR ?? defaultDataDir(env)),
     redisUrl: values["redis-url"] ?? env.REDIS_URL ?? null,
     open: !values["no-open"] && Boolean(env.DISPLAY ?? env.WAYLAND_DISPLAY ?? (process.platform === "darwin" ? "mac" : undefined)),
+    worker: !values["no-worker"],
     allowedHosts: (env.INVARIANT_ALLOWED_HOSTS ?? "").split(",").map((host) => host.trim()).filter(Boolean),
     concurrency: concurrencyText === undefined ? Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2))) : Number(concurrencyText),
     json: values.json,
@@ -99,6 +102,7 @@ Options:
   --redis-url URL     use this Redis (redis://, rediss:// or unix://; env REDIS_URL) instead of a private one
   --concurrency N     jobs a worker runs at once (env INVARIANT_WORKER_CONCURRENCY)
   --no-open           do not open a browser
+  --no-worker         start no worker child (workers join separately, e.g. with Docker Compose)
   --json              machine-readable output (doctor)
   -h, --help          show this help
   -v, --version       print the version

@@ -89,10 +89,12 @@ export async function launch(options: { config: CliConfig; root: string; version
       if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`Port ${port} on ${config.host} is already in use. Pass --port with another number, or stop the program using it.`);
       throw error;
     });
-    worker = startWorkerChild({ cliPath: options.cliPath, config, redisUrl });
-    worker.once("exit", (code, signal) => {
-      if (!shuttingDown) log(`worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`invariant-web worker --redis-url ${redisUrl}\``);
-    });
+    if (config.worker) {
+      worker = startWorkerChild({ cliPath: options.cliPath, config, redisUrl });
+      worker.once("exit", (code, signal) => {
+        if (!shuttingDown) log(`worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`invariant-web worker --redis-url ${redisUrl}\``);
+      });
+    }
     const link = `${web.url}/?token=${web.adminToken}`;
     lock.update({ url: web.url });
     process.stdout.write(`invariant-web ${options.version} is running at ${link}\n`);
