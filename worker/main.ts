@@ -1,13 +1,17 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { Worker } from "bullmq";
-import { publishEvent } from "../src/server/events/event-stream";
+import { publishEvent, type EventInput } from "../src/server/events/event-stream";
 import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
 import { connectRedis, queueConnection } from "../src/server/redis/connection";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
 import { HEARTBEAT_INTERVAL_MS, removeHeartbeat, writeHeartbeat, type WorkerInfo } from "../src/server/system/worker-registry";
 import { registerJob, type RegisteredJob } from "./job-handler";
 import { createSelfcheckHandler } from "./jobs/selfcheck";
+import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./jobs/environment";
+import { locateCodexBinary } from "../src/server/agents/codex-binary";
+import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
+import { listWorkers } from "../src/server/system/worker-registry";
 
 export interface WorkerOptions {
   redisUrl: string;
@@ -15,10 +19,13 @@ export interface WorkerOptions {
   concurrency: number;
   version: string;
   log: (message: string) => void;
+  /** How often the reconciler looks for orphaned containers (ms). */
+  reconcileEveryMs?: number;
 }
 
 export interface RunningWorker {
   info: WorkerInfo;
+  reconcile(): Promise<ReconcileReport>;
   stop(reason: string): Promise<void>;
 }
 
@@ -28,9 +35,6 @@ export interface RunningWorker {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const runtime = createDockerRuntime();
-  const handlers = new Map<string, RegisteredJob>();
-  for (const job of [registerJob(createSelfcheckHandler({ runtime, dataDir: options.dataDir, redisUrl: options.redisUrl }))]) handlers.set(job.name, job);
-
   const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
   const info: WorkerInfo = {
     id: `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
@@ -42,6 +46,33 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     lastSeen: new Date().toISOString(),
   };
   const context = { workerId: info.id, log: options.log };
+  const active = new Set<string>();
+  const publish = (event: EventInput) => publishEvent(redis, event);
+  const handlers = new Map<string, RegisteredJob>();
+  for (const job of [
+    registerJob(createSelfcheckHandler({ runtime, dataDir: options.dataDir, redisUrl: options.redisUrl })),
+    registerJob(createPrepareEnvironmentHandler({ runtime, codex: locateCodexBinary(), publish, worker: { id: info.id, host: info.host, pid: info.pid }, active })),
+    registerJob(createRemoveImageHandler({ runtime })),
+  ]) {
+    handlers.set(job.name, job);
+  }
+  const reconcile = () =>
+    reconcileContainers({
+      runtime,
+      self: { id: info.id, host: info.host },
+      active,
+      liveWorkers: async () => new Set((await listWorkers(redis)).map((worker) => worker.id)),
+      isProcessAlive: (pid) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch (error) {
+          return (error as NodeJS.ErrnoException).code === "EPERM";
+        }
+      },
+      publish,
+      log: options.log,
+    });
 
   const worker = new Worker(
     QUEUE_NAME,
@@ -50,7 +81,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (!handler) throw new Error(`This worker (version ${options.version}) has no handler for job "${job.name}". Upgrade the worker.`);
       return handler.run(job.data, context);
     },
-    { connection: queueConnection(options.redisUrl), concurrency: options.concurrency, autorun: true },
+    // a job whose worker died is not re-run behind the user's back: the reconciler reports it interrupted
+    { connection: queueConnection(options.redisUrl), concurrency: options.concurrency, autorun: false, maxStalledCount: 0 },
   );
   worker.on("error", (error) => options.log(`worker: ${error.message}`));
   worker.on("failed", (job, error) => options.log(`worker: job ${job?.name ?? "?"} ${job?.id ?? ""} failed: ${error.message}`));
@@ -60,6 +92,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     await writeHeartbeat(redis, info);
   };
   await beat();
+  // clean up after a crashed predecessor before taking new work
+  await reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`));
+  void worker.run().catch((error: unknown) => options.log(`worker: ${String(error)}`));
+  const reconcileTimer = setInterval(() => void reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`)), options.reconcileEveryMs ?? 60_000);
   const timer = setInterval(() => void beat().catch((error: unknown) => options.log(`heartbeat: ${String(error)}`)), HEARTBEAT_INTERVAL_MS);
   await publishEvent(redis, { type: "worker.online", workerId: info.id, data: { host: info.host, pid: info.pid, concurrency: info.concurrency } });
   options.log(`worker ${info.id} online (concurrency ${options.concurrency})`);
@@ -67,9 +103,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let stopping: Promise<void> | null = null;
   return {
     info,
+    reconcile,
     stop(reason) {
       stopping ??= (async () => {
         clearInterval(timer);
+        clearInterval(reconcileTimer);
         await worker.close();
         await removeHeartbeat(redis, info.id);
         await publishEvent(redis, { type: "worker.offline", workerId: info.id, data: { host: info.host, pid: info.pid, reason } });

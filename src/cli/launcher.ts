@@ -85,7 +85,7 @@ export async function launch(options: { config: CliConfig; root: string; version
       log(`private Redis started (pid ${redis.pid})`);
     }
     const port = config.port === 0 ? await freePort(config.host) : config.port;
-    web = await startWebServer({ root: options.root, dataDir: config.dataDir, host: config.host, port, redisUrl, allowedHosts: config.allowedHosts, version: options.version, log }).catch((error: unknown) => {
+    web = await startWebServer({ root: options.root, dataDir: config.dataDir, host: config.host, port, redisUrl, allowedHosts: config.allowedHosts, version: options.version, baseImage: config.baseImage, log }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`Port ${port} on ${config.host} is already in use. Pass --port with another number, or stop the program using it.`);
       throw error;
     });

@@ -11,6 +11,8 @@ import { createProjectService, type ProjectService } from "./projects/project-se
 import { connectRedis, queueConnection } from "./redis/connection";
 import type { ContainerRuntime } from "./runtime/docker-runtime";
 import { createSystemService, type SystemService } from "./system/system-service";
+import { createEnvironmentQueries } from "./environments/environments.queries";
+import { createEnvironmentService, DEFAULT_BASE_IMAGE, type EnvironmentService } from "./environments/environment-service";
 
 export interface AppServices {
   version: string;
@@ -19,6 +21,7 @@ export interface AppServices {
   access: AccessService;
   system: SystemService;
   events: EventQueries;
+  environments: EnvironmentService;
   close(): Promise<void>;
 }
 
@@ -31,6 +34,7 @@ export interface AppServicesOptions {
   version: string;
   runtime: ContainerRuntime;
   onViewerRevoked?: (linkId: string) => void;
+  defaultBaseImage?: string;
 }
 
 /** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
@@ -40,12 +44,13 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const queue = new Queue(QUEUE_NAME, { connection });
   const queueEvents = new QueueEvents(QUEUE_NAME, { connection });
   const events = createEventQueries(options.db);
+  const projectQueries = createProjectQueries(options.db);
   return {
     version: options.version,
     publicUrl: options.publicUrl,
     events,
     projects: createProjectService({
-      projects: createProjectQueries(options.db),
+      projects: projectQueries,
       dataDir: options.dataDir,
       host: { cpus: os.availableParallelism(), memoryBytes: os.totalmem() },
     }),
@@ -53,6 +58,13 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       adminToken: options.adminToken,
       viewerLinks: createViewerLinkQueries(options.db),
       ...(options.onViewerRevoked ? { onRevoke: options.onViewerRevoked } : {}),
+    }),
+    environments: createEnvironmentService({
+      environments: createEnvironmentQueries(options.db),
+      projects: projectQueries,
+      queue,
+      dataDir: options.dataDir,
+      defaultBaseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
     }),
     system: createSystemService({ runtime: options.runtime, redis, redisUrl: options.redisUrl, dataDir: options.dataDir, events, queue, queueEvents }),
     async close() {

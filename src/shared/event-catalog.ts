@@ -29,7 +29,36 @@ export const workerOfflineEvent = z.object({
   data: z.object({ host: z.string(), pid: z.number().int(), reason: z.string() }),
 });
 
-export const invariantEventSchema = z.discriminatedUnion("type", [workerOnlineEvent, workerOfflineEvent]);
+export const environmentStartedEvent = z.object({
+  ...base,
+  type: z.literal("environment.started"),
+  projectId: z.string(),
+  data: z.object({ versionId: z.string(), containerId: z.string() }),
+});
+
+/** A chunk of a build's output (batched by the worker). */
+export const environmentLogEvent = z.object({
+  ...base,
+  type: z.literal("environment.log"),
+  projectId: z.string(),
+  data: z.object({ versionId: z.string(), text: z.string() }),
+});
+
+export const environmentFinishedEvent = z.object({
+  ...base,
+  type: z.literal("environment.finished"),
+  projectId: z.string(),
+  data: z.object({
+    versionId: z.string(),
+    status: z.enum(["ready", "failed"]),
+    imageId: z.string().optional(),
+    sizeBytes: z.number().optional(),
+    durationMs: z.number(),
+    error: z.string().optional(),
+  }),
+});
+
+export const invariantEventSchema = z.discriminatedUnion("type", [workerOnlineEvent, workerOfflineEvent, environmentStartedEvent, environmentLogEvent, environmentFinishedEvent]);
 export type InvariantEvent = z.infer<typeof invariantEventSchema>;
 export type InvariantEventType = InvariantEvent["type"];
 

@@ -8,6 +8,8 @@ export interface RecorderDeps {
   redis: Redis;
   events: EventQueries;
   emit: (room: string, event: RecordedEvent) => void;
+  /** Domain effects of an event (e.g. an environment version becoming ready), applied before the ack. */
+  apply?: (event: RecordedEvent["event"], options: { firstTime: boolean }) => Promise<void>;
   log: (message: string) => void;
   /** Fixed consumer name: there is one web process, and its pending entries survive its restarts. */
   consumer?: string;
@@ -53,6 +55,7 @@ export function createRecorder(deps: RecorderDeps) {
       }
       if (parsed?.success) {
         const { recorded, created } = await deps.events.record(streamId, parsed.data);
+        if (deps.apply) await deps.apply(parsed.data, { firstTime: created }); // replayed entries: apply() decides what is safe to redo
         if (created) for (const room of roomsFor(recorded.event)) deps.emit(room, recorded);
       } else {
         deps.log(`recorder: dropped malformed event ${streamId}`);

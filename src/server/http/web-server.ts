@@ -24,6 +24,8 @@ export interface WebServerOptions {
   redisUrl: string;
   allowedHosts: readonly string[];
   version: string;
+  /** Global default base image for environments. */
+  baseImage?: string;
   dev?: boolean;
   log: (message: string) => void;
 }
@@ -77,6 +79,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     publicUrl,
     version: options.version,
     runtime: createDockerRuntime(),
+    ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
     onViewerRevoked: (linkId) => {
       for (const socket of io.sockets.sockets.values()) {
         if ((socket.data as { identity?: Identity }).identity?.subject === linkId) socket.disconnect(true);
@@ -87,6 +90,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     redis: connectRedis({ url: options.redisUrl, name: "invariant-recorder" }),
     events: services.events,
     emit: (room, event) => io.to(room).emit(serverToClient.event, event),
+    apply: (event, applyOptions) => services.environments.recordEvent(event, applyOptions),
     log: options.log,
   });
 

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "EnvironmentVersion" ADD COLUMN "error" TEXT;
+

@@ -1,0 +1,115 @@
+import path from "node:path";
+import type { CodexBinary } from "../agents/codex-binary";
+import type { EventInput } from "../events/event-stream";
+import type { PrepareEnvironmentJob } from "../jobs/environment-jobs";
+import { LABEL } from "../runtime/container-spec";
+import type { ContainerRuntime } from "../runtime/docker-runtime";
+
+export const CODEX_MOUNT = "/opt/invariant/codex";
+export const BASE_IMAGE_HINT =
+  "There is no image registry to pull from: build the default base image offline with `node scripts/base-image.mjs` (debootstrap + docker import), or `docker load`/`docker import` your own and set it as the project's base image.";
+
+export interface EnvironmentBuilderDeps {
+  runtime: ContainerRuntime;
+  codex: CodexBinary | null;
+  publish: (event: EventInput) => Promise<unknown>;
+  worker: { id: string; host: string; pid: number };
+  /** Containers this worker is running now; the reconciler leaves these alone. */
+  active: Set<string>;
+  clock?: () => number;
+  /** How often buffered output is published (ms). */
+  flushMs?: number;
+}
+
+/** The script that turns a base image into a first environment version. */
+export function baseScript(options: { codexFromMount: boolean; codexVersion: string }): string {
+  const installCodex = options.codexFromMount
+    ? `install -m 0755 ${CODEX_MOUNT}/codex /usr/local/bin/codex`
+    : `command -v npm >/dev/null || { echo "npm is missing in the base image, so Codex cannot be installed" >&2; exit 12; }; npm install -g @openai/codex@${options.codexVersion}`;
+  return [
+    "set -eu",
+    'echo "[1/3] installing the Codex CLI"',
+    installCodex,
+    'echo "[2/3] preparing the home directory and /workspace"',
+    "mkdir -p /root/.codex /workspace",
+    'echo "[3/3] checking"',
+    "codex --version",
+  ].join("\n");
+}
+
+/**
+ * Builds an environment version on this worker's engine: a container from `fromImage` runs the
+ * script; exit 0 → commit it as `repository:tag`; anything else → the version failed and nothing is
+ * committed. The container is always removed. Progress goes out as events.
+ */
+export async function prepareEnvironment(deps: EnvironmentBuilderDeps, job: PrepareEnvironmentJob): Promise<{ status: "ready" | "failed" }> {
+  const clock = deps.clock ?? Date.now;
+  const started = clock();
+  const finish = async (data: { status: "ready" | "failed"; imageId?: string; sizeBytes?: number; error?: string }) => {
+    await deps.publish({ type: "environment.finished", projectId: job.projectId, data: { versionId: job.versionId, durationMs: clock() - started, ...data } });
+    return { status: data.status };
+  };
+  let pending = "";
+  const flush = async () => {
+    if (!pending) return;
+    const text = pending;
+    pending = "";
+    await deps.publish({ type: "environment.log", projectId: job.projectId, data: { versionId: job.versionId, text } });
+  };
+
+  const image = await deps.runtime.inspectImage(job.fromImage);
+  if (!image) return finish({ status: "failed", error: `Image ${job.fromImage} is not available on this worker's Docker engine. ${BASE_IMAGE_HINT}` });
+
+  let script: string;
+  const mounts = [];
+  if (job.kind === "base") {
+    const codex = deps.codex;
+    const sameArch = codex !== null && codex.dockerArch === image.architecture;
+    if (!sameArch && job.network !== "internet") {
+      return finish({
+        status: "failed",
+        error: `The Codex binary shipped with invariant-web is for ${codex?.dockerArch ?? "no Linux architecture"}, but ${job.fromImage} is ${image.architecture}; installing it needs the network. Set the project's network to "internet" for this build, or use a ${codex?.dockerArch ?? "matching"} base image.`,
+      });
+    }
+    if (sameArch) mounts.push({ hostPath: path.dirname(codex.path), containerPath: CODEX_MOUNT, readOnly: true });
+    script = baseScript({ codexFromMount: sameArch, codexVersion: codex?.version ?? "latest" });
+  } else {
+    script = job.command ?? "true";
+  }
+
+  const containerId = await deps.runtime.createContainer({
+    image: job.fromImage,
+    command: ["/bin/sh", "-c", script],
+    env: { HOME: "/root", DEBIAN_FRONTEND: "noninteractive" },
+    workingDir: "/root",
+    labels: { project: job.projectId, role: "prepare", environment: job.versionId, worker: deps.worker },
+    limits: job.limits,
+    network: job.network,
+    mounts,
+  });
+  deps.active.add(containerId);
+  const timer = setInterval(() => void flush().catch(() => undefined), deps.flushMs ?? 250);
+  try {
+    await deps.publish({ type: "environment.started", projectId: job.projectId, data: { versionId: job.versionId, containerId } });
+    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => (pending += chunk), { timeoutMs: job.timeoutMs });
+    clearInterval(timer);
+    await flush();
+    if (timedOut) return await finish({ status: "failed", error: `Stopped after ${Math.round(job.timeoutMs / 1000)} s (the prepare time limit). The previous version stays active.` });
+    if (exitCode !== 0) return await finish({ status: "failed", error: `The command exited with code ${exitCode}. The previous version stays active; see the log.` });
+    const imageId = await deps.runtime.commitContainer(containerId, {
+      repository: job.repository,
+      tag: job.tag,
+      labels: { [LABEL.managed]: "true", [LABEL.project]: job.projectId, [LABEL.environment]: job.versionId },
+    });
+    const committed = await deps.runtime.inspectImage(imageId);
+    return await finish({ status: "ready", imageId, sizeBytes: committed?.sizeBytes ?? 0 });
+  } catch (error) {
+    clearInterval(timer);
+    await flush().catch(() => undefined);
+    return finish({ status: "failed", error: error instanceof Error ? error.message : String(error) });
+  } finally {
+    clearInterval(timer);
+    await deps.runtime.removeContainer(containerId);
+    deps.active.delete(containerId);
+  }
+}

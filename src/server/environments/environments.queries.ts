@@ -1,0 +1,117 @@
+import type { Db } from "../db/client";
+
+export type EnvironmentStatus = "building" | "ready" | "failed";
+
+export interface EnvironmentVersionView {
+  id: string;
+  projectId: string;
+  version: number;
+  imageTag: string;
+  imageId: string | null;
+  parentId: string | null;
+  parentVersion: number | null;
+  origin: "base" | "command";
+  command: string | null;
+  status: EnvironmentStatus;
+  active: boolean;
+  durationMs: number | null;
+  sizeBytes: number | null;
+  error: string | null;
+  logPath: string | null;
+  createdAt: string;
+  usedByStudies: number;
+}
+
+type Row = Awaited<ReturnType<Db["environmentVersion"]["findUniqueOrThrow"]>> & { parent: { version: number } | null; _count: { studies: number } };
+
+const include = { parent: { select: { version: true } }, _count: { select: { studies: true } } } as const;
+
+function toView(row: Row): EnvironmentVersionView {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    version: row.version,
+    imageTag: row.imageTag,
+    imageId: row.imageId,
+    parentId: row.parentId,
+    parentVersion: row.parent?.version ?? null,
+    origin: row.origin === "command" ? "command" : "base",
+    command: row.command,
+    status: row.status === "ready" || row.status === "failed" ? row.status : "building",
+    active: row.active,
+    durationMs: row.durationMs,
+    sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes),
+    error: row.error,
+    logPath: row.logPath,
+    createdAt: row.createdAt.toISOString(),
+    usedByStudies: row._count.studies,
+  };
+}
+
+export function createEnvironmentQueries(db: Db) {
+  return {
+    async list(projectId: string): Promise<EnvironmentVersionView[]> {
+      return (await db.environmentVersion.findMany({ where: { projectId }, orderBy: { version: "desc" }, include })).map(toView);
+    },
+    async findById(id: string): Promise<EnvironmentVersionView | null> {
+      const row = await db.environmentVersion.findUnique({ where: { id }, include });
+      return row ? toView(row) : null;
+    },
+    async active(projectId: string): Promise<EnvironmentVersionView | null> {
+      const row = await db.environmentVersion.findFirst({ where: { projectId, active: true }, include });
+      return row ? toView(row) : null;
+    },
+    async building(projectId: string): Promise<EnvironmentVersionView | null> {
+      const row = await db.environmentVersion.findFirst({ where: { projectId, status: "building" }, include });
+      return row ? toView(row) : null;
+    },
+    /** Creates the next version number atomically. */
+    async createBuilding(input: { projectId: string; parentId: string | null; origin: "base" | "command"; command: string | null; imageRepository: string }): Promise<EnvironmentVersionView> {
+      return db.$transaction(async (tx) => {
+        const last = await tx.environmentVersion.findFirst({ where: { projectId: input.projectId }, orderBy: { version: "desc" }, select: { version: true } });
+        const version = (last?.version ?? 0) + 1;
+        const row = await tx.environmentVersion.create({
+          data: { projectId: input.projectId, version, parentId: input.parentId, origin: input.origin, command: input.command, status: "building", imageTag: `${input.imageRepository}:v${version}` },
+          include,
+        });
+        return toView(row);
+      });
+    },
+    /** Marks a build finished; a ready version becomes the only active one. */
+    async finish(id: string, result: { status: "ready" | "failed"; imageId?: string; sizeBytes?: number; durationMs: number; error?: string }): Promise<EnvironmentVersionView | null> {
+      return db.$transaction(async (tx) => {
+        const row = await tx.environmentVersion.findUnique({ where: { id } });
+        if (!row || row.status !== "building") return null; // already finished (a replayed event) or deleted
+        if (result.status === "ready") await tx.environmentVersion.updateMany({ where: { projectId: row.projectId, active: true }, data: { active: false } });
+        const updated = await tx.environmentVersion.update({
+          where: { id },
+          data: {
+            status: result.status,
+            active: result.status === "ready",
+            durationMs: result.durationMs,
+            imageId: result.imageId ?? null,
+            sizeBytes: result.sizeBytes === undefined ? null : BigInt(result.sizeBytes),
+            error: result.error ?? null,
+          },
+          include,
+        });
+        return toView(updated);
+      });
+    },
+    async activate(id: string): Promise<EnvironmentVersionView> {
+      return db.$transaction(async (tx) => {
+        const row = await tx.environmentVersion.findUniqueOrThrow({ where: { id } });
+        await tx.environmentVersion.updateMany({ where: { projectId: row.projectId, active: true }, data: { active: false } });
+        return toView(await tx.environmentVersion.update({ where: { id }, data: { active: true }, include }));
+      });
+    },
+    async setLogPath(id: string, logPath: string): Promise<void> {
+      await db.environmentVersion.updateMany({ where: { id, logPath: null }, data: { logPath } });
+    },
+    async remove(id: string): Promise<void> {
+      await db.environmentVersion.delete({ where: { id } });
+    },
+  };
+}
+
+export type EnvironmentQueries = ReturnType<typeof createEnvironmentQueries>;

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { networkModeSchema } from "../../shared/project-schemas";
+import type { JobDefinition } from "./job-catalog";
+
+const limitsSchema = z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() });
+
+/** Build a new environment version: run a script in a container of `fromImage`, commit on exit 0. */
+export const prepareEnvironmentJob = {
+  name: "environment.prepare",
+  schema: z.object({
+    projectId: z.string(),
+    versionId: z.string(),
+    kind: z.enum(["base", "command"]),
+    fromImage: z.string(),
+    command: z.string().nullable(),
+    repository: z.string(),
+    tag: z.string(),
+    network: networkModeSchema,
+    limits: limitsSchema,
+    timeoutMs: z.number().int().positive(),
+  }),
+  result: z.object({ status: z.enum(["ready", "failed"]) }),
+} satisfies JobDefinition<z.ZodType, z.ZodType>;
+
+export type PrepareEnvironmentJob = z.infer<typeof prepareEnvironmentJob.schema>;
+
+/** Remove the image of a deleted environment version from the worker's engine. */
+export const removeEnvironmentImageJob = {
+  name: "environment.remove-image",
+  schema: z.object({ reference: z.string() }),
+  result: z.object({ removed: z.boolean() }),
+} satisfies JobDefinition<z.ZodType, z.ZodType>;

@@ -1,0 +1,83 @@
+import type { NetworkMode } from "../../shared/project-schemas";
+
+/** Labels on every container and image we create, so a restarted worker can reconcile. */
+export const LABEL = {
+  managed: "invariant.managed",
+  project: "invariant.project",
+  study: "invariant.study",
+  trial: "invariant.trial",
+  session: "invariant.session",
+  environment: "invariant.environment",
+  role: "invariant.role",
+  worker: "invariant.worker",
+  workerHost: "invariant.worker-host",
+  workerPid: "invariant.worker-pid",
+} as const;
+
+export type ContainerRole = "prepare" | "agent" | "evaluation" | "session" | "probe";
+
+export interface ContainerLabels {
+  project: string;
+  role: ContainerRole;
+  environment?: string;
+  study?: string;
+  trial?: string;
+  session?: string;
+  worker?: { id: string; host: string; pid: number };
+}
+
+export function toDockerLabels(labels: ContainerLabels): Record<string, string> {
+  return {
+    [LABEL.managed]: "true",
+    [LABEL.project]: labels.project,
+    [LABEL.role]: labels.role,
+    ...(labels.environment ? { [LABEL.environment]: labels.environment } : {}),
+    ...(labels.study ? { [LABEL.study]: labels.study } : {}),
+    ...(labels.trial ? { [LABEL.trial]: labels.trial } : {}),
+    ...(labels.session ? { [LABEL.session]: labels.session } : {}),
+    ...(labels.worker ? { [LABEL.worker]: labels.worker.id, [LABEL.workerHost]: labels.worker.host, [LABEL.workerPid]: String(labels.worker.pid) } : {}),
+  };
+}
+
+export interface ResourceLimits {
+  cpus: number;
+  memoryBytes: number;
+  swapBytes: number;
+  pids: number;
+}
+
+export interface Mount {
+  hostPath: string;
+  containerPath: string;
+  readOnly: boolean;
+}
+
+/** Everything a container may get. There is deliberately no way to add the Docker socket or the host home. */
+export interface ContainerSpec {
+  image: string;
+  command: string[];
+  env?: Record<string, string>;
+  workingDir?: string;
+  labels: ContainerLabels;
+  limits: ResourceLimits;
+  network: NetworkMode;
+  mounts?: Mount[];
+  tty?: boolean;
+}
+
+/** The internal network for `none` mode: no route out; later the model gateway is its only peer. */
+export const ISOLATED_NETWORK = "invariant-isolated";
+
+const FORBIDDEN_MOUNT_SOURCES = ["/var/run/docker.sock", "/run/docker.sock"];
+
+/** Refuses mounts that would hand a container the Docker engine or a host home directory. */
+export function checkMounts(mounts: readonly Mount[], hostHome: string): void {
+  for (const mount of mounts) {
+    if (FORBIDDEN_MOUNT_SOURCES.includes(mount.hostPath) || mount.hostPath.endsWith("/docker.sock")) {
+      throw new Error(`Refusing to mount ${mount.hostPath}: containers never get the Docker socket.`);
+    }
+    if (mount.hostPath === hostHome || mount.hostPath === "/" || mount.hostPath === "/root" || mount.hostPath === "/home") {
+      throw new Error(`Refusing to mount ${mount.hostPath}: containers never get a host home directory or the host root.`);
+    }
+  }
+}

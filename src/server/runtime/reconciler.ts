@@ -1,0 +1,64 @@
+import type { EventInput } from "../events/event-stream";
+import { LABEL } from "./container-spec";
+import type { ContainerRuntime, ContainerSummary } from "./docker-runtime";
+
+export interface ReconcilerDeps {
+  runtime: ContainerRuntime;
+  self: { id: string; host: string };
+  /** Containers this worker runs right now. */
+  active: ReadonlySet<string>;
+  /** Ids of workers with a live heartbeat in Redis. */
+  liveWorkers: () => Promise<Set<string>>;
+  /** Whether a process exists on this host (for workers of this host, whose heartbeat may not have expired yet). */
+  isProcessAlive: (pid: number) => boolean;
+  publish: (event: EventInput) => Promise<unknown>;
+  log: (message: string) => void;
+}
+
+export interface ReconcileReport {
+  removed: { id: string; role: string; reason: string }[];
+  kept: number;
+}
+
+function ownerGone(container: ContainerSummary, deps: ReconcilerDeps, live: Set<string>): string | null {
+  const owner = container.labels[LABEL.worker];
+  if (!owner) return "it has no owning worker";
+  if (owner === deps.self.id) return deps.active.has(container.id) ? null : "this worker is not running it any more";
+  if (container.labels[LABEL.workerHost] === deps.self.host) {
+    const pid = Number(container.labels[LABEL.workerPid]);
+    if (!Number.isInteger(pid) || !deps.isProcessAlive(pid)) return `its worker (pid ${container.labels[LABEL.workerPid] ?? "?"} on this host) is gone`;
+  }
+  return live.has(owner) ? null : `its worker ${owner} stopped sending heartbeats`;
+}
+
+/**
+ * Compares the containers we labelled with the workers that are alive: a container whose worker is
+ * gone is an orphan. Orphans are stopped and removed, and the run they belonged to is reported so the
+ * web process can mark it interrupted. Safe to run on every worker at any time.
+ */
+export async function reconcileContainers(deps: ReconcilerDeps): Promise<ReconcileReport> {
+  const containers = await deps.runtime.listManagedContainers();
+  const live = await deps.liveWorkers();
+  const report: ReconcileReport = { removed: [], kept: 0 };
+  for (const container of containers) {
+    const reason = ownerGone(container, deps, live);
+    if (!reason) {
+      report.kept++;
+      continue;
+    }
+    await deps.runtime.removeContainer(container.id);
+    const role = container.labels[LABEL.role] ?? "unknown";
+    report.removed.push({ id: container.id, role, reason });
+    deps.log(`reconciler: removed orphan ${role} container ${container.id.slice(0, 12)} (${reason})`);
+    const projectId = container.labels[LABEL.project];
+    const versionId = container.labels[LABEL.environment];
+    if (role === "prepare" && projectId && versionId) {
+      await deps.publish({
+        type: "environment.finished",
+        projectId,
+        data: { versionId, status: "failed", durationMs: 0, error: `Interrupted: ${reason}; its container was removed. The previous version stays active.` },
+      });
+    }
+  }
+  return report;
+}

@@ -1,0 +1,19 @@
+import { prepareEnvironment, type EnvironmentBuilderDeps } from "../../src/server/environments/environment-builder";
+import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../../src/server/jobs/environment-jobs";
+import type { ContainerRuntime } from "../../src/server/runtime/docker-runtime";
+import type { JobHandler } from "../job-handler";
+
+export function createPrepareEnvironmentHandler(deps: EnvironmentBuilderDeps): JobHandler<typeof prepareEnvironmentJob.schema, typeof prepareEnvironmentJob.result> {
+  return { ...prepareEnvironmentJob, handler: (data) => prepareEnvironment(deps, data) };
+}
+
+export function createRemoveImageHandler(deps: { runtime: ContainerRuntime }): JobHandler<typeof removeEnvironmentImageJob.schema, typeof removeEnvironmentImageJob.result> {
+  return {
+    ...removeEnvironmentImageJob,
+    async handler(data) {
+      const existed = (await deps.runtime.inspectImage(data.reference)) !== null;
+      await deps.runtime.removeImage(data.reference);
+      return { removed: existed };
+    },
+  };
+}
