@@ -1,4 +1,5 @@
 import js from "@eslint/js";
+import globals from "globals";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
@@ -33,6 +34,6 @@ export default tseslint.config(
   {
     files: ["**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: "readonly", console: "readonly", URL: "readonly", setTimeout: "readonly", Buffer: "readonly" } },
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
   },
 );

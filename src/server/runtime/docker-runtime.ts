@@ -112,7 +112,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
       const output = new PassThrough();
       output.on("data", (chunk: Buffer) => onOutput(chunk.toString("utf8")));
-      container.modem.demuxStream(stream, output, output);
+      (docker.modem as { demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void }).demuxStream(stream, output, output);
       await container.start().catch((error: unknown) => {
         // 304: already started
         if ((error as { statusCode?: number }).statusCode !== 304) throw error;
