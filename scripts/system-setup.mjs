@@ -66,3 +66,8 @@ export function ensureNpmDependencies() {
 export function build() {
   run(process.execPath, [path.join(root, "scripts", "build.mjs")]);
 }
+
+/** The default base image, built offline from Debian packages when the engine does not have it. */
+export function ensureBaseImage() {
+  run(process.execPath, [path.join(root, "scripts", "base-image.mjs")]);
+}

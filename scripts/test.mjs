@@ -3,7 +3,7 @@
 // Docker engine, npm dependencies, a build), then run lint, typecheck, unit + integration and e2e.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { build, ensureDockerEngine, ensureNpmDependencies, ensureSystemPackages, log } from "./system-setup.mjs";
+import { build, ensureBaseImage, ensureDockerEngine, ensureNpmDependencies, ensureSystemPackages, log } from "./system-setup.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
@@ -23,10 +23,11 @@ function step(name, command, args, env = {}) {
 }
 
 try {
-  ensureSystemPackages({ "redis-server": "redis-server", chromium: "chromium", dockerd: "docker.io" });
+  ensureSystemPackages({ "redis-server": "redis-server", chromium: "chromium", dockerd: "docker.io", debootstrap: "debootstrap", git: "git" });
   await ensureDockerEngine();
   ensureNpmDependencies();
   build();
+  ensureBaseImage();
 } catch (error) {
   log(error instanceof Error ? error.message : String(error));
   process.exit(1);

@@ -65,9 +65,6 @@ export interface ContainerSpec {
   tty?: boolean;
 }
 
-/** The internal network for `none` mode: no route out; later the model gateway is its only peer. */
-export const ISOLATED_NETWORK = "invariant-isolated";
-
 const FORBIDDEN_MOUNT_SOURCES = ["/var/run/docker.sock", "/run/docker.sock"];
 
 /** Refuses mounts that would hand a container the Docker engine or a host home directory. */

@@ -1,7 +1,7 @@
 import os from "node:os";
 import { PassThrough } from "node:stream";
 import Docker from "dockerode";
-import { checkMounts, ISOLATED_NETWORK, LABEL, toDockerLabels, type ContainerSpec } from "./container-spec";
+import { checkMounts, LABEL, toDockerLabels, type ContainerSpec } from "./container-spec";
 
 /**
  * The only module that imports dockerode. Everything else talks to the container runtime through
@@ -33,7 +33,6 @@ export interface ContainerRuntime {
   inspectImage(reference: string): Promise<ImageInfo | null>;
   removeImage(reference: string): Promise<void>;
   listManagedContainers(): Promise<ContainerSummary[]>;
-  ensureIsolatedNetwork(): Promise<void>;
 }
 
 export interface DockerRuntimeOptions {
@@ -64,20 +63,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       }
     },
 
-    async ensureIsolatedNetwork() {
-      const existing = await docker.listNetworks({ filters: { name: [ISOLATED_NETWORK] } });
-      if (existing.some((network) => network.Name === ISOLATED_NETWORK)) return;
-      try {
-        await docker.createNetwork({ Name: ISOLATED_NETWORK, Internal: true, CheckDuplicate: true, Labels: { [LABEL.managed]: "true" } });
-      } catch (error) {
-        if (!(error instanceof Error) || !/already exists/.test(error.message)) throw error;
-      }
-    },
-
     async createContainer(spec) {
       const mounts = spec.mounts ?? [];
       checkMounts(mounts, os.homedir());
-      if (spec.network === "none") await this.ensureIsolatedNetwork();
       const container = await docker.createContainer({
         Image: spec.image,
         Cmd: spec.command,
@@ -94,7 +82,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
           MemorySwap: spec.limits.memoryBytes + spec.limits.swapBytes,
           PidsLimit: spec.limits.pids,
           SecurityOpt: ["no-new-privileges:true"],
-          NetworkMode: spec.network === "none" ? ISOLATED_NETWORK : "bridge",
+          // none: Docker's null network, loopback only — no interface, no route, nothing reachable
+          NetworkMode: spec.network === "none" ? "none" : "bridge",
           Binds: mounts.map((mount) => `${mount.hostPath}:${mount.containerPath}:${mount.readOnly ? "ro" : "rw"}`),
           Privileged: false,
         },
