@@ -35,7 +35,15 @@ const launchSchema = z.object({
   json: z.boolean(),
   child: z.boolean(),
 });
-export type CliConfig = z.infer<typeof launchSchema> & { command: string; positionals: string[]; help: boolean; version: boolean };
+export type CliConfig = z.infer<typeof launchSchema> & {
+  command: string;
+  positionals: string[];
+  help: boolean;
+  version: boolean;
+  /** --project (id, name or host path) and --command, for `environment` */
+  project: string | null;
+  shellCommand: string | null;
+};
 
 export class UsageError extends Error {}
 
@@ -61,6 +69,8 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
         "no-worker": { type: "boolean", default: false },
         concurrency: { type: "string" },
         json: { type: "boolean", default: false },
+        project: { type: "string" },
+        command: { type: "string" },
         child: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", short: "v", default: false },
@@ -88,7 +98,15 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     child: values.child,
   });
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
-  return { ...result.data, command: positionals[0] ?? "start", positionals: positionals.slice(1), help: values.help, version: values.version };
+  return {
+    ...result.data,
+    command: positionals[0] ?? "start",
+    positionals: positionals.slice(1),
+    help: values.help,
+    version: values.version,
+    project: values.project ?? null,
+    shellCommand: values.command ?? null,
+  };
 }
 
 export const USAGE = `invariant-web — persistent, isolated environments for coding agents
@@ -97,6 +115,10 @@ Usage:
   invariant-web [options]            start the dashboard, a worker and (if needed) a private Redis
   invariant-web worker [options]     start a standalone worker that joins through Redis
   invariant-web doctor [--json]      check Node.js, Docker, Redis, disk space and the Codex binary
+  invariant-web environment list --project P
+  invariant-web environment prepare --project P [--command "..."]
+                                     build a project's environment (or a new version by running a
+                                     command in the active one) through the running dashboard
 
 Options:
   --port N            port to listen on (default ${DEFAULT_PORT}; env INVARIANT_PORT; 0 picks a free port)
@@ -106,7 +128,9 @@ Options:
   --concurrency N     jobs a worker runs at once (env INVARIANT_WORKER_CONCURRENCY)
   --no-open           do not open a browser
   --no-worker         start no worker child (workers join separately, e.g. with Docker Compose)
-  --json              machine-readable output (doctor)
+  --json              machine-readable output (doctor, environment list)
+  --project P         a project's id, name or directory
+  --command "..."     a shell command to run in the active environment version
   -h, --help          show this help
   -v, --version       print the version
 `;

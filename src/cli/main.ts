@@ -40,6 +40,11 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exit(await runDoctorCommand(config));
       return;
     }
+    case "environment": {
+      const { runEnvironmentCommand } = await import("./environment-command");
+      process.exit(await runEnvironmentCommand(config));
+      return;
+    }
     default:
       process.stderr.write(`invariant-web: unknown command "${config.command}".\n\n${USAGE}`);
       process.exit(2);

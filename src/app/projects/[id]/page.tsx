@@ -6,6 +6,7 @@ import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import { dangerButtonClass, PageHeader, Panel, secondaryButtonClass } from "../../_components/ui";
 import { useRole } from "../../_components/use-role";
+import { EnvironmentPanel } from "./environment-panel";
 import { SettingsForm } from "./settings-form";
 
 export default function ProjectPage() {
@@ -34,11 +35,7 @@ export default function ProjectPage() {
       <Panel title="Settings" className="mb-6">
         <SettingsForm key={data.updatedAt} project={data} readOnly={!isAdmin} />
       </Panel>
-      <Panel title="Environment" className="mb-6">
-        <p className="text-sm text-muted">
-          No environment prepared yet. Environments are versioned Docker images built from the base image {data.baseImage ? <code>{data.baseImage}</code> : "configured globally"}; preparing them arrives with the environments feature.
-        </p>
-      </Panel>
+      <EnvironmentPanel projectId={data.id} readOnly={!isAdmin} />
       {isAdmin ? (
         <Panel title="Remove">
           <p className="mb-3 text-sm text-muted">Removing forgets this project in invariant-web. The files in {data.hostPath} are never touched.</p>

@@ -1,0 +1,31 @@
+import fs from "node:fs";
+import path from "node:path";
+import { createTRPCClient, httpLink } from "@trpc/client";
+import { io, type Socket } from "socket.io-client";
+import type { AppRouter } from "../server/trpc/app-router";
+import { ACCESS_TOKEN_FILE } from "../server/access/access-token";
+
+/**
+ * CLI commands that change state go through the running dashboard (the web process is the only
+ * database writer): its URL comes from <dataDir>/launcher.json, the admin token from <dataDir>/access-token.
+ */
+export function connectDashboard(dataDir: string) {
+  let url: string;
+  try {
+    const launcher = JSON.parse(fs.readFileSync(path.join(dataDir, "launcher.json"), "utf8")) as { url?: string };
+    if (!launcher.url) throw new Error("starting");
+    url = launcher.url;
+  } catch {
+    throw new Error(`invariant-web is not running for ${dataDir}. Start it first (invariant-web --data-dir ${dataDir}), then run this command again.`);
+  }
+  const token = fs.readFileSync(path.join(dataDir, ACCESS_TOKEN_FILE), "utf8").trim();
+  const headers = { authorization: `Bearer ${token}` };
+  const api = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers })] });
+  return {
+    url,
+    api,
+    socket(): Socket {
+      return io(url, { path: "/socket.io", transports: ["websocket"], extraHeaders: headers });
+    },
+  };
+}
