@@ -114,6 +114,25 @@ test("opening the project shows its path and refuses an out-of-range setting nex
   await expect(page.getByRole("form", { name: "Project settings" }).getByLabel("Process limit")).toHaveValue(savedPids);
 });
 
+test("preparing the environment shows progress and a live log, then version 1 is active; a command adds version 2", async () => {
+  const panel = page.getByRole("region", { name: "Environment" });
+  await expect(panel.getByText("No environment yet.")).toBeVisible();
+  await panel.getByRole("button", { name: "Prepare environment" }).click();
+  await expect(panel.getByRole("status", { name: "Build progress" })).toBeVisible();
+  await expect(panel.getByLabel("Build log")).toContainText("[1/3] installing the Codex CLI", { timeout: 60_000 });
+  const versions = panel.getByRole("table", { name: "Environment versions" });
+  await expect(versions.getByRole("row", { name: /v1 active/ })).toContainText("ready", { timeout: 90_000 });
+  await expect(panel.getByRole("status", { name: "Build progress" })).toHaveCount(0);
+
+  await panel.getByRole("textbox", { name: /Prepare with a command/ }).fill("echo tool > /usr/local/bin/e2e-tool && echo done-in-e2e");
+  await panel.getByRole("button", { name: "Run" }).click();
+  await expect(versions.getByRole("row", { name: /v2 active/ })).toContainText("ready", { timeout: 90_000 });
+  await expect(versions.getByRole("row", { name: /^v1 active/ })).toHaveCount(0);
+  await expect(versions.getByRole("row", { name: /^v1/ })).toContainText("Make active");
+  await panel.getByRole("button", { name: "Make active" }).click();
+  await expect(versions.getByRole("row", { name: /v1 active/ })).toBeVisible();
+});
+
 test("a request without a token is refused with the access-token page", async ({ browser }) => {
   const stranger = await freshContextWithoutToken(browser);
   try {

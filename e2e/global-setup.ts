@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -123,6 +123,10 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   process.env[STATE_ENV] = stateFile;
 
   return async function globalTeardown() {
+    // environment images the run built are removed afterwards, so repeated runs do not fill the disk
+    const projects = await fetch(`${state.origin}/api/trpc/projects.list`, { headers: { authorization: `Bearer ${state.adminToken}` } })
+      .then(async (response) => ((await response.json()) as { result: { data: { id: string }[] } }).result.data.map((p) => p.id))
+      .catch(() => [] as string[]);
     const started = childPids(child.pid!).map((pid) => ({ pid, command: commandLine(pid) }));
     child.kill("SIGTERM");
     const exited = await waitForExit(child, STOP_TIMEOUT_MS);
@@ -143,6 +147,10 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     }
     const later = stdoutLines.slice(state.stdoutUntilUrl.length);
     if (later.length > 0) problems.push(`invariant-web printed more stdout after its URL line (stdout is for that one line; logs go to stderr):\n${later.join("\n")}`);
+    for (const projectId of projects) {
+      const images = spawnSync("docker", ["images", "-q", "--filter", `label=invariant.project=${projectId}`], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+      if (images.length > 0) spawnSync("docker", ["rmi", "-f", ...new Set(images)], { stdio: "ignore" });
+    }
     removeTempDirs();
     if (problems.length > 0) throw new Error(`${problems.join("\n")}\n--- stderr ---\n${stderr}`);
   };

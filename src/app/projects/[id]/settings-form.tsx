@@ -91,7 +91,7 @@ export function SettingsForm({ project, readOnly }: { project: ProjectView; read
         <Field id="name" label="Name" error={errorFor("name")}>
           <input id="name" className={inputClass} value={draft.name} onChange={(e) => set("name", e.target.value)} />
         </Field>
-        <Field id="networkMode" label="Network" hint="none: only the model gateway is reachable. internet: a normal bridge network." error={errorFor("networkMode")}>
+        <Field id="networkMode" label="Network" hint="none: no network at all (loopback only). internet: a normal bridge network." error={errorFor("networkMode")}>
           <select id="networkMode" className={inputClass} value={draft.networkMode} onChange={(e) => set("networkMode", e.target.value === "internet" ? "internet" : "none")}>
             <option value="none">none (isolated)</option>
             <option value="internet">internet</option>
