@@ -33,6 +33,17 @@ export interface ContainerRuntime {
   inspectImage(reference: string): Promise<ImageInfo | null>;
   removeImage(reference: string): Promise<void>;
   listManagedContainers(): Promise<ContainerSummary[]>;
+  /** Runs a command in a running container and collects its output (no TTY). */
+  exec(id: string, command: string[], options?: { env?: Record<string, string>; workingDir?: string }): Promise<{ exitCode: number; output: string }>;
+  /** Opens an interactive TTY process in a running container: a two-way stream plus resize (terminal sessions). */
+  execTty(id: string, command: string[], options?: { env?: Record<string, string>; columns?: number; rows?: number }): Promise<TtyProcess>;
+}
+
+export interface TtyProcess {
+  stream: NodeJS.ReadWriteStream;
+  resize(columns: number, rows: number): Promise<void>;
+  /** Exit code once the process has ended (null while running). */
+  exitCode(): Promise<number | null>;
 }
 
 export interface DockerRuntimeOptions {
@@ -165,6 +176,51 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
+    },
+
+    async exec(id, command, execOptions = {}) {
+      const exec = await docker.getContainer(id).exec({
+        Cmd: command,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+        Env: Object.entries(execOptions.env ?? {}).map(([key, value]) => `${key}=${value}`),
+        ...(execOptions.workingDir ? { WorkingDir: execOptions.workingDir } : {}),
+      });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      let output = "";
+      const sink = new PassThrough();
+      sink.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      (docker.modem as { demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void }).demuxStream(stream, sink, sink);
+      await new Promise<void>((resolve, reject) => {
+        stream.once("end", () => resolve());
+        stream.once("error", reject);
+      });
+      const info = await exec.inspect();
+      return { exitCode: info.ExitCode ?? -1, output };
+    },
+
+    async execTty(id, command, ttyOptions = {}) {
+      const exec = await docker.getContainer(id).exec({
+        Cmd: command,
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: true,
+        Env: Object.entries(ttyOptions.env ?? {}).map(([key, value]) => `${key}=${value}`),
+      });
+      const stream = await exec.start({ hijack: true, stdin: true, Tty: true });
+      if (ttyOptions.columns && ttyOptions.rows) await exec.resize({ w: ttyOptions.columns, h: ttyOptions.rows }).catch(() => undefined);
+      return {
+        stream,
+        resize: async (columns, rows) => {
+          await exec.resize({ w: columns, h: rows });
+        },
+        exitCode: async () => {
+          const info = await exec.inspect();
+          return info.Running ? null : (info.ExitCode ?? null);
+        },
+      };
     },
 
     async listManagedContainers() {
