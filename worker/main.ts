@@ -108,7 +108,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       stopping ??= (async () => {
         clearInterval(timer);
         clearInterval(reconcileTimer);
-        await worker.close();
+        // graceful first (running jobs finish); BullMQ's blocking wait for new jobs can take seconds, so force after 5 s
+        let forced: NodeJS.Timeout | undefined;
+        await Promise.race([worker.close(), new Promise<void>((resolve) => (forced = setTimeout(resolve, 5_000)))]);
+        clearTimeout(forced);
+        await worker.close(true);
         await removeHeartbeat(redis, info.id);
         await publishEvent(redis, { type: "worker.offline", workerId: info.id, data: { host: info.host, pid: info.pid, reason } });
         await redis.quit();
