@@ -55,12 +55,19 @@ export interface DockerRuntimeOptions {
 export const DOCKER_HINT =
   "Start the Docker engine (Linux: sudo systemctl start docker, or `sudo dockerd &`; macOS/Windows: open Docker Desktop) and make sure this user may use it (member of the docker group), or set DOCKER_HOST.";
 
+function envList(env: Record<string, string> | undefined): string[] {
+  return Object.entries(env ?? {}).map(([key, value]) => `${key}=${value}`);
+}
+
 function isNotFound(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { statusCode?: number }).statusCode === 404;
 }
 
 export function createDockerRuntime(options: DockerRuntimeOptions = {}): ContainerRuntime {
   const docker = new Docker({ ...(options.socketPath ? { socketPath: options.socketPath } : {}), timeout: options.timeoutMs ?? 0 });
+  /** Docker multiplexes stdout and stderr on one stream when there is no TTY; both go to `into`. */
+  const demux = (stream: NodeJS.ReadableStream, into: NodeJS.WritableStream) =>
+    (docker.modem as { demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void }).demuxStream(stream, into, into);
   const versionClient = new Docker({ ...(options.socketPath ? { socketPath: options.socketPath } : {}), timeout: options.timeoutMs ?? 5000 });
 
   return {
@@ -80,7 +87,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       const container = await docker.createContainer({
         Image: spec.image,
         Cmd: spec.command,
-        Env: Object.entries(spec.env ?? {}).map(([key, value]) => `${key}=${value}`),
+        Env: envList(spec.env),
         ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
         Labels: toDockerLabels(spec.labels),
         Tty: spec.tty ?? false,
@@ -112,7 +119,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
       const output = new PassThrough();
       output.on("data", (chunk: Buffer) => onOutput(chunk.toString("utf8")));
-      (docker.modem as { demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void }).demuxStream(stream, output, output);
+      demux(stream, output);
       await container.start().catch((error: unknown) => {
         // 304: already started
         if ((error as { statusCode?: number }).statusCode !== 304) throw error;
@@ -184,14 +191,14 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
         AttachStdout: true,
         AttachStderr: true,
         Tty: false,
-        Env: Object.entries(execOptions.env ?? {}).map(([key, value]) => `${key}=${value}`),
+        Env: envList(execOptions.env),
         ...(execOptions.workingDir ? { WorkingDir: execOptions.workingDir } : {}),
       });
       const stream = await exec.start({ hijack: true, stdin: false });
       let output = "";
       const sink = new PassThrough();
       sink.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-      (docker.modem as { demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void }).demuxStream(stream, sink, sink);
+      demux(stream, sink);
       await new Promise<void>((resolve, reject) => {
         stream.once("end", () => resolve());
         stream.once("error", reject);
@@ -207,7 +214,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
         AttachStdout: true,
         AttachStderr: true,
         Tty: true,
-        Env: Object.entries(ttyOptions.env ?? {}).map(([key, value]) => `${key}=${value}`),
+        Env: envList(ttyOptions.env),
       });
       const stream = await exec.start({ hijack: true, stdin: true, Tty: true });
       if (ttyOptions.columns && ttyOptions.rows) await exec.resize({ w: ttyOptions.columns, h: ttyOptions.rows }).catch(() => undefined);
