@@ -8,7 +8,7 @@ import { BIN, cleanEnv, isAlive, launch, ROOT, type Launched } from "./support/l
 
 const running: Launched[] = [];
 afterAll(async () => {
-  for (const app of running) await app.stop("SIGKILL");
+  for (const app of running) await app.stop("SIGTERM"); // SIGTERM: the launcher stops its worker and private Redis
 });
 
 async function start(dataDir: string): Promise<Launched> {
