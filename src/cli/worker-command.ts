@@ -11,6 +11,8 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
   }
   const worker = await startWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, concurrency: config.concurrency, version: options.version, log });
   const stop = (reason: string) => {
+    // never linger: if a graceful stop hangs, exit anyway (the reconciler cleans up what is left)
+    setTimeout(() => process.exit(1), 20_000).unref();
     worker
       .stop(reason)
       .then(() => process.exit(0))
