@@ -13,6 +13,11 @@ import type { ContainerRuntime } from "./runtime/docker-runtime";
 import { createSystemService, type SystemService } from "./system/system-service";
 import { createEnvironmentQueries } from "./environments/environments.queries";
 import { createEnvironmentService, DEFAULT_BASE_IMAGE, type EnvironmentService } from "./environments/environment-service";
+import { createApplyQueries } from "./apply/apply.queries";
+import { createApplyService, type ApplyService } from "./apply/apply-service";
+import { createSnapshotQueries } from "./snapshots/snapshots.queries";
+import { createSnapshotService, type SnapshotService } from "./snapshots/snapshot-service";
+import { createWorkspaceService, type WorkspaceService } from "./workspaces/workspace-service";
 
 export interface AppServices {
   version: string;
@@ -22,6 +27,9 @@ export interface AppServices {
   system: SystemService;
   events: EventQueries;
   environments: EnvironmentService;
+  snapshots: SnapshotService;
+  workspaces: WorkspaceService;
+  apply: ApplyService;
   close(): Promise<void>;
 }
 
@@ -45,6 +53,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const queueEvents = new QueueEvents(QUEUE_NAME, { connection });
   const events = createEventQueries(options.db);
   const projectQueries = createProjectQueries(options.db);
+  const snapshotQueries = createSnapshotQueries(options.db);
   return {
     version: options.version,
     publicUrl: options.publicUrl,
@@ -66,6 +75,9 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       dataDir: options.dataDir,
       defaultBaseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
     }),
+    snapshots: createSnapshotService({ dataDir: options.dataDir, projects: projectQueries, snapshots: snapshotQueries }),
+    workspaces: createWorkspaceService({ dataDir: options.dataDir, snapshots: snapshotQueries }),
+    apply: createApplyService({ dataDir: options.dataDir, projects: projectQueries, records: createApplyQueries(options.db) }),
     system: createSystemService({ runtime: options.runtime, redis, redisUrl: options.redisUrl, dataDir: options.dataDir, events, queue, queueEvents }),
     async close() {
       await queueEvents.close();

@@ -1,12 +1,18 @@
+import { applyRouter } from "./apply-router";
 import { router } from "./init";
 import { environmentsRouter } from "./environments-router";
 import { projectsRouter } from "./projects-router";
+import { snapshotsRouter } from "./snapshots-router";
 import { systemRouter } from "./system-router";
+import { workspacesRouter } from "./workspaces-router";
 
 export const appRouter = router({
   projects: projectsRouter,
   environments: environmentsRouter,
   system: systemRouter,
+  snapshots: snapshotsRouter,
+  workspaces: workspacesRouter,
+  apply: applyRouter,
 });
 
 export type AppRouter = typeof appRouter;

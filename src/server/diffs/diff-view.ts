@@ -1,0 +1,21 @@
+import { stateView } from "../apply/apply-plan";
+import { toPathText } from "../snapshots/byte-path";
+import type { FileChangeView, WorkspaceDiffView } from "../../shared/snapshot-schemas";
+import type { FileChange, WorkspaceDiff } from "./workspace-diff";
+
+/** A diff as JSON for the API: paths as PathText, link targets too. */
+export function changeView(change: FileChange): FileChangeView {
+  return { ...change, ...toPathText(change.path), before: stateView(change.before), after: stateView(change.after) };
+}
+
+export function diffView(options: { workspaceId: string; diff: WorkspaceDiff }): WorkspaceDiffView {
+  const { diff } = options;
+  return {
+    workspaceId: options.workspaceId,
+    snapshotId: diff.snapshotId,
+    changes: diff.changes.map(changeView),
+    totals: diff.totals,
+    skipped: diff.skipped.map((item) => ({ ...toPathText(item.path), kind: item.kind })),
+    truncated: diff.truncated,
+  };
+}

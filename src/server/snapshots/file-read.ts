@@ -1,0 +1,66 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+
+/**
+ * Reading files that someone else controls (a project, a workspace an agent wrote): open with
+ * O_NOFOLLOW so a symlink swapped in is never followed, O_NONBLOCK so a FIFO swapped in cannot
+ * hang us, and check the opened thing is a regular file.
+ */
+export class NotRegularFileError extends Error {
+  constructor(readonly reason: "missing" | "symlink" | "not-a-file") {
+    super(reason === "missing" ? "the file is gone" : reason === "symlink" ? "the file is now a symlink" : "the path is not a regular file");
+  }
+}
+
+const STREAM_CHUNK = 1024 * 1024;
+
+export async function openRegularFile(fsPath: Buffer | string): Promise<{ handle: fs.FileHandle; size: number; executable: boolean }> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(fsPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new NotRegularFileError("missing");
+    if (code === "ELOOP") throw new NotRegularFileError("symlink");
+    throw error;
+  }
+  const stat = await handle.stat();
+  if (!stat.isFile()) {
+    await handle.close();
+    throw new NotRegularFileError("not-a-file");
+  }
+  return { handle, size: stat.size, executable: (stat.mode & 0o100) !== 0 };
+}
+
+/** The whole content of a regular file. */
+export async function readRegularFile(fsPath: Buffer | string): Promise<{ data: Buffer; executable: boolean }> {
+  const { handle, executable } = await openRegularFile(fsPath);
+  try {
+    return { data: await handle.readFile(), executable };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** sha256 and size of a regular file, streamed (for files too big to hold). */
+export async function hashRegularFile(fsPath: Buffer | string): Promise<{ sha256: string; size: number; executable: boolean }> {
+  const { handle, executable } = await openRegularFile(fsPath);
+  try {
+    const hash = createHash("sha256");
+    const chunk = Buffer.allocUnsafe(STREAM_CHUNK);
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, STREAM_CHUNK, null);
+      if (bytesRead === 0) break;
+      hash.update(chunk.subarray(0, bytesRead));
+      size += bytesRead;
+    }
+    return { sha256: hash.digest("hex"), size, executable };
+  } finally {
+    await handle.close();
+  }
+}
+
+export function sha256Of(data: Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}

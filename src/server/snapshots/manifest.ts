@@ -1,0 +1,150 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { AppError } from "../errors/app-error";
+import { fromPathText, toPathText, type BytePath } from "./byte-path";
+import type { ExclusionCategory } from "./exclusion-rules";
+import type { SpecialKind } from "./tree-walker";
+
+/** git's modes: regular file, executable file, symbolic link. */
+export type GitMode = "100644" | "100755" | "120000";
+
+export interface ManifestEntry {
+  path: BytePath;
+  type: "file" | "symlink";
+  mode: GitMode;
+  /** Bytes of the file, or of the link target. */
+  size: number;
+  /** sha256 of the content (of the target bytes for a link). */
+  sha256: string;
+  /** git blob id of the same content. */
+  oid: string;
+  /** Link target, exactly as stored in the link. */
+  target?: BytePath;
+}
+
+export interface ManifestSkipped {
+  path: BytePath;
+  kind: SpecialKind;
+}
+
+export interface Manifest {
+  format: typeof MANIFEST_FORMAT;
+  /** Content address: see snapshotIdOf. */
+  id: string;
+  projectId: string;
+  /** The git commit a materialised workspace has checked out. */
+  commit: string;
+  fileCount: number;
+  bytes: number;
+  /** Sorted by path (byte order). */
+  entries: ManifestEntry[];
+  skipped: ManifestSkipped[];
+  /** How many files/directories each always-excluded category left out, and the secrets by path. */
+  excluded: { counts: Partial<Record<ExclusionCategory, number>>; secrets: BytePath[]; ignoredByGitignore: number };
+}
+
+export const MANIFEST_FORMAT = "invariant-snapshot/1";
+export const MANIFEST_FILE = "manifest.json";
+
+const pathTextSchema = { path: z.string(), pathBytes: z.string().optional() };
+const entrySchema = z.object({
+  ...pathTextSchema,
+  type: z.enum(["file", "symlink"]),
+  mode: z.enum(["100644", "100755", "120000"]),
+  size: z.number().int().min(0),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  oid: z.string().regex(/^[0-9a-f]{40}$/),
+  target: z.string().optional(),
+  targetBytes: z.string().optional(),
+});
+const manifestSchema = z.object({
+  format: z.literal(MANIFEST_FORMAT),
+  id: z.string().regex(/^[0-9a-f]{64}$/),
+  projectId: z.string(),
+  commit: z.string().regex(/^[0-9a-f]{40}$/),
+  fileCount: z.number().int(),
+  bytes: z.number().int(),
+  entries: z.array(entrySchema),
+  skipped: z.array(z.object({ ...pathTextSchema, kind: z.enum(["fifo", "socket", "block-device", "character-device", "unknown"]) })),
+  excluded: z.object({
+    counts: z.record(z.string(), z.number()),
+    secrets: z.array(z.object(pathTextSchema)),
+    ignoredByGitignore: z.number(),
+  }),
+});
+
+type EntryJson = z.infer<typeof entrySchema>;
+
+function entryToJson(entry: ManifestEntry): EntryJson {
+  const { path: rel, target, ...rest } = entry;
+  const json: EntryJson = { ...toPathText(rel), ...rest };
+  if (target !== undefined) {
+    const text = toPathText(target);
+    json.target = text.path;
+    if (text.pathBytes !== undefined) json.targetBytes = text.pathBytes;
+  }
+  return json;
+}
+
+function entryFromJson(json: EntryJson): ManifestEntry {
+  const entry: ManifestEntry = { path: fromPathText(json), type: json.type, mode: json.mode, size: json.size, sha256: json.sha256, oid: json.oid };
+  if (json.target !== undefined) entry.target = fromPathText({ path: json.target, ...(json.targetBytes ? { pathBytes: json.targetBytes } : {}) });
+  return entry;
+}
+
+/**
+ * The snapshot id: sha256 of the project id and every entry's path, type, mode, size and hashes.
+ * Same project, same content → same id (the snapshot is reused). The project is part of the address
+ * because a snapshot row belongs to one project.
+ */
+export function snapshotIdOf(options: { projectId: string; entries: readonly ManifestEntry[] }): string {
+  const hash = createHash("sha256");
+  hash.update(`${MANIFEST_FORMAT}\0${options.projectId}\0`);
+  for (const entry of options.entries) hash.update(`${JSON.stringify(entryToJson(entry))}\n`);
+  return hash.digest("hex");
+}
+
+export function serializeManifest(manifest: Manifest): string {
+  return JSON.stringify({
+    ...manifest,
+    entries: manifest.entries.map(entryToJson),
+    skipped: manifest.skipped.map((item) => ({ ...toPathText(item.path), kind: item.kind })),
+    excluded: { ...manifest.excluded, secrets: manifest.excluded.secrets.map(toPathText) },
+  });
+}
+
+export function parseManifest(text: string): Manifest {
+  const json = manifestSchema.parse(JSON.parse(text));
+  return {
+    ...json,
+    entries: json.entries.map(entryFromJson),
+    skipped: json.skipped.map((item) => ({ path: fromPathText(item), kind: item.kind })),
+    excluded: { ...json.excluded, secrets: json.excluded.secrets.map(fromPathText) },
+  };
+}
+
+export function snapshotsDir(dataDir: string): string {
+  return path.join(dataDir, "snapshots");
+}
+
+export function snapshotDir(dataDir: string, snapshotId: string): string {
+  if (!/^[0-9a-f]{64}$/.test(snapshotId)) throw new AppError({ code: "BAD_REQUEST", message: `"${snapshotId}" is not a snapshot id (64 hex digits).` });
+  return path.join(snapshotsDir(dataDir), snapshotId);
+}
+
+/** Content of a snapshot file entry, stored once per distinct content. */
+export function blobPath(dataDir: string, snapshotId: string, sha256: string): string {
+  return path.join(snapshotDir(dataDir, snapshotId), "blobs", sha256);
+}
+
+export async function readManifest(options: { dataDir: string; snapshotId: string }): Promise<Manifest> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(snapshotDir(options.dataDir, options.snapshotId), MANIFEST_FILE), "utf8");
+  } catch {
+    throw new AppError({ code: "NOT_FOUND", message: `Snapshot ${options.snapshotId} is not in the data directory. It may have been deleted; take a new snapshot.` });
+  }
+  return parseManifest(text);
+}

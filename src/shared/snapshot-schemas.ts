@@ -1,0 +1,151 @@
+import { z } from "zod";
+
+/**
+ * Inputs and views of snapshots, workspaces, diffs and apply plans, shared by server and browser.
+ * Paths travel as { path, pathBytes? }: the UTF-8 text, plus the raw bytes in base64 when the file
+ * name is not valid UTF-8 (Linux names are bytes).
+ */
+export interface PathTextView {
+  path: string;
+  pathBytes?: string;
+}
+
+const projectId = z.string().min(1, "Choose a project.");
+const snapshotId = z.string().regex(/^[0-9a-f]{64}$/, "A snapshot id is 64 hex digits.");
+const workspaceId = z.string().regex(/^ws-[0-9a-f]{24}$/, "A workspace id is ws- and 24 hex digits.");
+const planHash = z.string().regex(/^[0-9a-f]{64}$/, "A plan hash is 64 hex digits; copy it from the preview.");
+
+export const snapshotLimitsSchema = z
+  .object({
+    maxFiles: z.number().int().min(1, "At least 1 file.").max(10_000_000, "At most 10,000,000 files."),
+    maxTotalBytes: z.number().int().min(1).max(1024 ** 4, "At most 1 TiB."),
+    maxFileBytes: z.number().int().min(1).max(64 * 1024 ** 3, "At most 64 GiB per file."),
+  })
+  .partial();
+export type SnapshotLimitsInput = z.infer<typeof snapshotLimitsSchema>;
+
+export const createSnapshotInputSchema = z.object({ projectId, limits: snapshotLimitsSchema.optional() });
+export const projectSnapshotsInputSchema = z.object({ projectId });
+export const snapshotIdInputSchema = z.object({ snapshotId });
+export const workspaceIdInputSchema = z.object({ workspaceId });
+export const applyRunInputSchema = z.object({ workspaceId, planHash });
+export const applyHistoryInputSchema = z.object({ projectId });
+
+export type SpecialFileKind = "fifo" | "socket" | "block-device" | "character-device" | "unknown";
+
+export interface SnapshotView {
+  id: string;
+  projectId: string;
+  fileCount: number;
+  bytes: number;
+  /** The single commit a workspace has checked out. */
+  commit: string;
+  /** Special files left out. */
+  skipped: (PathTextView & { kind: SpecialFileKind })[];
+  /** Always-excluded hits per category, and the secrets left out by path. */
+  excluded: { counts: Record<string, number>; secrets: PathTextView[]; ignoredByGitignore: number };
+  createdAt: string;
+  /** This call found an identical snapshot and reused it. */
+  reused: boolean;
+}
+
+/** A snapshot as listed: the database row, without reading its manifest. */
+export interface SnapshotSummaryView {
+  id: string;
+  projectId: string;
+  fileCount: number;
+  bytes: number;
+  skippedCount: number;
+  createdAt: string;
+}
+
+export interface WorkspaceView {
+  id: string;
+  projectId: string;
+  snapshotId: string;
+  /** Host path of the writable copy. */
+  path: string;
+  createdAt: string;
+}
+
+export interface FileStateView {
+  type: "file" | "symlink";
+  mode: string;
+  size: number;
+  sha256: string;
+  target?: PathTextView;
+}
+
+export interface FileChangeView extends PathTextView {
+  status: "added" | "modified" | "deleted";
+  before: FileStateView | null;
+  after: FileStateView | null;
+  contentChanged: boolean;
+  modeChanged: boolean;
+  typeChanged: boolean;
+  binary: boolean;
+  insertions: number;
+  deletions: number;
+  patch: string | null;
+  patchTruncated: boolean;
+}
+
+export interface DiffTotalsView {
+  files: number;
+  added: number;
+  modified: number;
+  deleted: number;
+  binary: number;
+  modeChanges: number;
+  insertions: number;
+  deletions: number;
+}
+
+export interface WorkspaceDiffView {
+  workspaceId: string;
+  snapshotId: string;
+  changes: FileChangeView[];
+  totals: DiffTotalsView;
+  skipped: (PathTextView & { kind: SpecialFileKind })[];
+  truncated: boolean;
+}
+
+export type PlanAction = "create" | "modify" | "delete";
+
+export interface PlanStepView extends PathTextView {
+  action: PlanAction;
+  before: FileStateView | null;
+  after: FileStateView | null;
+}
+
+export interface ConflictView extends PathTextView {
+  reason: string;
+  message: string;
+}
+
+export interface ApplyPreviewView {
+  projectId: string;
+  snapshotId: string;
+  workspaceId: string;
+  /** Confirm this hash with apply.run. */
+  planHash: string;
+  steps: PlanStepView[];
+  conflicts: ConflictView[];
+  totals: DiffTotalsView;
+}
+
+export type ApplyOutcome = "applied" | "refused" | "rolled-back" | "failed";
+
+export interface ApplyRecordView {
+  id: string;
+  projectId: string;
+  snapshotId: string | null;
+  workspaceId: string | null;
+  planHash: string | null;
+  appliedBy: string;
+  outcome: ApplyOutcome;
+  files: (PathTextView & { action: PlanAction })[];
+  conflicts: ConflictView[];
+  error: string | null;
+  createdAt: string;
+}
