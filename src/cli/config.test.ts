@@ -20,6 +20,13 @@ describe("CLI configuration", () => {
     expect(parseCli(["--no-worker"], {})).toMatchObject({ command: "start", worker: false });
     expect(parseCli([], {})).toMatchObject({ worker: true });
   });
+  it("reads the mock-model command (a free port unless --port) and the model gateway's sources", () => {
+    expect(parseCli(["mock-model"], { INVARIANT_PORT: "5000" })).toMatchObject({ command: "mock-model", port: 0, host: "127.0.0.1", scriptsDir: null });
+    expect(parseCli(["mock-model", "--port", "7000", "--scripts", "/s"], {})).toMatchObject({ port: 7000, scriptsDir: "/s" });
+    expect(parseCli([], {}).modelGateway).toEqual({ openaiApiKey: null, codexHome: path.join(os.homedir(), ".codex"), upstreamBaseUrl: "https://api.openai.com/v1" });
+    expect(parseCli([], { OPENAI_API_KEY: " sk-x ", CODEX_HOME: "/ch", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }).modelGateway).toEqual({ openaiApiKey: "sk-x", codexHome: "/ch", upstreamBaseUrl: "http://127.0.0.1:9/v1" });
+    expect(() => parseCli([], { OPENAI_BASE_URL: "not a url" })).toThrow(/OPENAI_BASE_URL must be a URL/);
+  });
   it("explains bad input", () => {
     expect(() => parseCli(["--port", "abc"], {})).toThrow(UsageError);
     expect(() => parseCli(["--port", "70000"], {})).toThrow(/0..65535/);

@@ -20,6 +20,9 @@ const envSchema = z.object({
   INVARIANT_WORKER_CONCURRENCY: z.string().regex(/^\d+$/, "INVARIANT_WORKER_CONCURRENCY must be a whole number").optional(),
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.url({ error: "OPENAI_BASE_URL must be a URL such as https://api.openai.com/v1" }).optional(),
+  CODEX_HOME: z.string().min(1).optional(),
 });
 
 const launchSchema = z.object({
@@ -43,6 +46,10 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   /** --project (id, name or host path) and --command, for `environment` */
   project: string | null;
   shellCommand: string | null;
+  /** --scripts, for `mock-model` (null: the scripts shipped in the package) */
+  scriptsDir: string | null;
+  /** For the model gateway: the real credential's sources and the upstream API. Never log these. */
+  modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string };
 };
 
 export class UsageError extends Error {}
@@ -71,6 +78,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
         json: { type: "boolean", default: false },
         project: { type: "string" },
         command: { type: "string" },
+        scripts: { type: "string" },
         child: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", short: "v", default: false },
@@ -80,7 +88,9 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}. Run invariant-web --help for usage.`);
   }
   const { values, positionals } = parsed;
-  const portText = values.port ?? env.INVARIANT_PORT;
+  const command = positionals[0] ?? "start";
+  // The mock model is not the dashboard: without --port it takes a free port, never INVARIANT_PORT.
+  const portText = command === "mock-model" ? (values.port ?? "0") : (values.port ?? env.INVARIANT_PORT);
   const port = portText === undefined ? DEFAULT_PORT : Number(portText);
   if (!Number.isInteger(port)) throw new UsageError(`--port must be a port number, got "${portText}".`);
   const concurrencyText = values.concurrency ?? env.INVARIANT_WORKER_CONCURRENCY;
@@ -100,12 +110,18 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
   return {
     ...result.data,
-    command: positionals[0] ?? "start",
+    command,
     positionals: positionals.slice(1),
     help: values.help,
     version: values.version,
     project: values.project ?? null,
     shellCommand: values.command ?? null,
+    scriptsDir: values.scripts === undefined ? null : path.resolve(values.scripts),
+    modelGateway: {
+      openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
+      codexHome: path.resolve(env.CODEX_HOME ?? path.join(os.homedir(), ".codex")),
+      upstreamBaseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1",
+    },
   };
 }
 
@@ -119,6 +135,9 @@ Usage:
   invariant-web environment prepare --project P [--command "..."]
                                      build a project's environment (or a new version by running a
                                      command in the active one) through the running dashboard
+  invariant-web mock-model [--port N] [--host ADDR] [--scripts DIR]
+                                     serve a scripted local Responses API (POST /v1/responses) for
+                                     offline runs, tests and demos; the request's model names the script
 
 Options:
   --port N            port to listen on (default ${DEFAULT_PORT}; env INVARIANT_PORT; 0 picks a free port)
@@ -131,6 +150,7 @@ Options:
   --json              machine-readable output (doctor, environment list)
   --project P         a project's id, name or directory
   --command "..."     a shell command to run in the active environment version
+  --scripts DIR       mock-model scripts (<model>.json; default: the package's mock-scripts/)
   -h, --help          show this help
   -v, --version       print the version
 `;

@@ -45,6 +45,11 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exit(await runEnvironmentCommand(config));
       return;
     }
+    case "mock-model": {
+      const { runMockModelCommand } = await import("./mock-model-command");
+      await runMockModelCommand({ config, root });
+      return;
+    }
     default:
       process.stderr.write(`invariant-web: unknown command "${config.command}".\n\n${USAGE}`);
       process.exit(2);
