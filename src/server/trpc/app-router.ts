@@ -12,7 +12,7 @@ export const appRouter = router({
   system: systemRouter,
   snapshots: snapshotsRouter,
   workspaces: workspacesRouter,
-  apply: applyRouter,
+  applies: applyRouter, // "apply" is reserved by tRPC (Function.prototype.apply)
 });
 
 export type AppRouter = typeof appRouter;
