@@ -23,12 +23,12 @@ import { checkParents, compareState, currentState, targetBytes, type Conflict } 
  * Every filesystem call of step 2 and 3 goes through `ApplyFs`, so tests can make one fail.
  */
 export interface ApplyFs {
-  mkdir(dir: Buffer): Promise<void>;
-  rmdir(dir: Buffer): Promise<void>;
-  rename(from: Buffer | string, to: Buffer | string): Promise<void>;
-  link(existing: string, newPath: Buffer): Promise<void>;
-  unlink(file: Buffer | string): Promise<void>;
-  symlink(target: Buffer, file: Buffer): Promise<void>;
+  mkdir: (dir: Buffer) => Promise<void>;
+  rmdir: (dir: Buffer) => Promise<void>;
+  rename: (from: Buffer | string, to: Buffer | string) => Promise<void>;
+  link: (existing: string, newPath: Buffer) => Promise<void>;
+  unlink: (file: Buffer | string) => Promise<void>;
+  symlink: (target: Buffer, file: Buffer) => Promise<void>;
 }
 
 export const nodeApplyFs: ApplyFs = {
