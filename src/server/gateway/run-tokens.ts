@@ -1,0 +1,85 @@
+import { createHash, randomBytes } from "node:crypto";
+import { addUsage, totalTokens, ZERO_USAGE, type TokenUsage } from "../agents/token-usage";
+
+/**
+ * Per-run tokens, usage and budgets of the model gateway (no I/O). A token is stored only as its
+ * SHA-256, so lookups do not compare secrets byte by byte and a heap dump holds no usable token.
+ */
+export interface RunRecord {
+  runId: string;
+  tokenHash: string | null;
+  budgetTokens: number | null;
+  usage: TokenUsage;
+  budgetExceeded: boolean;
+  /** The last thing that went wrong upstream for this run ("HTTP 500: …"), redacted. */
+  lastUpstreamError: string | null;
+  /** Aborts for the run's in-flight requests (revoke ends them). */
+  inFlight: Set<() => void>;
+}
+
+export const RUN_TOKEN_PREFIX = "iwrun_";
+
+function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export function createRunTokens() {
+  const runs = new Map<string, RunRecord>();
+  const byHash = new Map<string, string>();
+
+  function dropToken(run: RunRecord): void {
+    if (run.tokenHash) byHash.delete(run.tokenHash);
+    run.tokenHash = null;
+  }
+
+  return {
+    /**
+     * A fresh random token for the run. Issuing again for the same run replaces its token (the old one
+     * stops working) and its budget; usage so far is kept.
+     */
+    issue(options: { runId: string; budgetTokens?: number | null }): string {
+      const token = `${RUN_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+      const run = runs.get(options.runId) ?? { runId: options.runId, tokenHash: null, budgetTokens: null, usage: ZERO_USAGE, budgetExceeded: false, lastUpstreamError: null, inFlight: new Set() };
+      dropToken(run);
+      run.tokenHash = hashToken(token);
+      run.budgetTokens = options.budgetTokens ?? null;
+      run.budgetExceeded = run.budgetTokens !== null && totalTokens(run.usage) >= run.budgetTokens;
+      runs.set(options.runId, run);
+      byHash.set(run.tokenHash, options.runId);
+      return token;
+    },
+    /** The live run a token belongs to, or null (unknown or revoked). */
+    lookup(token: string): RunRecord | null {
+      const runId = byHash.get(hashToken(token));
+      return runId === undefined ? null : (runs.get(runId) ?? null);
+    },
+    /** Ends the run's token and aborts its in-flight requests; its usage stays readable. */
+    revoke(runId: string): void {
+      const run = runs.get(runId);
+      if (!run) return;
+      dropToken(run);
+      for (const abort of [...run.inFlight]) abort();
+      run.inFlight.clear();
+    },
+    forget(runId: string): void {
+      this.revoke(runId);
+      runs.delete(runId);
+    },
+    get(runId: string): RunRecord | null {
+      return runs.get(runId) ?? null;
+    },
+    /** Adds a response's usage; returns the new total and whether this addition crossed the budget. */
+    record(runId: string, usage: TokenUsage): { total: TokenUsage; crossedBudget: boolean } | null {
+      const run = runs.get(runId);
+      if (!run) return null;
+      run.usage = addUsage(run.usage, usage);
+      const crossedBudget = !run.budgetExceeded && run.budgetTokens !== null && totalTokens(run.usage) >= run.budgetTokens;
+      if (crossedBudget) run.budgetExceeded = true;
+      return { total: run.usage, crossedBudget };
+    },
+    runCount(): number {
+      return runs.size;
+    },
+  };
+}
+export type RunTokens = ReturnType<typeof createRunTokens>;
