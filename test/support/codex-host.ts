@@ -3,6 +3,7 @@ import fs from "node:fs";
 import type { Readable } from "node:stream";
 import { locateCodexBinary } from "../../src/server/agents/codex-binary";
 import { createCodexEventParser, type CodexEvent, type CodexRunState } from "../../src/server/agents/codex-events";
+import type { TokenUsage } from "../../src/server/agents/token-usage";
 
 /** Everything a test needs to know about one `codex exec --json` run on this host. */
 export interface HostCodexRun {
@@ -31,6 +32,8 @@ export async function runCodexOnHost(options: {
   codexHome: string;
   home: string;
   resumeThreadId?: string;
+  /** For a resumed thread: its usage so far (Codex reports thread totals). */
+  threadUsageBefore?: TokenUsage;
   timeoutMs?: number;
 }): Promise<HostCodexRun> {
   const codex = locateCodexBinary();
@@ -47,7 +50,7 @@ export async function runCodexOnHost(options: {
     env: { PATH, HOME: options.home, CODEX_HOME: options.codexHome, GW_TOKEN: options.token, LANG: "C.UTF-8" },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const parser = createCodexEventParser();
+  const parser = createCodexEventParser({ threadUsageBefore: options.threadUsageBefore });
   const events: CodexEvent[] = [];
   let stdout = "";
   let stderr = "";
