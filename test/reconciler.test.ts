@@ -33,7 +33,8 @@ describe("reconciler", () => {
     // a ready version 1, built by a first worker
     const first = startWorkerProcess();
     const v1 = await web.services.environments.prepare(projectId);
-    expect((await waitUntilBuilt(web, v1.id)).status).toBe("ready");
+    const built = await waitUntilBuilt(web, v1.id);
+    expect(built.status, built.error ?? "").toBe("ready");
     // a long command on version 1, then the worker dies with SIGKILL
     const v2 = await web.services.environments.prepareWithCommand(projectId, "echo started; sleep 600");
     await expect.poll(async () => (await containersOf(v2.id)).length, { timeout: 60_000 }).toBe(1);

@@ -22,7 +22,7 @@ export interface ReconcileReport {
 
 function ownerGone(container: ContainerSummary, deps: ReconcilerDeps, live: Set<string>): string | null {
   const owner = container.labels[LABEL.worker];
-  if (!owner) return "it has no owning worker";
+  if (!owner) return null; // not started by a worker (e.g. a probe); not ours to judge
   if (owner === deps.self.id) return deps.active.has(container.id) ? null : "this worker is not running it any more";
   if (container.labels[LABEL.workerHost] === deps.self.host) {
     const pid = Number(container.labels[LABEL.workerPid]);
