@@ -48,6 +48,8 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   shellCommand: string | null;
   /** --scripts, for `mock-model` (null: the scripts shipped in the package) */
   scriptsDir: string | null;
+  /** --yes, for `apply`: apply the plan just shown instead of only showing it */
+  yes: boolean;
   /** For the model gateway: the real credential's sources and the upstream API. Never log these. */
   modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string };
 };
@@ -79,6 +81,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
         project: { type: "string" },
         command: { type: "string" },
         scripts: { type: "string" },
+        yes: { type: "boolean", short: "y", default: false },
         child: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", short: "v", default: false },
@@ -117,6 +120,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     project: values.project ?? null,
     shellCommand: values.command ?? null,
     scriptsDir: values.scripts === undefined ? null : path.resolve(values.scripts),
+    yes: values.yes,
     modelGateway: {
       openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
       codexHome: path.resolve(env.CODEX_HOME ?? path.join(os.homedir(), ".codex")),
@@ -135,6 +139,9 @@ Usage:
   invariant-web environment prepare --project P [--command "..."]
                                      build a project's environment (or a new version by running a
                                      command in the active one) through the running dashboard
+  invariant-web apply WORKSPACE [--yes] [--json]
+                                     show the plan that applies a workspace's changes to its
+                                     project (and its conflicts); with --yes, apply it all-or-nothing
   invariant-web mock-model [--port N] [--host ADDR] [--scripts DIR]
                                      serve a scripted local Responses API (POST /v1/responses) for
                                      offline runs, tests and demos; the request's model names the script
@@ -147,10 +154,11 @@ Options:
   --concurrency N     jobs a worker runs at once (env INVARIANT_WORKER_CONCURRENCY)
   --no-open           do not open a browser
   --no-worker         start no worker child (workers join separately, e.g. with Docker Compose)
-  --json              machine-readable output (doctor, environment list)
+  --json              machine-readable output (doctor, environment list, apply)
   --project P         a project's id, name or directory
   --command "..."     a shell command to run in the active environment version
   --scripts DIR       mock-model scripts (<model>.json; default: the package's mock-scripts/)
+  -y, --yes           apply: apply the plan shown (refused as a whole if anything conflicts)
   -h, --help          show this help
   -v, --version       print the version
 `;

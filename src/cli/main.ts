@@ -45,6 +45,11 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exit(await runEnvironmentCommand(config));
       return;
     }
+    case "apply": {
+      const { runApplyCommand } = await import("./apply-command");
+      process.exit(await runApplyCommand({ config, root }));
+      return;
+    }
     case "mock-model": {
       const { runMockModelCommand } = await import("./mock-model-command");
       await runMockModelCommand({ config, root });
