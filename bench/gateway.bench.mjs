@@ -1,0 +1,115 @@
+// Model gateway throughput: the ~1 MB `big-response` mock-model stream fetched through the gateway
+// (token check, key swap, SSE metering, pipe) vs straight from the mock model, interleaved in one run.
+// The mock model and the gateway each run in their own process, as in production (the gateway lives
+// in the worker); the client keeps connections alive on all paths. For scale, the same run also
+// measures a bare Node.js pipe proxy (no checks, no metering): the floor for any extra HTTP hop.
+import http from "node:http";
+import path from "node:path";
+import { importSource } from "./bundle.mjs";
+import { median, ROOT, startProcess, writeResult } from "./lib.mjs";
+
+const KEY = "sk-bench-not-a-real-key";
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const role = process.argv[2];
+
+async function serveForever(close) {
+  await new Promise((resolve) => {
+    process.once("SIGTERM", resolve);
+    process.once("SIGINT", resolve);
+  });
+  await close();
+}
+
+if (role === "serve-mock") {
+  const { startMockModel } = await importSource("src/server/mock-model/mock-model-server.ts");
+  const mock = await startMockModel({ scriptsDir: path.join(ROOT, "mock-scripts"), apiKey: KEY });
+  console.log(mock.url);
+  await serveForever(() => mock.close());
+} else if (role === "serve-gateway") {
+  const { startModelGateway } = await importSource("src/server/gateway/model-gateway.ts");
+  const gateway = await startModelGateway({ upstreamBaseUrl: process.argv[3], credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
+  console.log(`${gateway.url} ${gateway.issueRunToken({ runId: "bench" })}`);
+  await serveForever(() => gateway.close());
+} else if (role === "serve-bare-proxy") {
+  const upstream = new URL(process.argv[3]);
+  const agent = new http.Agent({ keepAlive: true });
+  const server = http.createServer((req, res) => {
+    const forward = http.request({ host: upstream.hostname, port: upstream.port, path: upstream.pathname + req.url.slice("/v1".length), method: req.method, headers: { ...req.headers, host: upstream.host }, agent }, (upstreamRes) => {
+      res.writeHead(upstreamRes.statusCode, upstreamRes.headers);
+      upstreamRes.pipe(res);
+    });
+    req.pipe(forward);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  console.log(`http://127.0.0.1:${server.address().port}/v1`);
+  await serveForever(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    agent.destroy();
+  });
+} else {
+  const firstLine = async (proc) => {
+    const deadline = Date.now() + 30_000;
+    while (!proc.stdout().includes("\n")) {
+      if (Date.now() > deadline || proc.child.exitCode !== null) throw new Error(`server did not start: ${proc.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return proc.stdout().split("\n")[0].trim();
+  };
+  const self = path.join(ROOT, "bench", "gateway.bench.mjs");
+  const mockProc = startProcess(process.execPath, [self, "serve-mock"]);
+  const mockUrl = await firstLine(mockProc);
+  const gatewayProc = startProcess(process.execPath, [self, "serve-gateway", mockUrl]);
+  const [gatewayUrl, token] = (await firstLine(gatewayProc)).split(" ");
+  const bareProc = startProcess(process.execPath, [self, "serve-bare-proxy", mockUrl]);
+  const bareUrl = await firstLine(bareProc);
+  const agent = new http.Agent({ keepAlive: true });
+  const body = JSON.stringify({ model: "big-response", stream: true, input: [] });
+
+  const fetchAll = (baseUrl, bearer) =>
+    new Promise((resolve, reject) => {
+      const began = performance.now();
+      const req = http.request(`${baseUrl}/responses`, { method: "POST", agent, headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+        let bytes = 0;
+        res.on("data", (chunk) => (bytes += chunk.length));
+        res.on("end", () => (res.statusCode === 200 ? resolve({ ms: performance.now() - began, bytes }) : reject(new Error(`HTTP ${res.statusCode}`))));
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+
+  try {
+    for (let i = 0; i < 5; i++) {
+      await fetchAll(mockUrl, KEY);
+      await fetchAll(gatewayUrl, token);
+      await fetchAll(bareUrl, KEY);
+    }
+    const direct = [];
+    const through = [];
+    const bare = [];
+    let bytes = 0;
+    for (let i = 0; i < RUNS; i++) {
+      direct.push((await fetchAll(mockUrl, KEY)).ms);
+      const viaGateway = await fetchAll(gatewayUrl, token);
+      through.push(viaGateway.ms);
+      bytes = viaGateway.bytes;
+      bare.push((await fetchAll(bareUrl, KEY)).ms);
+    }
+    const value = Number(median(through).toFixed(2));
+    const baseline = Number(median(direct).toFixed(2));
+    const bareMs = Number(median(bare).toFixed(2));
+    writeResult({
+      name: "gateway-stream-1mb",
+      unit: "ms",
+      value,
+      baseline,
+      notes: `median of ${RUNS}, interleaved: POST /v1/responses streaming ${(bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering, piped) vs directly from the mock model; ${((bytes / 1e6) / (value / 1000)).toFixed(0)} MB/s through the gateway. A bare Node.js pipe proxy (no checks, no metering) takes ${bareMs} ms (${(bareMs / baseline).toFixed(2)}×): the cost of the extra hop itself. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
+    });
+  } finally {
+    agent.destroy();
+    await bareProc.stop();
+    await gatewayProc.stop();
+    await mockProc.stop();
+  }
+}
