@@ -58,7 +58,48 @@ export const environmentFinishedEvent = z.object({
   }),
 });
 
-export const invariantEventSchema = z.discriminatedUnion("type", [workerOnlineEvent, workerOfflineEvent, environmentStartedEvent, environmentLogEvent, environmentFinishedEvent]);
+const usage = z.object({ inputTokens: z.number(), cachedInputTokens: z.number(), outputTokens: z.number(), reasoningTokens: z.number() });
+
+export const agentStartedEvent = z.object({
+  ...base,
+  type: z.literal("agent.started"),
+  projectId: z.string(),
+  data: z.object({ runId: z.string(), containerId: z.string(), harness: z.enum(["codex", "command"]), harnessVersion: z.string().nullable() }),
+});
+
+/** Parsed Codex events of a run (src/server/agents/codex-events.ts), batched by the worker. */
+export const agentEventsEvent = z.object({
+  ...base,
+  type: z.literal("agent.events"),
+  projectId: z.string(),
+  data: z.object({ runId: z.string(), events: z.array(z.record(z.string(), z.unknown())) }),
+});
+
+export const agentFinishedEvent = z.object({
+  ...base,
+  type: z.literal("agent.finished"),
+  projectId: z.string(),
+  data: z.object({
+    runId: z.string(),
+    status: z.enum(["succeeded", "failed", "stopped"]),
+    reason: z.string().nullable(),
+    threadId: z.string().nullable(),
+    agentSeconds: z.number(),
+    usage: usage.nullable(),
+    harnessVersion: z.string().nullable(),
+  }),
+});
+
+export const invariantEventSchema = z.discriminatedUnion("type", [
+  workerOnlineEvent,
+  workerOfflineEvent,
+  environmentStartedEvent,
+  environmentLogEvent,
+  environmentFinishedEvent,
+  agentStartedEvent,
+  agentEventsEvent,
+  agentFinishedEvent,
+]);
 export type InvariantEvent = z.infer<typeof invariantEventSchema>;
 export type InvariantEventType = InvariantEvent["type"];
 

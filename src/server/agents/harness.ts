@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { reasoningEffortSchema } from "../../shared/project-schemas";
+
+/** Where things live inside an agent container. */
+export const CONTAINER_PATHS = {
+  workspace: "/workspace",
+  codexHome: "/run/invariant/codex-home",
+  gatewaySocket: "/run/invariant/gateway.sock",
+  bridgeDir: "/opt/invariant/bridge",
+} as const;
+export const BRIDGE_PORT = 8787;
+
+export const codexHarnessSchema = z.object({
+  kind: z.literal("codex"),
+  model: z.string().min(1),
+  reasoningEffort: reasoningEffortSchema,
+  instructions: z.string().default(""),
+  /** Extra `-c key=value` overrides, passed through to Codex as given. */
+  overrides: z.array(z.string().regex(/^[\w.-]+=.+$/s, "Overrides look like key=value")).default([]),
+});
+
+export const commandHarnessSchema = z.object({
+  kind: z.literal("command"),
+  /** Any agent CLI as a shell command line; the task is in $INVARIANT_TASK and on stdin. */
+  command: z.string().min(1),
+});
+
+export const harnessSchema = z.discriminatedUnion("kind", [codexHarnessSchema, commandHarnessSchema]);
+export type Harness = z.infer<typeof harnessSchema>;
+
+/** Single-quotes a string for sh. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'"'"'`)}'`;
+}
+
+function tomlString(value: string): string {
+  return JSON.stringify(value); // a TOML basic string is JSON-compatible for these characters
+}
+
+/** The `codex exec` argument list for a configuration (a new thread, or `resume` of an earlier one). */
+export function codexArguments(options: { harness: z.infer<typeof codexHarnessSchema>; prompt: string; resumeThreadId?: string | null }): string[] {
+  const { harness } = options;
+  const provider = `model_providers.gw={ name="invariant-gateway", base_url=${tomlString(`http://127.0.0.1:${BRIDGE_PORT}/v1`)}, env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
+  const prompt = harness.instructions.trim() ? `${harness.instructions.trim()}\n\n${options.prompt}` : options.prompt;
+  const flags = [
+    "--json",
+    "--skip-git-repo-check",
+    "--dangerously-bypass-approvals-and-sandbox",
+    "-m",
+    harness.model,
+    "-c",
+    `model_reasoning_effort=${tomlString(harness.reasoningEffort)}`,
+    "-c",
+    provider,
+    "-c",
+    'model_provider="gw"',
+    ...harness.overrides.flatMap((override) => ["-c", override]),
+  ];
+  return options.resumeThreadId ? ["codex", "exec", ...flags, "resume", options.resumeThreadId, prompt] : ["codex", "exec", ...flags, prompt];
+}
+
+/**
+ * The container's shell script: start the loopback bridge to the gateway socket, wait until it
+ * listens, then run the agent. The container is the sandbox (Codex's own sandbox is bypassed).
+ */
+export function agentScript(options: { harness: Harness; prompt: string; resumeThreadId?: string | null }): string {
+  const ready = "/tmp/.invariant-bridge-ready";
+  const bridge = [
+    `command -v node >/dev/null || { echo "invariant: this image has no node, which the gateway bridge needs; use an image with Node.js (the default base image has it)" >&2; exit 97; }`,
+    `node ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.cjs ${BRIDGE_PORT} ${CONTAINER_PATHS.gatewaySocket} ${ready} &`,
+    `i=0; while [ ! -e ${ready} ]; do i=$((i+1)); [ $i -gt 500 ] && { echo "invariant: the gateway bridge did not start" >&2; exit 98; }; sleep 0.01; done`,
+  ];
+  const run =
+    options.harness.kind === "codex"
+      ? `exec ${codexArguments({ harness: options.harness, prompt: options.prompt, resumeThreadId: options.resumeThreadId ?? null }).map(shellQuote).join(" ")} </dev/null`
+      : `printf '%s' "$INVARIANT_TASK" | sh -c ${shellQuote(options.harness.command)}`;
+  return ["set -u", ...bridge, run].join("\n");
+}
