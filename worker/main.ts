@@ -9,6 +9,10 @@ import { HEARTBEAT_INTERVAL_MS, removeHeartbeat, writeHeartbeat, type WorkerInfo
 import { registerJob, type RegisteredJob } from "./job-handler";
 import { createSelfcheckHandler } from "./jobs/selfcheck";
 import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./jobs/environment";
+import { createAgentRunHandler } from "./jobs/agent";
+import { startGatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
+import path from "node:path";
+import { packageRoot } from "../src/cli/package-info";
 import { locateCodexBinary } from "../src/server/agents/codex-binary";
 import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
 import { listWorkers } from "../src/server/system/worker-registry";
@@ -19,6 +23,8 @@ export interface WorkerOptions {
   concurrency: number;
   version: string;
   log: (message: string) => void;
+  /** The model gateway's credential sources and upstream (see docs/agents.md). */
+  modelGateway: ModelGatewayConfig;
   /** How often the reconciler looks for orphaned containers (ms). */
   reconcileEveryMs?: number;
 }
@@ -48,11 +54,25 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const context = { workerId: info.id, log: options.log };
   const active = new Set<string>();
   const publish = (event: EventInput) => publishEvent(redis, event);
+  const gatewayHost = await startGatewayHost({ config: options.modelGateway, dataDir: options.dataDir, workerId: info.id, log: options.log });
+  const codex = locateCodexBinary();
   const handlers = new Map<string, RegisteredJob>();
   for (const job of [
     registerJob(createSelfcheckHandler({ runtime, dataDir: options.dataDir, redisUrl: options.redisUrl })),
-    registerJob(createPrepareEnvironmentHandler({ runtime, codex: locateCodexBinary(), publish, worker: { id: info.id, host: info.host, pid: info.pid }, active })),
+    registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker: { id: info.id, host: info.host, pid: info.pid }, active })),
     registerJob(createRemoveImageHandler({ runtime })),
+    registerJob(
+      createAgentRunHandler({
+        runtime,
+        gateway: gatewayHost.gateway,
+        gatewaySocketPath: gatewayHost.socket.path,
+        bridgeDir: path.join(packageRoot(), "assets"),
+        publish,
+        worker: { id: info.id, host: info.host, pid: info.pid },
+        active,
+        codexVersion: codex?.version ?? null,
+      }),
+    ),
   ]) {
     handlers.set(job.name, job);
   }
@@ -113,6 +133,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         await Promise.race([worker.close(), new Promise<void>((resolve) => (forced = setTimeout(resolve, 5_000)))]);
         clearTimeout(forced);
         await worker.close(true);
+        await gatewayHost.close();
         await removeHeartbeat(redis, info.id);
         await publishEvent(redis, { type: "worker.offline", workerId: info.id, data: { host: info.host, pid: info.pid, reason } });
         await redis.quit();

@@ -1,6 +1,7 @@
 import { type Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { migratedDb, redisUrlFor } from "../test/support/temp";
+import { migratedDb, redisUrlFor, tempDir } from "../test/support/temp";
+import { unusedModelGateway } from "../test/support/agent-image";
 import { createAppServices, type AppServices } from "../src/server/app-services";
 import type { Db } from "../src/server/db/client";
 import { EVENT_STREAM_KEY } from "../src/server/events/event-stream";
@@ -31,7 +32,7 @@ describe("worker through Redis", () => {
 
   it("announces itself with a heartbeat and an online event", async () => {
     await expect(services.system.selfcheck()).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
-    worker = await startWorker({ redisUrl: REDIS_URL, dataDir, concurrency: 2, version: "test", log: () => undefined });
+    worker = await startWorker({ redisUrl: REDIS_URL, dataDir, concurrency: 2, version: "test", modelGateway: unusedModelGateway(tempDir("codex-home")), log: () => undefined });
     const workers = await services.system.workers();
     expect(workers).toEqual([expect.objectContaining({ id: worker.info.id, pid: process.pid, concurrency: 2, version: "test" })]);
     const entries = await redis.xrange(EVENT_STREAM_KEY, "-", "+");

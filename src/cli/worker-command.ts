@@ -9,7 +9,7 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
   if (!config.redisUrl) {
     throw new Error(`A standalone worker needs the dashboard's Redis: pass --redis-url (env REDIS_URL). ${config.child ? "" : `For a private Redis, start invariant-web itself.`}`);
   }
-  const worker = await startWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, concurrency: config.concurrency, version: options.version, log });
+  const worker = await startWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, concurrency: config.concurrency, version: options.version, modelGateway: config.modelGateway, log });
   const stop = (reason: string) => {
     // never linger: if a graceful stop hangs, exit anyway (the reconciler cleans up what is left)
     setTimeout(() => process.exit(1), 20_000).unref();

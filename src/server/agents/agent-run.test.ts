@@ -4,8 +4,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../../../test/support/temp";
-import { BASE_IMAGE } from "../../../test/support/environment-harness";
-import { prepareEnvironment } from "../environments/environment-builder";
+import { AGENT_IMAGE, ensureAgentImage } from "../../../test/support/agent-image";
 import type { EventInput } from "../events/event-stream";
 import { startModelGateway, type ModelGateway } from "../gateway/model-gateway";
 import { startMockModel, type MockModelRequest, type MockModelServer } from "../mock-model/mock-model-server";
@@ -21,7 +20,7 @@ import { startGatewaySocket, type GatewaySocket } from "./gateway-socket";
  */
 const KEY = "sk-test-RECOGNISABLE-123";
 const ROOT = path.resolve(import.meta.dirname, "..", "..", "..");
-const IMAGE = "invariant-test/agent:codex";
+const IMAGE = AGENT_IMAGE;
 const runtime = createDockerRuntime();
 const codex = locateCodexBinary();
 
@@ -69,13 +68,7 @@ function input(overrides: Partial<AgentRunInput> & { model: string }): AgentRunI
 }
 
 beforeAll(async () => {
-  if (!(await runtime.inspectImage(IMAGE))) {
-    const built = await prepareEnvironment(
-      { runtime, codex, publish: () => Promise.resolve(), worker: { id: "test-worker", host: "test-host", pid: process.pid }, active: new Set() },
-      { projectId: "p-agent", versionId: "agent-image", kind: "base", fromImage: BASE_IMAGE, command: null, repository: "invariant-test/agent", tag: "codex", network: "none", limits: { cpus: 2, memoryBytes: 2 * 1024 ** 3, swapBytes: 0, pids: 512 }, timeoutMs: 300_000 },
-    );
-    if (built.status !== "ready") throw new Error("could not build the agent test image");
-  }
+  await ensureAgentImage(runtime);
   listener = net.createServer((c) => c.end("you reached the host\n"));
   await new Promise<void>((resolve) => listener.listen(0, "0.0.0.0", () => resolve()));
   listenerPort = (listener.address() as net.AddressInfo).port;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { BASE_IMAGE, dockerInspect, dockerRun, startWebSide, tempDir, waitUntilBuilt, type WebSide } from "../../../test/support/environment-harness";
 import { startWorker, type RunningWorker } from "../../../worker/main";
+import { unusedModelGateway } from "../../../test/support/agent-image";
 
 let web: WebSide;
 let worker: RunningWorker;
@@ -8,7 +9,7 @@ let projectId: string;
 
 beforeAll(async () => {
   web = await startWebSide({ redisBase: inject("redisUrl"), redisDb: 5 });
-  worker = await startWorker({ redisUrl: web.redisUrl, dataDir: web.dataDir, concurrency: 2, version: "test", log: () => undefined });
+  worker = await startWorker({ redisUrl: web.redisUrl, dataDir: web.dataDir, concurrency: 2, version: "test", modelGateway: unusedModelGateway(tempDir("codex-home")), log: () => undefined });
   projectId = (await web.services.projects.add({ hostPath: tempDir("env-project") })).id;
   await web.services.projects.update({ id: projectId, settings: { cpus: 1, memoryBytes: 512 * 1024 * 1024, pids: 256 } });
 });

@@ -25,8 +25,9 @@ function ownerGone(container: ContainerSummary, deps: ReconcilerDeps, live: Set<
   if (!owner) return null; // not started by a worker (e.g. a probe); not ours to judge
   if (owner === deps.self.id) return deps.active.has(container.id) ? null : "this worker is not running it any more";
   if (container.labels[LABEL.workerHost] === deps.self.host) {
+    // on this host the process table is the truth (another invariant-web with its own Redis may own it)
     const pid = Number(container.labels[LABEL.workerPid]);
-    if (!Number.isInteger(pid) || !deps.isProcessAlive(pid)) return `its worker (pid ${container.labels[LABEL.workerPid] ?? "?"} on this host) is gone`;
+    return Number.isInteger(pid) && deps.isProcessAlive(pid) ? null : `its worker (pid ${container.labels[LABEL.workerPid] ?? "?"} on this host) is gone`;
   }
   return live.has(owner) ? null : `its worker ${owner} stopped sending heartbeats`;
 }

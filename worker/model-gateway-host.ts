@@ -1,0 +1,42 @@
+import fs from "node:fs";
+import path from "node:path";
+import { stopRunForBudget } from "../src/server/agents/agent-run";
+import { startGatewaySocket, type GatewaySocket } from "../src/server/agents/gateway-socket";
+import { resolveGatewayCredential } from "../src/server/gateway/gateway-credentials";
+import { startModelGateway, type ModelGateway } from "../src/server/gateway/model-gateway";
+
+export interface ModelGatewayConfig {
+  openaiApiKey: string | null;
+  codexHome: string;
+  upstreamBaseUrl: string;
+}
+
+export interface GatewayHost {
+  gateway: ModelGateway;
+  socket: GatewaySocket;
+  close(): Promise<void>;
+}
+
+/**
+ * The worker's model gateway: loopback HTTP plus the unix socket agent containers reach it through.
+ * The credential is resolved at the first model request, so a worker without one still runs other jobs.
+ */
+export async function startGatewayHost(options: { config: ModelGatewayConfig; dataDir: string; workerId: string; log: (line: string) => void }): Promise<GatewayHost> {
+  const gateway = await startModelGateway({
+    upstreamBaseUrl: options.config.upstreamBaseUrl,
+    credential: () => resolveGatewayCredential({ openaiApiKey: options.config.openaiApiKey, codexHome: options.config.codexHome }),
+    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) => stopRunForBudget(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
+    log: options.log,
+  });
+  let socketPath = path.join(options.dataDir, "gateway", `${options.workerId}.sock`);
+  if (Buffer.byteLength(socketPath) > 100) socketPath = path.join(fs.mkdtempSync("/tmp/invariant-gateway-"), "gateway.sock");
+  const socket = await startGatewaySocket({ socketPath, gatewayPort: gateway.port });
+  return {
+    gateway,
+    socket,
+    async close() {
+      await socket.close();
+      await gateway.close();
+    },
+  };
+}
