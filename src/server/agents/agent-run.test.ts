@@ -10,7 +10,7 @@ import { startModelGateway, type ModelGateway } from "../gateway/model-gateway";
 import { startMockModel, type MockModelRequest, type MockModelServer } from "../mock-model/mock-model-server";
 import { LABEL } from "../runtime/container-spec";
 import { createDockerRuntime } from "../runtime/docker-runtime";
-import { runAgent, type AgentRunDeps, type AgentRunInput } from "./agent-run";
+import { runAgent, stopRunForBudget, type AgentRunDeps, type AgentRunInput } from "./agent-run";
 import { locateCodexBinary } from "./codex-binary";
 import { startGatewaySocket, type GatewaySocket } from "./gateway-socket";
 
@@ -75,6 +75,7 @@ beforeAll(async () => {
   mock = await startMockModel({
     scriptsDir: path.join(ROOT, "mock-scripts"),
     scripts: {
+      budgeted: { usage: { inputTokens: 90, outputTokens: 10 }, steps: [{ kind: "run", command: "true" }, { kind: "run", command: "true" }, { kind: "run", command: "true" }, { kind: "reply", text: "never reached" }] },
       "slow-command": { usage: { inputTokens: 10, outputTokens: 1 }, steps: [{ kind: "run", command: "sleep 60" }, { kind: "reply", text: "done" }] },
       probe: {
         usage: { inputTokens: 10, outputTokens: 1 },
@@ -97,7 +98,11 @@ beforeAll(async () => {
     apiKey: KEY,
     onRequest: (request) => requests.push(request),
   });
-  gateway = await startModelGateway({ upstreamBaseUrl: mock.url, credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
+  gateway = await startModelGateway({
+    upstreamBaseUrl: mock.url,
+    credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
+    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) => stopRunForBudget(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
+  });
   socket = await startGatewaySocket({ socketPath: path.join(tempDir("gateway"), "gateway.sock"), gatewayPort: gateway.port });
 }, 300_000);
 
@@ -149,6 +154,22 @@ describe("agent runs in containers", () => {
     expect(result.outcome).toMatchObject({ status: "stopped", reason: expect.stringContaining("time limit") as unknown });
     const left = (await runtime.listManagedContainers()).filter((c) => c.labels[LABEL.project] === "p-agent" && c.labels[LABEL.role] === "agent");
     expect(left).toEqual([]);
+  });
+
+  it("stops a run past its token budget, with the reason", async () => {
+    const result = await runAgent(deps(), input({ model: "budgeted", budgetTokens: 150 }));
+    expect(result.outcome).toMatchObject({ status: "stopped", reason: expect.stringContaining("past its budget of 150") as unknown });
+    expect((result.meteredUsage?.inputTokens ?? 0) + (result.meteredUsage?.outputTokens ?? 0)).toBeGreaterThanOrEqual(150);
+  });
+
+  it("runs any agent CLI with the command harness: the task on stdin and in $INVARIANT_TASK", async () => {
+    const run = input({ model: "unused" });
+    const result = await runAgent(deps(), { ...run, harness: { kind: "command", command: "cat > /workspace/from-stdin.txt; printf '%s' \"$INVARIANT_TASK\" > /workspace/from-env.txt" }, prompt: "Fix the 'calendar' bug; $HOME stays literal." });
+    expect(result.outcome.status).toBe("succeeded");
+    expect(fs.readFileSync(path.join(run.workspacePath, "from-stdin.txt"), "utf8")).toBe("Fix the 'calendar' bug; $HOME stays literal.");
+    expect(fs.readFileSync(path.join(run.workspacePath, "from-env.txt"), "utf8")).toBe("Fix the 'calendar' bug; $HOME stays literal.");
+    const failing = await runAgent(deps(), { ...input({ model: "unused" }), harness: { kind: "command", command: "exit 3" } });
+    expect(failing.outcome).toMatchObject({ status: "failed", reason: "The agent command exited with code 3." });
   });
 
   it("keeps the key out of the container, and a none-mode container reaches only the gateway", async () => {
