@@ -5,12 +5,16 @@
 // measures a bare Node.js pipe proxy (no checks, no metering): the floor for any extra HTTP hop.
 import http from "node:http";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { importSource } from "./bundle.mjs";
 import { median, ROOT, startProcess, writeResult } from "./lib.mjs";
 
 const KEY = "sk-bench-not-a-real-key";
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const role = process.argv[2];
+
+// The parent bundles the modules (esbuild); the servers import the bundles, so no esbuild runs in them.
+const bundled = (name) => import(pathToFileURL(path.join(ROOT, "node_modules", ".cache", "invariant-bench", `${name}.mjs`)).href);
 
 async function serveForever(close) {
   await new Promise((resolve) => {
@@ -21,12 +25,12 @@ async function serveForever(close) {
 }
 
 if (role === "serve-mock") {
-  const { startMockModel } = await importSource("src/server/mock-model/mock-model-server.ts");
+  const { startMockModel } = await bundled("mock-model-server");
   const mock = await startMockModel({ scriptsDir: path.join(ROOT, "mock-scripts"), apiKey: KEY });
   console.log(mock.url);
   await serveForever(() => mock.close());
 } else if (role === "serve-gateway") {
-  const { startModelGateway } = await importSource("src/server/gateway/model-gateway.ts");
+  const { startModelGateway } = await bundled("model-gateway");
   const gateway = await startModelGateway({ upstreamBaseUrl: process.argv[3], credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
   console.log(`${gateway.url} ${gateway.issueRunToken({ runId: "bench" })}`);
   await serveForever(() => gateway.close());
@@ -56,6 +60,8 @@ if (role === "serve-mock") {
     }
     return proc.stdout().split("\n")[0].trim();
   };
+  await importSource("src/server/mock-model/mock-model-server.ts");
+  await importSource("src/server/gateway/model-gateway.ts");
   const self = path.join(ROOT, "bench", "gateway.bench.mjs");
   const mockProc = startProcess(process.execPath, [self, "serve-mock"]);
   const mockUrl = await firstLine(mockProc);

@@ -219,8 +219,7 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     forward(req, res, run, credential.apiKey, subPath);
   }
 
-  // A larger buffer per response than Node's 16 KiB default: fewer pause/resume round trips on big streams.
-  const server = http.createServer({ highWaterMark: 256 * 1024 }, (req, res) => {
+  const server = http.createServer((req, res) => {
     try {
       handle(req, res);
     } catch (error) {

@@ -47,8 +47,7 @@ export function createSseUsageMeter(handlers: SseUsageMeterHandlers) {
   }
 
   /** A complete line we decided to read (an `event:` line, or an interesting `data:` line). */
-  function finishLine(line: Buffer): void {
-    let text = line.toString("utf8");
+  function finishLine(text: string): void {
     if (text.endsWith("\r")) text = text.slice(0, -1);
     if (text.startsWith("event:")) {
       lastEvent = text.slice(6).trim();
@@ -67,6 +66,16 @@ export function createSseUsageMeter(handlers: SseUsageMeterHandlers) {
     if (head.startsWith("event:")) return true;
     if (!head.startsWith("data:")) return false;
     return INTERESTING_EVENTS.has(lastEvent) || INTERESTING_TYPE.test(head);
+  }
+
+  /** The common case, a line inside one chunk: decided and read without copying bytes. */
+  function wholeLine(chunk: Buffer, start: number, end: number): void {
+    const stop = end > start && chunk[end - 1] === 0x0d ? end - 1 : end;
+    if (stop === start) {
+      lastEvent = ""; // a blank line ends the event
+      return;
+    }
+    if (interesting(chunk.toString("utf8", start, Math.min(stop, start + HEAD_BYTES)))) finishLine(chunk.toString("utf8", start, stop));
   }
 
   function endOfLine(): void {
@@ -89,22 +98,25 @@ export function createSseUsageMeter(handlers: SseUsageMeterHandlers) {
         if (mode === "collect") {
           parts.push(chunk.subarray(pos, newline === -1 ? chunk.length : newline));
           if (newline === -1) return;
-          finishLine(Buffer.concat(parts));
+          finishLine(Buffer.concat(parts).toString("utf8"));
           pos = newline + 1;
           endOfLine();
           continue;
         }
-        // head: gather up to HEAD_BYTES of the line, then decide.
+        if (partsLength === 0 && newline !== -1) {
+          wholeLine(chunk, pos, newline);
+          pos = newline + 1;
+          continue;
+        }
+        // A line crossing chunks: gather up to HEAD_BYTES of it, then decide.
         const lineEnd = newline === -1 ? chunk.length : newline;
         const take = Math.min(lineEnd - pos, HEAD_BYTES - partsLength);
         parts.push(chunk.subarray(pos, pos + take));
         partsLength += take;
         pos += take;
         if (newline !== -1 && pos === newline) {
-          // The whole line fits in the head.
           const line = Buffer.concat(parts);
-          if (line.length === 0 || (line.length === 1 && line[0] === 0x0d)) lastEvent = "";
-          else if (interesting(line.toString("utf8"))) finishLine(line);
+          wholeLine(line, 0, line.length);
           pos = newline + 1;
           endOfLine();
           continue;
@@ -115,7 +127,11 @@ export function createSseUsageMeter(handlers: SseUsageMeterHandlers) {
       }
     },
     end(): void {
-      if (mode !== "skip" && parts.length > 0) finishLine(Buffer.concat(parts));
+      if (mode === "collect") finishLine(Buffer.concat(parts).toString("utf8"));
+      else if (mode === "head" && partsLength > 0) {
+        const line = Buffer.concat(parts);
+        wholeLine(line, 0, line.length);
+      }
       endOfLine();
     },
   };
