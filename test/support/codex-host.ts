@@ -47,7 +47,8 @@ export async function runCodexOnHost(options: {
   args.push(options.prompt);
   const child: ChildProcessByStdio<null, Readable, Readable> = spawn(codex.path, args, {
     cwd: options.cwd,
-    env: { PATH, HOME: options.home, CODEX_HOME: options.codexHome, GW_TOKEN: options.token, LANG: "C.UTF-8" },
+    // Only these variables (Next's global types would require NODE_ENV; Codex does not need it).
+    env: { PATH, HOME: options.home, CODEX_HOME: options.codexHome, GW_TOKEN: options.token, LANG: "C.UTF-8" } as Record<string, string> as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   const parser = createCodexEventParser({ threadUsageBefore: options.threadUsageBefore });
