@@ -1,9 +1,10 @@
 import { AppError } from "../errors/app-error";
 import { ancestorsOf, bytesOf, displayPath, toFsPath, type BytePath } from "../snapshots/byte-path";
-import { hashRegularFile, NotRegularFileError, readRegularFile, sha256Of } from "../snapshots/file-read";
-import { blobPath, type GitMode, type Manifest, type ManifestEntry } from "../snapshots/manifest";
-import { runLimited } from "../snapshots/run-limited";
+import { hashRegularFileSync, NotRegularFileError, readRegularFileSync, sha256Of } from "../snapshots/file-read";
+import type { GitMode, Manifest, ManifestEntry } from "../snapshots/manifest";
+import { openSnapshotContent, type SnapshotContent } from "../snapshots/snapshot-content";
 import { walkTree, type SkippedEntry, type WalkEntry } from "../snapshots/tree-walker";
+import { createYielder } from "../snapshots/yielder";
 import { formatFilePatch } from "./unified-patch";
 
 /**
@@ -78,12 +79,16 @@ function stateOfEntry(entry: ManifestEntry): FileState {
   return { type: entry.type, mode: entry.mode, size: entry.size, sha256: entry.sha256, ...(entry.target !== undefined ? { target: entry.target } : {}) };
 }
 
-async function stateOfWorkspaceEntry(root: string, entry: WalkEntry): Promise<FileState> {
+function stateOfWorkspaceEntry(root: string, entry: WalkEntry): FileState {
   if (entry.kind === "symlink") return { type: "symlink", mode: "120000", size: entry.size, sha256: sha256Of(bytesOf(entry.target)), target: entry.target };
   try {
     const fsPath = toFsPath(root, entry.path);
-    const { sha256, size } = entry.size > READ_WHOLE_LIMIT ? await hashRegularFile(fsPath) : await readRegularFile(fsPath).then(({ data }) => ({ sha256: sha256Of(data), size: data.length }));
-    return { type: "file", mode: entry.executable ? "100755" : "100644", size, sha256 };
+    if (entry.size > READ_WHOLE_LIMIT) {
+      const { sha256, size } = hashRegularFileSync(fsPath);
+      return { type: "file", mode: entry.executable ? "100755" : "100644", size, sha256 };
+    }
+    const { data } = readRegularFileSync(fsPath);
+    return { type: "file", mode: entry.executable ? "100755" : "100644", size: data.length, sha256: sha256Of(data) };
   } catch (error) {
     if (error instanceof NotRegularFileError) throw new AppError({ code: "CONFLICT", message: `${displayPath(entry.path)} changed while the diff was being computed (${error.message}). Try again when the run has finished.` });
     throw error;
@@ -94,14 +99,14 @@ function emptyTotals(): DiffTotals {
   return { files: 0, added: 0, modified: 0, deleted: 0, binary: 0, modeChanges: 0, insertions: 0, deletions: 0 };
 }
 
-/** The content for a patch: null when it is too big to diff as text, "changed" when it no longer matches its hash. */
-async function contentOf(options: { dataDir: string; manifest: Manifest; root: string; side: "before" | "after"; path: BytePath; state: FileState; maxTextBytes: number }): Promise<Buffer | null | "changed"> {
+/** Content for a patch: null when too big to diff as text, "changed" when it no longer matches its hash. */
+function contentOf(options: { snapshot: SnapshotContent; entry: ManifestEntry | undefined; root: string; path: BytePath; state: FileState; maxTextBytes: number }): Buffer | null | "changed" {
   const { state } = options;
   if (state.type === "symlink") return bytesOf(state.target ?? "");
   if (state.size > options.maxTextBytes) return null;
-  const file = options.side === "before" ? blobPath(options.dataDir, options.manifest.id, state.sha256) : toFsPath(options.root, options.path);
+  if (options.entry) return options.snapshot.read(options.entry);
   try {
-    const { data } = await readRegularFile(file);
+    const { data } = readRegularFileSync(toFsPath(options.root, options.path));
     // the workspace changed since it was hashed: show no patch rather than a wrong one
     return sha256Of(data) === state.sha256 ? data : "changed";
   } catch (error) {
@@ -110,84 +115,78 @@ async function contentOf(options: { dataDir: string; manifest: Manifest; root: s
   }
 }
 
-export async function diffWorkspace(options: { dataDir: string; manifest: Manifest; workspaceRoot: string; caps?: DiffCaps; concurrency?: number }): Promise<WorkspaceDiff> {
-  const { manifest, workspaceRoot: root, dataDir } = options;
+export async function diffWorkspace(options: { dataDir: string; manifest: Manifest; workspaceRoot: string; caps?: DiffCaps }): Promise<WorkspaceDiff> {
+  const { manifest, workspaceRoot: root } = options;
   const caps = options.caps ?? DEFAULT_DIFF_CAPS;
+  const yielder = createYielder();
   const tracked = new Map(manifest.entries.map((entry) => [entry.path, entry]));
   const trackedDirs = new Set<BytePath>();
   for (const entry of manifest.entries) for (const dir of ancestorsOf(entry.path)) trackedDirs.add(dir);
 
   const walk = await walkTree({ root, tracked: { has: (p) => tracked.has(p), hasDir: (p) => trackedDirs.has(p) } });
-  const pending: { path: BytePath; before: FileState | null; entry: WalkEntry }[] = [];
   const changes: FileChange[] = [];
   const seen = new Set<BytePath>();
-
   for (const entry of walk.entries) {
+    if (yielder.due()) await yielder.pause();
     seen.add(entry.path);
     const old = tracked.get(entry.path);
-    if (!old) {
-      pending.push({ path: entry.path, before: null, entry });
-      continue;
-    }
     // an unchanged link is settled by its target; anything else by type, mode and content hash
-    if (old.type === "symlink" && entry.kind === "symlink" && entry.target === old.target) continue;
-    pending.push({ path: entry.path, before: stateOfEntry(old), entry });
+    if (old?.type === "symlink" && entry.kind === "symlink" && entry.target === old.target) continue;
+    const before = old ? stateOfEntry(old) : null;
+    const after = stateOfWorkspaceEntry(root, entry);
+    if (before && before.type === after.type && before.mode === after.mode && before.sha256 === after.sha256) continue;
+    changes.push(makeChange(entry.path, before, after));
   }
   for (const old of manifest.entries) {
     if (!seen.has(old.path)) changes.push(makeChange(old.path, stateOfEntry(old), null));
   }
-
-  const afterStates = new Array<FileState>(pending.length);
-  await runLimited(pending, options.concurrency ?? 8, async (item, index) => {
-    afterStates[index] = await stateOfWorkspaceEntry(root, item.entry);
-  });
-  pending.forEach((item, index) => {
-    const after = afterStates[index] as FileState;
-    const before = item.before;
-    if (before && before.type === after.type && before.mode === after.mode && before.sha256 === after.sha256) return;
-    changes.push(makeChange(item.path, before, after));
-  });
   changes.sort((a, b) => (a.path < b.path ? -1 : 1));
 
   // patches in path order, so the cap cuts the same files every time
   let patchBytes = 0;
   let truncated = false;
   const totals = emptyTotals();
-  for (const change of changes) {
-    if (patchBytes >= caps.maxTotalPatchBytes) {
-      truncated = true;
-    } else {
-      const read = (side: "before" | "after") => {
-        const state = change[side];
-        return state ? contentOf({ dataDir, manifest, root, side, path: change.path, state, maxTextBytes: caps.maxTextBytes }) : Promise.resolve(null);
-      };
-      const [before, after] = await Promise.all([read("before"), read("after")]);
-      if (before === "changed" || after === "changed") {
-        change.patch = "[diff unavailable: the file changed while the diff was being computed]\n";
-        change.patchTruncated = true;
-      } else {
-        const patch = formatFilePatch({
-          path: change.path,
-          before: change.before ? { mode: change.before.mode, content: before } : null,
-          after: change.after ? { mode: change.after.mode, content: after } : null,
-          maxBytes: caps.maxPatchBytesPerFile,
-          maxTextBytes: caps.maxTextBytes,
-        });
-        change.patch = patch.text;
-        change.patchTruncated = patch.truncated;
-        change.insertions = patch.insertions;
-        change.deletions = patch.deletions;
-        change.binary = patch.binary;
+  const snapshot = openSnapshotContent({ dataDir: options.dataDir, manifest });
+  try {
+    for (const change of changes) {
+      if (yielder.due()) await yielder.pause();
+      if (patchBytes >= caps.maxTotalPatchBytes) truncated = true;
+      else {
+        const read = (side: "before" | "after") => {
+          const state = change[side];
+          return state ? contentOf({ snapshot, entry: side === "before" ? tracked.get(change.path) : undefined, root, path: change.path, state, maxTextBytes: caps.maxTextBytes }) : null;
+        };
+        const before = read("before");
+        const after = read("after");
+        if (before === "changed" || after === "changed") {
+          change.patch = "[diff unavailable: the file changed while the diff was being computed]\n";
+          change.patchTruncated = true;
+        } else {
+          const patch = formatFilePatch({
+            path: change.path,
+            before: change.before ? { mode: change.before.mode, content: before } : null,
+            after: change.after ? { mode: change.after.mode, content: after } : null,
+            maxBytes: caps.maxPatchBytesPerFile,
+            maxTextBytes: caps.maxTextBytes,
+          });
+          change.patch = patch.text;
+          change.patchTruncated = patch.truncated;
+          change.insertions = patch.insertions;
+          change.deletions = patch.deletions;
+          change.binary = patch.binary;
+        }
+        patchBytes += change.patch.length;
       }
-      patchBytes += change.patch.length;
+      truncated ||= change.patchTruncated;
+      totals.files++;
+      totals[change.status]++;
+      if (change.binary) totals.binary++;
+      if (change.modeChanged) totals.modeChanges++;
+      totals.insertions += change.insertions;
+      totals.deletions += change.deletions;
     }
-    truncated ||= change.patchTruncated;
-    totals.files++;
-    totals[change.status]++;
-    if (change.binary) totals.binary++;
-    if (change.modeChanged) totals.modeChanges++;
-    totals.insertions += change.insertions;
-    totals.deletions += change.deletions;
+  } finally {
+    snapshot.close();
   }
   return { snapshotId: manifest.id, changes, totals, skipped: walk.skipped, truncated };
 }

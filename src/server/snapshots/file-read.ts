@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import fsSync from "node:fs";
 import fs from "node:fs/promises";
 
 /**
@@ -63,4 +64,60 @@ export async function hashRegularFile(fsPath: Buffer | string): Promise<{ sha256
 
 export function sha256Of(data: Buffer): string {
   return createHash("sha256").update(data).digest("hex");
+}
+
+const NO_FOLLOW = fsSync.constants.O_RDONLY | fsSync.constants.O_NOFOLLOW | fsSync.constants.O_NONBLOCK;
+
+function openRegularFileSync(fsPath: Buffer | string): { fd: number; size: number; executable: boolean } {
+  let fd: number;
+  try {
+    fd = fsSync.openSync(fsPath, NO_FOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new NotRegularFileError("missing");
+    if (code === "ELOOP") throw new NotRegularFileError("symlink");
+    throw error;
+  }
+  const stat = fsSync.fstatSync(fd);
+  if (!stat.isFile()) {
+    fsSync.closeSync(fd);
+    throw new NotRegularFileError("not-a-file");
+  }
+  return { fd, size: stat.size, executable: (stat.mode & 0o100) !== 0 };
+}
+
+/** readRegularFile with synchronous calls (see yielder.ts for why); reads the size fstat reported. */
+export function readRegularFileSync(fsPath: Buffer | string): { data: Buffer; executable: boolean } {
+  const { fd, size, executable } = openRegularFileSync(fsPath);
+  try {
+    const data = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = fsSync.readSync(fd, data, read, size - read, read);
+      if (n === 0) break; // shrank meanwhile
+      read += n;
+    }
+    return { data: read === size ? data : data.subarray(0, read), executable };
+  } finally {
+    fsSync.closeSync(fd);
+  }
+}
+
+/** hashRegularFile with synchronous calls. */
+export function hashRegularFileSync(fsPath: Buffer | string): { sha256: string; size: number; executable: boolean } {
+  const { fd, executable } = openRegularFileSync(fsPath);
+  try {
+    const hash = createHash("sha256");
+    const chunk = Buffer.allocUnsafe(STREAM_CHUNK);
+    let size = 0;
+    for (;;) {
+      const n = fsSync.readSync(fd, chunk, 0, STREAM_CHUNK, null);
+      if (n === 0) break;
+      hash.update(chunk.subarray(0, n));
+      size += n;
+    }
+    return { sha256: hash.digest("hex"), size, executable };
+  } finally {
+    fsSync.closeSync(fd);
+  }
 }

@@ -4,14 +4,20 @@ import path from "node:path";
 import zlib from "node:zlib";
 
 /**
- * Writes a git packfile (version 2) and its index (version 2) directly, so freezing a snapshot
- * costs one sequential file instead of one zlib-compressed loose object per file. Objects are
- * stored whole (no deltas) with zlib level 0: the pack is about the size of the content and writing
- * it is mostly a copy. Format: https://git-scm.com/docs/gitformat-pack
+ * A git packfile (version 2) and its index (version 2), written directly. It is the snapshot's one
+ * content store: every object is stored whole (no deltas) in zlib "stored" blocks — no compression —
+ * so a file's bytes sit in the pack at a known offset, in runs of at most 65,535 bytes separated by
+ * 5-byte block headers. Workspaces and diffs read file content straight out of it (readPacked),
+ * and git reads the same pack as a normal repository.
+ * Formats: https://git-scm.com/docs/gitformat-pack, RFC 1950 (zlib), RFC 1951 §3.2.4 (stored blocks).
  */
 export type GitObjectType = "commit" | "tree" | "blob";
 
 const TYPE_NUMBER: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3 };
+const BLOCK = 65535;
+const BLOCK_HEADER = 5;
+const ZLIB_HEADER = Buffer.from([0x78, 0x01]); // deflate, 32K window, no preset dictionary, level "fastest"
+const WRITE_BUFFER = 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;
 
 /** The git object id (SHA-1) of `data` as an object of `type`. */
@@ -32,10 +38,50 @@ function objectHeader(type: GitObjectType, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
+function adler32(data: Buffer): number {
+  let a = 1;
+  let b = 0;
+  for (let i = 0; i < data.length; ) {
+    const end = Math.min(i + 5552, data.length); // the most bytes before the sums can overflow 2^32
+    for (; i < end; i++) {
+      a += data[i] ?? 0;
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/** Bytes a stored zlib stream of `size` content bytes spans between its first and last content byte. */
+function packedSpan(size: number): number {
+  return size + BLOCK_HEADER * Math.max(0, Math.ceil(size / BLOCK) - 1);
+}
+
+/** Reads the content of an object written by PackWriter, from its content offset. */
+export function readPacked(fd: number, offset: number, size: number): Buffer {
+  const span = packedSpan(size);
+  const raw = Buffer.allocUnsafe(span);
+  for (let read = 0; read < span; ) {
+    const n = fs.readSync(fd, raw, read, span - read, offset + read);
+    if (n === 0) throw new Error("the snapshot's pack is shorter than its manifest says");
+    read += n;
+  }
+  if (size <= BLOCK) return raw;
+  const content = Buffer.allocUnsafe(size);
+  for (let from = 0, to = 0; to < size; from += BLOCK + BLOCK_HEADER, to += BLOCK) raw.copy(content, to, from, from + Math.min(BLOCK, size - to));
+  return content;
+}
+
+export interface PackedObject {
+  oid: string;
+  /** Offset of the first content byte in the pack. */
+  offset: number;
+}
+
 export interface PackWriter {
-  /** Appends an object unless the pack has it already; returns its id. Pass `oid` when it is known. */
-  add(type: GitObjectType, data: Buffer, oid?: string): string;
-  has(oid: string): boolean;
+  /** Appends an object unless the pack has it already. Pass `oid` when it is known. */
+  add(type: GitObjectType, data: Buffer, oid?: string): PackedObject;
   /** Writes the trailer and the index; returns the pack's base name (pack-<sha1>). */
   finish(): string;
   /** Closes and deletes the partial pack. */
@@ -47,32 +93,64 @@ export function createPackWriter(options: { dir: string }): PackWriter {
   const fd = fs.openSync(tempPack, "w+", 0o644);
   let closed = false;
   const objects: { oid: Buffer; offset: number; crc: number }[] = [];
-  const seen = new Set<string>();
-  let offset = 0;
+  const seen = new Map<string, PackedObject>();
+  const pending = Buffer.allocUnsafe(WRITE_BUFFER);
+  let pendingLength = 0;
+  let offset = 0; // bytes appended so far, buffered or not
 
-  function write(buffer: Buffer): void {
-    let written = 0;
-    while (written < buffer.length) written += fs.writeSync(fd, buffer, written, buffer.length - written);
-    offset += buffer.length;
+  function flush(): void {
+    for (let written = 0; written < pendingLength; ) written += fs.writeSync(fd, pending, written, pendingLength - written);
+    pendingLength = 0;
+  }
+  function append(bytes: Buffer): void {
+    if (pendingLength + bytes.length > WRITE_BUFFER) flush();
+    if (bytes.length > WRITE_BUFFER) {
+      for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    } else {
+      bytes.copy(pending, pendingLength);
+      pendingLength += bytes.length;
+    }
+    offset += bytes.length;
   }
 
   // signature, version 2, object count (filled in by finish)
-  write(Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]));
+  append(Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]));
 
   return {
     add(type, data, knownOid) {
       const oid = knownOid ?? gitObjectId(type, data);
-      if (seen.has(oid)) return oid;
-      seen.add(oid);
+      const existing = seen.get(oid);
+      if (existing) return existing;
+      const start = offset;
       const header = objectHeader(type, data.length);
-      const body = zlib.deflateSync(data, { level: 0 });
-      objects.push({ oid: Buffer.from(oid, "hex"), offset, crc: zlib.crc32(body, zlib.crc32(header)) });
-      write(header);
-      write(body);
-      return oid;
+      let crc = zlib.crc32(header);
+      append(header);
+      crc = zlib.crc32(ZLIB_HEADER, crc);
+      append(ZLIB_HEADER);
+      const contentOffset = offset + BLOCK_HEADER;
+      for (let at = 0; ; at += BLOCK) {
+        const length = Math.min(BLOCK, data.length - at);
+        const final = at + length >= data.length;
+        const blockHeader = Buffer.from([final ? 1 : 0, length & 0xff, length >> 8, ~length & 0xff, (~length >> 8) & 0xff]);
+        const chunk = data.subarray(at, at + length);
+        crc = zlib.crc32(blockHeader, crc);
+        // zlib's crc32 of an empty buffer may be handed a null pointer, which means "start over": skip it
+        if (chunk.length > 0) crc = zlib.crc32(chunk, crc);
+        append(blockHeader);
+        append(chunk);
+        if (final) break;
+      }
+      const trailer = Buffer.alloc(4);
+      trailer.writeUInt32BE(adler32(data));
+      crc = zlib.crc32(trailer, crc);
+      append(trailer);
+      objects.push({ oid: Buffer.from(oid, "hex"), offset: start, crc });
+      const packed = { oid, offset: contentOffset };
+      seen.set(oid, packed);
+      return packed;
     },
-    has: (oid) => seen.has(oid),
     finish() {
+      flush();
       const count = Buffer.alloc(4);
       count.writeUInt32BE(objects.length);
       fs.writeSync(fd, count, 0, 4, 8);
@@ -86,7 +164,8 @@ export function createPackWriter(options: { dir: string }): PackWriter {
         position += read;
       }
       const checksum = hash.digest();
-      write(checksum);
+      append(checksum);
+      flush();
       fs.closeSync(fd);
       closed = true;
       const name = `pack-${checksum.toString("hex")}`;

@@ -20,6 +20,8 @@ export interface ManifestEntry {
   sha256: string;
   /** git blob id of the same content. */
   oid: string;
+  /** Where the content starts in the snapshot's pack (see git-pack.ts). */
+  offset: number;
   /** Link target, exactly as stored in the link. */
   target?: BytePath;
 }
@@ -36,6 +38,8 @@ export interface Manifest {
   projectId: string;
   /** The git commit a materialised workspace has checked out. */
   commit: string;
+  /** Base name of the pack holding every object (git/objects/pack/<pack>.pack). */
+  pack: string;
   fileCount: number;
   bytes: number;
   /** Sorted by path (byte order). */
@@ -56,6 +60,7 @@ const entrySchema = z.object({
   size: z.number().int().min(0),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   oid: z.string().regex(/^[0-9a-f]{40}$/),
+  offset: z.number().int().min(0),
   target: z.string().optional(),
   targetBytes: z.string().optional(),
 });
@@ -64,6 +69,7 @@ const manifestSchema = z.object({
   id: z.string().regex(/^[0-9a-f]{64}$/),
   projectId: z.string(),
   commit: z.string().regex(/^[0-9a-f]{40}$/),
+  pack: z.string().regex(/^pack-[0-9a-f]{40}$/),
   fileCount: z.number().int(),
   bytes: z.number().int(),
   entries: z.array(entrySchema),
@@ -89,20 +95,24 @@ function entryToJson(entry: ManifestEntry): EntryJson {
 }
 
 function entryFromJson(json: EntryJson): ManifestEntry {
-  const entry: ManifestEntry = { path: fromPathText(json), type: json.type, mode: json.mode, size: json.size, sha256: json.sha256, oid: json.oid };
+  const entry: ManifestEntry = { path: fromPathText(json), type: json.type, mode: json.mode, size: json.size, sha256: json.sha256, oid: json.oid, offset: json.offset };
   if (json.target !== undefined) entry.target = fromPathText({ path: json.target, ...(json.targetBytes ? { pathBytes: json.targetBytes } : {}) });
   return entry;
 }
 
 /**
- * The snapshot id: sha256 of the project id and every entry's path, type, mode, size and hashes.
+ * The snapshot id: sha256 of the project id and every entry's path, type, mode, size, sha256 and
+ * link target (not where the pack happens to hold it).
  * Same project, same content → same id (the snapshot is reused). The project is part of the address
  * because a snapshot row belongs to one project.
  */
 export function snapshotIdOf(options: { projectId: string; entries: readonly ManifestEntry[] }): string {
   const hash = createHash("sha256");
   hash.update(`${MANIFEST_FORMAT}\0${options.projectId}\0`);
-  for (const entry of options.entries) hash.update(`${JSON.stringify(entryToJson(entry))}\n`);
+  for (const entry of options.entries) {
+    const { oid: _oid, offset: _offset, ...content } = entryToJson(entry);
+    hash.update(`${JSON.stringify(content)}\n`);
+  }
   return hash.digest("hex");
 }
 
@@ -134,9 +144,9 @@ export function snapshotDir(dataDir: string, snapshotId: string): string {
   return path.join(snapshotsDir(dataDir), snapshotId);
 }
 
-/** Content of a snapshot file entry, stored once per distinct content. */
-export function blobPath(dataDir: string, snapshotId: string, sha256: string): string {
-  return path.join(snapshotDir(dataDir, snapshotId), "blobs", sha256);
+/** The pack holding every file's content and the git objects. */
+export function packPath(dataDir: string, manifest: Pick<Manifest, "id" | "pack">): string {
+  return path.join(snapshotDir(dataDir, manifest.id), "git", "objects", "pack", `${manifest.pack}.pack`);
 }
 
 export async function readManifest(options: { dataDir: string; snapshotId: string }): Promise<Manifest> {

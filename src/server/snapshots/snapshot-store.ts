@@ -1,21 +1,22 @@
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import { AppError } from "../errors/app-error";
 import { bytesOf, displayPath, toFsPath, type BytePath } from "./byte-path";
 import type { ExclusionCategory } from "./exclusion-rules";
-import { NotRegularFileError, openRegularFile, sha256Of } from "./file-read";
-import { createPackWriter, gitObjectId } from "./git-pack";
+import { NotRegularFileError, readRegularFileSync, sha256Of } from "./file-read";
+import { createPackWriter, gitObjectId, type PackWriter } from "./git-pack";
 import { commitObject, runSystemGit, writeIndex, writeRepositoryFiles, writeTrees, type GitRunner } from "./git-repo";
 import { MANIFEST_FILE, MANIFEST_FORMAT, readManifest, serializeManifest, snapshotDir, snapshotIdOf, snapshotsDir, type Manifest, type ManifestEntry } from "./manifest";
-import { runLimited } from "./run-limited";
 import { checkSnapshotLimits, DEFAULT_SNAPSHOT_LIMITS, type SnapshotLimits } from "./snapshot-limits";
-import { walkTree, type WalkEntry, type WalkResult } from "./tree-walker";
+import { walkTree, type WalkResult } from "./tree-walker";
+import { createYielder } from "./yielder";
 
 /**
  * Freezes a project directory into <dataDir>/snapshots/<id>/:
- *   manifest.json   every file and symlink: path, type, git mode, size, sha256, git blob id, link target
- *   blobs/<sha256>  each distinct file content once (workspaces copy from here)
- *   git/            a repository whose single commit is the snapshot (HEAD, config, refs, one pack, index)
+ *   manifest.json   every file and symlink: path, type, git mode, size, sha256, git blob id, link
+ *                   target, and where its bytes are in the pack
+ *   git/            a repository whose single commit is the snapshot: HEAD, config, refs, the index,
+ *                   and one pack (git-pack.ts) that is also the only copy of the content
  * The whole directory is built under snapshots/.tmp-*, then renamed into place, so a refused or
  * failed snapshot leaves nothing behind, and an existing snapshot with the same id is reused.
  */
@@ -25,8 +26,6 @@ export interface CreateSnapshotOptions {
   dataDir: string;
   limits?: SnapshotLimits;
   git?: GitRunner;
-  /** Files read at once. */
-  concurrency?: number;
 }
 
 export interface SnapshotResult {
@@ -37,22 +36,17 @@ export interface SnapshotResult {
 }
 
 /** Reads a walked file again, refusing what changed in between (never following a link swapped in). */
-async function readWalkedFile(root: string, rel: BytePath, maxBytes: number): Promise<{ data: Buffer; executable: boolean }> {
-  let opened;
+function readWalkedFile(root: string, rel: BytePath, maxBytes: number): { data: Buffer; executable: boolean } {
+  let read;
   try {
-    opened = await openRegularFile(toFsPath(root, rel));
+    read = readRegularFileSync(toFsPath(root, rel));
   } catch (error) {
     if (!(error instanceof NotRegularFileError)) throw error;
     const what = { missing: "was deleted", symlink: "was replaced by a symlink", "not-a-file": "stopped being a regular file" }[error.reason];
     throw new AppError({ code: "CONFLICT", message: `${displayPath(rel)} ${what} while the snapshot was being taken. Nothing was saved; try again when the project is quiet.` });
   }
-  const { handle, size, executable } = opened;
-  try {
-    if (size > maxBytes) checkSnapshotLimits([{ kind: "file", path: rel, size, executable }], { ...DEFAULT_SNAPSHOT_LIMITS, maxFileBytes: maxBytes });
-    return { data: await handle.readFile(), executable };
-  } finally {
-    await handle.close();
-  }
+  if (read.data.length > maxBytes) checkSnapshotLimits([{ kind: "file", path: rel, size: read.data.length, executable: false }], { ...DEFAULT_SNAPSHOT_LIMITS, maxFileBytes: maxBytes });
+  return read;
 }
 
 function summarizeExclusions(walk: WalkResult): Manifest["excluded"] {
@@ -61,66 +55,61 @@ function summarizeExclusions(walk: WalkResult): Manifest["excluded"] {
   return { counts, secrets: walk.excluded.filter((item) => item.category === "secrets").map((item) => item.path), ignoredByGitignore: walk.ignoredCount };
 }
 
-async function exists(file: string): Promise<boolean> {
-  return fs.access(file).then(
-    () => true,
-    () => false,
-  );
+function hasManifest(dir: string): boolean {
+  return fs.existsSync(path.join(dir, MANIFEST_FILE));
+}
+
+/** Reads, hashes and packs every walked entry, in path order. */
+async function packEntries(options: { root: string; walk: WalkResult; pack: PackWriter; limits: SnapshotLimits }): Promise<ManifestEntry[]> {
+  const { root, walk, pack, limits } = options;
+  const yielder = createYielder();
+  const entries: ManifestEntry[] = [];
+  let totalBytes = 0;
+  for (const entry of walk.entries) {
+    if (yielder.due()) await yielder.pause();
+    if (entry.kind === "symlink") {
+      const data = bytesOf(entry.target); // git stores a link as a blob holding its target
+      const { oid, offset } = pack.add("blob", data);
+      entries.push({ path: entry.path, type: "symlink", mode: "120000", size: data.length, sha256: sha256Of(data), oid, offset, target: entry.target });
+      continue;
+    }
+    const { data, executable } = readWalkedFile(root, entry.path, limits.maxFileBytes);
+    totalBytes += data.length;
+    const { oid, offset } = pack.add("blob", data, gitObjectId("blob", data));
+    entries.push({ path: entry.path, type: "file", mode: executable ? "100755" : "100644", size: data.length, sha256: sha256Of(data), oid, offset });
+  }
+  // files may have grown since the walk
+  if (totalBytes > limits.maxTotalBytes) checkSnapshotLimits(entries.map((entry) => ({ kind: "file", path: entry.path, size: entry.size, executable: false })), limits);
+  return entries;
 }
 
 export async function createSnapshot(options: CreateSnapshotOptions): Promise<SnapshotResult> {
   const limits = options.limits ?? DEFAULT_SNAPSHOT_LIMITS;
   const git = options.git ?? runSystemGit;
-  const root = options.projectRoot;
-  const walk = await walkTree({ root });
+  const walk = await walkTree({ root: options.projectRoot });
   checkSnapshotLimits(walk.entries, limits);
   const skipped = walk.skipped.map((item) => ({ path: item.path, kind: item.kind }));
   const excluded = summarizeExclusions(walk);
 
-  await fs.mkdir(snapshotsDir(options.dataDir), { recursive: true, mode: 0o700 });
-  const temp = await fs.mkdtemp(path.join(snapshotsDir(options.dataDir), ".tmp-"));
-  const blobsDir = path.join(temp, "blobs");
+  fs.mkdirSync(snapshotsDir(options.dataDir), { recursive: true, mode: 0o700 });
+  const temp = fs.mkdtempSync(path.join(snapshotsDir(options.dataDir), ".tmp-"));
   const gitDir = path.join(temp, "git");
-  const packDir = path.join(gitDir, "objects", "pack");
-  let pack: ReturnType<typeof createPackWriter> | null = null;
+  let pack: PackWriter | null = null;
   try {
-    await fs.mkdir(blobsDir);
-    await fs.mkdir(packDir, { recursive: true });
-    pack = createPackWriter({ dir: packDir });
+    fs.mkdirSync(path.join(gitDir, "objects", "pack"), { recursive: true });
+    pack = createPackWriter({ dir: path.join(gitDir, "objects", "pack") });
     const writer = pack;
-    const entries = new Array<ManifestEntry>(walk.entries.length);
-    const storedBlobs = new Set<string>();
-    let totalBytes = 0;
-
-    await runLimited(walk.entries, options.concurrency ?? 8, async (entry: WalkEntry, index) => {
-      if (entry.kind === "symlink") {
-        const data = bytesOf(entry.target);
-        const oid = writer.add("blob", data);
-        entries[index] = { path: entry.path, type: "symlink", mode: "120000", size: data.length, sha256: sha256Of(data), oid, target: entry.target };
-        return;
-      }
-      const { data, executable } = await readWalkedFile(root, entry.path, limits.maxFileBytes);
-      totalBytes += data.length;
-      const hash = sha256Of(data);
-      const oid = writer.add("blob", data, gitObjectId("blob", data));
-      entries[index] = { path: entry.path, type: "file", mode: executable ? "100755" : "100644", size: data.length, sha256: hash, oid };
-      if (!storedBlobs.has(hash)) {
-        storedBlobs.add(hash);
-        await fs.writeFile(path.join(blobsDir, hash), data, { flag: "wx", mode: 0o644 });
-      }
-    });
-    // files may have grown since the walk
-    if (totalBytes > limits.maxTotalBytes) checkSnapshotLimits(entries.map((entry) => ({ kind: "file", path: entry.path, size: entry.size, executable: false })), limits);
+    const entries = await packEntries({ root: options.projectRoot, walk, pack: writer, limits });
 
     const id = snapshotIdOf({ projectId: options.projectId, entries });
     const finalDir = snapshotDir(options.dataDir, id);
-    if (await exists(path.join(finalDir, MANIFEST_FILE))) {
+    if (hasManifest(finalDir)) {
       const stored = await readManifest({ dataDir: options.dataDir, snapshotId: id });
       return { manifest: { ...stored, skipped, excluded }, reused: true, dir: finalDir };
     }
-    const tree = writeTrees(entries, (type, data) => writer.add(type, data));
-    const commit = writer.add("commit", commitObject({ tree, message: `invariant-web snapshot ${id}` }));
-    writer.finish();
+    const tree = writeTrees(entries, (type, data) => writer.add(type, data).oid);
+    const commit = writer.add("commit", commitObject({ tree, message: `invariant-web snapshot ${id}` })).oid;
+    const packName = writer.finish();
     pack = null;
     await writeRepositoryFiles({ gitDir, commit });
     await writeIndex({ gitDir, commit, git });
@@ -130,17 +119,18 @@ export async function createSnapshot(options: CreateSnapshotOptions): Promise<Sn
       id,
       projectId: options.projectId,
       commit,
+      pack: packName,
       fileCount: entries.length,
       bytes: entries.reduce((sum, entry) => sum + entry.size, 0),
       entries,
       skipped,
       excluded,
     };
-    await fs.writeFile(path.join(temp, MANIFEST_FILE), serializeManifest(manifest), { mode: 0o644 });
+    fs.writeFileSync(path.join(temp, MANIFEST_FILE), serializeManifest(manifest), { mode: 0o644 });
     // a directory without a manifest is the leftover of an interrupted rename: replace it
-    if (!(await exists(path.join(finalDir, MANIFEST_FILE)))) await fs.rm(finalDir, { recursive: true, force: true });
+    if (!hasManifest(finalDir)) fs.rmSync(finalDir, { recursive: true, force: true });
     try {
-      await fs.rename(temp, finalDir);
+      fs.renameSync(temp, finalDir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
@@ -150,11 +140,11 @@ export async function createSnapshot(options: CreateSnapshotOptions): Promise<Sn
     return { manifest, reused: false, dir: finalDir };
   } finally {
     pack?.abort();
-    await fs.rm(temp, { recursive: true, force: true });
+    fs.rmSync(temp, { recursive: true, force: true });
   }
 }
 
-/** Deletes a snapshot's files (its database row is the caller's business). */
-export async function deleteSnapshotFiles(options: { dataDir: string; snapshotId: string }): Promise<void> {
-  await fs.rm(snapshotDir(options.dataDir, options.snapshotId), { recursive: true, force: true });
+/** Deletes a snapshot's files (its database row is the caller's business). Workspaces made from it lose their git objects. */
+export function deleteSnapshotFiles(options: { dataDir: string; snapshotId: string }): void {
+  fs.rmSync(snapshotDir(options.dataDir, options.snapshotId), { recursive: true, force: true });
 }

@@ -1,13 +1,16 @@
 import type { Dirent } from "node:fs";
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import { fromBytes, joinPath, toFsPath, type BytePath } from "./byte-path";
 import { ALWAYS_EXCLUDED, type ExclusionCategory } from "./exclusion-rules";
+import { readRegularFileSync } from "./file-read";
 import { compileRule, isIgnored, matchRules, parseIgnoreFile, type IgnoreFile, type IgnoreRule } from "./gitignore";
+import { createYielder } from "./yielder";
 
 /**
  * Lists a directory tree the way a snapshot sees it: regular files and symlinks (never followed),
  * honouring .gitignore files (root and nested, plus .git/info/exclude) and the always-excluded
- * rules. Special files are reported, never opened.
+ * rules. Special files are reported, never opened. Synchronous fs calls, yielding now and then
+ * (yielder.ts).
  */
 export type WalkEntry =
   | { kind: "file"; path: BytePath; size: number; executable: boolean }
@@ -78,16 +81,19 @@ function typeOf(item: { isDirectory(): boolean; isFile(): boolean; isSymbolicLin
 }
 
 /** Reads an ignore file without following links; an unreadable or linked file has no rules, as in git. */
-async function readIgnoreFile(fsPath: Buffer | string, base: BytePath): Promise<IgnoreFile | null> {
+function readIgnoreFile(fsPath: Buffer | string, base: BytePath): IgnoreFile | null {
   try {
-    const handle = await fs.open(fsPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile() || stat.size > MAX_IGNORE_FILE_BYTES) return null;
-      return parseIgnoreFile(fromBytes(await handle.readFile()), base);
-    } finally {
-      await handle.close();
-    }
+    const { data } = readRegularFileSync(fsPath);
+    return data.length > MAX_IGNORE_FILE_BYTES ? null : parseIgnoreFile(fromBytes(data), base);
+  } catch {
+    return null;
+  }
+}
+
+/** The repository-local excludes (.git/info/exclude), lowest precedence at the root. */
+function readInfoExclude(root: string): IgnoreFile | null {
+  try {
+    return fs.lstatSync(`${root}/.git`).isDirectory() ? readIgnoreFile(`${root}/.git/info/exclude`, "") : null;
   } catch {
     return null;
   }
@@ -96,59 +102,51 @@ async function readIgnoreFile(fsPath: Buffer | string, base: BytePath): Promise<
 export async function walkTree(options: WalkOptions): Promise<WalkResult> {
   const { root, tracked } = options;
   const result: WalkResult = { entries: [], skipped: [], excluded: [], ignoredCount: 0 };
+  const yielder = createYielder();
+  const infoExclude = readInfoExclude(root);
+  const pending: { dirRel: BytePath; ignores: readonly IgnoreFile[] }[] = [{ dirRel: "", ignores: infoExclude ? [infoExclude] : [] }];
 
-  async function walkDir(dirRel: BytePath, parentStack: readonly IgnoreFile[]): Promise<void> {
-    const dirents: Dirent<Buffer>[] = await fs.readdir(toFsPath(root, dirRel), { withFileTypes: true, encoding: "buffer" });
-    let stack = parentStack;
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (yielder.due()) await yielder.pause();
+    const { dirRel } = next;
+    const dirents: Dirent<Buffer>[] = fs.readdirSync(toFsPath(root, dirRel), { withFileTypes: true, encoding: "buffer" });
+    let ignores = next.ignores;
     if (dirents.some((dirent) => dirent.name.equals(GITIGNORE) && dirent.isFile())) {
-      const file = await readIgnoreFile(toFsPath(root, joinPath(dirRel, ".gitignore")), dirRel);
-      if (file) stack = [...parentStack, file];
+      const file = readIgnoreFile(toFsPath(root, joinPath(dirRel, ".gitignore")), dirRel);
+      if (file) ignores = [...ignores, file];
     }
-    const subdirs: BytePath[] = [];
-    await Promise.all(
-      dirents.map(async (dirent) => {
-        const rel = joinPath(dirRel, fromBytes(dirent.name));
-        const fsPath = toFsPath(root, rel);
-        let type = typeOf(dirent);
-        let stat = null;
-        if (type === null || type === "file") {
-          stat = await fs.lstat(fsPath);
-          type = typeOf(stat) ?? "unknown";
+    for (const dirent of dirents) {
+      const rel = joinPath(dirRel, fromBytes(dirent.name));
+      const fsPath = toFsPath(root, rel);
+      let type = typeOf(dirent);
+      let stat = null;
+      if (type === null || type === "file") {
+        stat = fs.lstatSync(fsPath);
+        type = typeOf(stat) ?? "unknown";
+      }
+      const isDir = type === "dir";
+      const isTracked = tracked ? tracked.has(rel) || (isDir && tracked.hasDir(rel)) : false;
+      if (!isTracked) {
+        const always = alwaysExcludedRule(rel, isDir);
+        if (always) {
+          result.excluded.push({ path: rel, category: always.category, pattern: always.pattern, isDir });
+          continue;
         }
-        const isDir = type === "dir";
-        const isTracked = tracked ? tracked.has(rel) || (isDir && tracked.hasDir(rel)) : false;
-        if (!isTracked) {
-          const always = alwaysExcludedRule(rel, isDir);
-          if (always) {
-            result.excluded.push({ path: rel, category: always.category, pattern: always.pattern, isDir });
-            return;
-          }
-          if (isIgnored(stack, rel, isDir)) {
-            result.ignoredCount++;
-            return;
-          }
+        if (isIgnored(ignores, rel, isDir)) {
+          result.ignoredCount++;
+          continue;
         }
-        if (type === "dir") subdirs.push(rel);
-        else if (type === "file" && stat) result.entries.push({ kind: "file", path: rel, size: stat.size, executable: (stat.mode & 0o100) !== 0 });
-        else if (type === "symlink") {
-          const target = fromBytes(await fs.readlink(fsPath, { encoding: "buffer" }));
-          result.entries.push({ kind: "symlink", path: rel, target, size: target.length });
-        } else result.skipped.push({ path: rel, kind: type === "file" ? "unknown" : type });
-      }),
-    );
-    await Promise.all(subdirs.map((sub) => walkDir(sub, stack)));
+      }
+      if (type === "dir") pending.push({ dirRel: rel, ignores });
+      else if (type === "file" && stat) result.entries.push({ kind: "file", path: rel, size: stat.size, executable: (stat.mode & 0o100) !== 0 });
+      else if (type === "symlink") {
+        const target = fromBytes(fs.readlinkSync(fsPath, { encoding: "buffer" }));
+        result.entries.push({ kind: "symlink", path: rel, target, size: target.length });
+      } else result.skipped.push({ path: rel, kind: type === "file" ? "unknown" : type });
+    }
   }
-
-  const infoExclude = await readInfoExclude(root);
-  await walkDir("", infoExclude ? [infoExclude] : []);
   result.entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   result.skipped.sort((a, b) => (a.path < b.path ? -1 : 1));
   result.excluded.sort((a, b) => (a.path < b.path ? -1 : 1));
   return result;
-}
-
-/** The repository-local excludes (.git/info/exclude), lowest precedence at the root. */
-async function readInfoExclude(root: string): Promise<IgnoreFile | null> {
-  const gitDir = await fs.lstat(`${root}/.git`).catch(() => null);
-  return gitDir?.isDirectory() ? readIgnoreFile(`${root}/.git/info/exclude`, "") : null;
 }

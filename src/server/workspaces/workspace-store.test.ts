@@ -3,7 +3,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { git, listTree, p, read, symlink, utf8, write } from "../../../test/support/file-trees";
 import { tempDir } from "../../../test/support/temp";
-import { blobPath, type Manifest } from "../snapshots/manifest";
+import { snapshotDir, type Manifest } from "../snapshots/manifest";
+import { openSnapshotContent } from "../snapshots/snapshot-content";
 import { createSnapshot } from "../snapshots/snapshot-store";
 import { createWorkspace, readWorkspace, removeWorkspace } from "./workspace-store";
 
@@ -58,17 +59,22 @@ describe("a workspace", () => {
     expect(git(cwd, ["rev-list", "--count", "HEAD"]).trim()).toBe("2");
   });
 
-  it("is private: edits never reach the snapshot (copies, not hard links)", async () => {
+  it("is private: edits never reach the snapshot (own files, no hard links), and git borrows the snapshot's objects", async () => {
     const workspace = await createWorkspace({ dataDir, snapshotId: manifest.id });
-    const entry = manifest.entries.find((item) => item.path === "src/app.ts");
-    const blob = blobPath(dataDir, manifest.id, entry?.sha256 ?? "");
-    expect(fs.statSync(path.join(workspace.path, "src/app.ts")).ino).not.toBe(fs.statSync(blob).ino);
-    fs.appendFileSync(path.join(workspace.path, "src/app.ts"), "agent was here\n");
+    const file = path.join(workspace.path, "src/app.ts");
+    expect(fs.statSync(file).nlink).toBe(1);
+    fs.appendFileSync(file, "agent was here\n");
     fs.chmodSync(path.join(workspace.path, "bin/tool"), 0o644);
-    expect(fs.readFileSync(blob, "utf8")).toBe("line 1\nline 2\nline 3\n");
+    const content = openSnapshotContent({ dataDir, manifest });
+    const entry = manifest.entries.find((item) => item.path === "src/app.ts");
+    expect(entry && content.read(entry).toString()).toBe("line 1\nline 2\nline 3\n");
+    content.close();
     const second = await createWorkspace({ dataDir, snapshotId: manifest.id });
     expect(read(second.path, "src/app.ts").toString()).toBe("line 1\nline 2\nline 3\n");
     expect(fs.statSync(path.join(second.path, "bin/tool")).mode & 0o777).toBe(0o755);
+    expect(fs.readFileSync(path.join(second.path, ".git/objects/info/alternates"), "utf8")).toBe(`${path.join(snapshotDir(dataDir, manifest.id), "git", "objects")}\n`);
+    expect(fs.readdirSync(path.join(second.path, ".git/objects/pack"))).toEqual([]);
+    git(second.path, ["fsck", "--no-dangling"]);
   });
 
   it("is removed completely, even with read-only directories a run left behind", async () => {

@@ -1,20 +1,25 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import fs from "node:fs/promises";
+import fs, { constants } from "node:fs";
+import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
 import { ancestorsOf, bytesOf, toFsPath, type BytePath } from "../snapshots/byte-path";
-import { blobPath, readManifest, snapshotDir, type Manifest } from "../snapshots/manifest";
-import { runLimited } from "../snapshots/run-limited";
+import { SNAPSHOT_BRANCH } from "../snapshots/git-repo";
+import { readManifest, snapshotDir, type Manifest } from "../snapshots/manifest";
+import { openSnapshotContent } from "../snapshots/snapshot-content";
+import { createYielder } from "../snapshots/yielder";
 
 /**
  * A workspace is a private, writable copy of a snapshot for one run:
  *   <dataDir>/workspaces/<id>/meta.json   which project and snapshot it came from
- *   <dataDir>/workspaces/<id>/tree/       the files, plus .git (the snapshot's one-commit repository)
- * Files are copied from the snapshot's blobs with COPYFILE_FICLONE: a reflink (copy-on-write clone)
- * where the filesystem supports it (btrfs, XFS, bcachefs, APFS…), else the kernel's in-place copy
- * (copy_file_range). Never hard links: an in-place edit in the workspace would change the snapshot.
+ *   <dataDir>/workspaces/<id>/tree/       the files, plus .git
+ * The files are written from the snapshot's pack in one sequential read (the pack stores content
+ * uncompressed at known offsets), each a new file of its own: never a hard link, so an edit in the
+ * workspace cannot reach the snapshot. The .git has its own refs, index and objects directory and
+ * borrows the snapshot's immutable objects through objects/info/alternates — no copy at all. A run
+ * that uses git inside a container must therefore mount <dataDir>/snapshots/<id>/git/objects
+ * read-only at the same path (see docs/snapshots-and-apply.md).
  */
 export interface WorkspaceMeta {
   id: string;
@@ -51,35 +56,58 @@ function directoriesOf(manifest: Manifest): BytePath[] {
   return [...dirs].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
 }
 
-/** Copies the snapshot's files into `tree` (which must exist and be empty). */
-export async function materializeSnapshot(options: { dataDir: string; manifest: Manifest; tree: string; concurrency?: number }): Promise<void> {
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** Writes the snapshot's files and its .git into `tree` (which must exist and be empty). */
+export async function materializeSnapshot(options: { dataDir: string; manifest: Manifest; tree: string }): Promise<void> {
   const { dataDir, manifest, tree } = options;
-  for (const dir of directoriesOf(manifest)) await fs.mkdir(toFsPath(tree, dir));
-  await runLimited(manifest.entries, options.concurrency ?? 16, async (entry) => {
-    const target = toFsPath(tree, entry.path);
-    if (entry.type === "symlink") {
-      await fs.symlink(bytesOf(entry.target ?? ""), target);
-      return;
+  const yielder = createYielder();
+  for (const dir of directoriesOf(manifest)) fs.mkdirSync(toFsPath(tree, dir));
+  const content = openSnapshotContent({ dataDir, manifest });
+  try {
+    for (const entry of manifest.entries) {
+      if (yielder.due()) await yielder.pause();
+      const target = toFsPath(tree, entry.path);
+      if (entry.type === "symlink") {
+        fs.symlinkSync(bytesOf(entry.target ?? ""), target);
+        continue;
+      }
+      const data = content.read(entry);
+      const fd = fs.openSync(target, CREATE, entry.mode === "100755" ? 0o755 : 0o644);
+      try {
+        for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written);
+      } finally {
+        fs.closeSync(fd);
+      }
     }
-    // the blob is 0644: copyFile gives the copy the same mode, so only executables need a chmod
-    await fs.copyFile(blobPath(dataDir, manifest.id, entry.sha256), target, constants.COPYFILE_FICLONE);
-    if (entry.mode === "100755") await fs.chmod(target, 0o755);
-  });
-  await fs.cp(path.join(snapshotDir(dataDir, manifest.id), "git"), path.join(tree, ".git"), { recursive: true, mode: constants.COPYFILE_FICLONE });
+  } finally {
+    content.close();
+  }
+  writeWorkspaceGit({ snapshotGit: path.join(snapshotDir(dataDir, manifest.id), "git"), gitDir: path.join(tree, ".git") });
 }
 
-export async function createWorkspace(options: { dataDir: string; snapshotId: string; concurrency?: number; now?: () => Date }): Promise<WorkspaceInfo> {
+/** The workspace's own .git: copies of the small files, and the snapshot's objects as an alternate. */
+function writeWorkspaceGit(options: { snapshotGit: string; gitDir: string }): void {
+  const { snapshotGit, gitDir } = options;
+  for (const dir of ["refs/heads", "refs/tags", "objects/info", "objects/pack"]) fs.mkdirSync(path.join(gitDir, dir), { recursive: true });
+  for (const file of ["HEAD", "config", "index", `refs/heads/${SNAPSHOT_BRANCH}`]) {
+    fs.copyFileSync(path.join(snapshotGit, file), path.join(gitDir, file), constants.COPYFILE_FICLONE);
+  }
+  fs.writeFileSync(path.join(gitDir, "objects", "info", "alternates"), `${path.join(snapshotGit, "objects")}\n`);
+}
+
+export async function createWorkspace(options: { dataDir: string; snapshotId: string; now?: () => Date }): Promise<WorkspaceInfo> {
   const manifest = await readManifest({ dataDir: options.dataDir, snapshotId: options.snapshotId });
   const id = `ws-${randomBytes(12).toString("hex")}`;
-  await fs.mkdir(workspacesDir(options.dataDir), { recursive: true, mode: 0o700 });
+  await fsp.mkdir(workspacesDir(options.dataDir), { recursive: true, mode: 0o700 });
   // built under a temporary name, so a half-made workspace is never visible under its id
   const temp = path.join(workspacesDir(options.dataDir), `.tmp-${id}`);
   const meta: WorkspaceMeta = { id, projectId: manifest.projectId, snapshotId: manifest.id, createdAt: (options.now?.() ?? new Date()).toISOString() };
   try {
-    await fs.mkdir(path.join(temp, TREE_DIR), { recursive: true, mode: 0o700 });
-    await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: path.join(temp, TREE_DIR), ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
-    await fs.writeFile(path.join(temp, META_FILE), JSON.stringify(meta));
-    await fs.rename(temp, workspaceDir(options.dataDir, id));
+    await fsp.mkdir(path.join(temp, TREE_DIR), { recursive: true, mode: 0o700 });
+    await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: path.join(temp, TREE_DIR) });
+    await fsp.writeFile(path.join(temp, META_FILE), JSON.stringify(meta));
+    await fsp.rename(temp, workspaceDir(options.dataDir, id));
   } catch (error) {
     await removeTree(temp);
     throw error;
@@ -92,7 +120,7 @@ export async function readWorkspace(options: { dataDir: string; workspaceId: str
   const dir = workspaceDir(options.dataDir, options.workspaceId);
   let text: string;
   try {
-    text = await fs.readFile(path.join(dir, META_FILE), "utf8");
+    text = await fsp.readFile(path.join(dir, META_FILE), "utf8");
   } catch {
     throw new AppError({ code: "NOT_FOUND", message: `No workspace ${options.workspaceId}. It may have been removed with its run.` });
   }
@@ -102,25 +130,25 @@ export async function readWorkspace(options: { dataDir: string; workspaceId: str
 /** rm -rf that also copes with directories a run made read-only. */
 async function removeTree(dir: string): Promise<void> {
   try {
-    await fs.rm(dir, { recursive: true, force: true });
+    await fsp.rm(dir, { recursive: true, force: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EACCES" && (error as NodeJS.ErrnoException).code !== "EPERM") throw error;
     await makeWritable(Buffer.from(dir));
-    await fs.rm(dir, { recursive: true, force: true });
+    await fsp.rm(dir, { recursive: true, force: true });
   }
 }
 
 /** chmod u+rwx on every directory below `dir` (Buffer paths: names need not be UTF-8). */
 async function makeWritable(dir: Buffer): Promise<void> {
-  await fs.chmod(dir, 0o700).catch(() => undefined);
-  for (const entry of await fs.readdir(dir, { withFileTypes: true, encoding: "buffer" })) {
+  await fsp.chmod(dir, 0o700).catch(() => undefined);
+  for (const entry of await fsp.readdir(dir, { withFileTypes: true, encoding: "buffer" })) {
     if (entry.isDirectory()) await makeWritable(Buffer.concat([dir, Buffer.from("/"), entry.name]));
   }
 }
 
 export async function removeWorkspace(options: { dataDir: string; workspaceId: string }): Promise<{ removed: boolean }> {
   const dir = workspaceDir(options.dataDir, options.workspaceId);
-  const existed = await fs.access(dir).then(
+  const existed = await fsp.access(dir).then(
     () => true,
     () => false,
   );

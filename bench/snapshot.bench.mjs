@@ -1,0 +1,160 @@
+// Snapshots, workspaces and diffs on a generated 20,000-file / 200 MB tree, each against a baseline
+// measured in the same run, interleaved, median of BENCH_RUNS (default 3):
+//   snapshot (walk, hash, git pack + index)             vs `cp -a` of the tree        (target ≤ 1.5×)
+//   workspace (files written from the pack, + .git)     vs `cp -a` of the tree        (target ≤ 1.0×)
+//   diff of a workspace with 500 changed files (patches) vs `git diff --no-index --stat` of the same change (target ≤ 1.0×)
+// Our modules are bundled with esbuild at start (as scripts/build.mjs does), so no build step is needed.
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { build } from "esbuild";
+import { median, ROOT, writeResult } from "./lib.mjs";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const FILES = 20_000;
+const TOTAL_BYTES = 200 * 1000 * 1000;
+const CHANGED = 500;
+
+async function loadModules() {
+  const outfile = path.join(ROOT, "node_modules", ".cache", "invariant-bench", "snapshot-modules.mjs");
+  await build({
+    stdin: {
+      contents: [
+        'export { createSnapshot } from "./src/server/snapshots/snapshot-store";',
+        'export { readManifest } from "./src/server/snapshots/manifest";',
+        'export { createWorkspace, removeWorkspace } from "./src/server/workspaces/workspace-store";',
+        'export { diffWorkspace } from "./src/server/diffs/workspace-diff";',
+      ].join("\n"),
+      resolveDir: ROOT,
+      loader: "ts",
+    },
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    logLevel: "warning",
+  });
+  return import(outfile);
+}
+
+/** A deterministic tree: 1,000 directories in two levels, 95% text sources, 5% binary files. */
+function generateTree(root) {
+  let seed = 42;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const words = ["const", "value", "return", "function", "import", "export", "await", "snapshot", "project", "workspace", "if", "else", "for", "let"];
+  const average = TOTAL_BYTES / FILES;
+  const binary = Buffer.alloc(Math.ceil(average * 2));
+  for (let i = 0; i < binary.length; i++) binary[i] = Math.floor(random() * 256);
+  let written = 0;
+  for (let i = 0; i < FILES; i++) {
+    const dir = path.join(root, `pkg-${i % 40}`, `module-${Math.floor(i / 40) % 25}`);
+    if (i < 1000) fs.mkdirSync(dir, { recursive: true });
+    const remaining = TOTAL_BYTES - written;
+    const size = i === FILES - 1 ? remaining : Math.max(1, Math.min(remaining, Math.round(average * (0.5 + random()))));
+    let content;
+    if (i % 20 === 0) content = binary.subarray(0, Math.min(size, binary.length));
+    else {
+      let text = "";
+      for (let line = 0; text.length < size; line++) text += `${words[Math.floor(random() * words.length)]} v${i}_${line} = ${Math.floor(random() * 1e9)};\n`;
+      content = Buffer.from(text.slice(0, size));
+    }
+    fs.writeFileSync(path.join(dir, `file-${i}.${i % 20 === 0 ? "bin" : "ts"}`), content);
+    written += content.length;
+  }
+  return written;
+}
+
+/** Changes CHANGED text files the same way in any copy of the tree. */
+function changeFiles(root) {
+  for (let i = 1, changed = 0; changed < CHANGED; i += 37) {
+    if (i % 20 === 0) continue;
+    const file = path.join(root, `pkg-${i % 40}`, `module-${Math.floor(i / 40) % 25}`, `file-${i}.ts`);
+    const lines = fs.readFileSync(file, "utf8").split("\n");
+    lines[Math.min(3, lines.length - 1)] = `changed line ${i};`;
+    fs.writeFileSync(file, lines.join("\n"));
+    changed++;
+  }
+}
+
+function time(task) {
+  const began = performance.now();
+  const result = task();
+  return result instanceof Promise ? result.then(() => performance.now() - began) : performance.now() - began;
+}
+
+function cpA(from, to) {
+  execFileSync("cp", ["-a", from, to]);
+}
+
+function settle() {
+  spawnSync("sync"); // the previous run's dirty pages are written back outside the measurement
+}
+
+const modules = await loadModules();
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "iw-bench-snapshot-"));
+try {
+  const tree = path.join(work, "tree");
+  const generated = performance.now();
+  const bytes = generateTree(tree);
+  console.log(`generated ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - generated) / 1000).toFixed(1)} s`);
+
+  const samples = { snapshot: [], snapshotCp: [], workspace: [], workspaceCp: [], diff: [], diffGit: [] };
+  let diffFiles = 0;
+  for (let run = 0; run < RUNS; run++) {
+    const dataDir = path.join(work, `data-${run}`);
+    const copy = path.join(work, `copy-${run}`);
+    settle();
+    samples.snapshotCp.push(await time(() => cpA(tree, copy)));
+    settle();
+    let snapshotId = "";
+    samples.snapshot.push(await time(async () => (snapshotId = (await modules.createSnapshot({ projectRoot: tree, projectId: "bench", dataDir })).manifest.id)));
+    fs.rmSync(copy, { recursive: true, force: true });
+
+    settle();
+    samples.workspaceCp.push(await time(() => cpA(tree, copy)));
+    settle();
+    let workspace;
+    samples.workspace.push(await time(async () => (workspace = await modules.createWorkspace({ dataDir, snapshotId }))));
+
+    // the same 500 edits in the workspace and in the plain copy
+    changeFiles(workspace.path);
+    changeFiles(copy);
+    const manifest = await modules.readManifest({ dataDir, snapshotId });
+    settle();
+    samples.diffGit.push(await time(() => spawnSync("git", ["diff", "--no-index", "--stat", tree, copy], { maxBuffer: 64 * 1024 * 1024 })));
+    settle();
+    samples.diff.push(await time(async () => (diffFiles = (await modules.diffWorkspace({ dataDir, manifest, workspaceRoot: workspace.path })).changes.length)));
+    if (diffFiles !== CHANGED) throw new Error(`the diff found ${diffFiles} changed files, expected ${CHANGED}`);
+    fs.rmSync(copy, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    console.log(`run ${run + 1}/${RUNS}: snapshot ${samples.snapshot.at(-1).toFixed(0)} ms (cp -a ${samples.snapshotCp.at(-1).toFixed(0)}), workspace ${samples.workspace.at(-1).toFixed(0)} ms (cp -a ${samples.workspaceCp.at(-1).toFixed(0)}), diff ${samples.diff.at(-1).toFixed(0)} ms (git ${samples.diffGit.at(-1).toFixed(0)})`);
+  }
+
+  const tree20k = `${FILES.toLocaleString("en-US")} files / ${(bytes / 1e6).toFixed(0)} MB`;
+  writeResult({
+    name: "snapshot-vs-cp",
+    unit: "ms",
+    value: Math.round(median(samples.snapshot)),
+    baseline: Math.round(median(samples.snapshotCp)),
+    notes: `median of ${RUNS}: snapshot of a generated ${tree20k} tree (walk with .gitignore rules, sha256 + git blob id of every file, one uncompressed git pack holding the content, trees, commit, index via git read-tree) vs \`cp -a\` of the same tree. Target ≤ 1.5×.`,
+  });
+  writeResult({
+    name: "workspace-vs-cp",
+    unit: "ms",
+    value: Math.round(median(samples.workspace)),
+    baseline: Math.round(median(samples.workspaceCp)),
+    notes: `median of ${RUNS}: private workspace from that snapshot (every file written from one sequential read of the pack; .git with its own index and refs, objects borrowed from the snapshot through alternates) vs \`cp -a\` of the tree. Target ≤ 1.0×.`,
+  });
+  writeResult({
+    name: "diff-500-vs-git",
+    unit: "ms",
+    value: Math.round(median(samples.diff)),
+    baseline: Math.round(median(samples.diffGit)),
+    notes: `median of ${RUNS}: workspace diff with ${CHANGED} changed files (walk, sha256 of every file, unified patches) vs \`git diff --no-index --stat\` between the tree and a copy with the same changes. Target ≤ 1.0×.`,
+  });
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+}
