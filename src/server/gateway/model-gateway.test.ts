@@ -265,6 +265,27 @@ describe("model gateway streaming mechanics", () => {
     expect(received).toBe(TOTAL);
   });
 
+  it("joins paths onto the upstream base URL and never lets a path escape the allowed prefixes", async () => {
+    const seenPaths: string[] = [];
+    const upstream = await listen((req, res) => {
+      seenPaths.push(req.url ?? "");
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    });
+    started.push(upstream);
+    const bareHost = await startModelGateway({ upstreamBaseUrl: upstream.url.replace(/\/v1$/, ""), credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
+    const withSlash = await startModelGateway({ upstreamBaseUrl: `${upstream.url}/`, credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
+    gateways.push(bareHost, withSlash);
+    const get = (gateway: ModelGateway, pathAndQuery: string) => fetch(`${gateway.url}${pathAndQuery}`, { headers: { authorization: `Bearer ${gateway.issueRunToken({ runId: "p" })}` } });
+    expect((await get(bareHost, "/models?limit=2")).status).toBe(200);
+    expect((await get(withSlash, "/responses/abc")).status).toBe(200);
+    expect(seenPaths).toEqual(["/models?limit=2", "/v1/responses/abc"]);
+    for (const escape of ["/responses/../files", "/responses/%2e%2e/files", "/models/..%2f..%2forganization"]) {
+      expect((await get(withSlash, escape)).status, escape).toBe(404);
+    }
+    expect(seenPaths).toHaveLength(2);
+  });
+
   it("hides the real key: redacted from upstream errors, absent from logs", async () => {
     const logs: string[] = [];
     const { gateway, token } = await gatewayFor(

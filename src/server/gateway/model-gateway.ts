@@ -83,7 +83,8 @@ function errorMessageOf(body: string): string {
 }
 
 export async function startModelGateway(options: ModelGatewayOptions): Promise<ModelGateway> {
-  const upstream = new URL(options.upstreamBaseUrl.replace(/\/+$/, ""));
+  const upstream = new URL(options.upstreamBaseUrl);
+  const upstreamPath = upstream.pathname.replace(/\/+$/, ""); // "" for a bare host
   const transport = upstream.protocol === "https:" ? https : http;
   const agent = new transport.Agent({ keepAlive: true, maxSockets: 256 });
   const allowed = options.allowedPaths ?? ["/responses", "/models"];
@@ -111,7 +112,8 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
   }
 
   function forward(req: http.IncomingMessage, res: http.ServerResponse, run: RunRecord, apiKey: string, subPath: string): void {
-    const target = new URL(`${upstream.pathname}${subPath}`, upstream);
+    const target = new URL(upstream.origin);
+    target.pathname = `${upstreamPath}${subPath}`;
     target.search = new URL(req.url ?? "/", "http://gateway").search;
     const headers = { ...filterHeaders(req.headers, DROP_REQUEST), host: target.host, authorization: `Bearer ${apiKey}`, "accept-encoding": "identity" };
     const upstreamReq = transport.request(target, { method: req.method, headers, agent });
@@ -198,7 +200,9 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     const run = authenticate(req, res);
     if (!run) return;
     const subPath = pathname.startsWith("/v1/") ? pathname.slice("/v1".length) : null;
-    if (subPath === null || !allowed.some((prefix) => subPath === prefix || subPath.startsWith(`${prefix}/`))) {
+    // Encoded dots, slashes and backslashes could be decoded into other paths upstream: not forwarded.
+    const encodedSeparator = /%2e|%2f|%5c/i.test(pathname);
+    if (subPath === null || encodedSeparator || !allowed.some((prefix) => subPath === prefix || subPath.startsWith(`${prefix}/`))) {
       sendError(res, 404, "not_found", `The model gateway forwards only ${allowed.map((p) => `/v1${p}`).join(" and ")}, not ${pathname}.`);
       return;
     }
