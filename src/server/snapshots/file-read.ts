@@ -13,6 +13,12 @@ export class NotRegularFileError extends Error {
   }
 }
 
+export class FileTooLargeError extends Error {
+  constructor(readonly size: number) {
+    super(`the file has ${size} bytes`);
+  }
+}
+
 const STREAM_CHUNK = 1024 * 1024;
 
 export async function openRegularFile(fsPath: Buffer | string): Promise<{ handle: fs.FileHandle; size: number; executable: boolean }> {
@@ -31,16 +37,6 @@ export async function openRegularFile(fsPath: Buffer | string): Promise<{ handle
     throw new NotRegularFileError("not-a-file");
   }
   return { handle, size: stat.size, executable: (stat.mode & 0o100) !== 0 };
-}
-
-/** The whole content of a regular file. */
-export async function readRegularFile(fsPath: Buffer | string): Promise<{ data: Buffer; executable: boolean }> {
-  const { handle, executable } = await openRegularFile(fsPath);
-  try {
-    return { data: await handle.readFile(), executable };
-  } finally {
-    await handle.close();
-  }
 }
 
 /** sha256 and size of a regular file, streamed (for files too big to hold). */
@@ -86,10 +82,11 @@ function openRegularFileSync(fsPath: Buffer | string): { fd: number; size: numbe
   return { fd, size: stat.size, executable: (stat.mode & 0o100) !== 0 };
 }
 
-/** readRegularFile with synchronous calls (see yielder.ts for why); reads the size fstat reported. */
-export function readRegularFileSync(fsPath: Buffer | string): { data: Buffer; executable: boolean } {
+/** The whole content of a regular file, with synchronous calls (see yielder.ts for why); reads the size fstat reported. */
+export function readRegularFileSync(fsPath: Buffer | string, options: { maxBytes?: number } = {}): { data: Buffer; executable: boolean } {
   const { fd, size, executable } = openRegularFileSync(fsPath);
   try {
+    if (options.maxBytes !== undefined && size > options.maxBytes) throw new FileTooLargeError(size);
     const data = Buffer.allocUnsafe(size);
     let read = 0;
     while (read < size) {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { AppError } from "../errors/app-error";
 import { bytesOf, displayPath, toFsPath, type BytePath } from "./byte-path";
 import type { ExclusionCategory } from "./exclusion-rules";
-import { NotRegularFileError, readRegularFileSync, sha256Of } from "./file-read";
+import { FileTooLargeError, NotRegularFileError, readRegularFileSync, sha256Of } from "./file-read";
 import { createPackWriter, gitObjectId, type PackWriter } from "./git-pack";
 import { commitObject, runSystemGit, writeIndex, writeRepositoryFiles, writeTrees, type GitRunner } from "./git-repo";
 import { MANIFEST_FILE, MANIFEST_FORMAT, readManifest, serializeManifest, snapshotDir, snapshotIdOf, snapshotsDir, type Manifest, type ManifestEntry } from "./manifest";
@@ -37,16 +37,15 @@ export interface SnapshotResult {
 
 /** Reads a walked file again, refusing what changed in between (never following a link swapped in). */
 function readWalkedFile(root: string, rel: BytePath, maxBytes: number): { data: Buffer; executable: boolean } {
-  let read;
   try {
-    read = readRegularFileSync(toFsPath(root, rel));
+    return readRegularFileSync(toFsPath(root, rel), { maxBytes });
   } catch (error) {
+    // grown past the limit since the walk
+    if (error instanceof FileTooLargeError) checkSnapshotLimits([{ kind: "file", path: rel, size: error.size, executable: false }], { ...DEFAULT_SNAPSHOT_LIMITS, maxFileBytes: maxBytes });
     if (!(error instanceof NotRegularFileError)) throw error;
     const what = { missing: "was deleted", symlink: "was replaced by a symlink", "not-a-file": "stopped being a regular file" }[error.reason];
     throw new AppError({ code: "CONFLICT", message: `${displayPath(rel)} ${what} while the snapshot was being taken. Nothing was saved; try again when the project is quiet.` });
   }
-  if (read.data.length > maxBytes) checkSnapshotLimits([{ kind: "file", path: rel, size: read.data.length, executable: false }], { ...DEFAULT_SNAPSHOT_LIMITS, maxFileBytes: maxBytes });
-  return read;
 }
 
 function summarizeExclusions(walk: WalkResult): Manifest["excluded"] {

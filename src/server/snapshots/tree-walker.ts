@@ -83,8 +83,7 @@ function typeOf(item: { isDirectory(): boolean; isFile(): boolean; isSymbolicLin
 /** Reads an ignore file without following links; an unreadable or linked file has no rules, as in git. */
 function readIgnoreFile(fsPath: Buffer | string, base: BytePath): IgnoreFile | null {
   try {
-    const { data } = readRegularFileSync(fsPath);
-    return data.length > MAX_IGNORE_FILE_BYTES ? null : parseIgnoreFile(fromBytes(data), base);
+    return parseIgnoreFile(fromBytes(readRegularFileSync(fsPath, { maxBytes: MAX_IGNORE_FILE_BYTES }).data), base);
   } catch {
     return null;
   }
