@@ -1,5 +1,5 @@
 // Snapshots, workspaces and diffs on a generated 20,000-file / 200 MB tree, each against a baseline
-// measured in the same run, interleaved, median of BENCH_RUNS (default 3):
+// measured in the same run, interleaved (alternating which goes first), median of BENCH_RUNS (default 3):
 //   snapshot (walk, hash, git pack + index)             vs `cp -a` of the tree        (target ≤ 1.5×)
 //   workspace (files written from the pack, + .git)     vs `cp -a` of the tree        (target ≤ 1.0×)
 //   diff of a workspace with 500 changed files (patches) vs `git diff --no-index --stat` of the same change (target ≤ 1.0×)
@@ -106,27 +106,35 @@ try {
   for (let run = 0; run < RUNS; run++) {
     const dataDir = path.join(work, `data-${run}`);
     const copy = path.join(work, `copy-${run}`);
-    settle();
-    samples.snapshotCp.push(await time(() => cpA(tree, copy)));
-    settle();
+    // each pair runs baseline first on even runs and ours first on odd runs, after a sync, so neither
+    // side always pays for the other's write-back
+    const pair = async (ours, baseline, into) => {
+      const order = run % 2 === 0 ? [baseline, ours] : [ours, baseline];
+      const times = [];
+      for (const task of order) {
+        settle();
+        times.push(await time(task));
+      }
+      const [oursMs, baselineMs] = run % 2 === 0 ? [times[1], times[0]] : [times[0], times[1]];
+      samples[into[0]].push(oursMs);
+      samples[into[1]].push(baselineMs);
+    };
     let snapshotId = "";
-    samples.snapshot.push(await time(async () => (snapshotId = (await modules.createSnapshot({ projectRoot: tree, projectId: "bench", dataDir })).manifest.id)));
+    await pair(async () => (snapshotId = (await modules.createSnapshot({ projectRoot: tree, projectId: "bench", dataDir })).manifest.id), () => cpA(tree, copy), ["snapshot", "snapshotCp"]);
     fs.rmSync(copy, { recursive: true, force: true });
 
-    settle();
-    samples.workspaceCp.push(await time(() => cpA(tree, copy)));
-    settle();
     let workspace;
-    samples.workspace.push(await time(async () => (workspace = await modules.createWorkspace({ dataDir, snapshotId }))));
+    await pair(async () => (workspace = await modules.createWorkspace({ dataDir, snapshotId })), () => cpA(tree, copy), ["workspace", "workspaceCp"]);
 
     // the same 500 edits in the workspace and in the plain copy
     changeFiles(workspace.path);
     changeFiles(copy);
     const manifest = await modules.readManifest({ dataDir, snapshotId });
-    settle();
-    samples.diffGit.push(await time(() => spawnSync("git", ["diff", "--no-index", "--stat", tree, copy], { maxBuffer: 64 * 1024 * 1024 })));
-    settle();
-    samples.diff.push(await time(async () => (diffFiles = (await modules.diffWorkspace({ dataDir, manifest, workspaceRoot: workspace.path })).changes.length)));
+    await pair(
+      async () => (diffFiles = (await modules.diffWorkspace({ dataDir, manifest, workspaceRoot: workspace.path })).changes.length),
+      () => spawnSync("git", ["diff", "--no-index", "--stat", tree, copy], { maxBuffer: 64 * 1024 * 1024 }),
+      ["diff", "diffGit"],
+    );
     if (diffFiles !== CHANGED) throw new Error(`the diff found ${diffFiles} changed files, expected ${CHANGED}`);
     fs.rmSync(copy, { recursive: true, force: true });
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -65,12 +65,20 @@ export function displayPath(rel: BytePath): string {
   return text;
 }
 
+/** True when every byte is below 0x80 (then the byte string is already the UTF-8 text). */
+function isAscii(rel: BytePath): boolean {
+  for (let i = 0; i < rel.length; i++) if (rel.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
 export function toPathText(rel: BytePath): PathText {
+  if (isAscii(rel)) return { path: rel }; // the common case: ASCII bytes are the same text
   const bytes = bytesOf(rel);
   return isUtf8(bytes) ? { path: bytes.toString("utf8") } : { path: displayPath(rel), pathBytes: bytes.toString("base64") };
 }
 
 export function fromPathText(text: PathText): BytePath {
+  if (text.pathBytes === undefined && isAscii(text.path)) return text.path;
   return text.pathBytes === undefined ? fromText(text.path) : fromBytes(Buffer.from(text.pathBytes, "base64"));
 }
 

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { fromPathText, toPathText, type BytePath } from "./byte-path";
+import { bytesOf, fromPathText, toPathText, type BytePath } from "./byte-path";
 import type { ExclusionCategory } from "./exclusion-rules";
 import type { SpecialKind } from "./tree-walker";
 
@@ -72,7 +72,8 @@ const manifestSchema = z.object({
   pack: z.string().regex(/^pack-[0-9a-f]{40}$/),
   fileCount: z.number().int(),
   bytes: z.number().int(),
-  entries: z.array(entrySchema),
+  // entries are checked one by one below: zod over 100,000 objects costs more than the rest of a read
+  entries: z.array(z.unknown()),
   skipped: z.array(z.object({ ...pathTextSchema, kind: z.enum(["fifo", "socket", "block-device", "character-device", "unknown"]) })),
   excluded: z.object({
     counts: z.record(z.string(), z.number()),
@@ -84,14 +85,44 @@ const manifestSchema = z.object({
 type EntryJson = z.infer<typeof entrySchema>;
 
 function entryToJson(entry: ManifestEntry): EntryJson {
-  const { path: rel, target, ...rest } = entry;
-  const json: EntryJson = { ...toPathText(rel), ...rest };
+  const { path: rel, target } = entry;
+  const text = toPathText(rel);
+  const json: EntryJson = { path: text.path, type: entry.type, mode: entry.mode, size: entry.size, sha256: entry.sha256, oid: entry.oid, offset: entry.offset };
+  if (text.pathBytes !== undefined) json.pathBytes = text.pathBytes;
   if (target !== undefined) {
-    const text = toPathText(target);
-    json.target = text.path;
-    if (text.pathBytes !== undefined) json.targetBytes = text.pathBytes;
+    const targetText = toPathText(target);
+    json.target = targetText.path;
+    if (targetText.pathBytes !== undefined) json.targetBytes = targetText.pathBytes;
   }
   return json;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const HEX40 = /^[0-9a-f]{40}$/;
+const MODES = new Set(["100644", "100755", "120000"]);
+const isCount = (value: unknown) => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";
+
+/** The same checks as entrySchema, by hand (fast path); the schema reports what is wrong when they fail. */
+function checkEntry(value: unknown): EntryJson {
+  const json = value as Partial<Record<keyof EntryJson, unknown>> | null;
+  const ok =
+    typeof json === "object" &&
+    json !== null &&
+    typeof json.path === "string" &&
+    isOptionalString(json.pathBytes) &&
+    (json.type === "file" || json.type === "symlink") &&
+    typeof json.mode === "string" &&
+    MODES.has(json.mode) &&
+    isCount(json.size) &&
+    typeof json.sha256 === "string" &&
+    HEX64.test(json.sha256) &&
+    typeof json.oid === "string" &&
+    HEX40.test(json.oid) &&
+    isCount(json.offset) &&
+    isOptionalString(json.target) &&
+    isOptionalString(json.targetBytes);
+  return ok ? (json as EntryJson) : entrySchema.parse(value);
 }
 
 function entryFromJson(json: EntryJson): ManifestEntry {
@@ -109,9 +140,9 @@ function entryFromJson(json: EntryJson): ManifestEntry {
 export function snapshotIdOf(options: { projectId: string; entries: readonly ManifestEntry[] }): string {
   const hash = createHash("sha256");
   hash.update(`${MANIFEST_FORMAT}\0${options.projectId}\0`);
+  // one line per entry: path bytes (hex, so any byte is fine), type, mode, size, sha256, target bytes (hex)
   for (const entry of options.entries) {
-    const { oid: _oid, offset: _offset, ...content } = entryToJson(entry);
-    hash.update(`${JSON.stringify(content)}\n`);
+    hash.update(`${bytesOf(entry.path).toString("hex")} ${entry.type} ${entry.mode} ${entry.size} ${entry.sha256} ${entry.target === undefined ? "-" : bytesOf(entry.target).toString("hex")}\n`);
   }
   return hash.digest("hex");
 }
@@ -129,7 +160,7 @@ export function parseManifest(text: string): Manifest {
   const json = manifestSchema.parse(JSON.parse(text));
   return {
     ...json,
-    entries: json.entries.map(entryFromJson),
+    entries: json.entries.map((entry) => entryFromJson(checkEntry(entry))),
     skipped: json.skipped.map((item) => ({ path: fromPathText(item), kind: item.kind })),
     excluded: { ...json.excluded, secrets: json.excluded.secrets.map(fromPathText) },
   };
