@@ -38,13 +38,33 @@ function objectHeader(type: GitObjectType, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
+/** Adler-32 (RFC 1950), unrolled: indexes are in range, hence the non-null assertions. */
 function adler32(data: Buffer): number {
   let a = 1;
   let b = 0;
-  for (let i = 0; i < data.length; ) {
-    const end = Math.min(i + 5552, data.length); // the most bytes before the sums can overflow 2^32
+  const n = data.length;
+  for (let i = 0; i < n; ) {
+    const end = Math.min(i + 5552, n); // the most bytes before the sums can overflow 2^32
+    for (; i + 8 <= end; i += 8) {
+      a += data[i]!;
+      b += a;
+      a += data[i + 1]!;
+      b += a;
+      a += data[i + 2]!;
+      b += a;
+      a += data[i + 3]!;
+      b += a;
+      a += data[i + 4]!;
+      b += a;
+      a += data[i + 5]!;
+      b += a;
+      a += data[i + 6]!;
+      b += a;
+      a += data[i + 7]!;
+      b += a;
+    }
     for (; i < end; i++) {
-      a += data[i] ?? 0;
+      a += data[i]!;
       b += a;
     }
     a %= 65521;
