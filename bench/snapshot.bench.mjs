@@ -141,27 +141,29 @@ try {
     console.log(`run ${run + 1}/${RUNS}: snapshot ${samples.snapshot.at(-1).toFixed(0)} ms (cp -a ${samples.snapshotCp.at(-1).toFixed(0)}), workspace ${samples.workspace.at(-1).toFixed(0)} ms (cp -a ${samples.workspaceCp.at(-1).toFixed(0)}), diff ${samples.diff.at(-1).toFixed(0)} ms (git ${samples.diffGit.at(-1).toFixed(0)})`);
   }
 
+  const spread = (ours, base) =>
+    ` Per run: ours ${Math.round(Math.min(...samples[ours]))}–${Math.round(Math.max(...samples[ours]))} ms, baseline ${Math.round(Math.min(...samples[base]))}–${Math.round(Math.max(...samples[base]))} ms.`;
   const tree20k = `${FILES.toLocaleString("en-US")} files / ${(bytes / 1e6).toFixed(0)} MB`;
   writeResult({
     name: "snapshot-vs-cp",
     unit: "ms",
     value: Math.round(median(samples.snapshot)),
     baseline: Math.round(median(samples.snapshotCp)),
-    notes: `median of ${RUNS}: snapshot of a generated ${tree20k} tree (walk with .gitignore rules, sha256 + git blob id of every file, one uncompressed git pack holding the content, trees, commit, index via git read-tree) vs \`cp -a\` of the same tree. Target ≤ 1.5×.`,
+    notes: `median of ${RUNS}: snapshot of a generated ${tree20k} tree (walk with .gitignore rules, sha256 + git blob id of every file, one uncompressed git pack holding the content, trees, commit, index via git read-tree) vs \`cp -a\` of the same tree. Target ≤ 1.5×.${spread("snapshot", "snapshotCp")}`,
   });
   writeResult({
     name: "workspace-vs-cp",
     unit: "ms",
     value: Math.round(median(samples.workspace)),
     baseline: Math.round(median(samples.workspaceCp)),
-    notes: `median of ${RUNS}: private workspace from that snapshot (every file written from one sequential read of the pack; .git with its own index and refs, objects borrowed from the snapshot through alternates) vs \`cp -a\` of the tree. Target ≤ 1.0×.`,
+    notes: `median of ${RUNS}: private workspace from that snapshot (every file written from one sequential read of the pack; .git with its own index and refs, objects borrowed from the snapshot through alternates) vs \`cp -a\` of the tree. Target ≤ 1.0×.${spread("workspace", "workspaceCp")}`,
   });
   writeResult({
     name: "diff-500-vs-git",
     unit: "ms",
     value: Math.round(median(samples.diff)),
     baseline: Math.round(median(samples.diffGit)),
-    notes: `median of ${RUNS}: workspace diff with ${CHANGED} changed files (walk, sha256 of every file, unified patches) vs \`git diff --no-index --stat\` between the tree and a copy with the same changes. Target ≤ 1.0×.`,
+    notes: `median of ${RUNS}: workspace diff with ${CHANGED} changed files (walk, sha256 of every file, unified patches) vs \`git diff --no-index --stat\` between the tree and a copy with the same changes. Target ≤ 1.0×.${spread("diff", "diffGit")}`,
   });
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
