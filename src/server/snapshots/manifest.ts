@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { bytesOf, fromPathText, toPathText, type BytePath } from "./byte-path";
+import { bytesOf, fromPathText, toPathText, unsafePathReason, type BytePath } from "./byte-path";
 import type { ExclusionCategory } from "./exclusion-rules";
 import type { SpecialKind } from "./tree-walker";
 
@@ -126,7 +126,11 @@ function checkEntry(value: unknown): EntryJson {
 }
 
 function entryFromJson(json: EntryJson): ManifestEntry {
-  const entry: ManifestEntry = { path: fromPathText(json), type: json.type, mode: json.mode, size: json.size, sha256: json.sha256, oid: json.oid, offset: json.offset };
+  const rel = fromPathText(json);
+  // a manifest is ours, in a private directory; still, a path that could leave a workspace is never trusted
+  const unsafe = unsafePathReason(rel);
+  if (unsafe) throw new Error(`The snapshot manifest is damaged: entry ${JSON.stringify(json.path)}: ${unsafe}.`);
+  const entry: ManifestEntry = { path: rel, type: json.type, mode: json.mode, size: json.size, sha256: json.sha256, oid: json.oid, offset: json.offset };
   if (json.target !== undefined) entry.target = fromPathText({ path: json.target, ...(json.targetBytes ? { pathBytes: json.targetBytes } : {}) });
   return entry;
 }
