@@ -102,6 +102,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
           SecurityOpt: ["no-new-privileges:true"],
           // none: Docker's null network, loopback only — no interface, no route, nothing reachable
           NetworkMode: spec.network === "none" ? "none" : "bridge",
+          // With no network a name lookup can never succeed, but musl's resolver (the static Codex
+          // binary uses it) waits its full timeout (5 s) before saying so: make it give up at once.
+          ...(spec.network === "none" ? { DnsOptions: ["timeout:0", "attempts:1"] } : {}),
           Binds: mounts.map((mount) => `${mount.hostPath}:${mount.containerPath}:${mount.readOnly ? "ro" : "rw"}`),
           Privileged: false,
         },
