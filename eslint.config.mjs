@@ -32,8 +32,9 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { paths: [{ name: "dockerode", message: "Use the ContainerRuntime interface in src/server/runtime/." }] }] },
   },
   {
-    files: ["**/*.mjs"],
+    files: ["**/*.mjs", "**/*.cjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
   },
+  { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs" }, rules: { "@typescript-eslint/no-require-imports": "off" } },
 );
