@@ -154,6 +154,7 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
     clearInterval(timer);
     runningContainers.delete(input.runId);
     deps.gateway.revoke(input.runId);
+    deps.gateway.forget(input.runId); // the result above already holds the metered usage
     await deps.runtime.removeContainer(containerId);
     deps.active.delete(containerId);
   }
