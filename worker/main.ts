@@ -16,6 +16,7 @@ import { packageRoot } from "../src/cli/package-info";
 import { locateCodexBinary } from "../src/server/agents/codex-binary";
 import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
 import { listWorkers } from "../src/server/system/worker-registry";
+import { isProcessAlive } from "../src/server/system/process-alive";
 
 export interface WorkerOptions {
   redisUrl: string;
@@ -82,14 +83,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       self: { id: info.id, host: info.host },
       active,
       liveWorkers: async () => new Set((await listWorkers(redis)).map((worker) => worker.id)),
-      isProcessAlive: (pid) => {
-        try {
-          process.kill(pid, 0);
-          return true;
-        } catch (error) {
-          return (error as NodeJS.ErrnoException).code === "EPERM";
-        }
-      },
+      isProcessAlive,
       publish,
       log: options.log,
     });

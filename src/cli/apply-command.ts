@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ApplyPreviewView, ApplyRecordView } from "../shared/snapshot-schemas";
 import type { CliConfig } from "./config";
+import { isProcessAlive } from "../server/system/process-alive";
 
 /**
  * `invariant-web apply WORKSPACE [--yes] [--json]`: shows the plan that applies a workspace's
@@ -30,20 +31,12 @@ export interface ApplyCommandOptions {
   connect?: (dataDir: string) => Promise<ApplyApi>;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** The pid of a live launcher for this data dir, or null. */
 export function runningLauncher(dataDir: string): number | null {
   try {
     const held = JSON.parse(fs.readFileSync(path.join(dataDir, "launcher.json"), "utf8")) as { pid?: unknown };
-    return typeof held.pid === "number" && held.pid !== process.pid && isAlive(held.pid) ? held.pid : null;
+    return typeof held.pid === "number" && held.pid !== process.pid && isProcessAlive(held.pid) ? held.pid : null;
   } catch {
     return null;
   }

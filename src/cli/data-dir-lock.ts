@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { isProcessAlive } from "../server/system/process-alive";
 
 /** One launcher per data dir: two would both write the database and fight over the private Redis. */
 export interface DataDirLock {
@@ -7,14 +8,6 @@ export interface DataDirLock {
   release(): void;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export function lockDataDir(dataDir: string): DataDirLock {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -23,7 +16,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
   const file = path.join(dataDir, "launcher.json");
   try {
     const held = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number; url?: string };
-    if (typeof held.pid === "number" && held.pid !== process.pid && isAlive(held.pid)) {
+    if (typeof held.pid === "number" && held.pid !== process.pid && isProcessAlive(held.pid)) {
       throw new Error(`invariant-web is already running for ${dataDir} (pid ${held.pid}${held.url ? `, ${held.url}` : ""}). Stop it first, or use another --data-dir.`);
     }
   } catch (error) {

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { probeRedis } from "./connection";
+import { isProcessAlive } from "../system/process-alive";
 
 export const REDIS_INSTALL_HINT =
   "invariant-web needs Redis. Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis) so redis-server is on PATH, or pass --redis-url redis://HOST:PORT (env REDIS_URL).";
@@ -18,14 +19,6 @@ export function findRedisServer(): string | null {
   return result.status === 0 && found ? found : null;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Stops a private Redis left behind by a launcher that was killed (its pid file is in the data dir). */
 async function stopLeftover(pidFile: string): Promise<void> {
@@ -35,7 +28,7 @@ async function stopLeftover(pidFile: string): Promise<void> {
   } catch {
     return;
   }
-  if (!Number.isInteger(pid) || pid <= 1 || !isAlive(pid)) return;
+  if (!Number.isInteger(pid) || pid <= 1 || !isProcessAlive(pid)) return;
   let command = "";
   try {
     command = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
@@ -44,7 +37,7 @@ async function stopLeftover(pidFile: string): Promise<void> {
   }
   if (command && !command.includes("redis-server")) return;
   process.kill(pid, "SIGTERM");
-  for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let i = 0; i < 100 && isProcessAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /**
