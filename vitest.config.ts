@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "worker/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],
-    testTimeout: 60_000,
+    // integration tests drive real Docker builds and Codex runs; a busy 2-core CI machine needs headroom
+    testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: "forks",
     fileParallelism: true,
