@@ -18,6 +18,8 @@ import { reconcileContainers, type ReconcileReport } from "../src/server/runtime
 import { listWorkers } from "../src/server/system/worker-registry";
 import { isProcessAlive } from "../src/server/system/process-alive";
 
+const INSTANCE_KEY = "invariant:instance";
+
 export interface WorkerOptions {
   redisUrl: string;
   dataDir: string;
@@ -53,6 +55,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     lastSeen: new Date().toISOString(),
   };
   const context = { workerId: info.id, log: options.log };
+  // one Redis = one installation; containers are labelled with it so reconcilers of other installations leave them alone
+  await redis.set(INSTANCE_KEY, randomBytes(8).toString("hex"), "NX");
+  const instance = (await redis.get(INSTANCE_KEY)) ?? "unknown";
+  const identity = { id: info.id, host: info.host, pid: info.pid, instance };
   const active = new Set<string>();
   const publish = (event: EventInput) => publishEvent(redis, event);
   const gatewayHost = await startGatewayHost({ config: options.modelGateway, dataDir: options.dataDir, workerId: info.id, log: options.log });
@@ -60,7 +66,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const handlers = new Map<string, RegisteredJob>();
   for (const job of [
     registerJob(createSelfcheckHandler({ runtime, dataDir: options.dataDir, redisUrl: options.redisUrl })),
-    registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker: { id: info.id, host: info.host, pid: info.pid }, active })),
+    registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker: identity, active })),
     registerJob(createRemoveImageHandler({ runtime })),
     registerJob(
       createAgentRunHandler({
@@ -69,7 +75,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         gatewaySocketPath: gatewayHost.socket.path,
         bridgeDir: path.join(packageRoot(), "assets"),
         publish,
-        worker: { id: info.id, host: info.host, pid: info.pid },
+        worker: identity,
         active,
         codexVersion: codex?.version ?? null,
       }),
@@ -80,7 +86,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const reconcile = () =>
     reconcileContainers({
       runtime,
-      self: { id: info.id, host: info.host },
+      self: { id: info.id, host: info.host, instance },
       active,
       liveWorkers: async () => new Set((await listWorkers(redis)).map((worker) => worker.id)),
       isProcessAlive,

@@ -8,6 +8,7 @@ import { createCodexEventParser, type CodexEvent } from "./codex-events";
 import { codexRunOutcome, type RunOutcome } from "./codex-outcome";
 import { agentScript, CONTAINER_PATHS, harnessSchema } from "./harness";
 import type { TokenUsage } from "./token-usage";
+import type { WorkerIdentity } from "../runtime/container-spec";
 
 export const agentRunInputSchema = z.object({
   runId: z.string().min(1),
@@ -50,7 +51,7 @@ export interface AgentRunDeps {
   /** Host directory holding gateway-bridge.cjs. */
   bridgeDir: string;
   publish: (event: EventInput) => Promise<unknown>;
-  worker: { id: string; host: string; pid: number };
+  worker: WorkerIdentity;
   active: Set<string>;
   codexVersion: string | null;
   onEvent?: (event: CodexEvent) => void;

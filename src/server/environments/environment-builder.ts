@@ -4,6 +4,7 @@ import type { EventInput } from "../events/event-stream";
 import type { PrepareEnvironmentJob } from "../jobs/environment-jobs";
 import { LABEL } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { WorkerIdentity } from "../runtime/container-spec";
 
 export const CODEX_MOUNT = "/opt/invariant/codex";
 export const BASE_IMAGE_HINT =
@@ -13,7 +14,7 @@ export interface EnvironmentBuilderDeps {
   runtime: ContainerRuntime;
   codex: CodexBinary | null;
   publish: (event: EventInput) => Promise<unknown>;
-  worker: { id: string; host: string; pid: number };
+  worker: WorkerIdentity;
   /** Containers this worker is running now; the reconciler leaves these alone. */
   active: Set<string>;
   clock?: () => number;

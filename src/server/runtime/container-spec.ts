@@ -12,7 +12,17 @@ export const LABEL = {
   worker: "invariant.worker",
   workerHost: "invariant.worker-host",
   workerPid: "invariant.worker-pid",
+  /** Which installation (one Redis = one instance) the owning worker belongs to. */
+  instance: "invariant.instance",
 } as const;
+
+/** The worker that owns a container. `instance` scopes reconciliation to one installation. */
+export interface WorkerIdentity {
+  id: string;
+  host: string;
+  pid: number;
+  instance?: string;
+}
 
 export type ContainerRole = "prepare" | "agent" | "evaluation" | "session" | "probe";
 
@@ -23,7 +33,7 @@ export interface ContainerLabels {
   study?: string;
   trial?: string;
   session?: string;
-  worker?: { id: string; host: string; pid: number };
+  worker?: WorkerIdentity;
 }
 
 export function toDockerLabels(labels: ContainerLabels): Record<string, string> {
@@ -36,6 +46,7 @@ export function toDockerLabels(labels: ContainerLabels): Record<string, string> 
     ...(labels.trial ? { [LABEL.trial]: labels.trial } : {}),
     ...(labels.session ? { [LABEL.session]: labels.session } : {}),
     ...(labels.worker ? { [LABEL.worker]: labels.worker.id, [LABEL.workerHost]: labels.worker.host, [LABEL.workerPid]: String(labels.worker.pid) } : {}),
+    ...(labels.worker?.instance ? { [LABEL.instance]: labels.worker.instance } : {}),
   };
 }
 

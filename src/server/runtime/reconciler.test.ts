@@ -6,7 +6,7 @@ import { reconcileContainers } from "./reconciler";
 
 /** The decision logic, over a listed set of containers (the real-engine path is in test/reconciler.test.ts). */
 function container(id: string, labels: Record<string, string>): ContainerSummary {
-  return { id, labels: { [LABEL.managed]: "true", [LABEL.project]: "p", [LABEL.role]: "prepare", ...labels }, state: "running" };
+  return { id, labels: { [LABEL.managed]: "true", [LABEL.project]: "p", [LABEL.role]: "prepare", [LABEL.instance]: "ours", ...labels }, state: "running" };
 }
 
 describe("reconciler decisions", () => {
@@ -21,6 +21,7 @@ describe("reconciler decisions", () => {
       container("remote-live", { [LABEL.worker]: "remote-1", [LABEL.workerHost]: "there", [LABEL.workerPid]: "7" }),
       container("remote-silent", { [LABEL.worker]: "remote-2", [LABEL.workerHost]: "there", [LABEL.workerPid]: "8" }),
       container("unowned-probe", { [LABEL.role]: "probe" }),
+      container("other-installation-dead", { [LABEL.worker]: "x", [LABEL.workerHost]: "here", [LABEL.workerPid]: "44", [LABEL.instance]: "theirs" }),
     ];
     const runtime = {
       listManagedContainers: () => Promise.resolve(containers),
@@ -31,7 +32,7 @@ describe("reconciler decisions", () => {
     } as unknown as ContainerRuntime;
     const report = await reconcileContainers({
       runtime,
-      self: { id: "me", host: "here" },
+      self: { id: "me", host: "here", instance: "ours" },
       active: new Set(["mine-active"]),
       liveWorkers: () => Promise.resolve(new Set(["remote-1"])), // "other" is not in this Redis: alive by pid all the same
       isProcessAlive: (pid) => pid === 42 || pid === 1,
@@ -42,7 +43,7 @@ describe("reconciler decisions", () => {
       log: () => undefined,
     });
     expect(removed.sort()).toEqual(["mine-stale", "remote-silent", "same-host-dead"]);
-    expect(report.kept).toBe(4);
+    expect(report.kept).toBe(5);
     expect(published).toEqual([expect.objectContaining({ type: "environment.finished", projectId: "p", data: expect.objectContaining({ versionId: "v9", status: "failed" }) as unknown })]);
   });
 });

@@ -4,7 +4,7 @@ import type { ContainerRuntime, ContainerSummary } from "./docker-runtime";
 
 export interface ReconcilerDeps {
   runtime: ContainerRuntime;
-  self: { id: string; host: string };
+  self: { id: string; host: string; instance: string };
   /** Containers this worker runs right now. */
   active: ReadonlySet<string>;
   /** Ids of workers with a live heartbeat in Redis. */
@@ -21,6 +21,8 @@ export interface ReconcileReport {
 }
 
 function ownerGone(container: ContainerSummary, deps: ReconcilerDeps, live: Set<string>): string | null {
+  // another installation's containers (its own Redis) are its reconciler's business: it alone can report them
+  if (container.labels[LABEL.instance] !== deps.self.instance) return null;
   const owner = container.labels[LABEL.worker];
   if (!owner) return null; // not started by a worker (e.g. a probe); not ours to judge
   if (owner === deps.self.id) return deps.active.has(container.id) ? null : "this worker is not running it any more";
