@@ -1,12 +1,12 @@
 import http from "node:http";
 import https from "node:https";
-import type { AddressInfo } from "node:net";
 import { pipeline } from "node:stream";
 import { isAppError } from "../errors/app-error";
 import { totalTokens, type TokenUsage } from "../agents/token-usage";
 import type { GatewayCredential } from "./gateway-credentials";
 import { createRunTokens, type RunRecord } from "./run-tokens";
 import { createSseUsageMeter } from "./sse-usage-meter";
+import { listenHttp } from "../http/listen";
 
 /**
  * The host-side model gateway. Containers use it as their provider `base_url` with a per-run token;
@@ -231,19 +231,10 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
       sendError(res, 500, "gateway_error", "The model gateway failed to handle the request.");
     }
   });
-  const host = options.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
+  const { port, baseUrl } = await listenHttp(server, { ...(options.host ? { host: options.host } : {}), ...(options.port ? { port: options.port } : {}) });
 
   return {
-    url: `http://${urlHost}:${port}/v1`,
+    url: `${baseUrl}/v1`,
     port,
     issueRunToken: (issue) => runs.issue(issue),
     revoke: (runId) => runs.revoke(runId),

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { isAppError } from "../errors/app-error";
 import { isScriptName, listMockScripts, parseMockScript, readMockScript, type MockScript, type MockScriptInput, type MockStep } from "./mock-script";
 import { offeredShellTools, responsesRequestSchema, shellCallArguments, stepIndexOf, writeFileCommand, type ResponsesRequest } from "./responses-request";
+import { listenHttp } from "../http/listen";
 
 /**
  * A local OpenAI Responses API (`POST /v1/responses`, `text/event-stream`) whose answers come from
@@ -209,18 +209,9 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       apiError(res, isAppError(error) ? 400 : 500, error instanceof Error ? error.message : String(error));
     });
   });
-  const host = options.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
+  const { port, baseUrl } = await listenHttp(server, { ...(options.host ? { host: options.host } : {}), ...(options.port ? { port: options.port } : {}) });
   return {
-    url: `http://${urlHost}:${port}/v1`,
+    url: `${baseUrl}/v1`,
     port,
     close: () =>
       new Promise<void>((resolve) => {
