@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { studyReportSchema, type StudyReport } from "../../shared/study-report";
+import { AppError } from "../errors/app-error";
+
+/**
+ * Checks a report against the version 1 schema before anything renders it. A report that does not
+ * match is a bug in whatever built it, so it is refused with every problem named (path and reason);
+ * the `ZodError` is the cause.
+ */
+export function parseStudyReport(report: unknown): StudyReport {
+  const parsed = studyReportSchema.safeParse(report);
+  if (parsed.success) return parsed.data;
+  throw new AppError({
+    code: "INTERNAL_SERVER_ERROR",
+    message: `The study report does not match the report schema (version 1):\n${z.prettifyError(parsed.error)}`,
+    cause: parsed.error,
+  });
+}

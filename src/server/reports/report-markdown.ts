@@ -1,0 +1,207 @@
+import { aggregateByConfiguration, trialHasTokens } from "../../shared/study-aggregates";
+import type { ReportBaseline, ReportConfiguration, ReportTrial, StudyAggregate, StudyReport } from "../../shared/study-report";
+import { codeBlock, codeSpan, escapeCell, escapeInline, quoteBlock } from "./markdown-text";
+import { parseStudyReport } from "./parse-study-report";
+
+const NONE = "—";
+
+/** `2025-03-01 14:05 UTC`, whatever offset the ISO string used. */
+export function formatReportDate(iso: string | null): string {
+  if (iso === null) return NONE;
+  return `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** `12,345`; a fraction (a median of two) keeps one decimal. */
+export function formatNumber(value: number): string {
+  const [whole = "", fraction] = String(Math.round(value * 10) / 10).split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
+const formatSeconds = (value: number | null): string => (value === null ? NONE : value.toFixed(1));
+
+/** The short form Docker shows: 12 hex digits, without `sha256:`. */
+const shortImageId = (imageId: string): string => imageId.replace(/^sha256:/, "").slice(0, 12);
+
+function formatCounts(counts: Pick<ReportBaseline, "passed" | "total" | "source">): string {
+  if (counts.total !== null) return `${counts.passed ?? "?"}/${counts.total} passed (${escapeInline(counts.source)})`;
+  if (counts.passed !== null) return `${counts.passed} passed (${escapeInline(counts.source)})`;
+  return `no test counts (${escapeInline(counts.source)})`;
+}
+
+/** `23/23`, `pass`/`fail` for a verdict read from the exit code only, `—` for none. */
+function testsPassedCell(trial: ReportTrial): string {
+  const verdict = trial.verdict;
+  if (verdict === null) return NONE;
+  if (verdict.source === "exit-code") return verdict.ok ? "pass" : "fail";
+  if (verdict.total !== null) return `${verdict.passed ?? "?"}/${verdict.total}`;
+  if (verdict.passed !== null) return String(verdict.passed);
+  return verdict.ok ? "pass" : "fail";
+}
+
+const tableRow = (cells: string[]): string => `| ${cells.join(" | ")} |`;
+const tableHead = (cells: string[]): string[] => [tableRow(cells), tableRow(cells.map(() => "---"))];
+
+function configurationCells(configuration: ReportConfiguration | undefined): string[] {
+  if (configuration === undefined) return [NONE, NONE, NONE];
+  return [escapeCell(configuration.harness), escapeCell(configuration.model), escapeCell(configuration.reasoningEffort)];
+}
+
+function trialLabel(options: { trial: ReportTrial; several: boolean }): string {
+  const { trial } = options;
+  const repeat = options.several ? ` #${trial.repeat}` : "";
+  const attempt = trial.attempt > 1 ? ` (attempt ${trial.attempt})` : "";
+  return `${trial.choice}${repeat}${attempt}`;
+}
+
+function header(report: StudyReport): string[] {
+  const { study } = report;
+  const title = study.title.trim() === "" ? "Untitled study" : study.title;
+  return [
+    `# ${escapeInline(title)}`,
+    "",
+    `Study ${codeSpan(study.id)} of project ${escapeInline(study.projectName) || codeSpan(study.projectId)} · state: ${escapeInline(study.state)} · ` +
+      `created ${formatReportDate(study.createdAt)} · started ${formatReportDate(study.startedAt)} · finished ${formatReportDate(study.finishedAt)}`,
+    "",
+    `Report generated ${formatReportDate(report.generatedAt)} (invariant-web study report, schema version ${report.version}).`,
+  ];
+}
+
+function taskSection(report: StudyReport): string[] {
+  const { study } = report;
+  const lines = ["## Task", "", study.taskPrompt.trim() === "" ? "_No task prompt was recorded._" : quoteBlock(study.taskPrompt), "", "Judged by this test command:", ""];
+  lines.push(study.testCommand.trim() === "" ? "_No test command was recorded._" : codeBlock({ text: study.testCommand, language: "sh" }));
+  if (study.testFiles.length > 0) {
+    lines.push("", "Test files, fixed for every trial:", "");
+    for (const file of study.testFiles) lines.push(`- ${codeSpan(file.path)}: ${formatNumber(file.bytes)} bytes, sha256 ${codeSpan(file.sha256.slice(0, 12))}`);
+  }
+  if (study.junitPath !== null) lines.push("", `JUnit report read from ${codeSpan(study.junitPath)}.`);
+  return lines;
+}
+
+function environmentSection(report: StudyReport): string[] {
+  const { environment, study } = report;
+  const version = environment.version === null ? "not recorded" : `v${environment.version}`;
+  const versionId = environment.versionId === null ? "" : ` (${codeSpan(environment.versionId)})`;
+  const image = environment.imageId === null ? "not recorded" : codeSpan(shortImageId(environment.imageId));
+  const digest = environment.imageDigest === null ? "" : `, digest ${codeSpan(environment.imageDigest)}`;
+  return [
+    "## Environment",
+    "",
+    `- Environment: ${version}${versionId}`,
+    `- Image: ${image}${digest}`,
+    `- Snapshot: ${report.snapshotId === null ? "not recorded" : codeSpan(report.snapshotId)}`,
+    `- Baseline: ${report.baseline === null ? "not recorded" : formatCounts(report.baseline)}`,
+    `- Limits: ${study.concurrency} at a time, agent timeout ${study.agentTimeoutSec} s, evaluation timeout ${study.evalTimeoutSec} s`,
+  ];
+}
+
+function configurationsSection(report: StudyReport): string[] {
+  const lines = ["## Configurations", ""];
+  for (const configuration of report.configurations) {
+    const runs = `${configuration.repeats} ${configuration.repeats === 1 ? "run" : "runs"}`;
+    let line = `- Choice ${configuration.choice}: ${escapeInline(configuration.harness)}, model ${escapeInline(configuration.model) || NONE}, effort ${configuration.reasoningEffort}, ${runs}`;
+    if (configuration.command !== null) line += `; command ${codeSpan(configuration.command)}`;
+    if (configuration.instructions.trim() !== "") line += `; instructions: ${escapeInline(configuration.instructions)}`;
+    lines.push(line);
+  }
+  return lines;
+}
+
+function resultsSection(options: { configurations: Map<number, ReportConfiguration>; trials: ReportTrial[]; trialCounts: Map<number, number> }): string[] {
+  const lines = ["## Results", "", ...tableHead(["Choice", "harness", "model", "effort", "tests passed", "agent seconds", "tokens", "state"])];
+  for (const trial of options.trials) {
+    lines.push(
+      tableRow([
+        trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 }),
+        ...configurationCells(options.configurations.get(trial.choice)),
+        testsPassedCell(trial),
+        formatSeconds(trial.agentSeconds),
+        trialHasTokens(trial) ? formatNumber(trial.tokens.total) : NONE,
+        escapeCell(trial.state),
+      ]),
+    );
+  }
+  if (options.trials.length === 0) lines.push("", "_No trials were recorded._");
+  return lines;
+}
+
+function spreadCell(options: { spread: { min: number; max: number } | null; format: (value: number) => string }): string {
+  return options.spread === null ? NONE : `${options.format(options.spread.min)}–${options.format(options.spread.max)}`;
+}
+
+function aggregatesSection(report: StudyReport): string[] {
+  const recorded = new Map(report.aggregates.map((aggregate) => [aggregate.choice, aggregate]));
+  const computed = new Map(aggregateByConfiguration(report).map((aggregate) => [aggregate.choice, aggregate]));
+  const lines = [
+    "## Per configuration",
+    "",
+    "Over finished trials. Pass rate: the finished trials that passed every test they counted, or, judged by exit code only, exited 0.",
+    "",
+    ...tableHead(["Choice", "harness", "model", "effort", "finished", "pass rate", "median tests passed", "median agent seconds", "agent seconds min–max", "median tokens", "tokens min–max"]),
+  ];
+  for (const configuration of report.configurations) {
+    const aggregate = (recorded.get(configuration.choice) ?? computed.get(configuration.choice)) as StudyAggregate;
+    const passRate = aggregate.passRate === null ? NONE : `${Math.round(aggregate.passRate * 100)}% (${aggregate.passedAll}/${aggregate.finished})`;
+    lines.push(
+      tableRow([
+        String(configuration.choice),
+        ...configurationCells(configuration),
+        `${aggregate.finished}/${aggregate.trials}`,
+        passRate,
+        aggregate.medianTestsPassed === null ? NONE : formatNumber(aggregate.medianTestsPassed),
+        formatSeconds(aggregate.medianAgentSeconds),
+        spreadCell({ spread: aggregate.agentSeconds, format: (value) => value.toFixed(1) }),
+        aggregate.medianTokens === null ? NONE : formatNumber(aggregate.medianTokens),
+        spreadCell({ spread: aggregate.tokens, format: formatNumber }),
+      ]),
+    );
+  }
+  return lines;
+}
+
+function errorsSection(options: { trials: ReportTrial[]; trialCounts: Map<number, number> }): string[] {
+  const failed = options.trials.filter((trial) => trial.error !== null && trial.error.trim() !== "");
+  if (failed.length === 0) return [];
+  const lines = ["## Errors", ""];
+  for (const trial of failed) {
+    lines.push(`- Choice ${trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 })}: ${escapeInline(trial.error ?? "")}`);
+  }
+  return lines;
+}
+
+function closingNote(several: boolean): string {
+  const sample = several
+    ? "A few repeats show some of the spread, but they are still a handful of runs"
+    : "Each configuration ran once, so every row is a single run";
+  return (
+    "_These are recorded measurements of one task, in one environment, judged by one test command. " +
+    `${sample}: this is not a ranking of models or harnesses, and running the study again can give different results._`
+  );
+}
+
+/**
+ * The report as a short Markdown record: title and dates, the task and test command, the environment
+ * and baseline, the configurations, one results row per trial, per-configuration aggregates when any
+ * configuration ran more than once, errors, and a closing note on what the numbers do not show.
+ */
+export function renderMarkdownReport(input: StudyReport): string {
+  const report = parseStudyReport(input);
+  const configurations = new Map(report.configurations.map((configuration) => [configuration.choice, configuration]));
+  const trials = [...report.trials].sort((a, b) => a.choice - b.choice || a.repeat - b.repeat || a.attempt - b.attempt);
+  const trialCounts = new Map<number, number>();
+  for (const trial of trials) trialCounts.set(trial.choice, (trialCounts.get(trial.choice) ?? 0) + 1);
+  const several = [...trialCounts.values()].some((count) => count > 1);
+
+  const sections = [
+    header(report),
+    taskSection(report),
+    environmentSection(report),
+    configurationsSection(report),
+    resultsSection({ configurations, trials, trialCounts }),
+    several ? aggregatesSection(report) : [],
+    errorsSection({ trials, trialCounts }),
+  ];
+  const body = sections.filter((lines) => lines.length > 0).map((lines) => lines.join("\n").replace(/\n+$/, ""));
+  return `${[...body, closingNote(several)].join("\n\n")}\n`;
+}
