@@ -10,6 +10,9 @@ import { registerJob, type RegisteredJob } from "./job-handler";
 import { createSelfcheckHandler } from "./jobs/selfcheck";
 import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./jobs/environment";
 import { createAgentRunHandler } from "./jobs/agent";
+import { createPreflightHandler, createTrialRunHandler } from "./jobs/study";
+import { runAgent, stopRun, type AgentRunDeps } from "../src/server/agents/agent-run";
+import { trialStopKey } from "../src/server/jobs/study-jobs";
 import { startGatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
 import path from "node:path";
 import { packageRoot } from "../src/cli/package-info";
@@ -63,21 +66,34 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const publish = (event: EventInput) => publishEvent(redis, event);
   const gatewayHost = await startGatewayHost({ config: options.modelGateway, dataDir: options.dataDir, workerId: info.id, log: options.log });
   const codex = locateCodexBinary();
+  const agentDeps: AgentRunDeps = {
+    runtime,
+    gateway: gatewayHost.gateway,
+    gatewaySocketPath: gatewayHost.socket.path,
+    bridgeDir: path.join(packageRoot(), "assets"),
+    publish,
+    worker: identity,
+    active,
+    codexVersion: codex?.version ?? null,
+  };
   const handlers = new Map<string, RegisteredJob>();
   for (const job of [
     registerJob(createSelfcheckHandler({ runtime, dataDir: options.dataDir, redisUrl: options.redisUrl })),
     registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker: identity, active })),
     registerJob(createRemoveImageHandler({ runtime })),
+    registerJob(createAgentRunHandler(agentDeps)),
+    registerJob(createPreflightHandler({ runtime, dataDir: options.dataDir, publish, worker: identity, active })),
     registerJob(
-      createAgentRunHandler({
+      createTrialRunHandler({
         runtime,
-        gateway: gatewayHost.gateway,
-        gatewaySocketPath: gatewayHost.socket.path,
-        bridgeDir: path.join(packageRoot(), "assets"),
+        dataDir: options.dataDir,
         publish,
         worker: identity,
         active,
-        codexVersion: codex?.version ?? null,
+        runAgent: (input, onEvent) => runAgent({ ...agentDeps, onEvent }, input),
+        stopAgent: stopRun,
+        meteredUsage: (runId) => gatewayHost.gateway.usage(runId),
+        stopRequested: (trialId) => redis.get(trialStopKey(trialId)),
       }),
     ),
   ]) {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { stopRunForBudget } from "../src/server/agents/agent-run";
+import { stopRun } from "../src/server/agents/agent-run";
 import { startGatewaySocket, type GatewaySocket } from "../src/server/agents/gateway-socket";
 import { resolveGatewayCredential } from "../src/server/gateway/gateway-credentials";
 import { startModelGateway, type ModelGateway } from "../src/server/gateway/model-gateway";
@@ -25,7 +25,7 @@ export async function startGatewayHost(options: { config: ModelGatewayConfig; da
   const gateway = await startModelGateway({
     upstreamBaseUrl: options.config.upstreamBaseUrl,
     credential: () => resolveGatewayCredential({ openaiApiKey: options.config.openaiApiKey, codexHome: options.config.codexHome }),
-    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) => stopRunForBudget(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
+    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) => stopRun(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
     log: options.log,
   });
   let socketPath = path.join(options.dataDir, "gateway", `${options.workerId}.sock`);

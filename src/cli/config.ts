@@ -50,6 +50,9 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   scriptsDir: string | null;
   /** --yes, for `apply`: apply the plan just shown instead of only showing it */
   yes: boolean;
+  /** --format and --output, for `export` */
+  format: string | null;
+  output: string | null;
   /** For the model gateway: the real credential's sources and the upstream API. Never log these. */
   modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string };
 };
@@ -82,6 +85,8 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
         command: { type: "string" },
         scripts: { type: "string" },
         yes: { type: "boolean", short: "y", default: false },
+        format: { type: "string" },
+        output: { type: "string", short: "o" },
         child: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", short: "v", default: false },
@@ -106,7 +111,8 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     worker: !values["no-worker"],
     baseImage: env.INVARIANT_BASE_IMAGE ?? "invariant-base:bookworm",
     allowedHosts: (env.INVARIANT_ALLOWED_HOSTS ?? "").split(",").map((host) => host.trim()).filter(Boolean),
-    concurrency: concurrencyText === undefined ? Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2))) : Number(concurrencyText),
+    // trials mostly wait on containers (and their CPU quotas), so even a 2-core host runs two at once
+    concurrency: concurrencyText === undefined ? Math.max(2, Math.min(8, os.availableParallelism())) : Number(concurrencyText),
     json: values.json,
     child: values.child,
   });
@@ -121,6 +127,8 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     shellCommand: values.command ?? null,
     scriptsDir: values.scripts === undefined ? null : path.resolve(values.scripts),
     yes: values.yes,
+    format: values.format ?? null,
+    output: values.output === undefined ? null : path.resolve(values.output),
     modelGateway: {
       openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
       codexHome: path.resolve(env.CODEX_HOME ?? path.join(os.homedir(), ".codex")),
@@ -142,6 +150,8 @@ Usage:
   invariant-web apply WORKSPACE [--yes] [--json]
                                      show the plan that applies a workspace's changes to its
                                      project (and its conflicts); with --yes, apply it all-or-nothing
+  invariant-web export STUDY [--format md|json|csv] [--output FILE]
+                                     write a study's report (default Markdown, to stdout)
   invariant-web mock-model [--port N] [--host ADDR] [--scripts DIR]
                                      serve a scripted local Responses API (POST /v1/responses) for
                                      offline runs, tests and demos; the request's model names the script
@@ -159,6 +169,8 @@ Options:
   --command "..."     a shell command to run in the active environment version
   --scripts DIR       mock-model scripts (<model>.json; default: the package's mock-scripts/)
   -y, --yes           apply: apply the plan shown (refused as a whole if anything conflicts)
+  --format F          export: md, json or csv (default md)
+  -o, --output FILE   export: write the report to FILE instead of stdout
   -h, --help          show this help
   -v, --version       print the version
 `;

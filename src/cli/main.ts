@@ -50,6 +50,11 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exit(await runApplyCommand({ config, root }));
       return;
     }
+    case "export": {
+      const { runExportCommand } = await import("./export-command");
+      process.exit(await runExportCommand({ config, root }));
+      return;
+    }
     case "mock-model": {
       const { runMockModelCommand } = await import("./mock-model-command");
       await runMockModelCommand({ config, root });

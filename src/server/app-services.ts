@@ -18,6 +18,12 @@ import { createApplyService, type ApplyService } from "./apply/apply-service";
 import { createSnapshotQueries } from "./snapshots/snapshots.queries";
 import { createSnapshotService, type SnapshotService } from "./snapshots/snapshot-service";
 import { createWorkspaceService, type WorkspaceService } from "./workspaces/workspace-service";
+import { createStudyQueries } from "./studies/studies.queries";
+import { createStudyService, type StudyService } from "./studies/study-service";
+import { createTrialSweeper } from "./studies/trial-sweeper";
+import { listWorkers } from "./system/worker-registry";
+import { publishEvent } from "./events/event-stream";
+import type { InvariantEvent } from "../shared/event-catalog";
 
 export interface AppServices {
   version: string;
@@ -30,6 +36,11 @@ export interface AppServices {
   snapshots: SnapshotService;
   workspaces: WorkspaceService;
   apply: ApplyService;
+  studies: StudyService;
+  /** Applies a recorded worker event to the domain (the recorder calls this before acknowledging it). */
+  recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void>;
+  /** Background upkeep: the sweeper that finds trials whose worker died. */
+  start(options?: { sweepEveryMs?: number }): void;
   close(): Promise<void>;
 }
 
@@ -43,6 +54,7 @@ export interface AppServicesOptions {
   runtime: ContainerRuntime;
   onViewerRevoked?: (linkId: string) => void;
   defaultBaseImage?: string;
+  log?: (message: string) => void;
 }
 
 /** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
@@ -54,6 +66,42 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const events = createEventQueries(options.db);
   const projectQueries = createProjectQueries(options.db);
   const snapshotQueries = createSnapshotQueries(options.db);
+  const environmentQueries = createEnvironmentQueries(options.db);
+  const studyQueries = createStudyQueries(options.db);
+  const log = options.log ?? (() => undefined);
+  const liveWorkers = () => listWorkers(redis);
+  const snapshots = createSnapshotService({ dataDir: options.dataDir, projects: projectQueries, snapshots: snapshotQueries });
+  const host = { cpus: os.availableParallelism(), memoryBytes: os.totalmem() };
+  const studies = createStudyService({
+    studies: studyQueries,
+    projects: projectQueries,
+    environments: environmentQueries,
+    snapshots,
+    runtime: options.runtime,
+    queue,
+    redis,
+    dataDir: options.dataDir,
+    host,
+    liveWorkers,
+    log,
+  });
+  const sweeper = createTrialSweeper({
+    studies: studyQueries,
+    queue,
+    runtime: options.runtime,
+    liveWorkers,
+    dispatcher: studies.dispatcher,
+    publish: (event) => publishEvent(redis, event),
+    log,
+    clock: () => new Date(),
+  });
+  const environments = createEnvironmentService({
+    environments: environmentQueries,
+    projects: projectQueries,
+    queue,
+    dataDir: options.dataDir,
+    defaultBaseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
+  });
   return {
     version: options.version,
     publicUrl: options.publicUrl,
@@ -61,25 +109,28 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     projects: createProjectService({
       projects: projectQueries,
       dataDir: options.dataDir,
-      host: { cpus: os.availableParallelism(), memoryBytes: os.totalmem() },
+      host,
     }),
     access: createAccessService({
       adminToken: options.adminToken,
       viewerLinks: createViewerLinkQueries(options.db),
       ...(options.onViewerRevoked ? { onRevoke: options.onViewerRevoked } : {}),
     }),
-    environments: createEnvironmentService({
-      environments: createEnvironmentQueries(options.db),
-      projects: projectQueries,
-      queue,
-      dataDir: options.dataDir,
-      defaultBaseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
-    }),
-    snapshots: createSnapshotService({ dataDir: options.dataDir, projects: projectQueries, snapshots: snapshotQueries }),
+    environments,
+    snapshots,
+    studies,
+    async recordEvent(event, recordOptions) {
+      await environments.recordEvent(event, recordOptions);
+      await studies.recordEvent(event, recordOptions);
+    },
+    start(startOptions = {}) {
+      sweeper.start(startOptions.sweepEveryMs ?? 5_000);
+    },
     workspaces: createWorkspaceService({ dataDir: options.dataDir, snapshots: snapshotQueries }),
     apply: createApplyService({ dataDir: options.dataDir, projects: projectQueries, records: createApplyQueries(options.db) }),
     system: createSystemService({ runtime: options.runtime, redis, redisUrl: options.redisUrl, dataDir: options.dataDir, events, queue, queueEvents }),
     async close() {
+      await sweeper.stop();
       await queueEvents.close();
       await queue.close();
       redis.disconnect();

@@ -90,6 +90,95 @@ export const agentFinishedEvent = z.object({
   }),
 });
 
+const verdict = z.object({
+  passed: z.number().int().nullable(),
+  failed: z.number().int().nullable(),
+  skipped: z.number().int().nullable(),
+  total: z.number().int().nullable(),
+  source: z.string(),
+  ok: z.boolean(),
+});
+
+/** The baseline run of a study's test command on the untouched snapshot, before any model call. */
+export const studyPreflightFinishedEvent = z.object({
+  ...base,
+  type: z.literal("study.preflight-finished"),
+  studyId: z.string(),
+  data: z.object({
+    status: z.enum(["passed", "refused"]),
+    verdict: verdict.nullable(),
+    refusal: z.string().nullable(),
+    exitCode: z.number().int().nullable(),
+    durationMs: z.number(),
+    outputTail: z.string(),
+  }),
+});
+
+/** A change the web process made itself (stop, retry, a trial found interrupted), so every viewer hears of it. */
+export const studyChangedEvent = z.object({
+  ...base,
+  type: z.literal("study.changed"),
+  studyId: z.string(),
+  data: z.object({ reason: z.string(), trialIds: z.array(z.string()).default([]) }),
+});
+
+export const trialStartedEvent = z.object({
+  ...base,
+  type: z.literal("trial.started"),
+  studyId: z.string(),
+  trialId: z.string(),
+  data: z.object({ attempt: z.number().int(), workspaceId: z.string().nullable() }),
+});
+
+/** Where a running trial is: its state, current step, tokens so far and commands run. */
+export const trialProgressEvent = z.object({
+  ...base,
+  type: z.literal("trial.progress"),
+  studyId: z.string(),
+  trialId: z.string(),
+  data: z.object({
+    attempt: z.number().int(),
+    state: z.enum(["preparing", "agent", "evaluating"]),
+    step: z.string(),
+    usage: usage.nullable().default(null),
+    commandsRun: z.number().int().nullable().default(null),
+  }),
+});
+
+/** A chunk of a trial's log (batched by the worker); the whole log is in the data dir. */
+export const trialLogEvent = z.object({
+  ...base,
+  type: z.literal("trial.log"),
+  studyId: z.string(),
+  trialId: z.string(),
+  data: z.object({ attempt: z.number().int(), text: z.string() }),
+});
+
+export const trialFinishedEvent = z.object({
+  ...base,
+  type: z.literal("trial.finished"),
+  studyId: z.string(),
+  trialId: z.string(),
+  data: z.object({
+    attempt: z.number().int(),
+    state: z.enum(["succeeded", "failed", "error", "stopped"]),
+    error: z.string().nullable(),
+    verdict: verdict.nullable(),
+    /** Per-test rows are in this file (JSON), written before the event. */
+    evaluationFile: z.string().nullable(),
+    exitCode: z.number().int().nullable(),
+    agentSeconds: z.number().nullable(),
+    evalSeconds: z.number().nullable(),
+    usage: usage.nullable(),
+    commandsRun: z.number().int(),
+    threadId: z.string().nullable(),
+    harnessVersion: z.string().nullable(),
+    committedImageId: z.string().nullable(),
+    workspaceId: z.string().nullable(),
+    diff: z.object({ files: z.number().int(), insertions: z.number().int(), deletions: z.number().int() }).nullable(),
+  }),
+});
+
 export const invariantEventSchema = z.discriminatedUnion("type", [
   workerOnlineEvent,
   workerOfflineEvent,
@@ -99,6 +188,12 @@ export const invariantEventSchema = z.discriminatedUnion("type", [
   agentStartedEvent,
   agentEventsEvent,
   agentFinishedEvent,
+  studyPreflightFinishedEvent,
+  studyChangedEvent,
+  trialStartedEvent,
+  trialProgressEvent,
+  trialLogEvent,
+  trialFinishedEvent,
 ]);
 export type InvariantEvent = z.infer<typeof invariantEventSchema>;
 export type InvariantEventType = InvariantEvent["type"];

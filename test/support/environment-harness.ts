@@ -29,7 +29,7 @@ export async function startWebSide(options: { redisBase: string; redisDb: number
     redis: connectRedis({ url: redisUrl, name: "recorder" }),
     events: services.events,
     emit: () => undefined,
-    apply: (event, applyOptions) => services.environments.recordEvent(event, applyOptions),
+    apply: (event, applyOptions) => services.recordEvent(event, applyOptions),
     log: () => undefined,
     blockMs: 100,
   });

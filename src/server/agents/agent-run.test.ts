@@ -10,7 +10,7 @@ import { startModelGateway, type ModelGateway } from "../gateway/model-gateway";
 import { startMockModel, type MockModelRequest, type MockModelServer } from "../mock-model/mock-model-server";
 import { LABEL } from "../runtime/container-spec";
 import { createDockerRuntime } from "../runtime/docker-runtime";
-import { runAgent, stopRunForBudget, type AgentRunDeps, type AgentRunInput } from "./agent-run";
+import { runAgent, stopRun, type AgentRunDeps, type AgentRunInput } from "./agent-run";
 import { locateCodexBinary } from "./codex-binary";
 import { startGatewaySocket, type GatewaySocket } from "./gateway-socket";
 
@@ -101,7 +101,7 @@ beforeAll(async () => {
   gateway = await startModelGateway({
     upstreamBaseUrl: mock.url,
     credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
-    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) => stopRunForBudget(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
+    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) => stopRun(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
   });
   socket = await startGatewaySocket({ socketPath: path.join(tempDir("gateway"), "gateway.sock"), gatewayPort: gateway.port });
 }, 300_000);

@@ -28,6 +28,10 @@ export const agentRunInputSchema = z.object({
   timeoutMs: z.number().int().positive(),
   budgetTokens: z.number().int().positive().nullable().default(null),
   labels: z.object({ study: z.string().optional(), trial: z.string().optional(), session: z.string().optional() }).default({}),
+  /** More read-only mounts (e.g. the snapshot's git objects a workspace's .git borrows, at the same path). */
+  extraMounts: z.array(z.object({ hostPath: z.string(), containerPath: z.string() })).default([]),
+  /** Commit the finished container to this image before removing it, so the result can be continued with its tools. */
+  commit: z.object({ repository: z.string(), tag: z.string() }).nullable().default(null),
 });
 export type AgentRunInput = z.input<typeof agentRunInputSchema>;
 
@@ -41,6 +45,10 @@ export interface AgentRunResult {
   agentSeconds: number;
   exitCode: number;
   harnessVersion: string | null;
+  /** Image id of the committed container (input.commit), or null. */
+  committedImageId: string | null;
+  /** Why the commit failed, when it did (the run's result stands). */
+  commitError: string | null;
 }
 
 export interface AgentRunDeps {
@@ -61,7 +69,8 @@ export interface AgentRunDeps {
 /** Registry so the gateway's budget callback can stop the right container. */
 const runningContainers = new Map<string, { containerId: string; stop: (reason: string) => void }>();
 
-export function stopRunForBudget(runId: string, reason: string): void {
+/** Stops a run's container (budget exceeded, or a user's stop); the run ends with `stopped` and this reason. */
+export function stopRun(runId: string, reason: string): void {
   runningContainers.get(runId)?.stop(reason);
 }
 
@@ -95,6 +104,7 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       { hostPath: input.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },
       { hostPath: deps.gatewaySocketPath, containerPath: CONTAINER_PATHS.gatewaySocket, readOnly: false },
       { hostPath: deps.bridgeDir, containerPath: CONTAINER_PATHS.bridgeDir, readOnly: true },
+      ...input.extraMounts.map((mount) => ({ ...mount, readOnly: true })),
     ],
   });
   deps.active.add(containerId);
@@ -133,6 +143,15 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
           : exitCode === 0
             ? ({ status: "succeeded", threadId: null, finalMessage: null } as const)
             : ({ status: "failed", threadId: null, reason: `The agent command exited with code ${exitCode}.` } as const);
+    let committedImageId: string | null = null;
+    let commitError: string | null = null;
+    if (input.commit) {
+      try {
+        committedImageId = await deps.runtime.commitContainer(containerId, { ...input.commit, labels: { "invariant.project": input.projectId, "invariant.run": input.runId } });
+      } catch (error) {
+        commitError = `Could not keep the agent's container as an image: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
     const result: AgentRunResult = {
       outcome,
       threadId: state.threadId,
@@ -141,6 +160,8 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       agentSeconds,
       exitCode,
       harnessVersion: input.harness.kind === "codex" ? deps.codexVersion : null,
+      committedImageId,
+      commitError,
     };
     clearInterval(timer);
     await flush();

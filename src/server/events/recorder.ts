@@ -18,7 +18,14 @@ export interface RecorderDeps {
 
 type StreamReply = [string, [string, string[]][]][] | null;
 
+/** High-volume events go only to the narrowest room that shows them. */
+const CHATTY: ReadonlySet<string> = new Set(["trial.log", "trial.progress", "agent.events", "environment.log"]);
+
 export function roomsFor(event: RecordedEvent["event"]): string[] {
+  if (CHATTY.has(event.type)) {
+    if (event.studyId) return [rooms.study(event.studyId)];
+    return event.projectId ? [rooms.project(event.projectId)] : [rooms.system];
+  }
   const list: string[] = [rooms.system];
   if (event.projectId) list.push(rooms.project(event.projectId));
   if (event.studyId) list.push(rooms.study(event.studyId));

@@ -8,6 +8,7 @@ import type { Identity } from "../../shared/roles";
 import { loadOrCreateAccessToken } from "../access/access-token";
 import { isAllowedHost, isAllowedOrigin, tokenCookie, tokenFromHeaders, type GuardOptions } from "../access/request-guard";
 import { createAppServices } from "../app-services";
+import { handleDownload } from "./downloads";
 import { openDb } from "../db/client";
 import { applyMigrations } from "../db/migrate";
 import { createRecorder } from "../events/recorder";
@@ -79,6 +80,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     publicUrl,
     version: options.version,
     runtime: createDockerRuntime(),
+    log: options.log,
     ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
     onViewerRevoked: (linkId) => {
       for (const socket of io.sockets.sockets.values()) {
@@ -90,12 +92,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     redis: connectRedis({ url: options.redisUrl, name: "invariant-recorder" }),
     events: services.events,
     emit: (room, event) => io.to(room).emit(serverToClient.event, event),
-    apply: (event, applyOptions) => services.environments.recordEvent(event, applyOptions),
+    apply: (event, applyOptions) => services.recordEvent(event, applyOptions),
     log: options.log,
   });
 
   const nextApp = next({ dev: options.dev ?? false, dir: options.root, hostname: displayHost(options.host), port: options.port, customServer: true });
   await Promise.all([nextApp.prepare(), recorder.start()]);
+  services.start();
   const handleNext = nextApp.getRequestHandler();
 
   io.use((socket, nextMiddleware) => {
@@ -174,6 +177,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       });
       return;
     }
+    if ((req.method === "GET" || req.method === "HEAD") && (await handleDownload({ pathname: url.pathname, services, res }))) return;
     await handleNext(req, res);
   }
 

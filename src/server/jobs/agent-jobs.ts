@@ -20,5 +20,7 @@ export const agentRunJob = {
     agentSeconds: z.number(),
     exitCode: z.number(),
     harnessVersion: z.string().nullable(),
+    committedImageId: z.string().nullable(),
+    commitError: z.string().nullable(),
   }),
 } satisfies JobDefinition<z.ZodType, z.ZodType>;

@@ -3,6 +3,7 @@ import { router } from "./init";
 import { environmentsRouter } from "./environments-router";
 import { projectsRouter } from "./projects-router";
 import { snapshotsRouter } from "./snapshots-router";
+import { studiesRouter } from "./studies-router";
 import { systemRouter } from "./system-router";
 import { workspacesRouter } from "./workspaces-router";
 
@@ -12,6 +13,7 @@ export const appRouter = router({
   system: systemRouter,
   snapshots: snapshotsRouter,
   workspaces: workspacesRouter,
+  studies: studiesRouter,
   applies: applyRouter, // "apply" is reserved by tRPC (Function.prototype.apply)
 });
 

@@ -1,0 +1,60 @@
+import fs from "node:fs";
+import type http from "node:http";
+import type { AppServices } from "../app-services";
+import { isAppError } from "../errors/app-error";
+
+const REPORT_PATH = /^\/api\/studies\/([\w-]+)\/report\.(md|json|csv)$/;
+const TRIAL_LOG_PATH = /^\/api\/trials\/([\w-]+)\/log$/;
+
+function attachment(fileName: string): string {
+  return `attachment; filename="${fileName.replace(/["\\\r\n]/g, "_")}"`;
+}
+
+function notFound(res: http.ServerResponse, message: string): void {
+  res.statusCode = 404;
+  res.setHeader("Content-Type", "application/json");
+  res.end(JSON.stringify({ error: message }));
+}
+
+/**
+ * File downloads for anyone with a valid token, admins and viewers alike: study reports and trial logs.
+ * Returns false when the path is not a download.
+ */
+export async function handleDownload(options: { pathname: string; services: AppServices; res: http.ServerResponse }): Promise<boolean> {
+  const { pathname, services, res } = options;
+  const report = REPORT_PATH.exec(pathname);
+  const trialLog = TRIAL_LOG_PATH.exec(pathname);
+  if (!report && !trialLog) return false;
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  try {
+    if (report) {
+      const [, studyId = "", format = "md"] = report;
+      const rendered = await services.studies.report({ studyId, format: format as "md" | "json" | "csv" });
+      res.setHeader("Content-Type", rendered.contentType);
+      res.setHeader("Content-Disposition", attachment(rendered.fileName));
+      res.end(rendered.body);
+      return true;
+    }
+    const file = await services.studies.trialLogFile(trialLog?.[1] ?? "");
+    if (!file) {
+      notFound(res, "This trial has no log yet: it has not started.");
+      return true;
+    }
+    res.setHeader("Content-Type", "text/plain; charset=utf-8");
+    res.setHeader("Content-Disposition", attachment(file.fileName));
+    await new Promise<void>((resolve, reject) => {
+      const stream = fs.createReadStream(file.path);
+      stream.on("error", reject);
+      res.on("finish", resolve);
+      stream.pipe(res);
+    });
+    return true;
+  } catch (error) {
+    if (isAppError(error) && error.code === "NOT_FOUND") {
+      notFound(res, error.message);
+      return true;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { networkModeSchema } from "../../shared/project-schemas";
+import { harnessSchema } from "../agents/harness";
+import type { JobDefinition } from "./job-catalog";
+
+const limitsSchema = z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() });
+const testFileSchema = z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int() });
+
+/** What every run of a study's checks needs: the frozen image and snapshot, and the captured tests. */
+const checksSchema = z.object({
+  studyId: z.string(),
+  projectId: z.string(),
+  snapshotId: z.string(),
+  /** Image id (sha256:…) of the frozen environment version: immutable, unlike a tag. */
+  image: z.string(),
+  testCommand: z.string(),
+  junitPath: z.string().nullable(),
+  testFiles: z.array(testFileSchema),
+  network: networkModeSchema,
+  limits: limitsSchema,
+  evalTimeoutMs: z.number().int().positive(),
+});
+
+/** Run the test command once on the untouched snapshot, before any model call. Job id: `preflight-<studyId>`. */
+export const studyPreflightJob = {
+  name: "study.preflight",
+  schema: checksSchema,
+  result: z.object({ status: z.enum(["passed", "refused"]) }),
+} satisfies JobDefinition<z.ZodType, z.ZodType>;
+export type StudyPreflightJob = z.infer<typeof studyPreflightJob.schema>;
+
+/** One trial: workspace → agent run → commit → diff → evaluation → verdict. Job id: `trial-<trialId>-<attempt>`. */
+export const trialRunJob = {
+  name: "trial.run",
+  schema: checksSchema.extend({
+    trialId: z.string(),
+    attempt: z.number().int().positive(),
+    prompt: z.string(),
+    harness: harnessSchema,
+    agentTimeoutMs: z.number().int().positive(),
+  }),
+  result: z.object({ state: z.enum(["succeeded", "failed", "error", "stopped"]) }),
+} satisfies JobDefinition<z.ZodType, z.ZodType>;
+export type TrialRunJob = z.infer<typeof trialRunJob.schema>;
+
+export function trialJobId(options: { trialId: string; attempt: number }): string {
+  return `trial-${options.trialId}-${options.attempt}`;
+}
+
+export function preflightJobId(studyId: string): string {
+  return `preflight-${studyId}`;
+}
+
+/** Redis key a stop request sets; the worker running the trial polls it. */
+export function trialStopKey(trialId: string): string {
+  return `invariant:trial-stop:${trialId}`;
+}

@@ -1,0 +1,79 @@
+import { aggregateByConfiguration } from "../../shared/study-aggregates";
+import { reportTokens, STUDY_REPORT_SCHEMA_ID, STUDY_REPORT_VERSION, type ReportTrial, type StudyReport } from "../../shared/study-report";
+import type { StudyView } from "../../shared/study-schemas";
+import { renderCsvReport } from "../reports/report-csv";
+import { reportFileName, type ReportFormat } from "../reports/report-filename";
+import { renderJsonReport } from "../reports/report-json";
+import { renderMarkdownReport } from "../reports/report-markdown";
+
+/** A study as the versioned report (src/shared/study-report.ts): what the downloads and `invariant-web export` render. */
+export function buildStudyReport(options: { study: StudyView; generatedAt: Date }): StudyReport {
+  const { study } = options;
+  const trials: ReportTrial[] = study.trials.map((trial) => ({
+    id: trial.id,
+    choice: trial.choice,
+    repeat: trial.repeat,
+    attempt: trial.attempt,
+    state: trial.state,
+    verdict: trial.verdict,
+    exitCode: trial.exitCode,
+    agentSeconds: trial.agentSeconds,
+    evalSeconds: trial.evalSeconds,
+    tokens: reportTokens({ input: trial.tokens.input, cachedInput: trial.tokens.cachedInput, output: trial.tokens.output, reasoning: trial.tokens.reasoning }),
+    threadId: trial.threadId,
+    harnessVersion: trial.harnessVersion,
+    error: trial.error,
+    startedAt: trial.startedAt,
+    finishedAt: trial.finishedAt,
+  }));
+  const configurations = study.configurations.map((configuration) => ({
+    choice: configuration.choice,
+    harness: configuration.harness,
+    model: configuration.model,
+    reasoningEffort: configuration.reasoningEffort,
+    instructions: configuration.instructions,
+    command: configuration.command,
+    repeats: configuration.repeats,
+  }));
+  return {
+    schema: STUDY_REPORT_SCHEMA_ID,
+    version: STUDY_REPORT_VERSION,
+    generatedAt: options.generatedAt.toISOString(),
+    study: {
+      id: study.id,
+      title: study.title,
+      projectId: study.projectId,
+      projectName: study.projectName,
+      taskPrompt: study.taskPrompt,
+      testCommand: study.testCommand,
+      junitPath: study.junitPath,
+      testFiles: study.testFiles,
+      state: study.state,
+      createdAt: study.createdAt,
+      startedAt: study.startedAt,
+      finishedAt: study.finishedAt,
+      concurrency: study.concurrency,
+      agentTimeoutSec: study.agentTimeoutSec,
+      evalTimeoutSec: study.evalTimeoutSec,
+    },
+    environment: study.environment,
+    snapshotId: study.snapshotId,
+    baseline: study.baseline ? { passed: study.baseline.passed, failed: study.baseline.failed, skipped: study.baseline.skipped, total: study.baseline.total, source: study.baseline.source } : null,
+    configurations,
+    trials,
+    aggregates: aggregateByConfiguration({ configurations, trials }),
+  };
+}
+
+export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
+  md: "text/markdown; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  csv: "text/csv; charset=utf-8",
+};
+
+/** The report in one format, with its file name. */
+export function renderStudyReport(options: { study: StudyView; format: ReportFormat; generatedAt: Date }): { fileName: string; contentType: string; body: string } {
+  const report = buildStudyReport(options);
+  const body = options.format === "md" ? renderMarkdownReport(report) : options.format === "json" ? renderJsonReport(report) : renderCsvReport(report);
+  return { fileName: reportFileName({ report, format: options.format }), contentType: REPORT_CONTENT_TYPES[options.format], body };
+}

@@ -1,0 +1,68 @@
+import type { Queue } from "bullmq";
+import { trialJobId, trialRunJob, type TrialRunJob } from "../jobs/study-jobs";
+import { createKeyedLock } from "../snapshots/keyed-lock";
+import type { TestFileView } from "../../shared/study-schemas";
+import type { StudyQueries } from "./studies.queries";
+
+/**
+ * Hands a running study's trials to the queue, never more at once than the study's concurrency.
+ * Only trials holding a slot are in the queue, so the cap holds however many workers take jobs.
+ * A job's id is its trial id and attempt: queueing the same attempt twice (a double click, a replayed
+ * event, a restart between queueing and recording it) is a no-op in BullMQ.
+ */
+export function createTrialDispatcher(deps: { studies: StudyQueries; queue: Queue; log: (message: string) => void; clock: () => Date }) {
+  const withLock = createKeyedLock();
+
+  function jobFor(trial: NonNullable<Awaited<ReturnType<StudyQueries["trialForJob"]>>>): TrialRunJob {
+    const { study, configuration } = trial;
+    const project = study.project;
+    const overrides = JSON.parse(configuration.overrides) as string[];
+    return trialRunJob.schema.parse({
+      studyId: study.id,
+      projectId: project.id,
+      snapshotId: study.snapshotId,
+      image: study.imageId,
+      testCommand: study.testCommand,
+      junitPath: study.junitPath,
+      testFiles: JSON.parse(study.testFiles) as TestFileView[],
+      network: project.networkMode === "internet" ? "internet" : "none",
+      limits: { cpus: project.cpus, memoryBytes: Number(project.memoryBytes), swapBytes: Number(project.swapBytes), pids: project.pids },
+      evalTimeoutMs: study.evalTimeoutSec * 1000,
+      trialId: trial.id,
+      attempt: trial.attempt,
+      prompt: study.taskPrompt,
+      harness:
+        configuration.harness === "command"
+          ? { kind: "command", command: configuration.command ?? "" }
+          : { kind: "codex", model: configuration.model, reasoningEffort: configuration.reasoningEffort, instructions: configuration.instructions, overrides },
+      agentTimeoutMs: study.agentTimeoutSec * 1000,
+    });
+  }
+
+  return {
+    /** Queues waiting trials of a running study until its concurrency is used; returns how many were queued. */
+    topUp(studyId: string): Promise<number> {
+      return withLock(studyId, async () => {
+        const study = await deps.studies.state(studyId);
+        if (study?.state !== "running") return 0;
+        const { inFlight, waiting } = await deps.studies.dispatchState(studyId);
+        let queued = 0;
+        for (const trialId of waiting.slice(0, Math.max(0, study.concurrency - inFlight))) {
+          const trial = await deps.studies.trialForJob(trialId);
+          if (!trial) continue;
+          try {
+            await deps.queue.add(trialRunJob.name, jobFor(trial), { jobId: trialJobId({ trialId, attempt: trial.attempt }), removeOnComplete: 1000, removeOnFail: 1000, attempts: 1 });
+            await deps.studies.markEnqueued(trialId, deps.clock());
+            queued += 1;
+          } catch (error) {
+            deps.log(`studies: could not queue trial ${trialId}: ${error instanceof Error ? error.message : String(error)}; will try again`);
+            break;
+          }
+        }
+        return queued;
+      });
+    },
+  };
+}
+
+export type TrialDispatcher = ReturnType<typeof createTrialDispatcher>;

@@ -1,0 +1,100 @@
+import fsp from "node:fs/promises";
+import path from "node:path";
+import type { NetworkMode } from "../../shared/project-schemas";
+import type { ContainerLabels, Mount, ResourceLimits } from "../runtime/container-spec";
+import type { ContainerRuntime } from "../runtime/docker-runtime";
+import { parseVerdict } from "../verdicts/parse-verdict";
+import type { Verdict } from "../verdicts/verdict";
+
+const KEEP_OUTPUT_CHARS = 2 * 1024 * 1024;
+const MAX_JUNIT_FILES = 200;
+const MAX_JUNIT_BYTES = 32 * 1024 * 1024;
+
+export interface EvaluationResult {
+  verdict: Verdict;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** The last 2 MiB of the command's combined output. */
+  output: string;
+}
+
+/** JUnit XML the command wrote: one file, or every *.xml in a directory (non-recursive). Missing → []. */
+async function readJunit(options: { tree: string; junitPath: string | null }): Promise<string[]> {
+  if (!options.junitPath) return [];
+  const target = path.join(options.tree, options.junitPath);
+  const stat = await fsp.lstat(target).catch(() => null);
+  if (!stat) return [];
+  const files = stat.isDirectory()
+    ? (await fsp.readdir(target, { withFileTypes: true }))
+        .filter((entry) => entry.isFile() && entry.name.endsWith(".xml"))
+        .map((entry) => path.join(target, entry.name))
+        .sort()
+        .slice(0, MAX_JUNIT_FILES)
+    : stat.isFile()
+      ? [target]
+      : [];
+  const texts: string[] = [];
+  let total = 0;
+  for (const file of files) {
+    const text = await fsp.readFile(file, "utf8");
+    total += text.length;
+    if (total > MAX_JUNIT_BYTES) break;
+    texts.push(text);
+  }
+  return texts;
+}
+
+/**
+ * Runs the test command once in a fresh container of `image` with `tree` mounted at /workspace and
+ * turns its output (and any JUnit files it wrote) into a verdict. The container is always removed.
+ */
+export async function runEvaluation(options: {
+  runtime: ContainerRuntime;
+  image: string;
+  tree: string;
+  extraMounts: Mount[];
+  testCommand: string;
+  junitPath: string | null;
+  network: NetworkMode;
+  limits: ResourceLimits;
+  timeoutMs: number;
+  labels: ContainerLabels;
+  onOutput: (text: string) => void;
+  onContainer?: (containerId: string | null) => void;
+  clock?: () => number;
+}): Promise<EvaluationResult> {
+  const clock = options.clock ?? Date.now;
+  const containerId = await options.runtime.createContainer({
+    image: options.image,
+    command: ["/bin/sh", "-c", options.testCommand],
+    env: { HOME: "/root", CI: "1" },
+    workingDir: "/workspace",
+    labels: options.labels,
+    limits: options.limits,
+    network: options.network,
+    mounts: [{ hostPath: options.tree, containerPath: "/workspace", readOnly: false }, ...options.extraMounts],
+  });
+  options.onContainer?.(containerId);
+  let output = "";
+  const started = clock();
+  try {
+    const { exitCode, timedOut } = await options.runtime.runToExit(
+      containerId,
+      (chunk) => {
+        options.onOutput(chunk);
+        output += chunk;
+        if (output.length > KEEP_OUTPUT_CHARS * 2) output = output.slice(-KEEP_OUTPUT_CHARS);
+      },
+      { timeoutMs: options.timeoutMs },
+    );
+    const durationMs = clock() - started;
+    output = output.slice(-KEEP_OUTPUT_CHARS);
+    const junitXml = await readJunit({ tree: options.tree, junitPath: options.junitPath });
+    const verdict = parseVerdict({ output, exitCode: timedOut ? null : exitCode, junitXml });
+    return { verdict, exitCode: timedOut ? null : exitCode, timedOut, durationMs, output };
+  } finally {
+    options.onContainer?.(null);
+    await options.runtime.removeContainer(containerId);
+  }
+}
