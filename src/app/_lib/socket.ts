@@ -1,5 +1,5 @@
 "use client";
-import { useEffect } from "react";
+import { useEffect, useSyncExternalStore } from "react";
 import { io, type Socket } from "socket.io-client";
 import type { RecordedEvent } from "../../shared/event-catalog";
 import { serverToClient } from "../../shared/event-catalog";
@@ -25,4 +25,19 @@ export function useRoomEvents(room: string, onEvent: (event: RecordedEvent) => v
       s.emit("unsubscribe", { room });
     };
   }, [room, onEvent]);
+}
+
+function subscribeConnection(notify: () => void): () => void {
+  const s = getSocket();
+  s.on("connect", notify);
+  s.on("disconnect", notify);
+  return () => {
+    s.off("connect", notify);
+    s.off("disconnect", notify);
+  };
+}
+
+/** Whether the shared socket is connected (live events arrive); false while reconnecting and during SSR. */
+export function useSocketConnected(): boolean {
+  return useSyncExternalStore(subscribeConnection, () => getSocket().connected, () => false);
 }

@@ -1,13 +1,6 @@
-import Link from "next/link";
-import { EmptyState, PageHeader } from "../_components/ui";
+import { StudyList } from "./study-list";
 
-export default function StudiesPage() {
-  return (
-    <>
-      <PageHeader title="Studies" description="Experiments: several agent configurations on one task, judged by the same captured tests." />
-      <EmptyState title="No studies yet">
-        A study starts from a project with a prepared environment. <Link href="/projects" className="text-accent underline">Add a project</Link> first; every study anyone starts on this host appears here.
-      </EmptyState>
-    </>
-  );
+export default async function StudiesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { projectId } = await searchParams;
+  return <StudyList projectId={typeof projectId === "string" && projectId !== "" ? projectId : null} />;
 }
