@@ -18,6 +18,8 @@ export interface E2eState {
   projectDir: string;
   /** A path next to projectDir that does not exist. */
   missingDir: string;
+  /** A copy of fixtures/calendar-project: 23 node:test checks that fail until the code is written. */
+  calendarDir: string;
 }
 
 export const STATE_ENV = "INVARIANT_E2E_STATE";

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -55,6 +55,15 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "invariant-e2e-data-"));
   const projectsRoot = mkdtempSync(path.join(os.tmpdir(), "invariant-e2e-projects-"));
   const projectDir = createProjectTree(projectsRoot);
+  const calendarDir = path.join(projectsRoot, "calendar");
+  cpSync(path.join(repoRoot, "fixtures", "calendar-project"), calendarDir, { recursive: true });
+  // the one stand-in: a scripted local model (our own mock Responses API), so real Codex runs offline
+  const mock = spawn(process.execPath, [path.join(repoRoot, "bin", "invariant-web.mjs"), "mock-model"], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+  const mockUrl = await new Promise<string>((resolve, reject) => {
+    const mockLines = createInterface({ input: mock.stdout });
+    mockLines.once("line", (line) => resolve(line.trim()));
+    mock.once("exit", (code) => reject(new Error(`the mock model exited (${String(code)}) before printing its URL`)));
+  });
   const removeTempDirs = () => {
     if (process.env.INVARIANT_E2E_KEEP) return;
     for (const dir of [runDir, dataDir, projectsRoot]) rmSync(dir, { recursive: true, force: true });
@@ -64,6 +73,8 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   const env = { ...process.env };
   delete env.REDIS_URL;
   delete env.INVARIANT_DATA_DIR;
+  env.OPENAI_API_KEY = "sk-e2e-FAKE-KEY";
+  env.OPENAI_BASE_URL = mockUrl;
   const child = spawn(process.execPath, [path.join(repoRoot, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"], {
     cwd: repoRoot,
     env,
@@ -102,6 +113,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     child.once("exit", (code, signal) => fail(`it exited (${signal ?? `code ${String(code)}`}) before printing its URL`));
   }).catch(async (error: unknown) => {
     child.kill("SIGTERM");
+    mock.kill("SIGTERM");
     await waitForExit(child, STOP_TIMEOUT_MS);
     removeTempDirs();
     throw error;
@@ -117,6 +129,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     dataDir,
     projectDir,
     missingDir: path.join(projectsRoot, "no-such-project"),
+    calendarDir,
   };
   const stateFile = path.join(runDir, "state.json");
   writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`);
@@ -151,6 +164,8 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
       const images = spawnSync("docker", ["images", "-q", "--filter", `label=invariant.project=${projectId}`], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
       if (images.length > 0) spawnSync("docker", ["rmi", "-f", ...new Set(images)], { stdio: "ignore" });
     }
+    mock.kill("SIGTERM");
+    await waitForExit(mock, STOP_TIMEOUT_MS);
     removeTempDirs();
     if (problems.length > 0) throw new Error(`${problems.join("\n")}\n--- stderr ---\n${stderr}`);
   };

@@ -4,7 +4,7 @@ import type { StudyPreflightJob } from "../jobs/study-jobs";
 import type { WorkerIdentity } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { snapshotDir } from "../snapshots/manifest";
-import { preflightRefusal } from "../verdicts/parse-verdict";
+import { preflightRefusal } from "../verdicts/preflight-refusal";
 import { createWorkspace, removeWorkspace } from "../workspaces/workspace-store";
 import { runEvaluation } from "./evaluation";
 import { restoreTestFiles } from "./test-files";

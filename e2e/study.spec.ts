@@ -1,0 +1,142 @@
+import fs from "node:fs";
+import { expect, test, type BrowserContext, type Download, type Page } from "@playwright/test";
+import { readE2eState, type E2eState } from "./e2e-state";
+
+/**
+ * The heart of the product, through the UI only: a project whose 23 node:test checks fail, a study of
+ * three configurations whose mock scripts fix all, some and none of the code (the real Codex binary in
+ * containers, through the model gateway, against the scripted mock model), a 0/23 preflight, trials that
+ * change state live, results, the three reports, and a viewer who can read and download but not act.
+ */
+test.describe.configure({ mode: "serial" });
+test.setTimeout(180_000);
+
+let state: E2eState;
+let admin: BrowserContext;
+let page: Page;
+let studyUrl: string;
+
+test.beforeAll(async ({ browser }) => {
+  state = readE2eState();
+  admin = await browser.newContext();
+  page = await admin.newPage();
+  await page.goto(state.printedUrl);
+});
+
+test.afterAll(async () => {
+  await admin.close();
+});
+
+async function downloadText(p: Page, linkName: string): Promise<{ name: string; text: string }> {
+  const [download]: [Download, void] = await Promise.all([p.waitForEvent("download"), p.getByRole("link", { name: linkName, exact: true }).click()]);
+  const file = await download.path();
+  return { name: download.suggestedFilename(), text: fs.readFileSync(file, "utf8") };
+}
+
+test("add the calendar project and prepare its environment", async () => {
+  await page.goto(`${state.origin}/projects`);
+  await page.getByLabel("Project directory on this host").fill(state.calendarDir);
+  await page.getByRole("button", { name: "Add project" }).click();
+  await page.getByRole("list", { name: "Projects" }).getByRole("link", { name: /calendar/ }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "calendar" })).toBeVisible();
+  const panel = page.getByRole("region", { name: "Environment" });
+  await panel.getByRole("button", { name: "Prepare environment" }).click();
+  await expect(panel.getByRole("table", { name: "Environment versions" }).getByRole("row", { name: /v1 active/ })).toContainText("ready", { timeout: 120_000 });
+});
+
+test("create a study of three configurations from the form; the preflight shows 0/23", async () => {
+  await page.getByRole("link", { name: "New study" }).first().click();
+  await expect(page.getByLabel("Project")).toHaveValue(/.+/);
+  await page.getByLabel("Title").fill("Calendar utility");
+  await page.getByLabel("Task").fill("Implement every function in src/calendar.js so that the tests in test/ pass.");
+  await page.getByLabel("Test command").fill("node --test test/");
+  await page.getByLabel("Find test files").fill("calendar.test");
+  await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
+  await page.getByLabel("Model 1").fill("calendar-fix-all");
+  await page.getByRole("button", { name: "Add configuration" }).click();
+  await page.getByLabel("Model 2").fill("calendar-fix-some");
+  await page.getByLabel("Effort 2").selectOption("high");
+  await page.getByRole("button", { name: "Add configuration" }).click();
+  await page.getByLabel("Model 3").fill("calendar-fix-none");
+  await page.getByRole("button", { name: "Create study" }).click();
+
+  await expect(page).toHaveURL(/\/studies\/[\w-]+$/);
+  studyUrl = page.url();
+  await expect(page.getByTestId("baseline")).toContainText("0/23", { timeout: 90_000 });
+});
+
+test("the trials run live and end with 23/23, a partial count and 0/23, with tokens and seconds", async () => {
+  const rows = page.getByTestId("trial-row");
+  await expect(rows).toHaveCount(3);
+  // a state change seen without reloading: some trial is past `queued` before all have finished
+  await expect(page.locator('[data-testid="trial-row"]:is([data-state="preparing"], [data-state="agent"], [data-state="evaluating"])').first()).toBeVisible({ timeout: 90_000 });
+  for (const choice of ["1", "2", "3"]) {
+    await expect(page.locator(`[data-testid="trial-row"][data-choice="${choice}"]`)).toHaveAttribute("data-state", "succeeded", { timeout: 150_000 });
+  }
+  const row = (choice: string) => page.locator(`[data-testid="trial-row"][data-choice="${choice}"]`);
+  await expect(row("1").getByTestId("trial-tests")).toHaveText("23/23");
+  await expect(row("2").getByTestId("trial-tests")).toHaveText("13/23");
+  await expect(row("3").getByTestId("trial-tests")).toHaveText("0/23");
+  // fix-all: 4 responses × (12,000 input + 1,800 output) metered by the gateway
+  await expect(row("1").getByTestId("trial-tokens")).toHaveText("55,200");
+  for (const choice of ["1", "2", "3"]) await expect(row(choice).getByTestId("trial-seconds")).toHaveText(/^\d+\.\d$/);
+});
+
+test("the Markdown, JSON and CSV reports contain those figures", async () => {
+  const md = await downloadText(page, "Markdown");
+  expect(md.name).toMatch(/\.md$/);
+  expect(md.text).toContain("23/23");
+  expect(md.text).toContain("13/23");
+  expect(md.text).toContain("0/23");
+  expect(md.text).toContain("55,200");
+  const json = await downloadText(page, "JSON");
+  const report = JSON.parse(json.text) as { baseline: { passed: number; total: number }; trials: { choice: number; verdict: { passed: number } | null; tokens: { total: number } }[] };
+  expect(report.baseline).toMatchObject({ passed: 0, total: 23 });
+  expect(report.trials.map((trial) => [trial.choice, trial.verdict?.passed]).sort()).toEqual([
+    [1, 23],
+    [2, 13],
+    [3, 0],
+  ]);
+  expect(report.trials.find((trial) => trial.choice === 1)?.tokens.total).toBe(55_200);
+  const csv = await downloadText(page, "CSV");
+  expect(csv.text.split("\r\n")[0]).toContain("tests_passed");
+  expect(csv.text).toContain("calendar-fix-all");
+  expect(csv.text).toContain("55200");
+});
+
+test("a viewer link sees the study and downloads the reports, but cannot start, stop or retry", async ({ browser }) => {
+  await page.goto(`${state.origin}/system`);
+  const form = page.getByRole("form", { name: "Create viewer link" });
+  await form.getByLabel("Label").fill("Study reviewer");
+  await form.getByRole("button", { name: "Create viewer link" }).click();
+  const link = (await page.getByTestId("new-viewer-link").innerText()).trim();
+
+  const viewer = await browser.newContext();
+  try {
+    const viewerPage = await viewer.newPage();
+    await viewerPage.goto(link);
+    await expect(viewerPage.getByText("read-only viewer")).toBeVisible();
+    await viewerPage.goto(studyUrl);
+    await expect(viewerPage.getByTestId("trial-row")).toHaveCount(3);
+    await expect(viewerPage.locator('[data-testid="trial-row"][data-choice="1"]').getByTestId("trial-tests")).toHaveText("23/23");
+    const csv = await downloadText(viewerPage, "CSV");
+    expect(csv.text).toContain("55200");
+    await expect(viewerPage.getByRole("button", { name: /Stop/ })).toHaveCount(0);
+    await expect(viewerPage.getByRole("button", { name: /Retry/ })).toHaveCount(0);
+    await viewerPage.goto(`${state.origin}/studies`);
+    await expect(viewerPage.getByRole("link", { name: "Calendar utility" })).toBeVisible();
+    await expect(viewerPage.getByRole("link", { name: /New study/ })).toHaveCount(0);
+    const studyId = new URL(studyUrl).pathname.split("/").pop() ?? "";
+    const attempts = await viewerPage.evaluate(async (id) => {
+      const post = async (procedure: string, body: unknown) => (await fetch(`/api/trpc/${procedure}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status;
+      return {
+        stop: await post("studies.stop", { studyId: id }),
+        retry: await post("studies.retry", { studyId: id, trialIds: ["x"] }),
+        create: await post("studies.create", { projectId: "x", title: "t", taskPrompt: "t", testCommand: "true", configurations: [{ harness: "codex", model: "m", repeats: 1 }] }),
+      };
+    }, studyId);
+    expect(attempts).toEqual({ stop: 403, retry: 403, create: 403 });
+  } finally {
+    await viewer.close();
+  }
+});

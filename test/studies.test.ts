@@ -1,0 +1,182 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runExportCommand } from "../src/cli/export-command";
+import { parseCli } from "../src/cli/config";
+import { studyReportSchema } from "../src/shared/study-report";
+import type { StudyView, TrialView } from "../src/shared/study-schemas";
+import { startWorker, type RunningWorker } from "../worker/main";
+import {
+  addCalendarProject,
+  calendarProject,
+  containersWithLabel,
+  createDockerRuntime,
+  FAKE_KEY,
+  openStudyWeb,
+  redisUrlFor,
+  REPO_ROOT,
+  removeImages,
+  scriptsDir,
+  startMock,
+  tempDir,
+  waitForStudy,
+  type StudyWeb,
+} from "./support/study-harness";
+import { connectRedis } from "../src/server/redis/connection";
+
+/**
+ * Studies end to end on the real engine: the web side (SQLite, recorder, dispatcher, sweeper) and an
+ * in-process worker (BullMQ, Docker, the real Codex binary through the model gateway to the mock model).
+ */
+const REDIS_URL = redisUrlFor(inject("redisUrl"), 8);
+const runtime = createDockerRuntime();
+const SLOW = { description: "Sleeps, so a test can stop it mid-run.", steps: [{ kind: "run", command: "sleep 60" }, { kind: "reply", text: "done" }] };
+let dataDir: string;
+let scripts: string;
+let mock: Awaited<ReturnType<typeof startMock>>;
+let web: StudyWeb;
+let worker: RunningWorker;
+let projectId: string;
+
+beforeAll(async () => {
+  const redis = connectRedis({ url: REDIS_URL, name: "studies-test" });
+  await redis.flushdb();
+  redis.disconnect();
+  dataDir = tempDir("studies-data");
+  scripts = scriptsDir({ slow: SLOW });
+  mock = await startMock(scripts);
+  web = await openStudyWeb({ dataDir, redisUrl: REDIS_URL, runtime });
+  worker = await startWorker({ redisUrl: REDIS_URL, dataDir, concurrency: 3, version: "test", modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url }, log: () => undefined });
+  projectId = await addCalendarProject({ web, runtime, projectDir: calendarProject() });
+}, 300_000);
+
+afterAll(async () => {
+  await worker.stop("test finished");
+  await web.close();
+  await mock.close();
+  removeImages(`invariant-trial/${projectId.toLowerCase()}`);
+});
+
+const base = (title: string) => ({
+  projectId,
+  title,
+  taskPrompt: "Implement every function in src/calendar.js so that the tests pass.",
+  testCommand: "node --test test/",
+  testFiles: [{ source: "project" as const, path: "test/calendar.test.js" }],
+});
+const codex = (model: string, repeats = 1) => ({ harness: "codex" as const, model, reasoningEffort: "low" as const, repeats });
+const finished = (study: StudyView) => study.state === "done" || study.state === "stopped" || study.state === "refused";
+const byModel = (study: StudyView, model: string): TrialView[] => study.trials.filter((trial) => study.configurations.find((c) => c.id === trial.configurationId)?.model === model);
+
+describe("a study on the calendar fixture", () => {
+  let study: StudyView;
+
+  it("runs a preflight (0/23), then every trial to a verdict judged against the captured test bytes", async () => {
+    const created = await web.services.studies.create({ ...base("Calendar"), concurrency: 2, configurations: [codex("calendar-fix-all"), codex("calendar-fix-some"), codex("calendar-fix-none"), codex("calendar-cheat")] }, "admin");
+    expect(created.state).toBe("preflight");
+    expect(created.testFiles).toHaveLength(1);
+    expect(created.testFiles[0]?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(created.environment.imageId).toMatch(/^sha256:/);
+    study = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 170_000, what: "the study to finish" });
+    expect(study.state).toBe("done");
+    expect(study.baseline).toMatchObject({ passed: 0, total: 23 });
+    const verdicts = Object.fromEntries(study.configurations.map((c) => [c.model, byModel(study, c.model).map((t) => `${t.state} ${t.verdict?.passed}/${t.verdict?.total}`)]));
+    expect(verdicts).toEqual({
+      "calendar-fix-all": ["succeeded 23/23"],
+      "calendar-fix-some": ["succeeded 13/23"],
+      "calendar-fix-none": ["succeeded 0/23"],
+      // the agent rewrote the test file to pass trivially; the evaluation restored the captured bytes
+      "calendar-cheat": ["succeeded 0/23"],
+    });
+    const fixAll = byModel(study, "calendar-fix-all")[0];
+    // the fix-all script reports 12000 input / 1800 output per response over 4 responses, metered by the gateway
+    expect(fixAll?.tokens).toMatchObject({ input: 48_000, output: 7_200, total: 55_200 });
+    expect(fixAll?.agentSeconds).toBeGreaterThan(0);
+    expect(fixAll?.commandsRun).toBeGreaterThanOrEqual(2);
+    expect(fixAll?.committedImageId).toMatch(/^sha256:/);
+    expect(fixAll?.diff?.files).toBeGreaterThanOrEqual(1);
+    const cheat = byModel(study, "calendar-cheat")[0];
+    expect(cheat?.diff?.files).toBeGreaterThanOrEqual(1); // its edit of the test file is in its diff
+    const tests = await web.services.studies.trialTests(fixAll?.id ?? "");
+    expect(tests).toHaveLength(23);
+    expect(tests.every((test) => test.status === "passed")).toBe(true);
+    const log = await web.services.studies.trialLog({ trialId: fixAll?.id ?? "", tailBytes: 1 << 20 });
+    expect(log.text).toContain("Verdict: 23/23");
+    expect(containersWithLabel(`invariant.study=${study.id}`)).toEqual([]);
+  });
+
+  it("never ran more trials at once than the study's concurrency", async () => {
+    const rows = await web.db.eventLog.findMany({ where: { studyId: study.id, type: { in: ["trial.started", "trial.finished"] } }, orderBy: { id: "asc" } });
+    let running = 0;
+    let peak = 0;
+    for (const row of rows) {
+      running += row.type === "trial.started" ? 1 : -1;
+      peak = Math.max(peak, running);
+    }
+    expect(rows).toHaveLength(8);
+    expect(peak).toBe(2);
+  });
+
+  it("reports the figures in Markdown, JSON and CSV, in the dashboard and from the CLI", async () => {
+    const md = (await web.services.studies.report({ studyId: study.id, format: "md" })).body;
+    expect(md).toContain("23/23");
+    expect(md).toContain("13/23");
+    expect(md).toContain("node --test test/");
+    const json = studyReportSchema.parse(JSON.parse((await web.services.studies.report({ studyId: study.id, format: "json" })).body));
+    expect(json.trials.map((trial) => trial.verdict?.passed).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([0, 0, 13, 23]);
+    expect(json.baseline).toMatchObject({ passed: 0, total: 23 });
+    const output = path.join(tempDir("export"), "report.csv");
+    const err = new PassThrough();
+    const code = await runExportCommand({ config: parseCli(["export", study.id, "--format", "csv", "--output", output, "--data-dir", dataDir], {}), root: REPO_ROOT, err });
+    expect(code).toBe(0);
+    const csv = fs.readFileSync(output, "utf8");
+    expect(csv.split("\r\n")[0]).toContain("tests_passed");
+    expect(csv).toContain(",23,0,0,23,");
+    expect(csv).toContain("55200");
+  });
+});
+
+describe("preflight refusals", () => {
+  it("refuses a test command that cannot run, before any model call", async () => {
+    const before = mock.requests();
+    const created = await web.services.studies.create({ ...base("Broken"), testCommand: "no-such-test-runner --all", configurations: [codex("calendar-fix-all")] }, "admin");
+    const study = await waitForStudy({ web, studyId: created.id, until: finished, what: "the refusal" });
+    expect(study.state).toBe("refused");
+    expect(study.refusal).toMatch(/not found/i);
+    expect(study.trials).toEqual([]);
+    expect(mock.requests()).toBe(before);
+  });
+
+  it("refuses bad input before writing anything", async () => {
+    const count = await web.db.study.count();
+    await expect(web.services.studies.create({ ...base("No model"), configurations: [{ harness: "codex", model: "", reasoningEffort: "low", repeats: 1 }] }, "admin")).rejects.toThrow(/Name the model/);
+    await expect(web.services.studies.create({ ...base("Missing file"), testFiles: [{ source: "project", path: "test/nope.test.js" }], configurations: [codex("calendar-fix-all")] }, "admin")).rejects.toMatchObject({ field: "testFiles.0.path" });
+    expect(await web.db.study.count()).toBe(count);
+  });
+});
+
+describe("stop and retry", () => {
+  it("stops a running study: queued trials cancelled, the running one stopped, its container removed", async () => {
+    const created = await web.services.studies.create({ ...base("Stop me"), concurrency: 1, configurations: [codex("slow"), codex("calendar-fix-all")] }, "admin");
+    const running = await waitForStudy({ web, studyId: created.id, until: (s) => s.trials.some((t) => t.state === "agent" && t.commandsRun > 0), what: "the slow trial to run its command" });
+    const slowTrial = running.trials.find((t) => t.state === "agent");
+    expect(containersWithLabel(`invariant.trial=${slowTrial?.id}`)).toHaveLength(1);
+    await web.services.studies.stop(created.id, "admin");
+    const stopped = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 30_000, what: "the stop" });
+    expect(stopped.state).toBe("stopped");
+    expect(stopped.trials.map((t) => t.state).sort()).toEqual(["stopped", "stopped"]);
+    expect(stopped.trials.every((t) => t.error === "Stopped by admin.")).toBe(true);
+    expect(containersWithLabel(`invariant.trial=${slowTrial?.id}`)).toEqual([]);
+
+    // the slow script is now quick: a retry runs the stopped trial again as attempt 2
+    fs.writeFileSync(path.join(scripts, "slow.json"), JSON.stringify({ description: "quick now", steps: [{ kind: "reply", text: "done quickly" }] }));
+    await web.services.studies.retry({ studyId: created.id, trialIds: [slowTrial?.id ?? ""] }, "admin");
+    await expect(web.services.studies.retry({ studyId: created.id, trialIds: [slowTrial?.id ?? ""] }, "admin")).rejects.toMatchObject({ code: "CONFLICT" });
+    const retried = await waitForStudy({ web, studyId: created.id, until: finished, what: "the retry" });
+    const again = retried.trials.find((t) => t.id === slowTrial?.id);
+    expect(again).toMatchObject({ state: "succeeded", attempt: 2 });
+    expect(again?.verdict).toMatchObject({ passed: 0, total: 23 });
+    expect(retried.trials.find((t) => t.id !== slowTrial?.id)?.state).toBe("stopped");
+  });
+});

@@ -1,0 +1,112 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import type { Redis } from "ioredis";
+import { createAppServices, type AppServices } from "../../src/server/app-services";
+import { openDb, type Db } from "../../src/server/db/client";
+import { applyMigrations } from "../../src/server/db/migrate";
+import { createRecorder } from "../../src/server/events/recorder";
+import { startMockModel, type MockModelServer } from "../../src/server/mock-model/mock-model-server";
+import { connectRedis } from "../../src/server/redis/connection";
+import { createDockerRuntime, type ContainerRuntime } from "../../src/server/runtime/docker-runtime";
+import type { RecordedEvent } from "../../src/shared/event-catalog";
+import type { StudyView } from "../../src/shared/study-schemas";
+import { ensureAgentImage } from "./agent-image";
+import { MIGRATIONS_DIR, redisUrlFor, tempDir } from "./temp";
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, "..", "..");
+export const FAKE_KEY = "sk-test-STUDY-KEY-789";
+
+/** The web side on a given data dir (reopenable: a restart keeps the database and the Redis). */
+export interface StudyWeb {
+  db: Db;
+  services: AppServices;
+  emitted: { room: string; event: RecordedEvent }[];
+  close(): Promise<void>;
+}
+
+export async function openStudyWeb(options: { dataDir: string; redisUrl: string; runtime: ContainerRuntime; sweepEveryMs?: number }): Promise<StudyWeb> {
+  const file = path.join(options.dataDir, "invariant.db");
+  applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
+  const db = await openDb({ file });
+  const services = createAppServices({ db, redisUrl: options.redisUrl, dataDir: options.dataDir, adminToken: "a_admintokenadmintokenadmintoken00", publicUrl: "http://127.0.0.1:1", version: "test", runtime: options.runtime });
+  const emitted: StudyWeb["emitted"] = [];
+  const recorder = createRecorder({
+    redis: connectRedis({ url: options.redisUrl, name: "recorder" }),
+    events: services.events,
+    emit: (room, event) => emitted.push({ room, event }),
+    apply: (event, applyOptions) => services.recordEvent(event, applyOptions),
+    log: () => undefined,
+    blockMs: 100,
+  });
+  await recorder.start();
+  services.start({ sweepEveryMs: options.sweepEveryMs ?? 500 });
+  return {
+    db,
+    services,
+    emitted,
+    async close() {
+      await recorder.stop();
+      await services.close();
+      await db.$disconnect();
+    },
+  };
+}
+
+/** Copies fixtures/calendar-project (23 failing node:test checks) into a fresh project directory. */
+export function calendarProject(): string {
+  const dir = path.join(tempDir("calendar"), "calendar");
+  fs.cpSync(path.join(REPO_ROOT, "fixtures", "calendar-project"), dir, { recursive: true });
+  return dir;
+}
+
+/** A scripts dir of our own: the shipped mock scripts plus any extra ones a test writes. */
+export function scriptsDir(extra: Record<string, unknown> = {}): string {
+  const dir = tempDir("scripts");
+  fs.cpSync(path.join(REPO_ROOT, "mock-scripts"), dir, { recursive: true });
+  for (const [name, script] of Object.entries(extra)) fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(script));
+  return dir;
+}
+
+export async function startMock(dir: string): Promise<MockModelServer & { requests: () => number }> {
+  let count = 0;
+  const mock = await startMockModel({ scriptsDir: dir, apiKey: FAKE_KEY, onRequest: () => (count += 1) });
+  return Object.assign(mock, { requests: () => count });
+}
+
+/** A project on the calendar fixture with a ready environment version on the agent test image. */
+export async function addCalendarProject(options: { web: StudyWeb; runtime: ContainerRuntime; projectDir: string }): Promise<string> {
+  const image = await ensureAgentImage(options.runtime);
+  const info = await options.runtime.inspectImage(image);
+  if (!info) throw new Error("agent image missing");
+  const project = await options.web.services.projects.add({ hostPath: options.projectDir });
+  await options.web.services.projects.update({ id: project.id, settings: { cpus: 1, memoryBytes: 1024 * 1024 * 1024, pids: 512 } });
+  await options.web.db.environmentVersion.create({
+    data: { projectId: project.id, version: 1, imageTag: image, imageId: info.id, origin: "base", status: "ready", active: true },
+  });
+  return project.id;
+}
+
+export async function waitForStudy(options: { web: StudyWeb; studyId: string; until: (study: StudyView) => boolean; timeoutMs?: number; what?: string }): Promise<StudyView> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  for (;;) {
+    const study = await options.web.services.studies.get(options.studyId);
+    if (options.until(study)) return study;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${options.what ?? "the study"}: ${JSON.stringify({ state: study.state, refusal: study.refusal, trials: study.trials.map((t) => [t.state, t.step, t.error]) })}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Containers (any state) carrying a label, by the docker CLI: an independent check. */
+export function containersWithLabel(label: string): string[] {
+  const result = spawnSync("docker", ["ps", "-aq", "--filter", `label=${label}`], { encoding: "utf8" });
+  return result.stdout.split("\n").filter(Boolean);
+}
+
+export function removeImages(reference: string): void {
+  const list = spawnSync("docker", ["images", "-q", reference], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+  if (list.length > 0) spawnSync("docker", ["rmi", "-f", ...new Set(list)], { stdio: "ignore" });
+}
+
+export { createDockerRuntime, redisUrlFor, tempDir, connectRedis };
+export type { Redis };
