@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { createStudyInputSchema, type StudyDefaultsView } from "../../../shared/study-schemas";
+import { emptyConfiguration, emptyDraft, errorsFromZod, firstErrorPath, toBase64, toInput } from "./form-model";
+
+const defaults: StudyDefaultsView = {
+  concurrency: 3,
+  concurrencyReasoning: "4 CPUs, 1 CPU per trial",
+  agentTimeoutSec: 900,
+  evalTimeoutSec: 120,
+  configuration: { harness: "codex", model: "gpt-5-codex", reasoningEffort: "high", instructions: "" },
+  environment: { versionId: "v1", version: 1 },
+  blocker: null,
+};
+
+describe("new study form model", () => {
+  it("fills untouched fields from the project's defaults and parses", () => {
+    const draft = { ...emptyDraft("p1"), title: "Fix", taskPrompt: "Fix it", testCommand: "npm test" };
+    const input = toInput(draft, defaults);
+    expect(input.configurations[0]).toMatchObject({ model: "gpt-5-codex", reasoningEffort: "high", repeats: 1, command: "" });
+    expect(input).toMatchObject({ concurrency: 3, agentTimeoutSec: 900, evalTimeoutSec: 120, junitPath: null });
+    expect(createStudyInputSchema.safeParse(input).success).toBe(true);
+  });
+
+  it("reports errors by full path, in the form's order", () => {
+    const first = { ...emptyConfiguration(), repeats: "x" };
+    const second = { ...emptyConfiguration(), harness: "command" as const, repeats: "2" };
+    const draft = { ...emptyDraft("p1"), testCommand: "npm test", configurations: [first, second], agentTimeoutSec: "" };
+    const parsed = createStudyInputSchema.safeParse(toInput(draft, defaults));
+    expect(parsed.success).toBe(false);
+    const errors = parsed.success ? {} : errorsFromZod(parsed.error);
+    expect(Object.keys(errors)).toEqual(expect.arrayContaining(["title", "taskPrompt", "configurations.0.repeats", "configurations.1.command", "agentTimeoutSec"]));
+    expect(firstErrorPath(errors)).toBe("title");
+    expect(firstErrorPath({ "configurations.10.model": "a", "configurations.2.model": "b" })).toBe("configurations.2.model");
+  });
+
+  it("encodes uploads as base64", () => {
+    const bytes = new Uint8Array(70_000).map((_, i) => i % 256);
+    expect(toBase64(bytes)).toBe(Buffer.from(bytes).toString("base64"));
+  });
+});

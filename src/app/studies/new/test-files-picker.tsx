@@ -1,0 +1,153 @@
+"use client";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useEffect, useState, type ChangeEvent } from "react";
+import { MAX_TEST_FILE_BYTES } from "../../../shared/study-schemas";
+import { FieldError } from "../../_components/ui";
+import { describeError } from "../../_lib/errors";
+import { formatBytes } from "../../_lib/format";
+import { useTRPC } from "../../_lib/trpc";
+import { focusRing } from "../study-format";
+import { describedBy, fieldInputClass } from "./form-field";
+import { fieldId, newKey, toBase64, type FieldErrors, type TestFileDraft } from "./form-model";
+
+const smallButton = `rounded border border-line px-2 py-1 text-xs hover:border-muted disabled:opacity-40 ${focusRing}`;
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return debounced;
+}
+
+/**
+ * Fixed test files: found in the project tree by a text filter, or uploaded. They are restored
+ * byte-for-byte before every evaluation, so an agent cannot weaken them.
+ */
+export function TestFilesPicker({
+  projectId,
+  files,
+  errors,
+  onChange,
+}: {
+  projectId: string;
+  files: TestFileDraft[];
+  errors: FieldErrors;
+  onChange: (update: (files: TestFileDraft[]) => TestFileDraft[]) => void;
+}) {
+  const trpc = useTRPC();
+  const [query, setQuery] = useState("");
+  const debounced = useDebounced(query, 250);
+  const [uploadError, setUploadError] = useState<string | null>(null);
+  const search = useQuery(trpc.studies.projectFiles.queryOptions({ projectId, query: debounced }, { enabled: projectId !== "", placeholderData: keepPreviousData, staleTime: 10_000 }));
+  const chosen = new Set(files.map((file) => file.path));
+  const searchId = fieldId("testFiles");
+  const listError = errors.testFiles;
+
+  async function upload(event: ChangeEvent<HTMLInputElement>) {
+    const input = event.currentTarget;
+    const picked = [...(input.files ?? [])];
+    setUploadError(null);
+    const tooBig = picked.filter((file) => file.size > MAX_TEST_FILE_BYTES);
+    if (tooBig.length > 0) setUploadError(`Too large (a test file is at most ${formatBytes(MAX_TEST_FILE_BYTES)}): ${tooBig.map((file) => file.name).join(", ")}`);
+    const read = await Promise.all(
+      picked
+        .filter((file) => file.size <= MAX_TEST_FILE_BYTES)
+        .map(async (file): Promise<TestFileDraft> => ({ key: newKey(), source: "upload", path: file.name, fileName: file.name, bytes: file.size, contentBase64: toBase64(new Uint8Array(await file.arrayBuffer())) })),
+    );
+    input.value = ""; // the same file can be chosen again
+    onChange((current) => [...current, ...read]);
+  }
+
+  return (
+    <div className="grid gap-3">
+      <div className="grid gap-3 md:grid-cols-2">
+        <div>
+          <label htmlFor={searchId} className="mb-1 block text-sm text-muted">
+            Find test files
+          </label>
+          <input
+            id={searchId}
+            type="search"
+            className={fieldInputClass}
+            placeholder={projectId ? "e.g. test/ or .test.js" : "Choose a project first"}
+            disabled={projectId === ""}
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            autoComplete="off"
+            {...describedBy(searchId, { error: listError })}
+          />
+        </div>
+        <div>
+          <label htmlFor="study-test-upload" className="mb-1 block text-sm text-muted">
+            Upload test files
+          </label>
+          <input id="study-test-upload" type="file" multiple className={`block w-full text-sm text-muted file:mr-3 file:rounded-md file:border file:border-line file:bg-transparent file:px-3 file:py-1.5 file:text-ink ${focusRing}`} onChange={(e) => void upload(e)} />
+          <FieldError id="study-test-upload-error" message={uploadError} />
+        </div>
+      </div>
+
+      {projectId ? (
+        <div aria-label="Matching project files" role="group">
+          {search.error ? <p className="text-sm text-red-400">{describeError(search.error).message}</p> : null}
+          {search.data ? (
+            <>
+              <ul className="flex max-h-48 flex-wrap gap-1.5 overflow-y-auto" aria-busy={search.isFetching}>
+                {search.data.files.map((file) => (
+                  <li key={file.path}>
+                    <button type="button" aria-label={`Add ${file.path}`} className={`${smallButton} font-mono`} disabled={chosen.has(file.path)} onClick={() => onChange((current) => [...current, { key: newKey(), source: "project", path: file.path, bytes: file.bytes }])}>
+                      + {file.path}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+              <p className="mt-1 text-xs text-muted" aria-live="polite">
+                {search.data.total === 0 ? "No files match." : search.data.total > search.data.files.length ? `Showing ${search.data.files.length} of ${search.data.total} files; type more to narrow.` : `${search.data.total} file${search.data.total === 1 ? "" : "s"}.`}
+              </p>
+            </>
+          ) : search.isFetching ? (
+            <p className="text-xs text-muted">Searching the project…</p>
+          ) : null}
+        </div>
+      ) : null}
+
+      <div>
+        <h3 className="mb-1 text-sm text-muted">Chosen test files ({files.length})</h3>
+        {files.length === 0 ? <p className="text-xs text-muted">None: the test command runs against the files as they are in the snapshot. Adding them freezes them.</p> : null}
+        <ul className="grid gap-1.5" aria-label="Chosen test files">
+          {files.map((file, index) => {
+            const pathKey = `testFiles.${index}.path`;
+            const pathId = fieldId(pathKey);
+            const error = errors[pathKey] ?? errors[`testFiles.${index}.contentBase64`] ?? errors[`testFiles.${index}`];
+            return (
+              <li key={file.key} className="rounded-md border border-line px-3 py-2" data-testid="chosen-test-file">
+                <div className="flex items-center gap-3">
+                  <span className="w-16 shrink-0 text-xs uppercase text-muted">{file.source === "upload" ? "upload" : "project"}</span>
+                  {file.source === "upload" ? (
+                    <input
+                      id={pathId}
+                      aria-label={`Path of uploaded ${file.fileName ?? file.path}`}
+                      className={`${fieldInputClass} flex-1 px-2 py-1 font-mono`}
+                      value={file.path}
+                      onChange={(e) => onChange((current) => current.map((item) => (item.key === file.key ? { ...item, path: e.target.value } : item)))}
+                      {...describedBy(pathId, { error })}
+                    />
+                  ) : (
+                    <span className="flex-1 font-mono text-sm">{file.path}</span>
+                  )}
+                  <span className="text-xs text-muted">{file.bytes === undefined ? "" : formatBytes(file.bytes)}</span>
+                  <button type="button" id={file.source === "project" ? pathId : undefined} className={smallButton} aria-label={`Remove ${file.path}`} onClick={() => onChange((current) => current.filter((item) => item.key !== file.key))}>
+                    Remove
+                  </button>
+                </div>
+                <FieldError id={`${pathId}-error`} message={error} />
+              </li>
+            );
+          })}
+        </ul>
+        <FieldError id={`${searchId}-error`} message={listError} />
+      </div>
+    </div>
+  );
+}
