@@ -6,6 +6,7 @@ import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import { dangerButtonClass, PageHeader, Panel, secondaryButtonClass } from "../../_components/ui";
 import { useRole } from "../../_components/use-role";
+import { ProjectStudiesPanel } from "../../studies/project-studies-panel";
 import { EnvironmentPanel } from "./environment-panel";
 import { SettingsForm } from "./settings-form";
 
@@ -36,6 +37,7 @@ export default function ProjectPage() {
         <SettingsForm key={data.updatedAt} project={data} readOnly={!isAdmin} />
       </Panel>
       <EnvironmentPanel projectId={data.id} readOnly={!isAdmin} />
+      <ProjectStudiesPanel projectId={data.id} isAdmin={isAdmin} />
       {isAdmin ? (
         <Panel title="Remove">
           <p className="mb-3 text-sm text-muted">Removing forgets this project in invariant-web. The files in {data.hostPath} are never touched.</p>

@@ -1,0 +1,29 @@
+import type { StudyView } from "../../../shared/study-schemas";
+import { Panel } from "../../_components/ui";
+import { formatBaseline } from "../study-format";
+
+/** The test command on the untouched snapshot, before any model call: the baseline, or why the study was refused. */
+export function PreflightPanel({ study }: { study: StudyView }) {
+  return (
+    <Panel title="Preflight" className="mb-6">
+      {study.state === "preflight" ? (
+        <p role="status" className="flex items-center gap-2 text-sm">
+          <span aria-hidden="true" className="inline-block h-4 w-4 animate-spin rounded-full border-2 border-line border-t-accent" />
+          Running the test command on the untouched project…
+        </p>
+      ) : null}
+      {study.baseline ? (
+        <p data-testid="baseline" className="text-sm">
+          Baseline: {formatBaseline(study.baseline)}
+        </p>
+      ) : study.state !== "preflight" && !study.refusal ? (
+        <p className="text-sm text-muted">{study.state === "stopped" ? "Stopped before the preflight finished." : "No baseline recorded."}</p>
+      ) : null}
+      {study.refusal ? (
+        <div role="alert" data-testid="refusal" className="mt-3 whitespace-pre-wrap rounded-md border border-red-500/60 bg-red-500/10 p-3 text-sm text-red-200">
+          {study.refusal}
+        </div>
+      ) : null}
+    </Panel>
+  );
+}

@@ -1,0 +1,88 @@
+"use client";
+import { memo, type KeyboardEvent } from "react";
+import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES, type ConfigurationView, type TrialView } from "../../../shared/study-schemas";
+import { trialHasTokens } from "../../../shared/study-aggregates";
+import { TrialStateBadge } from "../state-badge";
+import { focusRing, formatCount, formatSeconds, formatVerdict } from "../study-format";
+import { Elapsed } from "./elapsed";
+
+export interface TrialRowProps {
+  trial: TrialView;
+  configuration: ConfigurationView | undefined;
+  showRepeat: boolean;
+  showSelect: boolean;
+  open: boolean;
+  checked: boolean;
+  onOpen: (trialId: string) => void;
+  onCheck: (trialId: string, checked: boolean) => void;
+}
+
+export function trialLabel(trial: Pick<TrialView, "choice" | "repeat">): string {
+  return `${trial.choice}.${trial.repeat}`;
+}
+
+/** One trial of the results table; memoized so a refetch re-renders only the rows that changed. */
+export const TrialRow = memo(function TrialRow({ trial, configuration, showRepeat, showSelect, open, checked, onOpen, onCheck }: TrialRowProps) {
+  const active = ACTIVE_TRIAL_STATES.includes(trial.state);
+  const retryable = RETRYABLE_TRIAL_STATES.includes(trial.state);
+  const verdict = formatVerdict(trial.verdict);
+  const onKeyDown = (event: KeyboardEvent<HTMLTableRowElement>) => {
+    if (event.target !== event.currentTarget) return;
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      onOpen(trial.id);
+    }
+  };
+  return (
+    <tr
+      data-testid="trial-row"
+      data-choice={trial.choice}
+      data-repeat={trial.repeat}
+      data-state={trial.state}
+      data-trial-id={trial.id}
+      tabIndex={0}
+      aria-current={open ? "true" : undefined}
+      aria-label={`Trial ${trialLabel(trial)}: ${trial.state}, tests ${verdict}`}
+      onClick={() => onOpen(trial.id)}
+      onKeyDown={onKeyDown}
+      className={`cursor-pointer border-t border-line align-top hover:bg-line/40 ${open ? "bg-line/60" : ""} ${focusRing} focus-visible:-outline-offset-2`}
+    >
+      {showSelect ? (
+        <td className="px-2 py-2" onClick={(event) => event.stopPropagation()}>
+          {retryable ? <input type="checkbox" aria-label={`Select trial ${trialLabel(trial)} for retry`} checked={checked} onChange={(event) => onCheck(trial.id, event.target.checked)} className="accent-[#7c9cff]" /> : null}
+        </td>
+      ) : null}
+      <td className="px-2 py-2 tabular-nums">{trial.choice}</td>
+      {showRepeat ? <td className="px-2 py-2 tabular-nums">{trial.repeat}</td> : null}
+      <td className="px-2 py-2">{configuration?.harness ?? "—"}</td>
+      <td className="max-w-48 truncate px-2 py-2 font-mono text-xs" title={configuration?.harness === "command" ? (configuration.command ?? undefined) : configuration?.model}>
+        {configuration?.model ?? "—"}
+      </td>
+      <td className="px-2 py-2">{configuration?.reasoningEffort ?? "—"}</td>
+      <td className={`px-2 py-2 tabular-nums ${trial.verdict?.ok ? "text-emerald-300" : trial.verdict ? "text-red-300" : "text-muted"}`} data-testid="trial-tests">
+        {verdict}
+      </td>
+      <td className="px-2 py-2 text-right tabular-nums" data-testid="trial-seconds">
+        {formatSeconds(trial.agentSeconds)}
+      </td>
+      <td className="px-2 py-2 text-right tabular-nums" data-testid="trial-tokens">
+        {trialHasTokens(trial) ? formatCount(trial.tokens.total) : "—"}
+      </td>
+      <td className="px-2 py-2" data-testid="trial-state">
+        <TrialStateBadge state={trial.state} />
+        {trial.attempt > 1 ? <span className="ml-1 text-xs text-muted">attempt {trial.attempt}</span> : null}
+        {active ? (
+          <span className="mt-0.5 block text-xs text-muted" data-testid="trial-step">
+            {trial.step || trial.state} · {trial.commandsRun} command{trial.commandsRun === 1 ? "" : "s"}
+            {trial.startedAt ? (
+              <>
+                {" · "}
+                <Elapsed since={trial.startedAt} />
+              </>
+            ) : null}
+          </span>
+        ) : null}
+      </td>
+    </tr>
+  );
+});
