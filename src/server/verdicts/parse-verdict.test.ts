@@ -151,6 +151,13 @@ describe("parseVerdict on real runner output", () => {
     expect(parseVerdict({ output: fixture("exit-code-only.txt"), exitCode: 2 }).ok).toBe(false);
     expect(parseVerdict({ output: "", exitCode: null }).ok).toBe(false);
   });
+
+  it("never passes a command killed by a signal or stopped at its time limit, even if the tests it got through passed", () => {
+    const partial = "TAP version 13\nok 1 - adds\nok 2 - subtracts\n";
+    expect(parseVerdict({ output: partial, exitCode: 0 })).toMatchObject({ source: "tap", passed: 2, ok: true });
+    expect(parseVerdict({ output: partial, exitCode: 137 })).toMatchObject({ source: "tap", passed: 2, ok: false });
+    expect(parseVerdict({ output: partial, exitCode: null })).toMatchObject({ source: "tap", passed: 2, ok: false });
+  });
 });
 
 describe("parseVerdict preference order", () => {

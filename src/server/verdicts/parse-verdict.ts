@@ -29,7 +29,17 @@ function tryParse<T>(parse: () => T | null): T | null {
   }
 }
 
+/**
+ * A verdict from the command's output (and JUnit files). A command killed by a signal (exit ≥ 128, or
+ * no exit code: stopped at its time limit) never passes, whatever the tests it got through said.
+ */
 export function parseVerdict(input: { output: string; exitCode: number | null; junitXml?: string[] }): Verdict {
+  const verdict = parseCounts(input);
+  const killed = input.exitCode === null || input.exitCode >= 128;
+  return killed && verdict.ok ? { ...verdict, ok: false } : verdict;
+}
+
+function parseCounts(input: { output: string; exitCode: number | null; junitXml?: string[] }): Verdict {
   const documents = input.junitXml ?? [];
   const junit = documents.length > 0 ? tryParse(() => parseJunit({ documents })) : null;
   if (junit && (junit.caseCount > 0 || junit.result.counts.passed + junit.result.counts.failed + junit.result.counts.skipped > 0)) {
