@@ -65,7 +65,7 @@ export function ConfigurationsTable({
                     <FieldError id={`${fieldId(`configurations.${index}`)}-error`} message={rowError} />
                   </td>
                   <td className="px-2 py-2">
-                    <select id={id("harness")} aria-label={`Harness ${n}`} className={cellInput} value={value.harness} onChange={(e) => update(index, { harness: e.target.value === "command" ? "command" : "codex" })} {...describedBy(id("harness"), { error: error("harness") })}>
+                    <select id={id("harness")} aria-label={`Harness ${n}`} className={`${cellInput} min-w-28`} value={value.harness} onChange={(e) => update(index, { harness: e.target.value === "command" ? "command" : "codex" })} {...describedBy(id("harness"), { error: error("harness") })}>
                       <option value="codex">codex</option>
                       <option value="command">command</option>
                     </select>
@@ -76,7 +76,7 @@ export function ConfigurationsTable({
                     <FieldError id={`${id("model")}-error`} message={error("model")} />
                   </td>
                   <td className="px-2 py-2">
-                    <select id={id("reasoningEffort")} aria-label={`Effort ${n}`} className={cellInput} value={value.reasoningEffort} onChange={(e) => update(index, { reasoningEffort: EFFORTS.find((effort) => effort === e.target.value) ?? "medium" })} {...describedBy(id("reasoningEffort"), { error: error("reasoningEffort") })}>
+                    <select id={id("reasoningEffort")} aria-label={`Effort ${n}`} className={`${cellInput} min-w-24`} value={value.reasoningEffort} onChange={(e) => update(index, { reasoningEffort: EFFORTS.find((effort) => effort === e.target.value) ?? "medium" })} {...describedBy(id("reasoningEffort"), { error: error("reasoningEffort") })}>
                       {EFFORTS.map((effort) => (
                         <option key={effort} value={effort}>
                           {effort}

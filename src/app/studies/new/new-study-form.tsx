@@ -107,7 +107,7 @@ export function NewStudyForm({ initialProjectId }: { initialProjectId: string })
     <>
       <PageHeader title="New study" description="Run several agent configurations on one task from one frozen snapshot, judged by the same captured tests." />
       <form onSubmit={submit} onKeyDown={preventEnterSubmit} aria-label="New study" noValidate className="grid gap-6">
-        <Panel title="Task">
+        <Panel title="Study">
           <div className="grid gap-4">
             <div className="grid gap-4 md:grid-cols-2">
               <FormField {...field("projectId")} label="Project">

@@ -89,7 +89,7 @@ export function TestFilesPicker({
       </div>
 
       {projectId ? (
-        <div aria-label="Matching project files" role="group">
+        <div aria-label="Search results" role="group">
           {search.error ? <p className="text-sm text-red-400">{describeError(search.error).message}</p> : null}
           {search.data ? (
             <>
