@@ -33,7 +33,7 @@ export function ProjectStudiesPanel({ projectId, isAdmin }: { projectId: string;
       {studies.error ? <p className="text-sm text-red-400">{describeError(studies.error).message}</p> : null}
       {studies.data && sorted.length === 0 ? <p className="text-sm text-muted">No studies yet. A study runs several agent configurations on one task and compares them by the same tests.</p> : null}
       {sorted.length > 0 ? (
-        <ul className="grid gap-2" aria-label="Studies of this project">
+        <ul className="grid gap-2" aria-label="Recent studies">
           {sorted.slice(0, SHOWN).map((study) => (
             <li key={study.id} className="flex flex-wrap items-center justify-between gap-3 border-t border-line pt-2 text-sm">
               <span className="flex items-center gap-2">

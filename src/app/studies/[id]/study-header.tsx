@@ -79,7 +79,9 @@ export function StudyHeader({ study, canStop, stopping, onStop, stopError }: { s
               {shortId(study.snapshotId)}
             </span>
           </Fact>
-          <Fact label="Concurrency">{study.concurrency} trials at a time</Fact>
+          <Fact label="Concurrency">
+            {study.concurrency} trial{study.concurrency === 1 ? "" : "s"} at a time
+          </Fact>
           <Fact label="Time limits">
             agent {study.agentTimeoutSec} s · evaluation {study.evalTimeoutSec} s
           </Fact>
