@@ -46,7 +46,8 @@ test("add the calendar project and prepare its environment", async () => {
 
 test("create a study of three configurations from the form; the preflight shows 0/23", async () => {
   await page.getByRole("link", { name: "New study" }).first().click();
-  await expect(page.getByLabel("Project")).toHaveValue(/.+/);
+  await expect(page).toHaveURL(/\/studies\/new/);
+  await expect(page.getByRole("combobox", { name: "Project" })).toHaveValue(/.+/);
   await page.getByLabel("Title").fill("Calendar utility");
   await page.getByLabel("Task").fill("Implement every function in src/calendar.js so that the tests in test/ pass.");
   await page.getByLabel("Test command").fill("node --test test/");
