@@ -144,6 +144,8 @@ describe("preflight refusals", () => {
     const study = await waitForStudy({ web, studyId: created.id, until: finished, what: "the refusal" });
     expect(study.state).toBe("refused");
     expect(study.refusal).toMatch(/not found/i);
+    expect(study.preflight).toMatchObject({ exitCode: 127 });
+    expect(study.preflight?.output).toContain("no-such-test-runner");
     expect(study.trials).toEqual([]);
     expect(mock.requests()).toBe(before);
   });

@@ -211,6 +211,21 @@ export const rooms = {
   study: (id: string) => `study:${id}`,
 } as const;
 
+/** High-volume events go only to the narrowest room that shows them. */
+const CHATTY: ReadonlySet<string> = new Set(["trial.log", "trial.progress", "agent.events", "environment.log"]);
+
+/** The socket.io rooms a recorded event goes to (the browser filters with the same rule). */
+export function roomsFor(event: InvariantEvent): string[] {
+  if (CHATTY.has(event.type)) {
+    if (event.studyId) return [rooms.study(event.studyId)];
+    return event.projectId ? [rooms.project(event.projectId)] : [rooms.system];
+  }
+  const list: string[] = [rooms.system];
+  if (event.projectId) list.push(rooms.project(event.projectId));
+  if (event.studyId) list.push(rooms.study(event.studyId));
+  return list;
+}
+
 /** Events the server emits to browsers, by socket.io event name. */
 export const serverToClient = {
   event: "event",

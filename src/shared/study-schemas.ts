@@ -188,6 +188,8 @@ export interface StudyView extends StudySummaryView {
   junitPath: string | null;
   testFiles: TestFileView[];
   snapshotId: string | null;
+  /** The baseline run's exit code and the tail of its output (null before the preflight ends). */
+  preflight: { exitCode: number | null; output: string } | null;
   environment: { versionId: string | null; version: number | null; imageId: string | null; imageDigest: string | null };
   concurrency: number;
   agentTimeoutSec: number;

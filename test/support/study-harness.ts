@@ -34,7 +34,9 @@ export async function openStudyWeb(options: { dataDir: string; redisUrl: string;
   const recorder = createRecorder({
     redis: connectRedis({ url: options.redisUrl, name: "recorder" }),
     events: services.events,
-    emit: (room, event) => emitted.push({ room, event }),
+    emit: (targets, event) => {
+      for (const room of targets) emitted.push({ room, event });
+    },
     apply: (event, applyOptions) => services.recordEvent(event, applyOptions),
     log: () => undefined,
     blockMs: 100,

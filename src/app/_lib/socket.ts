@@ -2,27 +2,46 @@
 import { useEffect, useSyncExternalStore } from "react";
 import { io, type Socket } from "socket.io-client";
 import type { RecordedEvent } from "../../shared/event-catalog";
-import { serverToClient } from "../../shared/event-catalog";
+import { roomsFor, serverToClient } from "../../shared/event-catalog";
 
 let socket: Socket | null = null;
+/** How many mounted components want each room: the socket leaves a room only when the last one goes. */
+const roomUsers = new Map<string, number>();
 
 function getSocket(): Socket {
-  socket ??= io({ path: "/socket.io", withCredentials: true, transports: ["websocket", "polling"] });
+  if (!socket) {
+    const s = io({ path: "/socket.io", withCredentials: true, transports: ["websocket", "polling"] });
+    // a reconnect is a new server-side socket: join every room still wanted
+    s.on("connect", () => {
+      for (const room of roomUsers.keys()) s.emit("subscribe", { room });
+    });
+    socket = s;
+  }
   return socket;
 }
 
-/** Subscribes to a room (system, project:ID, study:ID) while the component is mounted. */
+/**
+ * Subscribes to a room (system, project:ID, study:ID) while the component is mounted, and hands it only
+ * the events that belong to that room (the socket is shared by every component on the page).
+ */
 export function useRoomEvents(room: string, onEvent: (event: RecordedEvent) => void): void {
   useEffect(() => {
     const s = getSocket();
-    const join = () => s.emit("subscribe", { room });
-    join();
-    s.on("connect", join);
-    s.on(serverToClient.event, onEvent);
+    const users = roomUsers.get(room) ?? 0;
+    roomUsers.set(room, users + 1);
+    if (users === 0 && s.connected) s.emit("subscribe", { room });
+    const handler = (recorded: RecordedEvent) => {
+      if (roomsFor(recorded.event).includes(room)) onEvent(recorded);
+    };
+    s.on(serverToClient.event, handler);
     return () => {
-      s.off("connect", join);
-      s.off(serverToClient.event, onEvent);
-      s.emit("unsubscribe", { room });
+      s.off(serverToClient.event, handler);
+      const left = (roomUsers.get(room) ?? 1) - 1;
+      if (left > 0) roomUsers.set(room, left);
+      else {
+        roomUsers.delete(room);
+        s.emit("unsubscribe", { room });
+      }
     };
   }, [room, onEvent]);
 }

@@ -29,7 +29,9 @@ function recorder(emitted: { room: string; event: RecordedEvent }[]) {
   return createRecorder({
     redis: connectRedis({ url: REDIS_URL, name: "recorder" }),
     events: createEventQueries(db),
-    emit: (room, event) => emitted.push({ room, event }),
+    emit: (targets, event) => {
+      for (const room of targets) emitted.push({ room, event });
+    },
     log: () => undefined,
     blockMs: 50,
   });

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { invariantEventSchema, rooms, type RecordedEvent } from "../../shared/event-catalog";
+import { invariantEventSchema, roomsFor, type RecordedEvent } from "../../shared/event-catalog";
 import type { EventQueries } from "./events.queries";
 import { EVENT_STREAM_KEY, RECORDER_GROUP } from "./event-stream";
 
@@ -7,7 +7,8 @@ export interface RecorderDeps {
   /** A dedicated connection: the recorder blocks on XREADGROUP. */
   redis: Redis;
   events: EventQueries;
-  emit: (room: string, event: RecordedEvent) => void;
+  /** Sends a recorded event to these socket.io rooms at once (a socket in several of them gets it once). */
+  emit: (rooms: string[], event: RecordedEvent) => void;
   /** Domain effects of an event (e.g. an environment version becoming ready), applied before the ack. */
   apply?: (event: RecordedEvent["event"], options: { firstTime: boolean }) => Promise<void>;
   log: (message: string) => void;
@@ -18,19 +19,6 @@ export interface RecorderDeps {
 
 type StreamReply = [string, [string, string[]][]][] | null;
 
-/** High-volume events go only to the narrowest room that shows them. */
-const CHATTY: ReadonlySet<string> = new Set(["trial.log", "trial.progress", "agent.events", "environment.log"]);
-
-export function roomsFor(event: RecordedEvent["event"]): string[] {
-  if (CHATTY.has(event.type)) {
-    if (event.studyId) return [rooms.study(event.studyId)];
-    return event.projectId ? [rooms.project(event.projectId)] : [rooms.system];
-  }
-  const list: string[] = [rooms.system];
-  if (event.projectId) list.push(rooms.project(event.projectId));
-  if (event.studyId) list.push(rooms.study(event.studyId));
-  return list;
-}
 
 /**
  * Records worker events from the Redis stream into SQLite, then fans them out to socket.io rooms.
@@ -63,7 +51,7 @@ export function createRecorder(deps: RecorderDeps) {
       if (parsed?.success) {
         const { recorded, created } = await deps.events.record(streamId, parsed.data);
         if (deps.apply) await deps.apply(parsed.data, { firstTime: created }); // replayed entries: apply() decides what is safe to redo
-        if (created) for (const room of roomsFor(recorded.event)) deps.emit(room, recorded);
+        if (created) deps.emit(roomsFor(recorded.event), recorded);
       } else {
         deps.log(`recorder: dropped malformed event ${streamId}`);
       }

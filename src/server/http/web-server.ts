@@ -91,7 +91,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const recorder = createRecorder({
     redis: connectRedis({ url: options.redisUrl, name: "invariant-recorder" }),
     events: services.events,
-    emit: (room, event) => io.to(room).emit(serverToClient.event, event),
+    emit: (targets, event) => io.to(targets).emit(serverToClient.event, event),
     apply: (event, applyOptions) => services.recordEvent(event, applyOptions),
     log: options.log,
   });

@@ -234,6 +234,7 @@ export function createStudyQueries(db: Db) {
         junitPath: row.junitPath,
         testFiles: parseJson<TestFileView[]>(row.testFiles, []),
         snapshotId: row.snapshotId,
+        preflight: row.preflightOutput === null ? null : { exitCode: row.preflightExitCode, output: row.preflightOutput },
         environment: { versionId: row.environmentVersionId, version: row.environment?.version ?? null, imageId: row.imageId, imageDigest: row.imageDigest },
         concurrency: row.concurrency,
         agentTimeoutSec: row.agentTimeoutSec,

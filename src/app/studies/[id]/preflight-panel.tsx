@@ -24,6 +24,16 @@ export function PreflightPanel({ study }: { study: StudyView }) {
           {study.refusal}
         </div>
       ) : null}
+      {study.preflight && study.preflight.output.trim() ? (
+        <details className="mt-3 text-sm" open={Boolean(study.refusal)}>
+          <summary className="cursor-pointer text-muted">
+            Output of the baseline run{study.preflight.exitCode === null ? "" : ` (exit ${study.preflight.exitCode})`}
+          </summary>
+          <pre data-testid="preflight-output" className="mt-2 max-h-80 overflow-auto whitespace-pre-wrap rounded-md bg-black/40 p-3 text-xs">
+            {study.preflight.output}
+          </pre>
+        </details>
+      ) : null}
     </Panel>
   );
 }
