@@ -2,7 +2,7 @@ import { AppError } from "../errors/app-error";
 import { diffWorkspace, type DiffCaps } from "../diffs/workspace-diff";
 import type { ProjectQueries } from "../projects/projects.queries";
 import { toPathText } from "../snapshots/byte-path";
-import { createKeyedLock } from "../snapshots/keyed-lock";
+import { createKeyedLock } from "../locks/keyed-lock";
 import { readManifest } from "../snapshots/manifest";
 import { readWorkspace } from "../workspaces/workspace-store";
 import type { ApplyOutcome, ApplyPreviewView, ApplyRecordView, ConflictView } from "../../shared/snapshot-schemas";

@@ -3,7 +3,7 @@ import type { ProjectQueries } from "../projects/projects.queries";
 import type { SnapshotLimitsInput, SnapshotSummaryView, SnapshotView } from "../../shared/snapshot-schemas";
 import { toPathText } from "./byte-path";
 import type { GitRunner } from "./git-repo";
-import { createKeyedLock } from "./keyed-lock";
+import { createKeyedLock } from "../locks/keyed-lock";
 import { readManifest, type Manifest } from "./manifest";
 import { DEFAULT_SNAPSHOT_LIMITS, type SnapshotLimits } from "./snapshot-limits";
 import { createSnapshot } from "./snapshot-store";

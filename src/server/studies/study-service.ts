@@ -10,7 +10,7 @@ import type { ContainerRuntime } from "../runtime/docker-runtime";
 import type { SnapshotService } from "../snapshots/snapshot-service";
 import { readTestFiles, storeTestFiles, testFilesDir } from "../trials/test-files";
 import { trialLogPath } from "../trials/trial-log";
-import { createKeyedLock } from "../snapshots/keyed-lock";
+import { createKeyedLock } from "../locks/keyed-lock";
 import type { InvariantEvent } from "../../shared/event-catalog";
 import { createStudyInputSchema, type CreateStudyInput, type StudySummaryView, type StudyView } from "../../shared/study-schemas";
 import type { StudyQueries } from "./studies.queries";

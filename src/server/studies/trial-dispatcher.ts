@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import { trialJobId, trialRunJob, type TrialRunJob } from "../jobs/study-jobs";
-import { createKeyedLock } from "../snapshots/keyed-lock";
+import { createKeyedLock } from "../locks/keyed-lock";
 import type { TestFileView } from "../../shared/study-schemas";
 import type { StudyQueries } from "./studies.queries";
 
