@@ -95,6 +95,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     log,
     clock: () => new Date(),
   });
+  let buildSweep: NodeJS.Timeout | null = null;
   const environments = createEnvironmentService({
     environments: environmentQueries,
     projects: projectQueries,
@@ -125,11 +126,15 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     },
     start(startOptions = {}) {
       sweeper.start(startOptions.sweepEveryMs ?? 5_000);
+      const sweepBuilds = () => void environments.sweepStalled().catch((error: unknown) => log(`environments: ${error instanceof Error ? error.message : String(error)}`));
+      sweepBuilds();
+      buildSweep = setInterval(sweepBuilds, startOptions.sweepEveryMs ?? 5_000);
     },
     workspaces: createWorkspaceService({ dataDir: options.dataDir, snapshots: snapshotQueries }),
     apply: createApplyService({ dataDir: options.dataDir, projects: projectQueries, records: createApplyQueries(options.db) }),
     system: createSystemService({ runtime: options.runtime, redis, redisUrl: options.redisUrl, dataDir: options.dataDir, events, queue, queueEvents }),
     async close() {
+      if (buildSweep) clearInterval(buildSweep);
       await sweeper.stop();
       await queueEvents.close();
       await queue.close();

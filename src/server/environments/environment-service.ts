@@ -131,6 +131,24 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
     },
 
     /** Applies a worker's environment event (called by the recorder before it acknowledges the event). */
+    /**
+     * Versions left `building` with no worker to finish them: their job failed (its worker died and BullMQ
+     * gave up on it) or is gone from Redis. They become `failed` with the reason, so the project can be
+     * prepared again. A build whose job still waits or runs is left alone.
+     */
+    async sweepStalled(): Promise<string[]> {
+      const swept: string[] = [];
+      for (const building of await deps.environments.allBuilding()) {
+        const jobId = `environment-${building.id}`;
+        const state = await deps.queue.getJobState(jobId);
+        if (state !== "failed" && state !== "unknown") continue;
+        const reason = state === "failed" ? ((await deps.queue.getJob(jobId))?.failedReason ?? "its worker stopped") : "its job is gone from the queue (was Redis reset?)";
+        const finished = await deps.environments.finish(building.id, { status: "failed", durationMs: Date.now() - new Date(building.createdAt).getTime(), error: `The build did not finish: ${reason}. Prepare the environment again.` });
+        if (finished) swept.push(building.id);
+      }
+      return swept;
+    },
+
     async recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void> {
       if (event.type === "environment.log") {
         if (!options.firstTime) return; // appending twice would duplicate output

@@ -65,6 +65,9 @@ export function createEnvironmentQueries(db: Db) {
       const row = await db.environmentVersion.findFirst({ where: { projectId, status: "building" }, include });
       return row ? toView(row) : null;
     },
+    async allBuilding(): Promise<EnvironmentVersionView[]> {
+      return (await db.environmentVersion.findMany({ where: { status: "building" }, include })).map(toView);
+    },
     /** Creates the next version number atomically. */
     async createBuilding(input: { projectId: string; parentId: string | null; origin: "base" | "command"; command: string | null; imageRepository: string }): Promise<EnvironmentVersionView> {
       return db.$transaction(async (tx) => {
