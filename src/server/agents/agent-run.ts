@@ -56,7 +56,7 @@ export interface AgentRunDeps {
   gateway: ModelGateway;
   /** Host path of the gateway's unix socket (see gateway-socket.ts). */
   gatewaySocketPath: string;
-  /** Host directory holding gateway-bridge.cjs. */
+  /** Host directory holding the gateway bridges (gateway-bridge.pl, gateway-bridge.cjs). */
   bridgeDir: string;
   publish: (event: EventInput) => Promise<unknown>;
   worker: WorkerIdentity;

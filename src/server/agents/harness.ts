@@ -65,10 +65,13 @@ export function codexArguments(options: { harness: z.infer<typeof codexHarnessSc
  */
 export function agentScript(options: { harness: Harness; prompt: string; resumeThreadId?: string | null }): string {
   const ready = "/tmp/.invariant-bridge-ready";
+  const args = `${BRIDGE_PORT} ${CONTAINER_PATHS.gatewaySocket} ${ready}`;
+  // perl (essential on Debian and Ubuntu images) starts in milliseconds; Node.js is the fallback
   const bridge = [
-    `command -v node >/dev/null || { echo "invariant: this image has no node, which the gateway bridge needs; use an image with Node.js (the default base image has it)" >&2; exit 97; }`,
-    `node ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.cjs ${BRIDGE_PORT} ${CONTAINER_PATHS.gatewaySocket} ${ready} &`,
-    `i=0; while [ ! -e ${ready} ]; do i=$((i+1)); [ $i -gt 500 ] && { echo "invariant: the gateway bridge did not start" >&2; exit 98; }; sleep 0.01; done`,
+    `if command -v perl >/dev/null; then perl ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.pl ${args} &`,
+    `elif command -v node >/dev/null; then node ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.cjs ${args} &`,
+    `else echo "invariant: this image has neither perl nor node, one of which the gateway bridge needs; use an image with one of them (the default base image has both)" >&2; exit 97; fi`,
+    `i=0; while [ ! -e ${ready} ]; do i=$((i+1)); [ $i -gt 1000 ] && { echo "invariant: the gateway bridge did not start" >&2; exit 98; }; sleep 0.005; done`,
   ];
   const run =
     options.harness.kind === "codex"
