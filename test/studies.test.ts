@@ -118,6 +118,17 @@ describe("a study on the calendar fixture", () => {
     expect(peak).toBe(2);
   });
 
+  it("files the agent runs' own events under the study and trial (room study:<id>)", async () => {
+    const agentRows = await web.db.eventLog.findMany({ where: { studyId: study.id, type: { startsWith: "agent." } } });
+    const trialIds = new Set(study.trials.map((trial) => trial.id));
+    expect(agentRows.filter((row) => row.type === "agent.started")).toHaveLength(4);
+    expect(agentRows.filter((row) => row.type === "agent.finished")).toHaveLength(4);
+    expect(agentRows.some((row) => row.type === "agent.events")).toBe(true);
+    expect(agentRows.every((row) => row.trialId !== null && trialIds.has(row.trialId))).toBe(true);
+    const batch = web.emitted.find((entry) => entry.event.event.type === "agent.events" && entry.event.event.studyId === study.id);
+    expect(batch?.room).toBe(`study:${study.id}`);
+  });
+
   it("reports the figures in Markdown, JSON and CSV, in the dashboard and from the CLI", async () => {
     const md = (await web.services.studies.report({ studyId: study.id, format: "md" })).body;
     expect(md).toContain("23/23");

@@ -108,6 +108,13 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
     ],
   });
   deps.active.add(containerId);
+  // the event catalog's ids for what the container labels call study, trial and session
+  const ids = {
+    projectId: input.projectId,
+    ...(input.labels.study ? { studyId: input.labels.study } : {}),
+    ...(input.labels.trial ? { trialId: input.labels.trial } : {}),
+    ...(input.labels.session ? { sessionId: input.labels.session } : {}),
+  };
   runningContainers.set(input.runId, {
     containerId,
     stop: (reason) => {
@@ -120,12 +127,12 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
     if (batch.length === 0) return;
     const events = batch;
     batch = [];
-    await deps.publish({ type: "agent.events", projectId: input.projectId, ...input.labels, data: { runId: input.runId, events } });
+    await deps.publish({ type: "agent.events", ...ids, data: { runId: input.runId, events } });
   };
   const timer = setInterval(() => void flush().catch(() => undefined), 250);
   const started = clock();
   try {
-    await deps.publish({ type: "agent.started", projectId: input.projectId, ...input.labels, data: { runId: input.runId, containerId, harness: input.harness.kind, harnessVersion: deps.codexVersion } });
+    await deps.publish({ type: "agent.started", ...ids, data: { runId: input.runId, containerId, harness: input.harness.kind, harnessVersion: deps.codexVersion } });
     const handle = (events: CodexEvent[]) => {
       for (const event of events) deps.onEvent?.(event);
       batch.push(...events);
@@ -167,8 +174,7 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
     await flush();
     await deps.publish({
       type: "agent.finished",
-      projectId: input.projectId,
-      ...input.labels,
+      ...ids,
       data: { runId: input.runId, status: outcome.status, reason: outcome.status === "succeeded" ? null : outcome.reason, threadId: result.threadId, agentSeconds, usage: result.meteredUsage, harnessVersion: result.harnessVersion },
     });
     return result;
