@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -6,7 +7,9 @@ import { startPrivateRedis, type PrivateRedis } from "../../src/server/redis/pri
 
 let redis: PrivateRedis | null = null;
 let dir: string | null = null;
-const startedAt = Date.now();
+/** This run's mark in temp dir names (test/support/temp.ts reads it), so teardown removes only its own. */
+const run = randomBytes(4).toString("hex");
+process.env.INVARIANT_TEST_RUN = run;
 
 /** One real Redis for the whole run (a private redis-server on a unix socket), shared by the test files. */
 export async function setup(project: TestProject): Promise<void> {
@@ -18,16 +21,11 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   await redis?.stop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  // the temp dirs this run's tests made (test/support/temp.ts names them iw-*), so repeated runs do not fill /tmp
+  // the temp dirs this run's tests made (test/support/temp.ts names them iw-<run>-*), so repeated runs do not fill /tmp;
+  // another run's (or a benchmark's) dirs are left alone
   const tmp = os.tmpdir();
   for (const entry of fs.readdirSync(tmp)) {
-    if (!entry.startsWith("iw-")) continue;
-    const full = path.join(tmp, entry);
-    try {
-      if (fs.lstatSync(full).birthtimeMs >= startedAt) fs.rmSync(full, { recursive: true, force: true });
-    } catch {
-      // already gone, or not ours to remove
-    }
+    if (entry.startsWith(`iw-${run}-`)) fs.rmSync(path.join(tmp, entry), { recursive: true, force: true });
   }
 }
 

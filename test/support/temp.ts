@@ -6,8 +6,10 @@ import { applyMigrations } from "../../src/server/db/migrate";
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, "..", "..", "prisma", "migrations");
 
+/** A new temp dir, marked with the test run (see global-setup.ts) so that run's teardown removes it. */
 export function tempDir(prefix: string): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `iw-${prefix}-`)));
+  const run = process.env.INVARIANT_TEST_RUN;
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), run ? `iw-${run}-${prefix}-` : `iw-${prefix}-`)));
 }
 
 /** A real SQLite file with every committed migration applied. */
