@@ -44,6 +44,7 @@ const scripts: Record<string, MockScriptInput> = {
   teapot: { steps: [{ kind: "fail", status: 418, message: "I am a teapot." }] },
   reset: { steps: [{ kind: "cut", mode: "reset", partialText: "half" }] },
   close: { steps: [{ kind: "cut", mode: "close" }] },
+  thinking: { thinkMs: 400, steps: [{ kind: "reply", text: "after a while" }, { kind: "reply", text: "at once", thinkMs: 0 }] },
 };
 
 describe("mock model over HTTP", () => {
@@ -138,6 +139,15 @@ describe("mock model over HTTP", () => {
 
     const closed = parseSse(await (await post({ model: "close", input: [] })).text());
     expect(closed.map((e) => e.type)).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.output_text.delta"]);
+  });
+
+  it("thinks for the scripted time before answering (the script's thinkMs, or a step's own)", async () => {
+    const began = Date.now();
+    const slow = await ask("thinking");
+    expect(Date.now() - began).toBeGreaterThanOrEqual(400);
+    expect(slow.find((event) => event.type === "response.output_text.delta")).toMatchObject({ delta: "after a while" });
+    const quick = await ask("thinking", [{ type: "message", role: "assistant", content: [] }]);
+    expect(quick.find((event) => event.type === "response.output_text.delta")).toMatchObject({ delta: "at once" });
   });
 
   it("ships valid scripts", () => {

@@ -107,6 +107,16 @@ async function answer(options: { res: http.ServerResponse; script: MockScript; s
   res.flushHeaders();
   await sse.send("response.created", { response: sse.response("in_progress") });
   await sse.send("response.in_progress", { response: sse.response("in_progress") });
+  const thinkMs = step.kind === "cut" ? 0 : (step.thinkMs ?? script.thinkMs);
+  if (thinkMs > 0) await new Promise<void>((resolve) => {
+    // a real model takes time to answer; a client that goes away ends the wait
+    const timer = setTimeout(resolve, thinkMs);
+    res.once("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  if (res.destroyed) return;
   let outputIndex = 0;
 
   const reasoning = step.kind === "cut" ? undefined : step.reasoning;

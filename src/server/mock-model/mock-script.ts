@@ -23,6 +23,8 @@ const responseFields = {
   reasoning: z.string().optional(),
   /** Token usage reported in this response's `response.completed` (else the script's `usage`). */
   usage: usageSchema.optional(),
+  /** Milliseconds the "model" thinks after `response.in_progress` before answering (else the script's `thinkMs`). */
+  thinkMs: z.number().int().min(0).max(600_000).optional(),
 };
 const shellFields = {
   ...responseFields,
@@ -70,6 +72,8 @@ export const mockScriptSchema = z.strictObject({
   description: z.string().optional(),
   /** Usage every response reports unless its step says otherwise. */
   usage: usageSchema.default({ inputTokens: 100, cachedInputTokens: 0, outputTokens: 10, reasoningTokens: 0 }),
+  /** Model latency for every response unless its step says otherwise (default 0: answer at once). */
+  thinkMs: z.number().int().min(0).max(600_000).default(0),
   steps: z.array(mockStepSchema).min(1),
 });
 export type MockScript = z.infer<typeof mockScriptSchema>;
