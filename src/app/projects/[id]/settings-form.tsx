@@ -4,7 +4,8 @@ import { useState, type FormEvent } from "react";
 import { GIB, type ProjectView } from "../../../shared/project-schemas";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
-import { buttonClass, FieldError, inputClass } from "../../_components/ui";
+import { buttonClass, inputClass } from "../../_components/ui";
+import { FormField as Field } from "../../_components/form-field";
 
 interface Draft {
   name: string;
@@ -32,18 +33,6 @@ function toDraft(project: ProjectView): Draft {
   };
 }
 
-function Field({ id, label, hint, error, children }: { id: string; label: string; hint?: string; error: string | null | undefined; children: React.ReactNode }) {
-  return (
-    <div>
-      <label htmlFor={id} className="mb-1 block text-sm text-muted">
-        {label}
-      </label>
-      {children}
-      {hint ? <p className="mt-1 text-xs text-muted">{hint}</p> : null}
-      <FieldError id={`${id}-error`} message={error} />
-    </div>
-  );
-}
 
 export function SettingsForm({ project, readOnly }: { project: ProjectView; readOnly: boolean }) {
   const trpc = useTRPC();

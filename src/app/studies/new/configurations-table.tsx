@@ -2,7 +2,7 @@
 import type { StudyDefaultsView } from "../../../shared/study-schemas";
 import { FieldError, secondaryButtonClass } from "../../_components/ui";
 import { focusRing } from "../study-format";
-import { describedBy, fieldInputClass } from "./form-field";
+import { describedBy, fieldInputClass } from "../../_components/form-field";
 import { EFFORTS, emptyConfiguration, fieldId, newKey, resolveConfiguration, type ConfigurationDraft, type FieldErrors } from "./form-model";
 
 const cellInput = `${fieldInputClass} px-2 py-1.5`;

@@ -10,7 +10,7 @@ import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import { focusRing } from "../study-format";
 import { ConfigurationsTable } from "./configurations-table";
-import { describedBy, fieldInputClass, FormField } from "./form-field";
+import { describedBy, fieldInputClass, FormField } from "../../_components/form-field";
 import { emptyDraft, errorsFromServer, errorsFromZod, fieldId, firstErrorPath, resolvedNumbers, toInput, type FieldErrors, type StudyDraft } from "./form-model";
 import { TestFilesPicker } from "./test-files-picker";
 

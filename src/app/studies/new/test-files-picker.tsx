@@ -7,7 +7,7 @@ import { describeError } from "../../_lib/errors";
 import { formatBytes } from "../../_lib/format";
 import { useTRPC } from "../../_lib/trpc";
 import { focusRing } from "../study-format";
-import { describedBy, fieldInputClass } from "./form-field";
+import { describedBy, fieldInputClass } from "../../_components/form-field";
 import { fieldId, newKey, toBase64, type FieldErrors, type TestFileDraft } from "./form-model";
 
 const smallButton = `rounded border border-line px-2 py-1 text-xs hover:border-muted disabled:opacity-40 ${focusRing}`;

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { FieldError } from "../../_components/ui";
+import { FieldError } from "./ui";
 
 /** A labelled control with its hint and its error message right below it. */
 export function FormField({ id, label, hint, error, children }: { id: string; label: ReactNode; hint?: ReactNode; error: string | null | undefined; children: ReactNode }) {
