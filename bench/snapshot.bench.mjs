@@ -8,8 +8,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { build } from "esbuild";
-import { median, ROOT, writeResult } from "./lib.mjs";
+import { importBundle } from "./bundle.mjs";
+import { median, writeResult } from "./lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const FILES = 20_000;
@@ -17,27 +17,15 @@ const TOTAL_BYTES = 200 * 1000 * 1000;
 const CHANGED = 500;
 
 async function loadModules() {
-  const outfile = path.join(ROOT, "node_modules", ".cache", "invariant-bench", "snapshot-modules.mjs");
-  await build({
-    stdin: {
-      contents: [
-        'export { createSnapshot } from "./src/server/snapshots/snapshot-store";',
-        'export { readManifest } from "./src/server/snapshots/manifest";',
-        'export { createWorkspace, removeWorkspace } from "./src/server/workspaces/workspace-store";',
-        'export { diffWorkspace } from "./src/server/diffs/workspace-diff";',
-      ].join("\n"),
-      resolveDir: ROOT,
-      loader: "ts",
-    },
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
+  return importBundle({
+    name: "snapshot-modules",
+    exports: [
+      'export { createSnapshot } from "./src/server/snapshots/snapshot-store";',
+      'export { readManifest } from "./src/server/snapshots/manifest";',
+      'export { createWorkspace, removeWorkspace } from "./src/server/workspaces/workspace-store";',
+      'export { diffWorkspace } from "./src/server/diffs/workspace-diff";',
+    ],
   });
-  return import(outfile);
 }
 
 /** A deterministic tree: 1,000 directories in two levels, 95% text sources, 5% binary files. */

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { build } from "esbuild";
+import { importBundle } from "./bundle.mjs";
 import os from "node:os";
 import { ROOT } from "./lib.mjs";
 
@@ -41,19 +41,7 @@ export { startWorker } from "./worker/main.ts";
 let loaded = null;
 export async function productModules() {
   if (loaded) return loaded;
-  const outfile = path.join(ROOT, "node_modules", ".cache", "invariant-bench", "study-modules.mjs");
-  await build({
-    stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: "study-modules.ts", loader: "ts" },
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
-    absWorkingDir: ROOT,
-  });
-  loaded = await import(`${outfile}?t=${Date.now()}`);
+  loaded = await importBundle({ name: "study-modules", exports: ENTRY.trim().split("\n") });
   return loaded;
 }
 
