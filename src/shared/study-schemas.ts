@@ -38,6 +38,12 @@ export type TestFileInput = z.infer<typeof testFileInputSchema>;
 
 const overrideSchema = z.string().regex(/^[\w.-]+=.+$/s, "An override looks like key=value, for example model_verbosity=\"low\".");
 
+/** The harness, model and command of a row can be checked whenever they are strings, whatever else is wrong. */
+function rowCheckable(payload: { value: unknown }): boolean {
+  const value = payload.value as { harness?: unknown; model?: unknown; command?: unknown } | null;
+  return typeof value === "object" && value !== null && (value.harness === "codex" || value.harness === "command") && typeof (value.model ?? "") === "string" && typeof (value.command ?? "") === "string";
+}
+
 export const configurationInputSchema = z
   .object({
     harness: z.enum(["codex", "command"]).default("codex"),
@@ -48,10 +54,9 @@ export const configurationInputSchema = z
     command: z.string().trim().max(10_000, "The command is at most 10,000 characters.").default(""),
     repeats: z.number({ error: "Repeats must be a number." }).int("Repeats is a whole number.").min(1, "At least 1 repeat.").max(20, "At most 20 repeats."),
   })
-  .superRefine((value, ctx) => {
-    if (value.harness === "codex" && value.model === "") ctx.addIssue({ code: "custom", path: ["model"], message: "Name the model this configuration uses." });
-    if (value.harness === "command" && value.command === "") ctx.addIssue({ code: "custom", path: ["command"], message: "Give the agent command line (the task is on stdin and in $INVARIANT_TASK)." });
-  });
+  // checked even while other fields of the row are invalid, so every message shows at once
+  .refine((value) => value.harness !== "codex" || value.model !== "", { path: ["model"], message: "Name the model this configuration uses.", when: rowCheckable })
+  .refine((value) => value.harness !== "command" || value.command !== "", { path: ["command"], message: "Give the agent command line (the task is on stdin and in $INVARIANT_TASK).", when: rowCheckable });
 export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
 
 export const createStudyInputSchema = z
