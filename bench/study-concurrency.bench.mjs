@@ -3,7 +3,7 @@
 // BullMQ worker with concurrency 2, in this process), 3 configurations × 4 repeats of the calendar
 // scripts (fix-all 23/23, fix-some 13/23, fix-none 0/23), 1 CPU per container on a 2-vCPU host.
 // Concurrency 2 runs first, so any warm-up left after the warm-up study favours the sequential baseline.
-// Two workloads: the scripts as shipped with a model that takes BENCH_THINK_MS (default 1500 ms) per
+// Two workloads: the scripts as shipped with a model that takes BENCH_THINK_MS (default 3000 ms) per
 // response — real models take seconds, so real trials mostly wait — and the instant mock, where every
 // trial is CPU-bound and 2 vCPUs cap what any scheduler can gain.
 import fs from "node:fs";
@@ -14,7 +14,9 @@ import { codexConfiguration, cpuBetween, cpuSample, round, scriptsDir, startRedi
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 4);
-const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1500);
+const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 3000);
+// BENCH_WORKLOADS=think or =instant runs one of the two
+const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "think,instant").split(",");
 const MODELS = ["calendar-fix-all", "calendar-fix-some", "calendar-fix-none"];
 const scripts = scriptsDir();
 // the same scripts with model latency: "<name>-think"
@@ -53,9 +55,9 @@ try {
   await rig.runStudy({ title: "warm-up", concurrency: 1, configurations: [codexConfiguration("calendar-fix-all")] });
   const med = (list, key) => round(median(list.map((r) => r[key])));
   for (const workload of [
-    { name: "study-concurrency-12", suffix: "-think", what: `model latency ${THINK_MS} ms per response` },
-    { name: "study-concurrency-12-instant", suffix: "", what: "instant mock model (CPU-bound)" },
-  ]) {
+    { key: "think", name: "study-concurrency-12", suffix: "-think", what: `model latency ${THINK_MS} ms per response` },
+    { key: "instant", name: "study-concurrency-12-instant", suffix: "", what: "instant mock model (CPU-bound)" },
+  ].filter((workload) => WORKLOADS.includes(workload.key))) {
     const configurations = MODELS.map((model) => codexConfiguration(`${model}${workload.suffix}`, REPEATS));
     const parallel = [];
     const sequential = [];
