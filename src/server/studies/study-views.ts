@@ -1,0 +1,118 @@
+import type { z } from "zod";
+import type { Db } from "../db/client";
+import type { reasoningEffortSchema } from "../../shared/project-schemas";
+import { ACTIVE_TRIAL_STATES, type ConfigurationView, type StudyCounts, type StudyState, type StudySummaryView, type TrialState, type TrialView, type VerdictView } from "../../shared/study-schemas";
+
+/** Study rows → the plain views the API returns (no database access here). */
+export type StudyRow = Awaited<ReturnType<Db["study"]["findUniqueOrThrow"]>>;
+export type TrialRow = Awaited<ReturnType<Db["trial"]["findUniqueOrThrow"]>>;
+export type ConfigurationRow = Awaited<ReturnType<Db["configuration"]["findUniqueOrThrow"]>>;
+
+const EFFORTS = ["minimal", "low", "medium", "high", "xhigh"] as const;
+
+export function iso(date: Date | null): string | null {
+  return date ? date.toISOString() : null;
+}
+
+export function parseJson<T>(text: string, fallback: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export function configurationView(row: ConfigurationRow): ConfigurationView {
+  return {
+    id: row.id,
+    choice: row.position,
+    harness: row.harness === "command" ? "command" : "codex",
+    model: row.model,
+    reasoningEffort: (EFFORTS as readonly string[]).includes(row.reasoningEffort) ? (row.reasoningEffort as z.infer<typeof reasoningEffortSchema>) : "medium",
+    instructions: row.instructions,
+    overrides: parseJson<string[]>(row.overrides, []),
+    command: row.command,
+    repeats: row.repeats,
+  };
+}
+
+export function trialVerdict(row: TrialRow): VerdictView | null {
+  if (!row.verdictSource) return null;
+  return { passed: row.verdictPassed, failed: row.verdictFailed, skipped: row.verdictSkipped, total: row.verdictTotal, source: row.verdictSource, ok: row.verdictOk ?? false };
+}
+
+export function trialView(row: TrialRow, choice: number, repeat: number): TrialView {
+  return {
+    id: row.id,
+    configurationId: row.configurationId,
+    choice,
+    repeat,
+    attempt: row.attempt,
+    state: row.state as TrialState,
+    step: row.step,
+    verdict: trialVerdict(row),
+    exitCode: row.exitCode,
+    agentSeconds: row.agentSeconds,
+    evalSeconds: row.evalSeconds,
+    tokens: {
+      input: row.inputTokens,
+      cachedInput: row.cachedInputTokens,
+      output: row.outputTokens,
+      reasoning: row.reasoningTokens,
+      total: row.inputTokens + row.outputTokens,
+    },
+    commandsRun: row.commandsRun,
+    threadId: row.threadId,
+    harnessVersion: row.harnessVersion,
+    committedImageId: row.committedImageId,
+    workspaceId: row.workspaceId,
+    diff: row.diffFiles === null ? null : { files: row.diffFiles, insertions: row.diffInsertions ?? 0, deletions: row.diffDeletions ?? 0 },
+    error: row.error,
+    queuedAt: row.queuedAt.toISOString(),
+    startedAt: iso(row.startedAt),
+    finishedAt: iso(row.finishedAt),
+  };
+}
+
+export function baseline(row: StudyRow): VerdictView | null {
+  if (!row.baselineSource) return null;
+  return { passed: row.baselinePassed, failed: row.baselineFailed, skipped: row.baselineSkipped, total: row.baselineTotal, source: row.baselineSource, ok: row.baselineOk ?? false };
+}
+
+export function emptyCounts(): StudyCounts {
+  return { total: 0, queued: 0, running: 0, succeeded: 0, failed: 0, error: 0, stopped: 0, interrupted: 0 };
+}
+
+export function countInto(counts: StudyCounts, state: string, n: number): void {
+  counts.total += n;
+  if (state === "queued") counts.queued += n;
+  else if ((ACTIVE_TRIAL_STATES as readonly string[]).includes(state)) counts.running += n;
+  else if (state === "succeeded" || state === "failed" || state === "error" || state === "stopped" || state === "interrupted") counts[state] += n;
+}
+
+export function summary(row: StudyRow & { project: { name: string } }, counts: StudyCounts): StudySummaryView {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    projectName: row.project.name,
+    title: row.title,
+    state: row.state as StudyState,
+    refusal: row.refusal,
+    baseline: baseline(row),
+    counts,
+    createdAt: row.createdAt.toISOString(),
+    finishedAt: iso(row.finishedAt),
+  };
+}
+
+/** Numbers each configuration's trials 1..repeats in creation order. */
+export function repeatNumbers(trials: readonly TrialRow[]): Map<string, number> {
+  const next = new Map<string, number>();
+  const numbers = new Map<string, number>();
+  for (const trial of [...trials].sort((a, b) => a.queuedAt.getTime() - b.queuedAt.getTime() || a.id.localeCompare(b.id))) {
+    const n = (next.get(trial.configurationId) ?? 0) + 1;
+    next.set(trial.configurationId, n);
+    numbers.set(trial.id, n);
+  }
+  return numbers;
+}
