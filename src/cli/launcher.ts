@@ -62,7 +62,17 @@ export async function launch(options: { config: CliConfig; root: string; version
     shuttingDown ??= (async () => {
       log(`stopping (${reason})`);
       if (worker) await stopChild(worker, 15_000);
-      if (web) await web.close().catch((error: unknown) => log(`web: ${String(error)}`));
+      if (web) {
+        // bounded: a Redis that vanished first (killed with the launcher's process group) must not keep us alive
+        let timer: NodeJS.Timeout | undefined;
+        const closed = web.close().then(
+          () => true,
+          (error: unknown) => (log(`web: ${String(error)}`), true),
+        );
+        const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)));
+        if (!(await Promise.race([closed, timedOut]))) log("the web server did not close within 15 s (is Redis gone?); exiting anyway");
+        clearTimeout(timer);
+      }
       if (redis) await redis.stop();
       lock.release();
       process.exit(exitCode);
