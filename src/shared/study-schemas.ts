@@ -157,6 +157,14 @@ export interface TrialView {
   finishedAt: string | null;
 }
 
+/** One test of a trial's evaluation, in the order the runner reported it. */
+export interface TestResultView {
+  name: string;
+  status: "passed" | "failed" | "skipped";
+  durationMs: number | null;
+  message: string | null;
+}
+
 export interface TestFileView {
   path: string;
   sha256: string;

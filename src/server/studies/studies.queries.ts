@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES, TERMINAL_TRIAL_STATES, type StudyCounts, type StudyState, type StudySummaryView, type StudyView, type TestFileView, type TrialState, type VerdictView } from "../../shared/study-schemas";
+import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES, TERMINAL_TRIAL_STATES, type StudyCounts, type StudyState, type StudySummaryView, type StudyView, type TestFileView, type TestResultView, type TrialState, type VerdictView } from "../../shared/study-schemas";
 import { configurationView, countInto, emptyCounts, iso, parseJson, repeatNumbers, summary, trialView } from "./study-views";
 
 export interface NewStudy {
@@ -349,8 +349,9 @@ export function createStudyQueries(db: Db) {
       return (await db.study.findMany({ where: { state: { in: [...states] } }, select: { id: true } })).map((row) => row.id);
     },
 
-    async trialTests(trialId: string) {
-      return db.evaluationResult.findMany({ where: { trialId }, orderBy: { position: "asc" }, select: { name: true, status: true, durationMs: true, message: true } });
+    async trialTests(trialId: string): Promise<TestResultView[]> {
+      const rows = await db.evaluationResult.findMany({ where: { trialId }, orderBy: { position: "asc" }, select: { name: true, status: true, durationMs: true, message: true } });
+      return rows.map((row) => ({ ...row, status: row.status === "passed" || row.status === "skipped" ? row.status : "failed" }));
     },
 
     async trialLocation(trialId: string): Promise<{ studyId: string; attempt: number; projectId: string } | null> {
