@@ -150,10 +150,10 @@ export function createStudyService(deps: StudyServiceDeps) {
           const open = found.trials.filter((trial) => trial.state === "queued" || trial.state === "preparing" || trial.state === "agent" || trial.state === "evaluating");
           for (const trial of open) await deps.redis.set(trialStopKey(trial.id), reason, "EX", STOP_KEY_TTL_SECONDS);
           const cancelled: string[] = [];
+          const enqueued = new Set((await deps.studies.trialsOf(studyId)).filter((row) => row.enqueuedAt).map((row) => row.id));
           for (const trial of open.filter((candidate) => candidate.state === "queued")) {
             const removed = await deps.queue.remove(trialJobId({ trialId: trial.id, attempt: trial.attempt })).catch(() => 0);
-            const notYetQueued = !(await deps.studies.trialsOf(studyId)).find((row) => row.id === trial.id)?.enqueuedAt;
-            if (removed === 1 || notYetQueued) cancelled.push(trial.id);
+            if (removed === 1 || !enqueued.has(trial.id)) cancelled.push(trial.id);
           }
           await deps.studies.endTrials({ trialIds: cancelled, state: "stopped", reason, at: now(), onlyStates: ["queued"] });
           await deps.studies.finishIfComplete(studyId, now());
@@ -223,10 +223,12 @@ export function createStudyService(deps: StudyServiceDeps) {
       return deps.studies.trialTests(trialId);
     },
 
-    /** Applies a recorded worker event to studies and trials, then hands out free slots. Safe to replay. */
-    async recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void> {
+    /**
+     * Applies a recorded worker event to studies and trials, then hands out free slots. Every update is
+     * conditional, so a replayed event (firstTime false) goes the same way and changes nothing twice.
+     */
+    async recordEvent(event: InvariantEvent, _options: { firstTime: boolean }): Promise<void> {
       const touched = await recordStudyEvent({ studies: deps.studies, event, now: now(), log: deps.log });
-      if (!options.firstTime && !touched) return;
       if (touched) {
         await dispatcher.topUp(touched);
         await deps.studies.finishIfComplete(touched, now());
