@@ -1,18 +1,20 @@
 import http from "node:http";
-import https from "node:https";
-import { pipeline } from "node:stream";
+import type net from "node:net";
+import type tls from "node:tls";
 import { isAppError } from "../errors/app-error";
 import { totalTokens, type TokenUsage } from "../agents/token-usage";
 import type { GatewayCredential } from "./gateway-credentials";
 import { createRunTokens, type RunRecord } from "./run-tokens";
 import { createSseUsageMeter } from "./sse-usage-meter";
+import { createUpstreamClient } from "./upstream-client";
 import { listenHttp } from "../http/listen";
 
 /**
  * The host-side model gateway. Containers use it as their provider `base_url` with a per-run token;
  * it swaps the token for the real credential, forwards to the upstream Responses API, streams the
  * answer back chunk by chunk (backpressure and client aborts propagate both ways), and meters
- * tokens per run from `response.completed`. The credential never leaves this process except towards
+ * tokens per run from `response.completed`. A chunked stream is relayed with the upstream's own
+ * framing (see upstream-client.ts): no per-chunk decode and re-encode on the hot path. The credential never leaves this process except towards
  * the upstream; it is never logged and is redacted from upstream error bodies.
  */
 export interface ModelGatewayOptions {
@@ -20,6 +22,8 @@ export interface ModelGatewayOptions {
   upstreamBaseUrl: string;
   /** The real credential, resolved at the first request that needs it (so a missing key is reported there too). */
   credential: () => GatewayCredential;
+  /** TLS options for an https upstream (e.g. `ca` for a private certificate authority). */
+  upstreamTls?: tls.ConnectionOptions;
   /** Default 127.0.0.1. Containers reach the gateway through an address the runtime chooses. */
   host?: string;
   port?: number;
@@ -43,20 +47,40 @@ export interface ModelGateway {
   lastUpstreamError(runId: string): string | null;
   /** Drops everything the gateway holds about the run. */
   forget(runId: string): void;
+  /** Serves a connection accepted elsewhere (the containers' unix socket) like one on the gateway's port. */
+  acceptConnection(socket: net.Socket): void;
   close(): Promise<void>;
 }
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
-const DROP_REQUEST = new Set([...HOP_BY_HOP, "host", "authorization", "api-key", "x-api-key", "accept-encoding", "cookie", "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"]);
+const DROP_REQUEST = new Set([...HOP_BY_HOP, "host", "content-length", "expect", "authorization", "api-key", "x-api-key", "accept-encoding", "cookie", "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"]);
 const DROP_RESPONSE = new Set([...HOP_BY_HOP, "set-cookie", "openai-organization"]);
 const ERROR_BODY_LIMIT = 256 * 1024;
+const REQUEST_BODY_LIMIT = 64 * 1024 * 1024;
 
-function filterHeaders(headers: http.IncomingHttpHeaders, drop: Set<string>): http.OutgoingHttpHeaders {
-  const out: http.OutgoingHttpHeaders = {};
-  const connectionTokens = String(headers.connection ?? "").toLowerCase().split(",").map((t) => t.trim());
+function connectionTokens(value: string | string[] | undefined): string[] {
+  return String(value ?? "").toLowerCase().split(",").map((t) => t.trim());
+}
+
+/** The request's headers as lines for the upstream, without hop-by-hop and dropped ones. */
+function headerLines(headers: http.IncomingHttpHeaders, drop: Set<string>): [string, string][] {
+  const listed = connectionTokens(headers.connection);
+  const lines: [string, string][] = [];
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || drop.has(name) || connectionTokens.includes(name)) continue;
-    out[name] = value;
+    if (value === undefined || drop.has(name) || listed.includes(name)) continue;
+    for (const one of Array.isArray(value) ? value : [value]) lines.push([name, one]);
+  }
+  return lines;
+}
+
+/** The upstream's response header lines for the client, without hop-by-hop and dropped ones. */
+function headerObject(lines: [string, string][], drop: Set<string>): http.OutgoingHttpHeaders {
+  const listed = connectionTokens(lines.filter(([name]) => name === "connection").map(([, value]) => value));
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of lines) {
+    if (drop.has(name) || listed.includes(name)) continue;
+    const previous = out[name];
+    out[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
   return out;
 }
@@ -85,8 +109,7 @@ function errorMessageOf(body: string): string {
 export async function startModelGateway(options: ModelGatewayOptions): Promise<ModelGateway> {
   const upstream = new URL(options.upstreamBaseUrl);
   const upstreamPath = upstream.pathname.replace(/\/+$/, ""); // "" for a bare host
-  const transport = upstream.protocol === "https:" ? https : http;
-  const agent = new transport.Agent({ keepAlive: true, maxSockets: 256 });
+  const upstreamClient = createUpstreamClient({ baseUrl: upstream, ...(options.upstreamTls ? { tls: options.upstreamTls } : {}) });
   const allowed = options.allowedPaths ?? ["/responses", "/models"];
   const runs = createRunTokens();
   const log = options.log ?? (() => undefined);
@@ -112,86 +135,143 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
   }
 
   function forward(req: http.IncomingMessage, res: http.ServerResponse, run: RunRecord, apiKey: string, subPath: string): void {
-    const target = new URL(upstream.origin);
-    target.pathname = `${upstreamPath}${subPath}`;
-    target.search = new URL(req.url ?? "/", "http://gateway").search;
-    const headers = { ...filterHeaders(req.headers, DROP_REQUEST), host: target.host, authorization: `Bearer ${apiKey}`, "accept-encoding": "identity" };
-    const upstreamReq = transport.request(target, { method: req.method, headers, agent });
-    let finished = false;
-    const abort = () => {
-      upstreamReq.destroy();
-      res.destroy();
-    };
-    run.inFlight.add(abort);
-    const done = () => {
-      finished = true;
-      run.inFlight.delete(abort);
-    };
-    // A client that goes away aborts the upstream request (and with it the model's work).
-    res.on("close", () => {
-      if (!finished && !res.writableFinished) upstreamReq.destroy();
-      done();
+    const search = new URL(req.url ?? "/", "http://gateway").search;
+    const headers = headerLines(req.headers, DROP_REQUEST);
+    headers.push(["authorization", `Bearer ${apiKey}`], ["accept-encoding", "identity"]);
+    const body: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= REQUEST_BODY_LIMIT) body.push(chunk);
     });
-    upstreamReq.on("error", (error) => {
-      if (finished) return;
-      log(`model gateway: upstream ${target.host} failed for run ${run.runId}: ${redact(error.message)}`);
-      if (!res.headersSent) {
-        run.lastUpstreamError = `no answer (${redact(error.message)})`;
-        sendError(res, 502, "upstream_unreachable", `The model gateway could not reach the upstream API at ${target.host}: ${redact(error.message)}`);
-      } else res.destroy();
-    });
-    upstreamReq.on("response", (upstreamRes) => {
-      const status = upstreamRes.statusCode ?? 502;
-      const responseHeaders = filterHeaders(upstreamRes.headers, DROP_RESPONSE);
-      if (status >= 400) {
-        // Error bodies are small: read them (bounded), redact the key, remember the reason for the run.
-        const chunks: Buffer[] = [];
-        let size = 0;
-        upstreamRes.on("data", (chunk: Buffer) => {
-          if (size < ERROR_BODY_LIMIT) chunks.push(chunk);
-          size += chunk.length;
-        });
-        upstreamRes.on("error", () => res.destroy());
-        upstreamRes.on("end", () => {
-          const body = redact(Buffer.concat(chunks).subarray(0, ERROR_BODY_LIMIT).toString("utf8"));
-          run.lastUpstreamError = `HTTP ${status}: ${errorMessageOf(body)}`;
-          delete responseHeaders["content-length"];
-          delete responseHeaders["content-encoding"];
-          res.writeHead(status, { ...responseHeaders, "content-length": Buffer.byteLength(body) });
-          res.end(body);
-        });
+    req.on("error", () => res.destroy());
+    req.on("end", () => {
+      if (size > REQUEST_BODY_LIMIT) {
+        sendError(res, 413, "request_too_large", `The model gateway forwards request bodies up to ${REQUEST_BODY_LIMIT / 1024 / 1024} MiB; this one has ${size} bytes.`, { connection: "close" });
         return;
       }
-      res.writeHead(status, responseHeaders);
-      const streaming = String(upstreamRes.headers["content-type"] ?? "").includes("text/event-stream");
-      const meter = streaming
-        ? createSseUsageMeter({
-            onUsage: (usage) => {
-              const recorded = runs.record(run.runId, usage);
-              if (!recorded) return;
-              options.onUsage?.({ runId: run.runId, usage, total: recorded.total });
-              if (recorded.crossedBudget && run.budgetTokens !== null) {
-                log(`model gateway: run ${run.runId} reached its token budget (${totalTokens(recorded.total)} of ${run.budgetTokens})`);
-                options.onBudgetExceeded?.({ runId: run.runId, usedTokens: totalTokens(recorded.total), budgetTokens: run.budgetTokens });
-              }
-            },
-            onStreamError: (message) => {
-              run.lastUpstreamError = redact(message);
-            },
-          })
-        : null;
-      if (meter) upstreamRes.on("data", (chunk: Buffer) => meter.push(chunk));
-      // The upstream dropping the connection mid-body (not our client going away) is the run's problem to report.
-      upstreamRes.on("error", (error) => {
-        if (!res.destroyed) run.lastUpstreamError = `the stream was cut before the response completed (${redact(error.message)})`;
-      });
-      pipeline(upstreamRes, res, (error) => {
-        meter?.end();
-        if (error && !finished) log(`model gateway: stream for run ${run.runId} ended early: ${redact(error.message)}`);
-      });
+      if (!res.destroyed) send(Buffer.concat(body));
     });
-    pipeline(req, upstreamReq, (error) => {
-      if (error && !finished) upstreamReq.destroy();
+
+    function send(requestBody: Buffer): void {
+      // "raw": the upstream's chunk framing goes to the client socket as it is; "payload": the decoded
+      // body goes through the ServerResponse; "error": an error body, read whole (bounded) and redacted.
+      let mode: "raw" | "payload" | "error" | "none" = "none";
+      let socket: net.Socket | null = null;
+      let status = 502;
+      let responseHeaders: http.OutgoingHttpHeaders = {};
+      let errorChunks: Buffer[] = [];
+      let errorSize = 0;
+      let waitingForDrain = false;
+      let finished = false;
+      let meter: ReturnType<typeof createSseUsageMeter> | null = null;
+
+      const abort = () => {
+        exchange.abort();
+        res.destroy();
+      };
+      run.inFlight.add(abort);
+      const done = () => {
+        finished = true;
+        run.inFlight.delete(abort);
+      };
+      // A client that goes away aborts the upstream request (and with it the model's work).
+      res.on("close", () => {
+        if (!finished) exchange.abort();
+        done();
+      });
+
+      const write = (target: { write(chunk: Buffer): boolean; once(event: "drain", listener: () => void): unknown }, chunk: Buffer) => {
+        if (target.write(chunk) || waitingForDrain) return;
+        waitingForDrain = true;
+        exchange.pause();
+        target.once("drain", () => {
+          waitingForDrain = false;
+          exchange.resume();
+        });
+      };
+
+      const exchange = upstreamClient.request(
+        { method: req.method ?? "GET", path: `${upstreamPath}${subPath}${search}`, headers, body: requestBody },
+        {
+          onHead(head) {
+            status = head.status;
+            responseHeaders = headerObject(head.headers, DROP_RESPONSE);
+            if (status >= 400) {
+              mode = "error";
+              return;
+            }
+            const streaming = head.headers.some(([name, value]) => name === "content-type" && value.includes("text/event-stream"));
+            if (streaming) meter = usageMeter(run);
+            if (res.destroyed || !res.socket) return abort();
+            if (head.framing === "chunked" && req.httpVersionMinor >= 1) {
+              mode = "raw";
+              delete responseHeaders["content-length"];
+              res.writeHead(status, { ...responseHeaders, "transfer-encoding": "chunked" });
+              res.flushHeaders();
+              socket = res.socket;
+            } else {
+              mode = "payload";
+              if (head.framing !== "length") delete responseHeaders["content-length"];
+              res.writeHead(status, responseHeaders);
+            }
+          },
+          onRaw(chunk) {
+            if (mode === "raw" && socket) write(socket, chunk);
+          },
+          onPayload(chunk) {
+            meter?.push(chunk);
+            if (mode === "payload") write(res, chunk);
+            else if (mode === "error") {
+              if (errorSize < ERROR_BODY_LIMIT) errorChunks.push(chunk);
+              errorSize += chunk.length;
+            }
+          },
+          onEnd() {
+            meter?.end();
+            if (mode !== "error") return void res.end();
+            // Error bodies are small: read them (bounded), redact the key, remember the reason for the run.
+            const text = redact(Buffer.concat(errorChunks).subarray(0, ERROR_BODY_LIMIT).toString("utf8"));
+            errorChunks = [];
+            run.lastUpstreamError = `HTTP ${status}: ${errorMessageOf(text)}`;
+            delete responseHeaders["content-encoding"];
+            res.writeHead(status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
+            res.end(text);
+          },
+          onError(error) {
+            meter?.end();
+            const message = redact(error.message);
+            if (mode === "none" || mode === "error") {
+              log(`model gateway: upstream ${upstream.host} failed for run ${run.runId}: ${message}`);
+              run.lastUpstreamError = `no answer (${message})`;
+              sendError(res, 502, "upstream_unreachable", `The model gateway could not reach the upstream API at ${upstream.host}: ${message}`);
+              return;
+            }
+            // The upstream dropping the connection mid-body (not our client going away) is the run's problem to report.
+            if (!res.destroyed) run.lastUpstreamError = `the stream was cut before the response completed (${message})`;
+            log(`model gateway: stream for run ${run.runId} ended early: ${message}`);
+            res.destroy();
+          },
+        },
+      );
+    }
+  }
+
+  /** Meters a run's tokens from its Responses API event stream; past the budget, says so once. */
+  function usageMeter(run: RunRecord) {
+    return createSseUsageMeter({
+      onUsage: (usage) => {
+        const recorded = runs.record(run.runId, usage);
+        if (!recorded) return;
+        options.onUsage?.({ runId: run.runId, usage, total: recorded.total });
+        if (recorded.crossedBudget && run.budgetTokens !== null) {
+          log(`model gateway: run ${run.runId} reached its token budget (${totalTokens(recorded.total)} of ${run.budgetTokens})`);
+          options.onBudgetExceeded?.({ runId: run.runId, usedTokens: totalTokens(recorded.total), budgetTokens: run.budgetTokens });
+        }
+      },
+      onStreamError: (message) => {
+        run.lastUpstreamError = redact(message);
+      },
     });
   }
 
@@ -241,11 +321,12 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     usage: (runId) => runs.get(runId)?.usage ?? null,
     lastUpstreamError: (runId) => runs.get(runId)?.lastUpstreamError ?? null,
     forget: (runId) => runs.forget(runId),
+    acceptConnection: (socket) => server.emit("connection", socket),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-        agent.destroy();
+        upstreamClient.close();
       }),
   };
 }
