@@ -3,7 +3,8 @@
  * decoded payload (for metering) it says which received bytes can be passed on as they are. The
  * relay forwards the upstream's own framing byte for byte, up to but not including the last chunk
  * (`0\r\n` and any trailers): the client-facing response ends itself. A size line split across reads
- * is held back until it is complete, so the last chunk is never forwarded by accident.
+ * is held back (copied) until it is complete, so the last chunk is never forwarded by accident. No
+ * reference to a pushed chunk is kept, except through `forward` and the payload callback.
  */
 export class ChunkedBodyError extends Error {}
 
@@ -37,7 +38,7 @@ export function createChunkedBodyReader(onPayload: (payload: Buffer) => void) {
   }
 
   function hold(chunk: Buffer, from: number, limit: number, what: string): void {
-    held.push(chunk.subarray(from));
+    held.push(Buffer.from(chunk.subarray(from))); // a copy: the caller may reuse chunk's memory
     heldLength += chunk.length - from;
     if (heldLength > limit) throw new ChunkedBodyError(`${what} is too long`);
   }

@@ -181,14 +181,18 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
         done();
       });
 
-      const write = (target: { write(chunk: Buffer): boolean; once(event: "drain", listener: () => void): unknown }, chunk: Buffer) => {
-        if (target.write(chunk) || waitingForDrain) return;
+      /** Writes with backpressure; true when the write is queued (it still references the chunk). */
+      const write = (target: net.Socket | http.ServerResponse, chunk: Buffer): boolean => {
+        const flowing = target.write(chunk);
+        const queued = target === res || target.writableLength > 0; // a ServerResponse may hold on to it
+        if (flowing || waitingForDrain) return queued;
         waitingForDrain = true;
         exchange.pause();
         target.once("drain", () => {
           waitingForDrain = false;
           exchange.resume();
         });
+        return queued;
       };
 
       const exchange = upstreamClient.request(
@@ -217,15 +221,16 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
             }
           },
           onRaw(chunk) {
-            if (mode === "raw" && socket) write(socket, chunk);
+            return mode === "raw" && socket !== null && write(socket, chunk);
           },
           onPayload(chunk) {
             meter?.push(chunk);
-            if (mode === "payload") write(res, chunk);
-            else if (mode === "error") {
-              if (errorSize < ERROR_BODY_LIMIT) errorChunks.push(chunk);
+            if (mode === "payload") return write(res, chunk);
+            if (mode === "error") {
+              if (errorSize < ERROR_BODY_LIMIT) errorChunks.push(Buffer.from(chunk));
               errorSize += chunk.length;
             }
+            return false;
           },
           onEnd() {
             meter?.end();

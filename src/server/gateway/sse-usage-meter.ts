@@ -6,7 +6,7 @@ import { responsesUsageSchema, type TokenUsage } from "../agents/token-usage";
  * carry usage too) and in-stream failures. It works on bytes and looks only at the start of each line:
  * a `data:` line is collected and parsed only when its `event:` line or its first bytes name one of
  * those events. Every other line (a megabyte of text deltas) is skipped with a native newline search,
- * without decoding or copying it.
+ * without decoding or copying it. push() keeps no reference to a chunk: the caller may reuse its memory.
  */
 export interface SseUsageMeterHandlers {
   onUsage: (usage: TokenUsage) => void;
@@ -96,7 +96,7 @@ export function createSseUsageMeter(handlers: SseUsageMeterHandlers) {
           continue;
         }
         if (mode === "collect") {
-          parts.push(chunk.subarray(pos, newline === -1 ? chunk.length : newline));
+          parts.push(Buffer.from(chunk.subarray(pos, newline === -1 ? chunk.length : newline))); // a copy: the caller may reuse chunk's memory
           if (newline === -1) return;
           finishLine(Buffer.concat(parts).toString("utf8"));
           pos = newline + 1;
@@ -111,7 +111,7 @@ export function createSseUsageMeter(handlers: SseUsageMeterHandlers) {
         // A line crossing chunks: gather up to HEAD_BYTES of it, then decide.
         const lineEnd = newline === -1 ? chunk.length : newline;
         const take = Math.min(lineEnd - pos, HEAD_BYTES - partsLength);
-        parts.push(chunk.subarray(pos, pos + take));
+        parts.push(Buffer.from(chunk.subarray(pos, pos + take)));
         partsLength += take;
         pos += take;
         if (newline !== -1 && pos === newline) {

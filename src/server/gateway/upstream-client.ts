@@ -8,7 +8,9 @@ import { ChunkedBodyError, createChunkedBodyReader } from "./chunked-body";
  * chunked body reaches the gateway still framed, so it can pass the upstream's bytes to the client
  * without decoding and re-encoding every chunk (the payload is decoded alongside, for metering).
  * Connections are kept alive and reused; a reused connection that the server had already closed is
- * retried once on a fresh one, before any response byte arrived.
+ * retried once on a fresh one, before any response byte arrived. A plain TCP connection reads into
+ * one reusable buffer (Node's `onread`), replaced only when a handler keeps a chunk: streaming a
+ * megabyte allocates nothing per read, so no garbage collection is needed to free read buffers.
  */
 export interface UpstreamResponseHead {
   status: number;
@@ -19,10 +21,14 @@ export interface UpstreamResponseHead {
 
 export interface UpstreamHandlers {
   onHead(head: UpstreamResponseHead): void;
-  /** Body bytes as received: still chunk-framed for a chunked body (without its last chunk), else the payload. */
-  onRaw(chunk: Buffer): void;
-  /** The decoded body. */
-  onPayload(chunk: Buffer): void;
+  /**
+   * Body bytes as received: still chunk-framed for a chunked body (without its last chunk), else the
+   * payload. A chunk's memory is reused for the next read unless the handler returns true ("I still
+   * reference it", e.g. a socket write that is queued rather than done).
+   */
+  onRaw(chunk: Buffer): boolean | void;
+  /** The decoded body; the same rule about keeping chunks applies. */
+  onPayload(chunk: Buffer): boolean | void;
   onEnd(): void;
   onError(error: Error): void;
 }
@@ -49,7 +55,19 @@ const IDLE_MS = 4000;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/;
 
+const READ_SIZE = 64 * 1024;
+
 class UpstreamProtocolError extends Error {}
+
+interface Connection {
+  socket: net.Socket;
+  /** The exchange reading this connection; null while it is idle in the pool. */
+  onChunk: ((chunk: Buffer) => void) | null;
+  /** Plain TCP only: the memory reads go into. */
+  readBuffer: Buffer;
+  /** A handler kept the last chunk: the next read gets fresh memory. */
+  chunkKept: boolean;
+}
 
 function parseHead(text: string, method: string): (UpstreamResponseHead & { keepAlive: boolean }) | null {
   const lines = text.split("\r\n");
@@ -89,41 +107,68 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
   const secure = baseUrl.protocol === "https:";
   const host = baseUrl.hostname.replace(/^\[|\]$/g, "");
   const port = Number(baseUrl.port || (secure ? 443 : 80));
-  const idle: net.Socket[] = [];
+  const idle: Connection[] = [];
   let closed = false;
 
-  function connect(): net.Socket {
-    const socket = secure
-      ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ["http/1.1"], ...options.tls })
-      : net.connect({ host, port });
-    socket.setNoDelay(true);
-    return socket;
+  function connect(): Connection {
+    const conn: Connection = { socket: null as unknown as net.Socket, onChunk: null, readBuffer: Buffer.allocUnsafe(READ_SIZE), chunkKept: false };
+    const deliver = (chunk: Buffer) => {
+      if (conn.onChunk) conn.onChunk(chunk);
+      else conn.socket.destroy(); // bytes on an idle connection: it cannot be reused
+    };
+    if (secure) {
+      conn.socket = tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ["http/1.1"], ...options.tls });
+      conn.socket.on("data", deliver);
+    } else {
+      conn.socket = net.connect({
+        host,
+        port,
+        onread: {
+          // called after every read for the next one: the same buffer unless a handler kept the last chunk
+          buffer: () => {
+            if (conn.chunkKept) {
+              conn.readBuffer = Buffer.allocUnsafe(READ_SIZE);
+              conn.chunkKept = false;
+            }
+            return conn.readBuffer;
+          },
+          callback: (length, buffer) => {
+            deliver((buffer as Buffer).subarray(0, length));
+            return true; // false would pause the socket
+          },
+        },
+      });
+    }
+    conn.socket.setNoDelay(true);
+    return conn;
   }
 
-  function park(socket: net.Socket): void {
+  function park(conn: Connection): void {
+    const { socket } = conn;
+    conn.onChunk = null;
     if (closed || idle.length >= MAX_IDLE || socket.destroyed) return void socket.destroy();
     const drop = () => {
-      const at = idle.indexOf(socket);
+      const at = idle.indexOf(conn);
       if (at !== -1) idle.splice(at, 1);
       socket.destroy();
     };
-    socket.once("close", drop).once("error", drop).once("data", drop).once("timeout", drop);
+    socket.once("close", drop).once("error", drop).once("timeout", drop);
     socket.setTimeout(IDLE_MS);
     socket.unref();
-    idle.push(socket);
+    idle.push(conn);
   }
 
-  function takeIdle(): net.Socket | null {
-    const socket = idle.pop();
-    if (!socket) return null;
-    socket.removeAllListeners("close").removeAllListeners("error").removeAllListeners("data").removeAllListeners("timeout");
-    socket.setTimeout(0);
-    socket.ref();
-    return socket;
+  function takeIdle(): Connection | null {
+    const conn = idle.pop();
+    if (!conn) return null;
+    conn.socket.removeAllListeners("close").removeAllListeners("error").removeAllListeners("timeout");
+    conn.socket.setTimeout(0);
+    conn.socket.ref();
+    return conn;
   }
 
   function request(req: UpstreamRequest, handlers: UpstreamHandlers): UpstreamExchange {
-    let socket!: net.Socket;
+    let conn!: Connection;
     let reused = false;
     let finished = false; // ended, failed or aborted: no more handler calls
     let received = 0;
@@ -131,16 +176,19 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
     let headParts: Buffer[] = [];
     let bodyLeft = 0;
     let paused = false;
-    const reader = createChunkedBodyReader((payload) => handlers.onPayload(payload));
+    const reader = createChunkedBodyReader((payload) => {
+      if (handlers.onPayload(payload) === true) conn.chunkKept = true;
+    });
 
     const finish = (error: Error | null, reusable: boolean) => {
       if (finished) return;
       finished = true;
-      socket.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onSocketError);
+      conn.onChunk = null;
+      conn.socket.off("end", onEnd).off("close", onClose).off("error", onSocketError);
       if (reusable) {
-        if (paused) socket.resume();
-        park(socket);
-      } else socket.destroy();
+        if (paused) conn.socket.resume();
+        park(conn);
+      } else conn.socket.destroy();
       if (error) handlers.onError(error);
       else handlers.onEnd();
     };
@@ -151,17 +199,17 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
       if (!head) return;
       if (head.framing === "chunked") {
         const step = reader.push(chunk);
-        for (const part of step.forward) handlers.onRaw(part);
+        for (const part of step.forward) if (handlers.onRaw(part) === true) conn.chunkKept = true;
         if (step.done) finish(null, head.keepAlive && step.leftover === 0);
       } else if (head.framing === "length") {
         const part = chunk.length > bodyLeft ? chunk.subarray(0, bodyLeft) : chunk;
         bodyLeft -= part.length;
-        handlers.onRaw(part);
-        handlers.onPayload(part);
+        if (handlers.onRaw(part) === true) conn.chunkKept = true;
+        if (handlers.onPayload(part) === true) conn.chunkKept = true;
         if (bodyLeft === 0) finish(null, head.keepAlive && part.length === chunk.length);
       } else if (head.framing === "close") {
-        handlers.onRaw(chunk);
-        handlers.onPayload(chunk);
+        if (handlers.onRaw(chunk) === true) conn.chunkKept = true;
+        if (handlers.onPayload(chunk) === true) conn.chunkKept = true;
       }
     }
 
@@ -169,7 +217,7 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
       received += chunk.length;
       try {
         if (head) return onBody(chunk);
-        headParts.push(chunk);
+        headParts.push(Buffer.from(chunk)); // a copy: the read buffer is reused
         const all = headParts.length === 1 ? chunk : Buffer.concat(headParts);
         headParts = [all];
         let start = 0;
@@ -215,7 +263,9 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
     }
 
     function send(): void {
-      socket.on("data", onData).on("end", onEnd).on("close", onClose).on("error", onSocketError);
+      const { socket } = conn;
+      conn.onChunk = onData;
+      socket.on("end", onEnd).on("close", onClose).on("error", onSocketError);
       let text = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${baseUrl.host}\r\n`;
       for (const [name, value] of req.headers) text += `${name}: ${value}\r\n`;
       if (req.body.length > 0 || req.method === "POST" || req.method === "PUT" || req.method === "PATCH") text += `content-length: ${req.body.length}\r\n`;
@@ -227,31 +277,35 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
     }
 
     function retry(): void {
-      socket.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onSocketError);
-      socket.destroy();
+      conn.onChunk = null;
+      conn.socket.off("end", onEnd).off("close", onClose).off("error", onSocketError);
+      conn.socket.destroy();
       reused = false;
-      socket = connect();
+      conn = connect();
       send();
     }
 
     const pooled = takeIdle();
     reused = pooled !== null;
-    socket = pooled ?? connect();
+    conn = pooled ?? connect();
     send();
 
     return {
       pause() {
+        if (finished) return;
         paused = true;
-        socket.pause();
+        conn.socket.pause();
       },
       resume() {
+        if (finished) return;
         paused = false;
-        socket.resume();
+        conn.socket.resume();
       },
       abort() {
         if (finished) return;
         finished = true;
-        socket.destroy();
+        conn.onChunk = null;
+        conn.socket.destroy();
       },
     };
   }
@@ -260,7 +314,7 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
     request,
     close(): void {
       closed = true;
-      for (const socket of idle.splice(0)) socket.destroy();
+      for (const conn of idle.splice(0)) conn.socket.destroy();
     },
   };
 }
