@@ -23,7 +23,7 @@ const script = { usage: { inputTokens: 100, outputTokens: 10 }, steps: [{ kind: 
 // the baseline container shares the host network to reach the mock on loopback; ours needs no network
 const mock = await startMockModel({ scripts: { "one-step": script }, apiKey: KEY, host: "127.0.0.1" });
 const gateway = await startModelGateway({ upstreamBaseUrl: mock.url, credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
-const socket = await startGatewaySocket({ socketPath: path.join(tempDir("gw"), "gw.sock"), gatewayPort: gateway.port });
+const socket = await startGatewaySocket({ socketPath: path.join(tempDir("gw"), "gw.sock"), gateway });
 const limits = { cpus: 2, memoryBytes: 2 * 1024 ** 3, swapBytes: 0, pids: 512 };
 const prompt = "Run the step.";
 

@@ -10,7 +10,8 @@ import { importSource } from "./bundle.mjs";
 import { median, ROOT, startProcess, writeResult } from "./lib.mjs";
 
 const KEY = "sk-bench-not-a-real-key";
-const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const RUNS = Number(process.env.BENCH_RUNS ?? 60);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 40);
 const role = process.argv[2];
 
 // The parent bundles the modules (esbuild); the servers import the bundles, so no esbuild runs in them.
@@ -86,7 +87,7 @@ if (role === "serve-mock") {
     });
 
   try {
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < WARMUP; i++) {
       await fetchAll(mockUrl, KEY);
       await fetchAll(gatewayUrl, token);
       await fetchAll(bareUrl, KEY);

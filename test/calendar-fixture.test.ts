@@ -67,7 +67,7 @@ beforeAll(async () => {
   image = await ensureAgentImage(runtime);
   mock = await startMockModel({ scriptsDir: SCRIPTS_DIR, apiKey: KEY });
   gateway = await startModelGateway({ upstreamBaseUrl: mock.url, credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
-  socket = await startGatewaySocket({ socketPath: path.join(tempDir("gateway"), "gateway.sock"), gatewayPort: gateway.port });
+  socket = await startGatewaySocket({ socketPath: path.join(tempDir("gateway"), "gateway.sock"), gateway });
 }, 300_000);
 
 afterAll(async () => {

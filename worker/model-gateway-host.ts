@@ -30,7 +30,7 @@ export async function startGatewayHost(options: { config: ModelGatewayConfig; da
   });
   let socketPath = path.join(options.dataDir, "gateway", `${options.workerId}.sock`);
   if (Buffer.byteLength(socketPath) > 100) socketPath = path.join(fs.mkdtempSync("/tmp/invariant-gateway-"), "gateway.sock");
-  const socket = await startGatewaySocket({ socketPath, gatewayPort: gateway.port });
+  const socket = await startGatewaySocket({ socketPath, gateway });
   return {
     gateway,
     socket,

@@ -103,7 +103,7 @@ beforeAll(async () => {
     credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
     onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) => stopRun(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
   });
-  socket = await startGatewaySocket({ socketPath: path.join(tempDir("gateway"), "gateway.sock"), gatewayPort: gateway.port });
+  socket = await startGatewaySocket({ socketPath: path.join(tempDir("gateway"), "gateway.sock"), gateway });
 }, 300_000);
 
 afterAll(async () => {

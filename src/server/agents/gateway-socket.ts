@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import type { ModelGateway } from "../gateway/model-gateway";
 
 export interface GatewaySocket {
   path: string;
@@ -9,18 +10,18 @@ export interface GatewaySocket {
 
 /**
  * The host end of the containers' path to the model gateway: a unix socket (bind-mounted into each
- * agent container) relayed to the gateway's loopback port. Containers need no network at all to
- * reach the gateway, and they can reach nothing else through it: the gateway only forwards model
- * API paths for a valid run token.
+ * agent container) whose connections the gateway serves itself, exactly like those on its loopback
+ * port (no relay hop in between). Containers need no network at all to reach the gateway, and they
+ * can reach nothing else through it: the gateway only forwards model API paths for a valid run token.
  */
-export async function startGatewaySocket(options: { socketPath: string; gatewayPort: number }): Promise<GatewaySocket> {
+export async function startGatewaySocket(options: { socketPath: string; gateway: Pick<ModelGateway, "acceptConnection"> }): Promise<GatewaySocket> {
   fs.mkdirSync(path.dirname(options.socketPath), { recursive: true, mode: 0o700 });
   fs.rmSync(options.socketPath, { force: true });
+  const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
-    const upstream = net.connect(options.gatewayPort, "127.0.0.1");
-    client.pipe(upstream).pipe(client);
-    client.on("error", () => upstream.destroy());
-    upstream.on("error", () => client.destroy());
+    open.add(client);
+    client.once("close", () => open.delete(client));
+    options.gateway.acceptConnection(client);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -33,6 +34,7 @@ export async function startGatewaySocket(options: { socketPath: string; gatewayP
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        for (const client of open) client.destroy(); // in-flight model requests end with the worker
         fs.rmSync(options.socketPath, { force: true });
       }),
   };

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -263,6 +264,43 @@ describe("model gateway streaming mechanics", () => {
     res.on("data", (chunk: Buffer) => (received += chunk.length));
     await new Promise((resolve) => res.on("end", resolve).resume());
     expect(received).toBe(TOTAL);
+  });
+
+  it("relays every framing byte for byte to a client that reads slowly (chunked, content-length, close-delimited)", async () => {
+    // More than the loopback socket buffers hold, so the gateway's writes queue while the client pauses.
+    const data = randomBytes(12 * 1024 * 1024);
+    const framings = ["chunked", "length", "close"] as const;
+    for (const framing of framings) {
+      const { gateway, token } = await gatewayFor((_req, res) => {
+        if (framing === "length") res.writeHead(200, { "content-type": "application/octet-stream", "content-length": data.length });
+        else res.writeHead(200, { "content-type": "application/octet-stream", ...(framing === "close" ? { connection: "close" } : {}) });
+        if (framing === "close") res.useChunkedEncodingByDefault = false;
+        // a trickle of small uneven writes, so the gateway reads small pieces while its own writes are queued
+        let at = 0;
+        const pump = () => {
+          const size = 1024 + ((at * 7919) % 7000);
+          const ok = res.write(data.subarray(at, at + size));
+          at += size;
+          if (at >= data.length) return void res.end();
+          if (ok) setImmediate(pump);
+          else res.once("drain", pump);
+        };
+        pump();
+      });
+      const res = await request(gateway, token).response;
+      expect(res.headers["transfer-encoding"] === "chunked", framing).toBe(framing !== "length");
+      res.pause();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the gateway's writes back up meanwhile
+      const hash = createHash("sha256");
+      let received = 0;
+      res.on("data", (chunk: Buffer) => {
+        hash.update(chunk);
+        received += chunk.length;
+      });
+      await new Promise((resolve) => res.on("end", resolve).resume());
+      expect(received, framing).toBe(data.length);
+      expect(hash.digest("hex"), framing).toBe(createHash("sha256").update(data).digest("hex"));
+    }
   });
 
   it("joins paths onto the upstream base URL and never lets a path escape the allowed prefixes", async () => {
