@@ -140,9 +140,18 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     headers.push(["authorization", `Bearer ${apiKey}`], ["accept-encoding", "identity"]);
     const body: Buffer[] = [];
     let size = 0;
+    let sent = false;
+    // With a Content-Length the request goes upstream as soon as its last byte is here, not a tick later at "end".
+    const declared = /^\d{1,15}$/.test(req.headers["content-length"] ?? "") ? Number(req.headers["content-length"]) : null;
+    const sendOnce = () => {
+      if (sent || res.destroyed) return;
+      sent = true;
+      send(Buffer.concat(body));
+    };
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size <= REQUEST_BODY_LIMIT) body.push(chunk);
+      if (size === declared && size <= REQUEST_BODY_LIMIT) sendOnce();
     });
     req.on("error", () => res.destroy());
     req.on("end", () => {
@@ -150,7 +159,7 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
         sendError(res, 413, "request_too_large", `The model gateway forwards request bodies up to ${REQUEST_BODY_LIMIT / 1024 / 1024} MiB; this one has ${size} bytes.`, { connection: "close" });
         return;
       }
-      if (!res.destroyed) send(Buffer.concat(body));
+      sendOnce();
     });
 
     function send(requestBody: Buffer): void {
@@ -181,18 +190,15 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
         done();
       });
 
-      /** Writes with backpressure; true when the write is queued (it still references the chunk). */
-      const write = (target: net.Socket | http.ServerResponse, chunk: Buffer): boolean => {
-        const flowing = target.write(chunk);
-        const queued = target === res || target.writableLength > 0; // a ServerResponse may hold on to it
-        if (flowing || waitingForDrain) return queued;
+      /** Pauses the upstream until the target drains. */
+      const waitForDrain = (target: net.Socket | http.ServerResponse) => {
+        if (waitingForDrain) return;
         waitingForDrain = true;
         exchange.pause();
         target.once("drain", () => {
           waitingForDrain = false;
           exchange.resume();
         });
-        return queued;
       };
 
       const exchange = upstreamClient.request(
@@ -212,20 +218,36 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
               mode = "raw";
               delete responseHeaders["content-length"];
               res.writeHead(status, { ...responseHeaders, "transfer-encoding": "chunked" });
-              res.flushHeaders();
+              // The head leaves with the body bytes that came in the same read, in one write.
               socket = res.socket;
+              socket.cork();
+              res.flushHeaders();
+              process.nextTick(() => socket?.uncork());
             } else {
               mode = "payload";
               if (head.framing !== "length") delete responseHeaders["content-length"];
               res.writeHead(status, responseHeaders);
             }
           },
-          onRaw(chunk) {
-            return mode === "raw" && socket !== null && write(socket, chunk);
+          onRaw(parts, last) {
+            if (mode !== "raw" || socket === null) return false;
+            // What one read brought goes out in one write; the last read also ends the response in it.
+            socket.cork();
+            let flowing = true;
+            for (const part of parts) flowing = socket.write(part) && flowing;
+            if (last) {
+              meter?.end();
+              res.end(); // uncorks
+            } else socket.uncork();
+            if (!flowing && !last) waitForDrain(socket);
+            return socket.writableLength > 0; // queued: it still references the read buffer
           },
           onPayload(chunk) {
             meter?.push(chunk);
-            if (mode === "payload") return write(res, chunk);
+            if (mode === "payload") {
+              if (!res.write(chunk)) waitForDrain(res);
+              return true; // a ServerResponse may hold on to it
+            }
             if (mode === "error") {
               if (errorSize < ERROR_BODY_LIMIT) errorChunks.push(Buffer.from(chunk));
               errorSize += chunk.length;
@@ -233,6 +255,7 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
             return false;
           },
           onEnd() {
+            if (res.writableEnded) return;
             meter?.end();
             if (mode !== "error") return void res.end();
             // Error bodies are small: read them (bounded), redact the key, remember the reason for the run.

@@ -22,11 +22,12 @@ export interface UpstreamResponseHead {
 export interface UpstreamHandlers {
   onHead(head: UpstreamResponseHead): void;
   /**
-   * Body bytes as received: still chunk-framed for a chunked body (without its last chunk), else the
-   * payload. A chunk's memory is reused for the next read unless the handler returns true ("I still
-   * reference it", e.g. a socket write that is queued rather than done).
+   * What one read brought of the body, as received: still chunk-framed for a chunked body (without
+   * its last chunk), else the payload; `last` when the body ends with it. The memory is reused for the
+   * next read unless the handler returns true ("I still reference it", e.g. a socket write that is
+   * queued rather than done).
    */
-  onRaw(chunk: Buffer): boolean | void;
+  onRaw(parts: Buffer[], last: boolean): boolean | void;
   /** The decoded body; the same rule about keeping chunks applies. */
   onPayload(chunk: Buffer): boolean | void;
   onEnd(): void;
@@ -199,17 +200,17 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
       if (!head) return;
       if (head.framing === "chunked") {
         const step = reader.push(chunk);
-        for (const part of step.forward) if (handlers.onRaw(part) === true) conn.chunkKept = true;
+        if ((step.forward.length > 0 || step.done) && handlers.onRaw(step.forward, step.done) === true) conn.chunkKept = true;
         if (step.done) finish(null, head.keepAlive && step.leftover === 0);
       } else if (head.framing === "length") {
         const part = chunk.length > bodyLeft ? chunk.subarray(0, bodyLeft) : chunk;
         bodyLeft -= part.length;
-        if (handlers.onRaw(part) === true) conn.chunkKept = true;
         if (handlers.onPayload(part) === true) conn.chunkKept = true;
+        if (handlers.onRaw([part], bodyLeft === 0) === true) conn.chunkKept = true;
         if (bodyLeft === 0) finish(null, head.keepAlive && part.length === chunk.length);
       } else if (head.framing === "close") {
-        if (handlers.onRaw(chunk) === true) conn.chunkKept = true;
         if (handlers.onPayload(chunk) === true) conn.chunkKept = true;
+        if (handlers.onRaw([chunk], false) === true) conn.chunkKept = true;
       }
     }
 
