@@ -2,8 +2,10 @@
 // (token check, key swap, SSE metering, pipe) vs straight from the mock model, interleaved in one run.
 // The mock model and the gateway each run in their own process, as in production (the gateway lives
 // in the worker); the client keeps connections alive on all paths. For scale, the same run also
-// measures a bare Node.js pipe proxy (no checks, no metering): the floor for any extra HTTP hop.
+// measures a bare Node.js pipe proxy (no checks, no metering: the floor for an extra HTTP hop) and a
+// raw TCP relay (sockets piped, Nagle off, nothing parsed: the floor for any extra hop at all).
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { importSource } from "./bundle.mjs";
@@ -52,6 +54,29 @@ if (role === "serve-mock") {
     await new Promise((resolve) => server.close(resolve));
     agent.destroy();
   });
+} else if (role === "serve-tcp-relay") {
+  const upstream = new URL(process.argv[3]);
+  const open = new Set();
+  const server = net.createServer({ noDelay: true }, (client) => {
+    open.add(client);
+    client.once("close", () => open.delete(client));
+    const target = net.connect({ host: upstream.hostname, port: Number(upstream.port), noDelay: true });
+    client.pipe(target).pipe(client);
+    const end = () => {
+      client.destroy();
+      target.destroy();
+    };
+    client.on("error", end).on("close", end);
+    target.on("error", end).on("close", end);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  console.log(`http://127.0.0.1:${server.address().port}/v1`);
+  await serveForever(async () => {
+    await new Promise((resolve) => {
+      server.close(resolve);
+      for (const socket of open) socket.destroy();
+    });
+  });
 } else {
   const firstLine = async (proc) => {
     const deadline = Date.now() + 30_000;
@@ -70,6 +95,8 @@ if (role === "serve-mock") {
   const [gatewayUrl, token] = (await firstLine(gatewayProc)).split(" ");
   const bareProc = startProcess(process.execPath, [self, "serve-bare-proxy", mockUrl]);
   const bareUrl = await firstLine(bareProc);
+  const relayProc = startProcess(process.execPath, [self, "serve-tcp-relay", mockUrl]);
+  const relayUrl = await firstLine(relayProc);
   const agent = new http.Agent({ keepAlive: true });
   const body = JSON.stringify({ model: "big-response", stream: true, input: [] });
 
@@ -91,10 +118,12 @@ if (role === "serve-mock") {
       await fetchAll(mockUrl, KEY);
       await fetchAll(gatewayUrl, token);
       await fetchAll(bareUrl, KEY);
+      await fetchAll(relayUrl, KEY);
     }
     const direct = [];
     const through = [];
     const bare = [];
+    const relay = [];
     let bytes = 0;
     for (let i = 0; i < RUNS; i++) {
       direct.push((await fetchAll(mockUrl, KEY)).ms);
@@ -102,20 +131,23 @@ if (role === "serve-mock") {
       through.push(viaGateway.ms);
       bytes = viaGateway.bytes;
       bare.push((await fetchAll(bareUrl, KEY)).ms);
+      relay.push((await fetchAll(relayUrl, KEY)).ms);
     }
     const value = Number(median(through).toFixed(2));
     const baseline = Number(median(direct).toFixed(2));
     const bareMs = Number(median(bare).toFixed(2));
+    const relayMs = Number(median(relay).toFixed(2));
     writeResult({
       name: "gateway-stream-1mb",
       unit: "ms",
       value,
       baseline,
-      notes: `median of ${RUNS}, interleaved: POST /v1/responses streaming ${(bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering, piped) vs directly from the mock model; ${((bytes / 1e6) / (value / 1000)).toFixed(0)} MB/s through the gateway. A bare Node.js pipe proxy (no checks, no metering) takes ${bareMs} ms (${(bareMs / baseline).toFixed(2)}×): the cost of the extra hop itself. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
+      notes: `median of ${RUNS}, interleaved: POST /v1/responses streaming ${(bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering, piped) vs directly from the mock model; ${((bytes / 1e6) / (value / 1000)).toFixed(0)} MB/s through the gateway. ${WARMUP} warm-up rounds. For scale: a bare Node.js pipe proxy (no checks, no metering) ${bareMs} ms (${(bareMs / baseline).toFixed(2)}×), a raw TCP relay ${relayMs} ms (${(relayMs / baseline).toFixed(2)}×). Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
     });
   } finally {
     agent.destroy();
     await bareProc.stop();
+    await relayProc.stop();
     await gatewayProc.stop();
     await mockProc.stop();
   }
