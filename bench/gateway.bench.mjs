@@ -13,6 +13,7 @@ import { median, ROOT, startProcess, writeResult } from "./lib.mjs";
 
 const KEY = "sk-bench-not-a-real-key";
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 40);
 const role = process.argv[2];
 
@@ -89,66 +90,63 @@ if (role === "serve-mock") {
   await importSource("src/server/mock-model/mock-model-server.ts");
   await importSource("src/server/gateway/model-gateway.ts");
   const self = path.join(ROOT, "bench", "gateway.bench.mjs");
-  const mockProc = startProcess(process.execPath, [self, "serve-mock"]);
-  const mockUrl = await firstLine(mockProc);
-  const gatewayProc = startProcess(process.execPath, [self, "serve-gateway", mockUrl]);
-  const [gatewayUrl, token] = (await firstLine(gatewayProc)).split(" ");
-  const bareProc = startProcess(process.execPath, [self, "serve-bare-proxy", mockUrl]);
-  const bareUrl = await firstLine(bareProc);
-  const relayProc = startProcess(process.execPath, [self, "serve-tcp-relay", mockUrl]);
-  const relayUrl = await firstLine(relayProc);
-  const agent = new http.Agent({ keepAlive: true });
   const body = JSON.stringify({ model: "big-response", stream: true, input: [] });
 
-  const fetchAll = (baseUrl, bearer) =>
-    new Promise((resolve, reject) => {
-      const began = performance.now();
-      const req = http.request(`${baseUrl}/responses`, { method: "POST", agent, headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-        let bytes = 0;
-        res.on("data", (chunk) => (bytes += chunk.length));
-        res.on("end", () => (res.statusCode === 200 ? resolve({ ms: performance.now() - began, bytes }) : reject(new Error(`HTTP ${res.statusCode}`))));
-        res.on("error", reject);
-      });
-      req.on("error", reject);
-      req.end(body);
-    });
-
-  try {
-    for (let i = 0; i < WARMUP; i++) {
-      await fetchAll(mockUrl, KEY);
-      await fetchAll(gatewayUrl, token);
-      await fetchAll(bareUrl, KEY);
-      await fetchAll(relayUrl, KEY);
+  /** One round: fresh processes (so a fresh placement on the CPUs), warm-up, then interleaved medians. */
+  async function round() {
+    const mockProc = startProcess(process.execPath, [self, "serve-mock"]);
+    const procs = [mockProc];
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const mockUrl = await firstLine(mockProc);
+      const start = async (role) => {
+        const proc = startProcess(process.execPath, [self, role, mockUrl]);
+        procs.push(proc);
+        return (await firstLine(proc)).split(" ");
+      };
+      const [gatewayUrl, token] = await start("serve-gateway");
+      const [bareUrl] = await start("serve-bare-proxy");
+      const [relayUrl] = await start("serve-tcp-relay");
+      const fetchAll = (baseUrl, bearer) =>
+        new Promise((resolve, reject) => {
+          const began = performance.now();
+          const req = http.request(`${baseUrl}/responses`, { method: "POST", agent, headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+            let bytes = 0;
+            res.on("data", (chunk) => (bytes += chunk.length));
+            res.on("end", () => (res.statusCode === 200 ? resolve({ ms: performance.now() - began, bytes }) : reject(new Error(`HTTP ${res.statusCode}`))));
+            res.on("error", reject);
+          });
+          req.on("error", reject);
+          req.end(body);
+        });
+      const paths = { direct: [mockUrl, KEY], gateway: [gatewayUrl, token], bare: [bareUrl, KEY], relay: [relayUrl, KEY] };
+      for (let i = 0; i < WARMUP; i++) for (const [url, bearer] of Object.values(paths)) await fetchAll(url, bearer);
+      const times = { direct: [], gateway: [], bare: [], relay: [] };
+      let bytes = 0;
+      for (let i = 0; i < RUNS; i++) {
+        for (const [name, [url, bearer]] of Object.entries(paths)) {
+          const result = await fetchAll(url, bearer);
+          times[name].push(result.ms);
+          bytes = result.bytes;
+        }
+      }
+      const ms = Object.fromEntries(Object.entries(times).map(([name, values]) => [name, median(values)]));
+      return { ...ms, bytes, ratio: ms.gateway / ms.direct };
+    } finally {
+      agent.destroy();
+      for (const proc of procs.reverse()) await proc.stop();
     }
-    const direct = [];
-    const through = [];
-    const bare = [];
-    const relay = [];
-    let bytes = 0;
-    for (let i = 0; i < RUNS; i++) {
-      direct.push((await fetchAll(mockUrl, KEY)).ms);
-      const viaGateway = await fetchAll(gatewayUrl, token);
-      through.push(viaGateway.ms);
-      bytes = viaGateway.bytes;
-      bare.push((await fetchAll(bareUrl, KEY)).ms);
-      relay.push((await fetchAll(relayUrl, KEY)).ms);
-    }
-    const value = Number(median(through).toFixed(2));
-    const baseline = Number(median(direct).toFixed(2));
-    const bareMs = Number(median(bare).toFixed(2));
-    const relayMs = Number(median(relay).toFixed(2));
-    writeResult({
-      name: "gateway-stream-1mb",
-      unit: "ms",
-      value,
-      baseline,
-      notes: `median of ${RUNS}, interleaved: POST /v1/responses streaming ${(bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering, piped) vs directly from the mock model; ${((bytes / 1e6) / (value / 1000)).toFixed(0)} MB/s through the gateway. ${WARMUP} warm-up rounds. For scale: a bare Node.js pipe proxy (no checks, no metering) ${bareMs} ms (${(bareMs / baseline).toFixed(2)}×), a raw TCP relay ${relayMs} ms (${(relayMs / baseline).toFixed(2)}×). Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
-    });
-  } finally {
-    agent.destroy();
-    await bareProc.stop();
-    await relayProc.stop();
-    await gatewayProc.stop();
-    await mockProc.stop();
   }
+
+  const rounds = [];
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await round());
+  const middle = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+  const list = (key) => rounds.map((r) => (r[key] / r.direct).toFixed(2)).join(", ");
+  writeResult({
+    name: "gateway-stream-1mb",
+    unit: "ms",
+    value: Number(middle.gateway.toFixed(2)),
+    baseline: Number(middle.direct.toFixed(2)),
+    notes: `the median of ${ROUNDS} rounds, each with fresh processes, ${WARMUP} warm-up rounds and the median of ${RUNS} interleaved requests: POST /v1/responses streaming ${(middle.bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering) vs directly from the mock model. Ratio per round: gateway ${list("gateway")}; for scale, a bare Node.js pipe proxy (no checks, no metering) ${list("bare")} and a raw TCP relay (nothing parsed) ${list("relay")}. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
+  });
 }
