@@ -23,7 +23,7 @@ function step(name, command, args, env = {}) {
 }
 
 try {
-  ensureSystemPackages({ "redis-server": "redis-server", chromium: "chromium", dockerd: "docker.io", debootstrap: "debootstrap", git: "git" });
+  ensureSystemPackages({ "redis-server": "redis-server", chromium: "chromium", dockerd: "docker.io", debootstrap: "debootstrap", git: "git", openssl: "openssl" });
   await ensureDockerEngine();
   ensureNpmDependencies();
   build();
