@@ -1,10 +1,10 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { io as connectSocket, type Socket } from "socket.io-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempDir } from "./support/temp";
-import { BIN, cleanEnv, isAlive, launch, ROOT, type Launched } from "./support/launch";
+import { BIN, childrenOf, cleanEnv, isAlive, launch, ROOT, type Launched } from "./support/launch";
 
 const running: Launched[] = [];
 afterAll(async () => {
@@ -70,6 +70,29 @@ describe("invariant-web launcher", () => {
     const third = await start(dataDir);
     await expect.poll(() => children.filter(isAlive).length, { timeout: 45_000 }).toBe(0);
     await third.stop();
+  });
+
+  it("leaves no worker behind when the launcher is killed while its worker is still starting", async () => {
+    const dataDir = tempDir("launch");
+    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "--port", "0", "--no-open"], { cwd: ROOT, env: cleanEnv(), stdio: "ignore" });
+    const isWorker = (pid: number) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("worker");
+      } catch {
+        return false;
+      }
+    };
+    // kill the launcher the moment its worker process exists: the worker is then surely still starting
+    let worker: number | undefined;
+    await expect.poll(() => (worker = childrenOf(child.pid ?? -1).find(isWorker)), { timeout: 30_000, interval: 5 }).toBeDefined();
+    const orphans = () => childrenOf(child.pid ?? -1);
+    const left = orphans();
+    child.kill("SIGKILL");
+    try {
+      await expect.poll(() => isAlive(worker ?? -1), { timeout: 45_000 }).toBe(false);
+    } finally {
+      for (const pid of [...left, ...orphans()].filter(isAlive)) process.kill(pid, "SIGKILL"); // the private Redis, if it got that far (and a lingering worker)
+    }
   });
 
   it("refuses requests without a valid token, with a foreign Host or Origin, and viewer mutations", async () => {

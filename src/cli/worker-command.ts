@@ -9,12 +9,17 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
   if (!config.redisUrl) {
     throw new Error(`A standalone worker needs the dashboard's Redis: pass --redis-url (env REDIS_URL). ${config.child ? "" : `For a private Redis, start invariant-web itself.`}`);
   }
-  const worker = await startWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, concurrency: config.concurrency, version: options.version, modelGateway: config.modelGateway, log });
+  // Stop requests are listened for before the worker starts: a launcher killed while its worker is
+  // still starting must not leave the worker running forever (its 'disconnect' fires only once).
+  let stopReason: string | null = null;
+  let starting: Promise<{ stop(reason: string): Promise<void> }> | null = null;
   const stop = (reason: string) => {
+    if (stopReason !== null) return;
+    stopReason = reason;
     // never linger: if a graceful stop hangs, exit anyway (the reconciler cleans up what is left)
     setTimeout(() => process.exit(1), 20_000).unref();
-    worker
-      .stop(reason)
+    const stopped = starting ? starting.then((worker) => worker.stop(reason)) : Promise.resolve();
+    stopped
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         log(`stop failed: ${String(error)}`);
@@ -24,5 +29,11 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   // as the launcher's child: exit when the launcher goes away, even if it was killed
-  if (config.child) process.on("disconnect", () => stop("launcher exited"));
+  if (config.child) {
+    process.on("disconnect", () => stop("launcher exited"));
+    if (!process.connected) stop("launcher exited");
+  }
+  if (stopReason !== null) return;
+  starting = startWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, concurrency: config.concurrency, version: options.version, modelGateway: config.modelGateway, log });
+  await starting;
 }
