@@ -13,7 +13,7 @@ import { median, ROOT, startProcess, writeResult } from "./lib.mjs";
 
 const KEY = "sk-bench-not-a-real-key";
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 40);
 const role = process.argv[2];
 
