@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import { expect, test, type BrowserContext, type Download, type Page } from "@playwright/test";
 import { readE2eState, type E2eState } from "./e2e-state";
 
@@ -124,6 +125,7 @@ test("a viewer link sees the study and downloads the reports, but cannot start, 
     expect(csv.text).toContain("55200");
     await expect(viewerPage.getByRole("button", { name: /Stop/ })).toHaveCount(0);
     await expect(viewerPage.getByRole("button", { name: /Retry/ })).toHaveCount(0);
+    await expect(viewerPage.getByRole("button", { name: /Delete/ })).toHaveCount(0);
     await viewerPage.goto(`${state.origin}/studies`);
     await expect(viewerPage.getByRole("link", { name: "Calendar utility" })).toBeVisible();
     await expect(viewerPage.getByRole("link", { name: /New study/ })).toHaveCount(0);
@@ -133,11 +135,33 @@ test("a viewer link sees the study and downloads the reports, but cannot start, 
       return {
         stop: await post("studies.stop", { studyId: id }),
         retry: await post("studies.retry", { studyId: id, trialIds: ["x"] }),
+        remove: await post("studies.remove", { studyId: id }),
         create: await post("studies.create", { projectId: "x", title: "t", taskPrompt: "t", testCommand: "true", configurations: [{ harness: "codex", model: "m", repeats: 1 }] }),
       };
     }, studyId);
-    expect(attempts).toEqual({ stop: 403, retry: 403, create: 403 });
+    expect(attempts).toEqual({ stop: 403, retry: 403, remove: 403, create: 403 });
   } finally {
     await viewer.close();
   }
+});
+
+test("the admin deletes the finished study: after a confirmation it is gone, with its trials' workspaces", async () => {
+  await page.goto(studyUrl);
+  const studyId = new URL(studyUrl).pathname.split("/").pop() ?? "";
+  const workspacesBefore = fs.readdirSync(path.join(state.dataDir, "workspaces"));
+  expect(workspacesBefore.length).toBeGreaterThanOrEqual(3);
+  await page.getByRole("button", { name: "Delete study…" }).click();
+  const confirm = page.getByRole("group", { name: "Confirm deletion" });
+  await expect(confirm).toContainText("with its 3 trials");
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(confirm).toHaveCount(0);
+  await page.getByRole("button", { name: "Delete study…" }).click();
+  await page.getByRole("group", { name: "Confirm deletion" }).getByRole("button", { name: "Delete", exact: true }).click();
+  await page.waitForURL(/\/projects\/[^/]+$/);
+  await page.goto(`${state.origin}/studies`);
+  await expect(page.getByRole("link", { name: "Calendar utility" })).toHaveCount(0);
+  expect(fs.readdirSync(path.join(state.dataDir, "workspaces")).length).toBe(workspacesBefore.length - 3);
+  expect(fs.existsSync(path.join(state.dataDir, "studies", studyId))).toBe(false);
+  await page.goto(studyUrl);
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("No study with id");
 });

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
@@ -38,6 +39,7 @@ let mock: Awaited<ReturnType<typeof startMock>>;
 let web: StudyWeb;
 let worker: RunningWorker;
 let projectId: string;
+let deletable = "";
 
 beforeAll(async () => {
   const redis = connectRedis({ url: REDIS_URL, name: "studies-test" });
@@ -175,6 +177,7 @@ describe("stop and retry", () => {
     const running = await waitForStudy({ web, studyId: created.id, until: (s) => s.trials.some((t) => t.state === "agent" && t.commandsRun > 0), what: "the slow trial to run its command" });
     const slowTrial = running.trials.find((t) => t.state === "agent");
     expect(containersWithLabel(`invariant.trial=${slowTrial?.id}`)).toHaveLength(1);
+    await expect(web.services.studies.remove(created.id, "admin")).rejects.toThrow(/is running; stop it first/);
     await web.services.studies.stop(created.id, "admin");
     const stopped = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 30_000, what: "the stop" });
     expect(stopped.state).toBe("stopped");
@@ -191,5 +194,53 @@ describe("stop and retry", () => {
     expect(again).toMatchObject({ state: "succeeded", attempt: 2 });
     expect(again?.verdict).toMatchObject({ passed: 0, total: 23 });
     expect(retried.trials.find((t) => t.id !== slowTrial?.id)?.state).toBe("stopped");
+    deletable = created.id;
+  });
+
+  it("deletes a finished study with every attempt's workspace, image and log; a busy image is removed at the next start", async () => {
+    const study = await web.services.studies.get(deletable);
+    const others = (await web.services.studies.list({ projectId })).filter((s) => s.id !== deletable);
+    const finishedEvents = await web.db.eventLog.findMany({ where: { studyId: deletable, type: "trial.finished" } });
+    const attempts = finishedEvents.map((row) => (JSON.parse(row.payload) as { data: { workspaceId: string | null; committedImageId: string | null } }).data);
+    const workspaces = [...new Set(attempts.flatMap((a) => (a.workspaceId ? [a.workspaceId] : [])))];
+    const images = [...new Set(attempts.flatMap((a) => (a.committedImageId ? [a.committedImageId] : [])))];
+    expect(workspaces.length).toBeGreaterThanOrEqual(2); // attempts 1 and 2 of the retried trial, and the other trial's
+    expect(images.length).toBeGreaterThanOrEqual(1);
+    const workspaceDir = (id: string) => path.join(dataDir, "workspaces", id);
+    for (const id of workspaces) expect(fs.existsSync(workspaceDir(id))).toBe(true);
+    for (const id of images) expect(await runtime.inspectImage(id)).not.toBeNull();
+    const trialDirs = study.trials.map((t) => path.join(dataDir, "trials", t.id));
+    // the retried trial has the logs of both attempts; the other one was cancelled before it started
+    const retriedDir = path.join(dataDir, "trials", study.trials.find((t) => t.attempt === 2)?.id ?? "none");
+    expect(fs.readdirSync(retriedDir).sort()).toEqual(["attempt-1", "attempt-2"]);
+
+    // a container still using one of the images: that image cannot go yet
+    const busy = spawnSync("docker", ["create", "--label", "invariant.test=busy-image", images[0] ?? "", "true"], { encoding: "utf8" }).stdout.trim();
+    expect(busy).toMatch(/^[0-9a-f]{64}$/);
+    const result = await web.services.studies.remove(deletable, "admin");
+    expect(result.removed).toMatchObject({ trials: 2, workspaces: workspaces.length, images: images.length });
+    expect(result.leftovers).toEqual([expect.stringContaining(`image ${(images[0] ?? "").slice(0, 19)}`)]);
+    await expect(web.services.studies.get(deletable)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await web.db.trial.count({ where: { studyId: deletable } })).toBe(0);
+    // its events are gone; what is left is the record of the deletion itself, for the team
+    await expect
+      .poll(async () => (await web.db.eventLog.findMany({ where: { studyId: deletable } })).map((row) => [row.type, (JSON.parse(row.payload) as { data: { reason?: string } }).data.reason]))
+      .toEqual([["study.changed", "Deleted by admin."]]);
+    for (const id of workspaces) expect(fs.existsSync(workspaceDir(id)), id).toBe(false);
+    for (const dir of trialDirs) expect(fs.existsSync(dir)).toBe(false);
+    expect(fs.existsSync(path.join(dataDir, "studies", deletable))).toBe(false);
+    for (const id of images.slice(1)) expect(await runtime.inspectImage(id)).toBeNull();
+    expect(await runtime.inspectImage(images[0] ?? "")).not.toBeNull();
+    expect(fs.existsSync(path.join(dataDir, "deletions", `${deletable}.json`))).toBe(true);
+
+    // once the container is gone, the next start finishes the deletion
+    spawnSync("docker", ["rm", "-f", busy]);
+    await web.services.studies.resumeDeletions();
+    expect(await runtime.inspectImage(images[0] ?? "")).toBeNull();
+    expect(fs.existsSync(path.join(dataDir, "deletions", `${deletable}.json`))).toBe(false);
+    // the other studies keep everything
+    expect((await web.services.studies.list({ projectId })).map((s) => s.id)).toEqual(others.map((s) => s.id));
+    for (const other of others) for (const t of (await web.services.studies.get(other.id)).trials) if (t.workspaceId) expect(fs.existsSync(workspaceDir(t.workspaceId))).toBe(true);
+    await expect(web.services.studies.remove(deletable, "admin")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

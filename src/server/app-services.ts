@@ -126,6 +126,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     },
     start(startOptions = {}) {
       sweeper.start(startOptions.sweepEveryMs ?? 5_000);
+      void studies.resumeDeletions().catch((error: unknown) => log(`studies: ${error instanceof Error ? error.message : String(error)}`));
       const sweepBuilds = () => void environments.sweepStalled().catch((error: unknown) => log(`environments: ${error instanceof Error ? error.message : String(error)}`));
       sweepBuilds();
       buildSweep = setInterval(sweepBuilds, startOptions.sweepEveryMs ?? 5_000);

@@ -87,6 +87,26 @@ export function createStudyQueries(db: Db) {
       await db.study.deleteMany({ where: { id: studyId } });
     },
 
+    /** What deleting a study must remove besides its rows: every attempt's workspace and image (earlier attempts are only in the events), and the artifacts' files. */
+    async deletionPlan(studyId: string): Promise<{ trialIds: string[]; workspaceIds: string[]; imageIds: string[]; artifactPaths: string[] }> {
+      const trials = await db.trial.findMany({ where: { studyId }, select: { id: true, workspaceId: true, committedImageId: true } });
+      const finished = await db.eventLog.findMany({ where: { studyId, type: "trial.finished" }, select: { payload: true } });
+      const artifacts = await db.artifact.findMany({ where: { OR: [{ studyId }, { trial: { studyId } }] }, select: { path: true } });
+      const workspaceIds = new Set(trials.flatMap((trial) => (trial.workspaceId ? [trial.workspaceId] : [])));
+      const imageIds = new Set(trials.flatMap((trial) => (trial.committedImageId ? [trial.committedImageId] : [])));
+      for (const { payload } of finished) {
+        const data = parseJson<{ data?: { workspaceId?: unknown; committedImageId?: unknown } }>(payload, {}).data;
+        if (typeof data?.workspaceId === "string") workspaceIds.add(data.workspaceId);
+        if (typeof data?.committedImageId === "string") imageIds.add(data.committedImageId);
+      }
+      return { trialIds: trials.map((trial) => trial.id), workspaceIds: [...workspaceIds], imageIds: [...imageIds], artifactPaths: artifacts.map((artifact) => artifact.path) };
+    },
+
+    /** The study with its configurations, trials, results, artifacts and recorded events, in one transaction. */
+    async deleteStudy(studyId: string): Promise<void> {
+      await db.$transaction([db.eventLog.deleteMany({ where: { studyId } }), db.study.deleteMany({ where: { id: studyId } })]);
+    },
+
     async find(studyId: string): Promise<StudyView | null> {
       const row = await db.study.findUnique({
         where: { id: studyId },

@@ -15,6 +15,7 @@ import type { InvariantEvent } from "../../shared/event-catalog";
 import { createStudyInputSchema, type CreateStudyInput, type StudySummaryView, type StudyView } from "../../shared/study-schemas";
 import type { StudyQueries } from "./studies.queries";
 import { createTrialDispatcher } from "./trial-dispatcher";
+import { createStudyDeletion } from "./study-deletion";
 import { recordStudyEvent } from "./study-events";
 import { studyDefaults, listProjectFiles } from "./study-defaults";
 import { renderStudyReport } from "./study-report-builder";
@@ -25,7 +26,7 @@ export interface StudyServiceDeps {
   projects: Pick<ProjectQueries, "findById">;
   environments: Pick<EnvironmentQueries, "active">;
   snapshots: Pick<SnapshotService, "create">;
-  runtime: Pick<ContainerRuntime, "inspectImage" | "listManagedContainers" | "removeContainer">;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "listManagedContainers" | "removeContainer" | "removeImage">;
   queue: Queue;
   redis: Redis;
   dataDir: string;
@@ -48,6 +49,7 @@ export function createStudyService(deps: StudyServiceDeps) {
   const publish = (event: EventInput) => publishEvent(deps.redis, event);
   const dispatcher = createTrialDispatcher({ studies: deps.studies, queue: deps.queue, log: deps.log, clock: now });
   const withStudyLock = createKeyedLock();
+  const deletion = createStudyDeletion({ studies: deps.studies, runtime: deps.runtime, dataDir: deps.dataDir, log: deps.log });
 
   async function study(studyId: string): Promise<StudyView> {
     const found = await deps.studies.find(studyId);
@@ -164,6 +166,19 @@ export function createStudyService(deps: StudyServiceDeps) {
         return study(studyId);
       });
     },
+
+    /** Deletes a study that is not running, with everything it left on disk and in Docker (study-deletion.ts). */
+    async remove(studyId: string, by: string) {
+      return withStudyLock(studyId, async () => {
+        const projectId = (await study(studyId)).projectId;
+        const result = await deletion.remove(studyId, by);
+        await announce(studyId, projectId, `Deleted by ${by}.`);
+        return result;
+      });
+    },
+
+    /** Finishes deletions a crash interrupted (at start). */
+    resumeDeletions: () => deletion.resumeDeletions(),
 
     /** Runs chosen failed, errored, stopped or interrupted trials again, each as a new attempt. */
     async retry(input: { studyId: string; trialIds: string[] }, by: string): Promise<StudyView> {

@@ -22,5 +22,6 @@ export const studiesRouter = router({
   trialTests: procedure.input(trialIdInputSchema).query(({ ctx, input }) => ctx.services.studies.trialTests(input.trialId)),
   create: procedure.input(createStudyInputSchema).mutation(({ ctx, input }) => ctx.services.studies.create(input, ctx.identity.subject)),
   stop: procedure.input(studyIdInputSchema).mutation(({ ctx, input }) => ctx.services.studies.stop(input.studyId, ctx.identity.subject)),
+  remove: procedure.input(studyIdInputSchema).mutation(({ ctx, input }) => ctx.services.studies.remove(input.studyId, ctx.identity.subject)),
   retry: procedure.input(retryTrialsInputSchema).mutation(({ ctx, input }) => ctx.services.studies.retry(input, ctx.identity.subject)),
 });

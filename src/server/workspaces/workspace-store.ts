@@ -128,7 +128,7 @@ export async function readWorkspace(options: { dataDir: string; workspaceId: str
 }
 
 /** rm -rf that also copes with directories a run made read-only. */
-async function removeTree(dir: string): Promise<void> {
+export async function removeTree(dir: string): Promise<void> {
   try {
     await fsp.rm(dir, { recursive: true, force: true });
   } catch (error) {

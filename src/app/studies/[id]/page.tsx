@@ -70,10 +70,11 @@ export default function StudyPage() {
   }
 
   const canStop = isAdmin && (data.state === "preflight" || data.state === "running");
+  const canDelete = isAdmin && (data.state === "done" || data.state === "stopped" || data.state === "refused");
   const hasMeasurements = points.some((point) => point.tokens !== null || point.seconds !== null);
   return (
     <>
-      <StudyHeader study={data} canStop={canStop} stopping={stop.isPending || data.state === "stopping"} onStop={() => stop.mutate({ studyId: id })} stopError={stop.error ? describeError(stop.error).message : null} />
+      <StudyHeader study={data} canStop={canStop} canDelete={canDelete} stopping={stop.isPending || data.state === "stopping"} onStop={() => stop.mutate({ studyId: id })} stopError={stop.error ? describeError(stop.error).message : null} />
       <PreflightPanel study={data} />
       <Panel title="Trials">
         <div className="mb-4 max-w-xl">

@@ -6,6 +6,7 @@ import { LiveIndicator } from "../../_components/live-indicator";
 import { dangerButtonClass, Panel } from "../../_components/ui";
 import { formatBytes } from "../../_lib/format";
 import { StudyStateBadge } from "../state-badge";
+import { DeleteStudy } from "./delete-study";
 import { focusRing, formatDateTime, shortId } from "../study-format";
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
@@ -17,8 +18,8 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-/** Title, state, project, times, Stop; then what was frozen: task, test command, environment, snapshot, test files. */
-export function StudyHeader({ study, canStop, stopping, onStop, stopError }: { study: StudyView; canStop: boolean; stopping: boolean; onStop: () => void; stopError: string | null }) {
+/** Title, state, project, times, Stop or Delete; then what was frozen: task, test command, environment, snapshot, test files. */
+export function StudyHeader({ study, canStop, canDelete, stopping, onStop, stopError }: { study: StudyView; canStop: boolean; canDelete: boolean; stopping: boolean; onStop: () => void; stopError: string | null }) {
   return (
     <>
       <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
@@ -46,6 +47,7 @@ export function StudyHeader({ study, canStop, stopping, onStop, stopError }: { s
               {stopping ? "Stopping…" : "Stop study"}
             </button>
           ) : null}
+          {canDelete ? <DeleteStudy study={study} /> : null}
           {stopError ? (
             <p role="alert" className="text-sm text-red-400">
               {stopError}
