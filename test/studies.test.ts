@@ -178,6 +178,7 @@ describe("stop and retry", () => {
     const slowTrial = running.trials.find((t) => t.state === "agent");
     expect(containersWithLabel(`invariant.trial=${slowTrial?.id}`)).toHaveLength(1);
     await expect(web.services.studies.remove(created.id, "admin")).rejects.toThrow(/is running; stop it first/);
+    await expect(web.services.projects.remove(projectId)).rejects.toThrow(/"Stop me" is running; stop it first, then remove the project/);
     await web.services.studies.stop(created.id, "admin");
     const stopped = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 30_000, what: "the stop" });
     expect(stopped.state).toBe("stopped");
@@ -231,16 +232,54 @@ describe("stop and retry", () => {
     expect(fs.existsSync(path.join(dataDir, "studies", deletable))).toBe(false);
     for (const id of images.slice(1)) expect(await runtime.inspectImage(id)).toBeNull();
     expect(await runtime.inspectImage(images[0] ?? "")).not.toBeNull();
-    expect(fs.existsSync(path.join(dataDir, "deletions", `${deletable}.json`))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, "deletions", `study-${deletable}.json`))).toBe(true);
 
     // once the container is gone, the next start finishes the deletion
     spawnSync("docker", ["rm", "-f", busy]);
-    await web.services.studies.resumeDeletions();
+    await web.services.resumeRemovals();
     expect(await runtime.inspectImage(images[0] ?? "")).toBeNull();
-    expect(fs.existsSync(path.join(dataDir, "deletions", `${deletable}.json`))).toBe(false);
+    expect(fs.existsSync(path.join(dataDir, "deletions", `study-${deletable}.json`))).toBe(false);
     // the other studies keep everything
     expect((await web.services.studies.list({ projectId })).map((s) => s.id)).toEqual(others.map((s) => s.id));
     for (const other of others) for (const t of (await web.services.studies.get(other.id)).trials) if (t.workspaceId) expect(fs.existsSync(workspaceDir(t.workspaceId))).toBe(true);
     await expect(web.services.studies.remove(deletable, "admin")).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
+
+describe("removing the project", () => {
+  it("forgets it with its studies, snapshots, workspaces, trial and environment images (only images labelled as its own); the project's own files stay", async () => {
+    const project = await web.services.projects.get(projectId);
+    const hostFiles = () => fs.readdirSync(project.hostPath, { recursive: true, encoding: "utf8" }).sort();
+    const filesBefore = hostFiles();
+    // version 1 is the shared agent test image (not this project's: it must stay); version 2 is the project's own
+    const [shared] = (await web.services.environments.overview(projectId)).versions.flatMap((v) => (v.imageId ? [v.imageId] : []));
+    const scratch = spawnSync("docker", ["create", shared ?? "", "true"], { encoding: "utf8" }).stdout.trim();
+    const own = spawnSync("docker", ["commit", "-c", `LABEL invariant.project=${projectId}`, scratch, `invariant-env/${projectId.toLowerCase()}:v2`], { encoding: "utf8" }).stdout.trim();
+    spawnSync("docker", ["rm", scratch]);
+    await web.db.environmentVersion.create({ data: { projectId, version: 2, imageTag: `invariant-env/${projectId.toLowerCase()}:v2`, imageId: own, origin: "command", status: "ready", active: false } });
+    const environmentImages = [own];
+    const studies = await web.services.studies.list({ projectId });
+    const trialImages = (await Promise.all(studies.map((s) => web.services.studies.get(s.id)))).flatMap((s) => s.trials.flatMap((t) => (t.committedImageId ? [t.committedImageId] : [])));
+    const ours = (dir: string) => (fs.existsSync(path.join(dataDir, dir)) ? fs.readdirSync(path.join(dataDir, dir)).filter((name) => !name.startsWith(".")) : []);
+    expect(own).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(trialImages.length).toBeGreaterThanOrEqual(3);
+    expect(ours("workspaces").length).toBeGreaterThanOrEqual(3);
+    expect(ours("snapshots").length).toBeGreaterThanOrEqual(1);
+    for (const id of [...environmentImages, ...trialImages]) expect(await runtime.inspectImage(id), id).not.toBeNull();
+
+    const result = await web.services.projects.remove(projectId);
+    expect(result).toEqual({ id: projectId, hostPath: project.hostPath, leftovers: [] });
+    await expect(web.services.projects.get(projectId)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await web.services.studies.list({ projectId })).toEqual([]);
+    expect(await web.db.eventLog.count({ where: { projectId } })).toBe(0);
+    for (const id of [...environmentImages, ...trialImages]) expect(await runtime.inspectImage(id), id).toBeNull();
+    expect(await runtime.inspectImage(shared ?? ""), "the shared image").not.toBeNull();
+    expect(ours("workspaces")).toEqual([]);
+    expect(ours("snapshots")).toEqual([]);
+    expect(ours("trials")).toEqual([]);
+    expect(ours("studies")).toEqual([]);
+    expect(ours("deletions")).toEqual([]);
+    expect(ours(path.join("logs", "environments"))).toEqual([]);
+    expect(hostFiles()).toEqual(filesBefore);
   });
 });

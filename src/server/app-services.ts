@@ -8,6 +8,8 @@ import { createEventQueries, type EventQueries } from "./events/events.queries";
 import { QUEUE_NAME } from "./jobs/job-catalog";
 import { createProjectQueries } from "./projects/projects.queries";
 import { createProjectService, type ProjectService } from "./projects/project-service";
+import { removeProject } from "./projects/project-removal";
+import { createRemovalJournal } from "./storage/removal-journal";
 import { connectRedis, queueConnection } from "./redis/connection";
 import type { ContainerRuntime } from "./runtime/docker-runtime";
 import { createSystemService, type SystemService } from "./system/system-service";
@@ -28,7 +30,7 @@ import type { InvariantEvent } from "../shared/event-catalog";
 export interface AppServices {
   version: string;
   publicUrl: string;
-  projects: ProjectService;
+  projects: ProjectService & { remove: (id: string) => ReturnType<typeof removeProject> };
   access: AccessService;
   system: SystemService;
   events: EventQueries;
@@ -39,7 +41,9 @@ export interface AppServices {
   studies: StudyService;
   /** Applies a recorded worker event to the domain (the recorder calls this before acknowledging it). */
   recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void>;
-  /** Background upkeep: the sweeper that finds trials whose worker died. */
+  /** Finishes study and project removals that a crash or a busy image interrupted (also run by start). */
+  resumeRemovals(): Promise<void>;
+  /** Background upkeep: the sweeper that finds trials whose worker died, stalled builds, interrupted removals. */
   start(options?: { sweepEveryMs?: number }): void;
   close(): Promise<void>;
 }
@@ -72,7 +76,9 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const liveWorkers = () => listWorkers(redis);
   const snapshots = createSnapshotService({ dataDir: options.dataDir, projects: projectQueries, snapshots: snapshotQueries });
   const host = { cpus: os.availableParallelism(), memoryBytes: os.totalmem() };
+  const journal = createRemovalJournal({ dataDir: options.dataDir, runtime: options.runtime, log });
   const studies = createStudyService({
+    journal,
     studies: studyQueries,
     projects: projectQueries,
     environments: environmentQueries,
@@ -95,6 +101,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     log,
     clock: () => new Date(),
   });
+  // finishes removals a crash or a busy image interrupted; an owner whose rows are still there was not deleted
+  const resumeRemovals = () => journal.resume(async (owner) => (owner.kind === "study" ? (await studyQueries.state(owner.id)) !== null : (await projectQueries.findById(owner.id)) !== null));
   let buildSweep: NodeJS.Timeout | null = null;
   const environments = createEnvironmentService({
     environments: environmentQueries,
@@ -107,11 +115,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     version: options.version,
     publicUrl: options.publicUrl,
     events,
-    projects: createProjectService({
-      projects: projectQueries,
-      dataDir: options.dataDir,
-      host,
-    }),
+    projects: {
+      ...createProjectService({ projects: projectQueries, dataDir: options.dataDir, host }),
+      remove: (id) => removeProject({ projects: projectQueries, studies: studyQueries, environments: environmentQueries, snapshots: snapshotQueries, journal, dataDir: options.dataDir }, id),
+    },
     access: createAccessService({
       adminToken: options.adminToken,
       viewerLinks: createViewerLinkQueries(options.db),
@@ -124,9 +131,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       await environments.recordEvent(event, recordOptions);
       await studies.recordEvent(event, recordOptions);
     },
+    resumeRemovals,
     start(startOptions = {}) {
       sweeper.start(startOptions.sweepEveryMs ?? 5_000);
-      void studies.resumeDeletions().catch((error: unknown) => log(`studies: ${error instanceof Error ? error.message : String(error)}`));
+      void resumeRemovals().catch((error: unknown) => log(`storage: ${error instanceof Error ? error.message : String(error)}`));
       const sweepBuilds = () => void environments.sweepStalled().catch((error: unknown) => log(`environments: ${error instanceof Error ? error.message : String(error)}`));
       sweepBuilds();
       buildSweep = setInterval(sweepBuilds, startOptions.sweepEveryMs ?? 5_000);

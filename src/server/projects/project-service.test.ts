@@ -96,13 +96,3 @@ describe("settings", () => {
   });
 });
 
-describe("removing", () => {
-  it("forgets the project and never touches its files", async () => {
-    const dir = tempDir("keep");
-    fs.writeFileSync(path.join(dir, "important.txt"), "keep me");
-    const project = await service.add({ hostPath: dir });
-    await service.remove(project.id);
-    await expect(service.get(project.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    expect(fs.readFileSync(path.join(dir, "important.txt"), "utf8")).toBe("keep me");
-  });
-});

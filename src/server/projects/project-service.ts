@@ -116,12 +116,6 @@ export function createProjectService(deps: ProjectServiceDeps) {
       return deps.projects.update(input.id, input.settings);
     },
 
-    /** Forgets the project. The user's files are never touched. */
-    async remove(id: string): Promise<{ id: string; hostPath: string }> {
-      const project = await get(id);
-      await deps.projects.remove(id);
-      return { id, hostPath: project.hostPath };
-    },
   };
 }
 

@@ -66,8 +66,9 @@ export function createProjectQueries(db: Db) {
     async update(id: string, settings: Partial<ProjectSettings>): Promise<ProjectView> {
       return toView(await db.project.update({ where: { id }, data: toColumns(settings) }));
     },
+    /** The project with everything that hangs off it, and its recorded events, in one transaction. */
     async remove(id: string): Promise<void> {
-      await db.project.delete({ where: { id } });
+      await db.$transaction([db.eventLog.deleteMany({ where: { projectId: id } }), db.project.deleteMany({ where: { id } })]);
     },
   };
 }

@@ -15,7 +15,8 @@ import type { InvariantEvent } from "../../shared/event-catalog";
 import { createStudyInputSchema, type CreateStudyInput, type StudySummaryView, type StudyView } from "../../shared/study-schemas";
 import type { StudyQueries } from "./studies.queries";
 import { createTrialDispatcher } from "./trial-dispatcher";
-import { createStudyDeletion } from "./study-deletion";
+import { deleteStudy } from "./study-deletion";
+import type { RemovalJournal } from "../storage/removal-journal";
 import { recordStudyEvent } from "./study-events";
 import { studyDefaults, listProjectFiles } from "./study-defaults";
 import { renderStudyReport } from "./study-report-builder";
@@ -26,7 +27,8 @@ export interface StudyServiceDeps {
   projects: Pick<ProjectQueries, "findById">;
   environments: Pick<EnvironmentQueries, "active">;
   snapshots: Pick<SnapshotService, "create">;
-  runtime: Pick<ContainerRuntime, "inspectImage" | "listManagedContainers" | "removeContainer" | "removeImage">;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "listManagedContainers" | "removeContainer">;
+  journal: RemovalJournal;
   queue: Queue;
   redis: Redis;
   dataDir: string;
@@ -49,7 +51,6 @@ export function createStudyService(deps: StudyServiceDeps) {
   const publish = (event: EventInput) => publishEvent(deps.redis, event);
   const dispatcher = createTrialDispatcher({ studies: deps.studies, queue: deps.queue, log: deps.log, clock: now });
   const withStudyLock = createKeyedLock();
-  const deletion = createStudyDeletion({ studies: deps.studies, runtime: deps.runtime, dataDir: deps.dataDir, log: deps.log });
 
   async function study(studyId: string): Promise<StudyView> {
     const found = await deps.studies.find(studyId);
@@ -170,15 +171,13 @@ export function createStudyService(deps: StudyServiceDeps) {
     /** Deletes a study that is not running, with everything it left on disk and in Docker (study-deletion.ts). */
     async remove(studyId: string, by: string) {
       return withStudyLock(studyId, async () => {
-        const projectId = (await study(studyId)).projectId;
-        const result = await deletion.remove(studyId, by);
-        await announce(studyId, projectId, `Deleted by ${by}.`);
+        const found = await study(studyId);
+        const result = await deleteStudy({ studies: deps.studies, journal: deps.journal }, studyId);
+        deps.log(`studies: ${by} deleted "${found.title}" (${studyId})${result.leftovers.length > 0 ? `; left for the next start: ${result.leftovers.join("; ")}` : ""}`);
+        await announce(studyId, found.projectId, `Deleted by ${by}.`);
         return result;
       });
     },
-
-    /** Finishes deletions a crash interrupted (at start). */
-    resumeDeletions: () => deletion.resumeDeletions(),
 
     /** Runs chosen failed, errored, stopped or interrupted trials again, each as a new attempt. */
     async retry(input: { studyId: string; trialIds: string[] }, by: string): Promise<StudyView> {

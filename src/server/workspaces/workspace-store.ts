@@ -116,6 +116,17 @@ export async function createWorkspace(options: { dataDir: string; snapshotId: st
   return { ...meta, dir, path: path.join(dir, TREE_DIR) };
 }
 
+/** Ids of every workspace made from one of a project's snapshots (trials', previews'). */
+export async function workspacesOfProject(options: { dataDir: string; projectId: string }): Promise<string[]> {
+  const names = await fsp.readdir(workspacesDir(options.dataDir)).catch(() => [] as string[]);
+  const ids: string[] = [];
+  for (const name of names.filter((entry) => WORKSPACE_ID.test(entry))) {
+    const meta = metaSchema.safeParse(JSON.parse(await fsp.readFile(path.join(workspacesDir(options.dataDir), name, META_FILE), "utf8").catch(() => "null")));
+    if (meta.success && meta.data.projectId === options.projectId) ids.push(name);
+  }
+  return ids;
+}
+
 export async function readWorkspace(options: { dataDir: string; workspaceId: string }): Promise<WorkspaceInfo> {
   const dir = workspaceDir(options.dataDir, options.workspaceId);
   let text: string;

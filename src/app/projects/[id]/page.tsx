@@ -40,7 +40,7 @@ export default function ProjectPage() {
       <ProjectStudiesPanel projectId={data.id} isAdmin={isAdmin} />
       {isAdmin ? (
         <Panel title="Remove">
-          <p className="mb-3 text-sm text-muted">Removing forgets this project in invariant-web. The files in {data.hostPath} are never touched.</p>
+          <p className="mb-3 text-sm text-muted">Removing forgets this project and deletes what invariant-web keeps for it: its studies with their results, its environment images, snapshots and workspaces. The files in {data.hostPath} are never touched.</p>
           {confirming ? (
             <div className="flex gap-3">
               <button type="button" className={dangerButtonClass} onClick={() => remove.mutate({ id })} disabled={remove.isPending}>
