@@ -4,8 +4,13 @@
 // in the worker); the client keeps connections alive on all paths. For scale, the same run also
 // measures a bare Node.js pipe proxy (no checks, no metering: the floor for an extra HTTP hop) and a
 // raw TCP relay (sockets piped, Nagle off, nothing parsed: the floor for any extra hop at all).
+// A second figure puts the mock model on a CPU of its own (taskset), as a remote provider is, with
+// the client and the gateway on the others: what the hop costs when the model does not compete for
+// the gateway's CPU.
+import { spawnSync } from "node:child_process";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { importSource } from "./bundle.mjs";
@@ -87,14 +92,12 @@ if (role === "serve-mock") {
     }
     return proc.stdout().split("\n")[0].trim();
   };
-  await importSource("src/server/mock-model/mock-model-server.ts");
-  await importSource("src/server/gateway/model-gateway.ts");
   const self = path.join(ROOT, "bench", "gateway.bench.mjs");
   const body = JSON.stringify({ model: "big-response", stream: true, input: [] });
 
   /** One round: fresh processes (so a fresh placement on the CPUs), warm-up, then interleaved medians. */
-  async function round() {
-    const mockProc = startProcess(process.execPath, [self, "serve-mock"]);
+  async function round(options) {
+    const mockProc = options.mockCpu === null ? startProcess(process.execPath, [self, "serve-mock"]) : startProcess("taskset", ["-c", options.mockCpu, process.execPath, self, "serve-mock"]);
     const procs = [mockProc];
     const agent = new http.Agent({ keepAlive: true });
     try {
@@ -138,15 +141,47 @@ if (role === "serve-mock") {
     }
   }
 
-  const rounds = [];
-  for (let i = 0; i < ROUNDS; i++) rounds.push(await round());
-  const middle = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
-  const list = (key) => rounds.map((r) => (r[key] / r.direct).toFixed(2)).join(", ");
-  writeResult({
-    name: "gateway-stream-1mb",
-    unit: "ms",
-    value: Number(middle.gateway.toFixed(2)),
-    baseline: Number(middle.direct.toFixed(2)),
-    notes: `the median of ${ROUNDS} rounds, each with fresh processes, ${WARMUP} warm-up rounds and the median of ${RUNS} interleaved requests: POST /v1/responses streaming ${(middle.bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering) vs directly from the mock model. Ratio per round: gateway ${list("gateway")}; for scale, a bare Node.js pipe proxy (no checks, no metering) ${list("bare")} and a raw TCP relay (nothing parsed) ${list("relay")}. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
-  });
+  async function rounds(options) {
+    const all = [];
+    for (let i = 0; i < ROUNDS; i++) all.push(await round(options));
+    return all;
+  }
+
+  const middleOf = (all) => [...all].sort((a, b) => a.ratio - b.ratio)[Math.floor(all.length / 2)];
+  const list = (all, key) => all.map((r) => (r[key] / r.direct).toFixed(2)).join(", ");
+
+  if (role === "measure-model-isolated") {
+    // run under taskset on CPUs 1..n-1 by the parent; the mock goes to CPU 0
+    console.log(JSON.stringify(await rounds({ mockCpu: "0" })));
+  } else {
+    await importSource("src/server/mock-model/mock-model-server.ts");
+    await importSource("src/server/gateway/model-gateway.ts");
+    const all = await rounds({ mockCpu: null });
+    const middle = middleOf(all);
+    writeResult({
+      name: "gateway-stream-1mb",
+      unit: "ms",
+      value: Number(middle.gateway.toFixed(2)),
+      baseline: Number(middle.direct.toFixed(2)),
+      notes: `the median of ${ROUNDS} rounds, each with fresh processes, ${WARMUP} warm-up rounds and the median of ${RUNS} interleaved requests: POST /v1/responses streaming ${(middle.bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering) vs directly from the mock model. Ratio per round: gateway ${list(all, "gateway")}; for scale, a bare Node.js pipe proxy (no checks, no metering) ${list(all, "bare")} and a raw TCP relay (nothing parsed) ${list(all, "relay")}. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
+    });
+
+    const cpus = os.availableParallelism();
+    if (cpus < 2 || spawnSync("taskset", ["-c", "0", "true"]).status !== 0) {
+      console.log("gateway-stream-1mb-model-isolated: skipped (needs taskset and 2+ CPUs)");
+    } else {
+      const others = cpus === 2 ? "1" : `1-${cpus - 1}`;
+      const measured = spawnSync("taskset", ["-c", others, process.execPath, self, "measure-model-isolated"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20 });
+      if (measured.status !== 0) throw new Error(`the model-isolated measurement failed (exit ${measured.status})`);
+      const isolated = JSON.parse(measured.stdout.trim().split("\n").pop());
+      const mid = middleOf(isolated);
+      writeResult({
+        name: "gateway-stream-1mb-model-isolated",
+        unit: "ms",
+        value: Number(mid.gateway.toFixed(2)),
+        baseline: Number(mid.direct.toFixed(2)),
+        notes: `as gateway-stream-1mb, with the mock model alone on CPU 0 (as a remote provider would be) and the client and the gateways on CPU ${others}; the median of ${ROUNDS} rounds. Ratio per round: gateway ${list(isolated, "gateway")}; bare Node.js proxy ${list(isolated, "bare")}; raw TCP relay (the floor for any extra hop) ${list(isolated, "relay")}.`,
+      });
+    }
+  }
 }
