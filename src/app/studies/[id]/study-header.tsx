@@ -40,7 +40,7 @@ export function StudyHeader({ study, canStop, canDelete, stopping, onStop, stopE
             {study.finishedAt ? ` · finished ${formatDateTime(study.finishedAt)}` : ""}
           </p>
         </div>
-        <div className="flex flex-col items-end gap-2">
+        <div className="ml-auto flex flex-col items-end gap-2">
           <ReportLinks studyId={study.id} />
           {canStop ? (
             <button type="button" className={`${dangerButtonClass} ${focusRing}`} onClick={onStop} disabled={stopping}>
