@@ -149,6 +149,11 @@ if (role === "serve-mock") {
 
   const middleOf = (all) => [...all].sort((a, b) => a.ratio - b.ratio)[Math.floor(all.length / 2)];
   const list = (all, key) => all.map((r) => (r[key] / r.direct).toFixed(2)).join(", ");
+  /** The median round's gateway time against its direct time. */
+  const report = (name, all, notes) => {
+    const middle = middleOf(all);
+    writeResult({ name, unit: "ms", value: Number(middle.gateway.toFixed(2)), baseline: Number(middle.direct.toFixed(2)), notes });
+  };
 
   if (role === "measure-model-isolated") {
     // run under taskset on CPUs 1..n-1 by the parent; the mock goes to CPU 0
@@ -157,14 +162,7 @@ if (role === "serve-mock") {
     await importSource("src/server/mock-model/mock-model-server.ts");
     await importSource("src/server/gateway/model-gateway.ts");
     const all = await rounds({ mockCpu: null });
-    const middle = middleOf(all);
-    writeResult({
-      name: "gateway-stream-1mb",
-      unit: "ms",
-      value: Number(middle.gateway.toFixed(2)),
-      baseline: Number(middle.direct.toFixed(2)),
-      notes: `the median of ${ROUNDS} rounds, each with fresh processes, ${WARMUP} warm-up rounds and the median of ${RUNS} interleaved requests: POST /v1/responses streaming ${(middle.bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering) vs directly from the mock model. Ratio per round: gateway ${list(all, "gateway")}; for scale, a bare Node.js pipe proxy (no checks, no metering) ${list(all, "bare")} and a raw TCP relay (nothing parsed) ${list(all, "relay")}. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
-    });
+    report("gateway-stream-1mb", all, `the median of ${ROUNDS} rounds, each with fresh processes, ${WARMUP} warm-up rounds and the median of ${RUNS} interleaved requests: POST /v1/responses streaming ${(middleOf(all).bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering) vs directly from the mock model. Ratio per round: gateway ${list(all, "gateway")}; for scale, a bare Node.js pipe proxy (no checks, no metering) ${list(all, "bare")} and a raw TCP relay (nothing parsed) ${list(all, "relay")}. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`);
 
     const cpus = os.availableParallelism();
     if (cpus < 2 || spawnSync("taskset", ["-c", "0", "true"]).status !== 0) {
@@ -174,14 +172,7 @@ if (role === "serve-mock") {
       const measured = spawnSync("taskset", ["-c", others, process.execPath, self, "measure-model-isolated"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20 });
       if (measured.status !== 0) throw new Error(`the model-isolated measurement failed (exit ${measured.status})`);
       const isolated = JSON.parse(measured.stdout.trim().split("\n").pop());
-      const mid = middleOf(isolated);
-      writeResult({
-        name: "gateway-stream-1mb-model-isolated",
-        unit: "ms",
-        value: Number(mid.gateway.toFixed(2)),
-        baseline: Number(mid.direct.toFixed(2)),
-        notes: `as gateway-stream-1mb, with the mock model alone on CPU 0 (as a remote provider would be) and the client and the gateways on CPU ${others}; the median of ${ROUNDS} rounds. Ratio per round: gateway ${list(isolated, "gateway")}; bare Node.js proxy ${list(isolated, "bare")}; raw TCP relay (the floor for any extra hop) ${list(isolated, "relay")}.`,
-      });
+      report("gateway-stream-1mb-model-isolated", isolated, `as gateway-stream-1mb, with the mock model alone on CPU 0 (as a remote provider would be) and the client and the gateways on CPU ${others}; the median of ${ROUNDS} rounds. Ratio per round: gateway ${list(isolated, "gateway")}; bare Node.js proxy ${list(isolated, "bare")}; raw TCP relay (the floor for any extra hop) ${list(isolated, "relay")}.`);
     }
   }
 }

@@ -83,10 +83,6 @@ export function createStudyQueries(db: Db) {
       return study.id;
     },
 
-    async remove(studyId: string): Promise<void> {
-      await db.study.deleteMany({ where: { id: studyId } });
-    },
-
     /** What deleting a study must remove besides its rows: every attempt's workspace and image (earlier attempts are only in the events), and the artifacts' files. */
     async deletionPlan(studyId: string): Promise<{ trialIds: string[]; workspaceIds: string[]; imageIds: string[]; artifactPaths: string[] }> {
       const trials = await db.trial.findMany({ where: { studyId }, select: { id: true, workspaceId: true, committedImageId: true } });

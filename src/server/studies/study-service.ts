@@ -129,7 +129,7 @@ export function createStudyService(deps: StudyServiceDeps) {
         );
       } catch (error) {
         // nothing half-made stays behind
-        await deps.studies.remove(studyId);
+        await deps.studies.deleteStudy(studyId);
         await fsp.rm(testFilesDir({ dataDir: deps.dataDir, studyId }), { recursive: true, force: true });
         throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `Could not queue the study's preflight: ${error instanceof Error ? error.message : String(error)}`, cause: error });
       }
