@@ -19,10 +19,19 @@ const { ensureAgentImage } = await importSource("test/support/agent-image.ts");
 
 const runtime = createDockerRuntime();
 const image = await ensureAgentImage(runtime);
-const script = { usage: { inputTokens: 100, outputTokens: 10 }, steps: [{ kind: "run", command: "echo one step" }, { kind: "reply", text: "done" }] };
+const script = {
+  usage: { inputTokens: 100, outputTokens: 10 },
+  steps: [
+    { kind: "run", command: "echo one step" },
+    { kind: "reply", text: "done" },
+  ],
+};
 // the baseline container shares the host network to reach the mock on loopback; ours needs no network
 const mock = await startMockModel({ scripts: { "one-step": script }, apiKey: KEY, host: "127.0.0.1" });
-const gateway = await startModelGateway({ upstreamBaseUrl: mock.url, credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
+const gateway = await startModelGateway({
+  upstreamBaseUrl: mock.url,
+  credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
+});
 const socket = await startGatewaySocket({ socketPath: path.join(tempDir("gw"), "gw.sock"), gateway });
 const limits = { cpus: 2, memoryBytes: 2 * 1024 ** 3, swapBytes: 0, pids: 512 };
 const prompt = "Run the step.";
@@ -30,8 +39,28 @@ const prompt = "Run the step.";
 async function ours(i) {
   const began = performance.now();
   const result = await runAgent(
-    { runtime, gateway, gatewaySocketPath: socket.path, bridgeDir: path.join(ROOT, "assets"), publish: () => Promise.resolve(), worker: { id: "bench", host: os.hostname(), pid: process.pid }, active: new Set(), codexVersion: null },
-    { runId: `bench-${i}-${Date.now()}`, projectId: "bench", image, workspacePath: tempDir("ws"), codexHomePath: tempDir("ch"), harness: { kind: "codex", model: "one-step", reasoningEffort: "minimal" }, prompt, network: "none", limits, timeoutMs: 120_000 },
+    {
+      runtime,
+      gateway,
+      gatewaySocketPath: socket.path,
+      bridgeDir: path.join(ROOT, "assets"),
+      publish: () => Promise.resolve(),
+      worker: { id: "bench", host: os.hostname(), pid: process.pid },
+      active: new Set(),
+      codexVersion: null,
+    },
+    {
+      runId: `bench-${i}-${Date.now()}`,
+      projectId: "bench",
+      image,
+      workspacePath: tempDir("ws"),
+      codexHomePath: tempDir("ch"),
+      harness: { kind: "codex", model: "one-step", reasoningEffort: "minimal" },
+      prompt,
+      network: "none",
+      limits,
+      timeoutMs: 120_000,
+    },
   );
   if (result.outcome.status !== "succeeded") throw new Error(JSON.stringify(result.outcome));
   return performance.now() - began;
@@ -54,12 +83,38 @@ async function baseline() {
   const codexHome = tempDir("ch");
   const began = performance.now();
   const provider = `model_providers.mock={ name="mock", base_url="${mock.url}", env_key="MOCK_KEY", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
-  const result = await run(
-    "docker",
-    ["run", "--rm", "--network", "host", "--init", "-e", `MOCK_KEY=${KEY}`, "-e", "CODEX_HOME=/ch", "-v", `${codexHome}:/ch`, "-v", `${workspace}:/workspace`, "-w", "/workspace", image,
-      "codex", "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-m", "one-step", "-c", provider, "-c", 'model_provider="mock"', prompt],
-  );
-  if (result.status !== 0 || !result.stdout.includes("turn.completed")) throw new Error(`baseline failed: ${result.stderr}`);
+  const result = await run("docker", [
+    "run",
+    "--rm",
+    "--network",
+    "host",
+    "--init",
+    "-e",
+    `MOCK_KEY=${KEY}`,
+    "-e",
+    "CODEX_HOME=/ch",
+    "-v",
+    `${codexHome}:/ch`,
+    "-v",
+    `${workspace}:/workspace`,
+    "-w",
+    "/workspace",
+    image,
+    "codex",
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "--dangerously-bypass-approvals-and-sandbox",
+    "-m",
+    "one-step",
+    "-c",
+    provider,
+    "-c",
+    'model_provider="mock"',
+    prompt,
+  ]);
+  if (result.status !== 0 || !result.stdout.includes("turn.completed"))
+    throw new Error(`baseline failed: ${result.stderr}`);
   fs.rmSync(workspace, { recursive: true, force: true });
   return performance.now() - began;
 }

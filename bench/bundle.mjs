@@ -4,7 +4,15 @@ import { build } from "esbuild";
 import { ROOT } from "./lib.mjs";
 
 const CACHE = path.join(ROOT, "node_modules", ".cache", "invariant-bench");
-const OPTIONS = { bundle: true, format: "esm", platform: "node", target: "node20", packages: "external", logLevel: "warning", absWorkingDir: ROOT };
+const OPTIONS = {
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  packages: "external",
+  logLevel: "warning",
+  absWorkingDir: ROOT,
+};
 
 /** One module of the app, e.g. importSource("src/server/agents/agent-run.ts"). */
 export async function importSource(relativePath) {
@@ -16,6 +24,10 @@ export async function importSource(relativePath) {
 /** Several modules bundled together (so they share one copy of their dependencies): `exports` are export lines relative to the repo root. */
 export async function importBundle(options) {
   const outfile = path.join(CACHE, `${options.name}.mjs`);
-  await build({ ...OPTIONS, stdin: { contents: options.exports.join("\n"), resolveDir: ROOT, sourcefile: `${options.name}.ts`, loader: "ts" }, outfile });
+  await build({
+    ...OPTIONS,
+    stdin: { contents: options.exports.join("\n"), resolveDir: ROOT, sourcefile: `${options.name}.ts`, loader: "ts" },
+    outfile,
+  });
   return import(`${outfile}?t=${Date.now()}`);
 }

@@ -2,7 +2,18 @@
 // Baseline, measured in the same run: Next.js's own production server (`next start`) on the same build,
 // which is the floor for any Next.js dashboard — our extra work is Redis, migrations, the worker, tRPC and socket.io.
 import path from "node:path";
-import { childrenOf, commandOf, freePort, median, ROOT, rssBytes, startProcess, tempDir, waitFor200, writeResult } from "./lib.mjs";
+import {
+  childrenOf,
+  commandOf,
+  freePort,
+  median,
+  ROOT,
+  rssBytes,
+  startProcess,
+  tempDir,
+  waitFor200,
+  writeResult,
+} from "./lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 10_000);
@@ -12,20 +23,30 @@ delete env.DISPLAY;
 
 async function startInvariant(dataDir) {
   const began = performance.now();
-  const app = startProcess(process.execPath, [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"], { env });
+  const app = startProcess(
+    process.execPath,
+    [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"],
+    { env },
+  );
   while (!/is running at (\S+)/.test(app.stdout())) {
     if (app.child.exitCode !== null) throw new Error(`invariant-web exited: ${app.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   const url = new URL(/is running at (\S+)/.exec(app.stdout())[1]);
-  await waitFor200(`${url.origin}/projects`, { headers: { cookie: `invariant_token=${url.searchParams.get("token")}` } });
+  await waitFor200(`${url.origin}/projects`, {
+    headers: { cookie: `invariant_token=${url.searchParams.get("token")}` },
+  });
   return { app, url, ms: performance.now() - began };
 }
 
 async function startNextBaseline() {
   const port = await freePort();
   const began = performance.now();
-  const app = startProcess(process.execPath, [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], { env });
+  const app = startProcess(
+    process.execPath,
+    [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    { env },
+  );
   // the page behind our auth gate; Next alone serves it without one
   await waitFor200(`http://127.0.0.1:${port}/projects`);
   return { app, ms: performance.now() - began };

@@ -12,7 +12,13 @@ const limits = { cpus: 1, memoryBytes: 512 * 1024 * 1024, swapBytes: 0, pids: 25
 
 async function ours() {
   const began = performance.now();
-  const id = await runtime.createContainer({ image: IMAGE, command: ["true"], labels: { project: "bench", role: "probe" }, limits, network: "none" });
+  const id = await runtime.createContainer({
+    image: IMAGE,
+    command: ["true"],
+    labels: { project: "bench", role: "probe" },
+    limits,
+    network: "none",
+  });
   const { exitCode } = await runtime.runToExit(id, () => undefined);
   await runtime.removeContainer(id);
   if (exitCode !== 0) throw new Error(`exit ${exitCode}`);
@@ -21,7 +27,25 @@ async function ours() {
 
 function baseline() {
   const began = performance.now();
-  const result = spawnSync("docker", ["run", "--rm", "--network", "none", "--init", "--cpus", "1", "--memory", "512m", "--pids-limit", "256", IMAGE, "true"], { stdio: "ignore" });
+  const result = spawnSync(
+    "docker",
+    [
+      "run",
+      "--rm",
+      "--network",
+      "none",
+      "--init",
+      "--cpus",
+      "1",
+      "--memory",
+      "512m",
+      "--pids-limit",
+      "256",
+      IMAGE,
+      "true",
+    ],
+    { stdio: "ignore" },
+  );
   if (result.status !== 0) throw new Error("docker run failed");
   return performance.now() - began;
 }

@@ -23,7 +23,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 40);
 const role = process.argv[2];
 
 // The parent bundles the modules (esbuild); the servers import the bundles, so no esbuild runs in them.
-const bundled = (name) => import(pathToFileURL(path.join(ROOT, "node_modules", ".cache", "invariant-bench", `${name}.mjs`)).href);
+const bundled = (name) =>
+  import(pathToFileURL(path.join(ROOT, "node_modules", ".cache", "invariant-bench", `${name}.mjs`)).href);
 
 async function serveForever(close) {
   await new Promise((resolve) => {
@@ -40,17 +41,30 @@ if (role === "serve-mock") {
   await serveForever(() => mock.close());
 } else if (role === "serve-gateway") {
   const { startModelGateway } = await bundled("model-gateway");
-  const gateway = await startModelGateway({ upstreamBaseUrl: process.argv[3], credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
+  const gateway = await startModelGateway({
+    upstreamBaseUrl: process.argv[3],
+    credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
+  });
   console.log(`${gateway.url} ${gateway.issueRunToken({ runId: "bench" })}`);
   await serveForever(() => gateway.close());
 } else if (role === "serve-bare-proxy") {
   const upstream = new URL(process.argv[3]);
   const agent = new http.Agent({ keepAlive: true });
   const server = http.createServer((req, res) => {
-    const forward = http.request({ host: upstream.hostname, port: upstream.port, path: upstream.pathname + req.url.slice("/v1".length), method: req.method, headers: { ...req.headers, host: upstream.host }, agent }, (upstreamRes) => {
-      res.writeHead(upstreamRes.statusCode, upstreamRes.headers);
-      upstreamRes.pipe(res);
-    });
+    const forward = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: upstream.pathname + req.url.slice("/v1".length),
+        method: req.method,
+        headers: { ...req.headers, host: upstream.host },
+        agent,
+      },
+      (upstreamRes) => {
+        res.writeHead(upstreamRes.statusCode, upstreamRes.headers);
+        upstreamRes.pipe(res);
+      },
+    );
     req.pipe(forward);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -87,7 +101,8 @@ if (role === "serve-mock") {
   const firstLine = async (proc) => {
     const deadline = Date.now() + 30_000;
     while (!proc.stdout().includes("\n")) {
-      if (Date.now() > deadline || proc.child.exitCode !== null) throw new Error(`server did not start: ${proc.stderr()}`);
+      if (Date.now() > deadline || proc.child.exitCode !== null)
+        throw new Error(`server did not start: ${proc.stderr()}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     return proc.stdout().split("\n")[0].trim();
@@ -97,7 +112,10 @@ if (role === "serve-mock") {
 
   /** One round: fresh processes (so a fresh placement on the CPUs), warm-up, then interleaved medians. */
   async function round(options) {
-    const mockProc = options.mockCpu === null ? startProcess(process.execPath, [self, "serve-mock"]) : startProcess("taskset", ["-c", options.mockCpu, process.execPath, self, "serve-mock"]);
+    const mockProc =
+      options.mockCpu === null
+        ? startProcess(process.execPath, [self, "serve-mock"])
+        : startProcess("taskset", ["-c", options.mockCpu, process.execPath, self, "serve-mock"]);
     const procs = [mockProc];
     const agent = new http.Agent({ keepAlive: true });
     try {
@@ -113,16 +131,37 @@ if (role === "serve-mock") {
       const fetchAll = (baseUrl, bearer) =>
         new Promise((resolve, reject) => {
           const began = performance.now();
-          const req = http.request(`${baseUrl}/responses`, { method: "POST", agent, headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-            let bytes = 0;
-            res.on("data", (chunk) => (bytes += chunk.length));
-            res.on("end", () => (res.statusCode === 200 ? resolve({ ms: performance.now() - began, bytes }) : reject(new Error(`HTTP ${res.statusCode}`))));
-            res.on("error", reject);
-          });
+          const req = http.request(
+            `${baseUrl}/responses`,
+            {
+              method: "POST",
+              agent,
+              headers: {
+                authorization: `Bearer ${bearer}`,
+                "content-type": "application/json",
+                "content-length": Buffer.byteLength(body),
+              },
+            },
+            (res) => {
+              let bytes = 0;
+              res.on("data", (chunk) => (bytes += chunk.length));
+              res.on("end", () =>
+                res.statusCode === 200
+                  ? resolve({ ms: performance.now() - began, bytes })
+                  : reject(new Error(`HTTP ${res.statusCode}`)),
+              );
+              res.on("error", reject);
+            },
+          );
           req.on("error", reject);
           req.end(body);
         });
-      const paths = { direct: [mockUrl, KEY], gateway: [gatewayUrl, token], bare: [bareUrl, KEY], relay: [relayUrl, KEY] };
+      const paths = {
+        direct: [mockUrl, KEY],
+        gateway: [gatewayUrl, token],
+        bare: [bareUrl, KEY],
+        relay: [relayUrl, KEY],
+      };
       for (let i = 0; i < WARMUP; i++) for (const [url, bearer] of Object.values(paths)) await fetchAll(url, bearer);
       const times = { direct: [], gateway: [], bare: [], relay: [] };
       let bytes = 0;
@@ -152,7 +191,13 @@ if (role === "serve-mock") {
   /** The median round's gateway time against its direct time. */
   const report = (name, all, notes) => {
     const middle = middleOf(all);
-    writeResult({ name, unit: "ms", value: Number(middle.gateway.toFixed(2)), baseline: Number(middle.direct.toFixed(2)), notes });
+    writeResult({
+      name,
+      unit: "ms",
+      value: Number(middle.gateway.toFixed(2)),
+      baseline: Number(middle.direct.toFixed(2)),
+      notes,
+    });
   };
 
   if (role === "measure-model-isolated") {
@@ -162,17 +207,30 @@ if (role === "serve-mock") {
     await importSource("src/server/mock-model/mock-model-server.ts");
     await importSource("src/server/gateway/model-gateway.ts");
     const all = await rounds({ mockCpu: null });
-    report("gateway-stream-1mb", all, `the median of ${ROUNDS} rounds, each with fresh processes, ${WARMUP} warm-up rounds and the median of ${RUNS} interleaved requests: POST /v1/responses streaming ${(middleOf(all).bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering) vs directly from the mock model. Ratio per round: gateway ${list(all, "gateway")}; for scale, a bare Node.js pipe proxy (no checks, no metering) ${list(all, "bare")} and a raw TCP relay (nothing parsed) ${list(all, "relay")}. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`);
+    report(
+      "gateway-stream-1mb",
+      all,
+      `the median of ${ROUNDS} rounds, each with fresh processes, ${WARMUP} warm-up rounds and the median of ${RUNS} interleaved requests: POST /v1/responses streaming ${(middleOf(all).bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering) vs directly from the mock model. Ratio per round: gateway ${list(all, "gateway")}; for scale, a bare Node.js pipe proxy (no checks, no metering) ${list(all, "bare")} and a raw TCP relay (nothing parsed) ${list(all, "relay")}. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
+    );
 
     const cpus = os.availableParallelism();
     if (cpus < 2 || spawnSync("taskset", ["-c", "0", "true"]).status !== 0) {
       console.log("gateway-stream-1mb-model-isolated: skipped (needs taskset and 2+ CPUs)");
     } else {
       const others = cpus === 2 ? "1" : `1-${cpus - 1}`;
-      const measured = spawnSync("taskset", ["-c", others, process.execPath, self, "measure-model-isolated"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20 });
+      const measured = spawnSync("taskset", ["-c", others, process.execPath, self, "measure-model-isolated"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+        maxBuffer: 1 << 20,
+      });
       if (measured.status !== 0) throw new Error(`the model-isolated measurement failed (exit ${measured.status})`);
       const isolated = JSON.parse(measured.stdout.trim().split("\n").pop());
-      report("gateway-stream-1mb-model-isolated", isolated, `as gateway-stream-1mb, with the mock model alone on CPU 0 (as a remote provider would be) and the client and the gateways on CPU ${others}; the median of ${ROUNDS} rounds. Ratio per round: gateway ${list(isolated, "gateway")}; bare Node.js proxy ${list(isolated, "bare")}; raw TCP relay (the floor for any extra hop) ${list(isolated, "relay")}.`);
+      report(
+        "gateway-stream-1mb-model-isolated",
+        isolated,
+        `as gateway-stream-1mb, with the mock model alone on CPU 0 (as a remote provider would be) and the client and the gateways on CPU ${others}; the median of ${ROUNDS} rounds. Ratio per round: gateway ${list(isolated, "gateway")}; bare Node.js proxy ${list(isolated, "bare")}; raw TCP relay (the floor for any extra hop) ${list(isolated, "relay")}.`,
+      );
     }
   }
 }

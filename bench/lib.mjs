@@ -93,8 +93,15 @@ export function machineNotes() {
 export function writeResult(result) {
   const dir = path.join(ROOT, "bench", "results");
   fs.mkdirSync(dir, { recursive: true });
-  const record = { ...result, ratio: result.baseline ? Number((result.value / result.baseline).toFixed(3)) : null, machine: machineNotes(), at: new Date().toISOString() };
+  const record = {
+    ...result,
+    ratio: result.baseline ? Number((result.value / result.baseline).toFixed(3)) : null,
+    machine: machineNotes(),
+    at: new Date().toISOString(),
+  };
   fs.writeFileSync(path.join(dir, `${result.name}.json`), `${JSON.stringify(record, null, 2)}\n`);
-  console.log(`${record.name}: ${record.value} ${record.unit} (baseline ${record.baseline ?? "-"}, ratio ${record.ratio ?? "-"}) — ${record.notes}`);
+  console.log(
+    `${record.name}: ${record.value} ${record.unit} (baseline ${record.baseline ?? "-"}, ratio ${record.ratio ?? "-"}) — ${record.notes}`,
+  );
   return record;
 }

@@ -32,7 +32,22 @@ async function loadModules() {
 function generateTree(root) {
   let seed = 42;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const words = ["const", "value", "return", "function", "import", "export", "await", "snapshot", "project", "workspace", "if", "else", "for", "let"];
+  const words = [
+    "const",
+    "value",
+    "return",
+    "function",
+    "import",
+    "export",
+    "await",
+    "snapshot",
+    "project",
+    "workspace",
+    "if",
+    "else",
+    "for",
+    "let",
+  ];
   const average = TOTAL_BYTES / FILES;
   const binary = Buffer.alloc(Math.ceil(average * 2));
   for (let i = 0; i < binary.length; i++) binary[i] = Math.floor(random() * 256);
@@ -46,7 +61,8 @@ function generateTree(root) {
     if (i % 20 === 0) content = binary.subarray(0, Math.min(size, binary.length));
     else {
       let text = "";
-      for (let line = 0; text.length < size; line++) text += `${words[Math.floor(random() * words.length)]} v${i}_${line} = ${Math.floor(random() * 1e9)};\n`;
+      for (let line = 0; text.length < size; line++)
+        text += `${words[Math.floor(random() * words.length)]} v${i}_${line} = ${Math.floor(random() * 1e9)};\n`;
       content = Buffer.from(text.slice(0, size));
     }
     fs.writeFileSync(path.join(dir, `file-${i}.${i % 20 === 0 ? "bin" : "ts"}`), content);
@@ -87,7 +103,9 @@ try {
   const tree = path.join(work, "tree");
   const generated = performance.now();
   const bytes = generateTree(tree);
-  console.log(`generated ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - generated) / 1000).toFixed(1)} s`);
+  console.log(
+    `generated ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - generated) / 1000).toFixed(1)} s`,
+  );
 
   const samples = { snapshot: [], snapshotCp: [], workspace: [], workspaceCp: [], diff: [], diffGit: [] };
   let diffFiles = 0;
@@ -108,25 +126,38 @@ try {
       samples[into[1]].push(baselineMs);
     };
     let snapshotId = "";
-    await pair(async () => (snapshotId = (await modules.createSnapshot({ projectRoot: tree, projectId: "bench", dataDir })).manifest.id), () => cpA(tree, copy), ["snapshot", "snapshotCp"]);
+    await pair(
+      async () =>
+        (snapshotId = (await modules.createSnapshot({ projectRoot: tree, projectId: "bench", dataDir })).manifest.id),
+      () => cpA(tree, copy),
+      ["snapshot", "snapshotCp"],
+    );
     fs.rmSync(copy, { recursive: true, force: true });
 
     let workspace;
-    await pair(async () => (workspace = await modules.createWorkspace({ dataDir, snapshotId })), () => cpA(tree, copy), ["workspace", "workspaceCp"]);
+    await pair(
+      async () => (workspace = await modules.createWorkspace({ dataDir, snapshotId })),
+      () => cpA(tree, copy),
+      ["workspace", "workspaceCp"],
+    );
 
     // the same 500 edits in the workspace and in the plain copy
     changeFiles(workspace.path);
     changeFiles(copy);
     const manifest = await modules.readManifest({ dataDir, snapshotId });
     await pair(
-      async () => (diffFiles = (await modules.diffWorkspace({ dataDir, manifest, workspaceRoot: workspace.path })).changes.length),
+      async () =>
+        (diffFiles = (await modules.diffWorkspace({ dataDir, manifest, workspaceRoot: workspace.path })).changes
+          .length),
       () => spawnSync("git", ["diff", "--no-index", "--stat", tree, copy], { maxBuffer: 64 * 1024 * 1024 }),
       ["diff", "diffGit"],
     );
     if (diffFiles !== CHANGED) throw new Error(`the diff found ${diffFiles} changed files, expected ${CHANGED}`);
     fs.rmSync(copy, { recursive: true, force: true });
     fs.rmSync(dataDir, { recursive: true, force: true });
-    console.log(`run ${run + 1}/${RUNS}: snapshot ${samples.snapshot.at(-1).toFixed(0)} ms (cp -a ${samples.snapshotCp.at(-1).toFixed(0)}), workspace ${samples.workspace.at(-1).toFixed(0)} ms (cp -a ${samples.workspaceCp.at(-1).toFixed(0)}), diff ${samples.diff.at(-1).toFixed(0)} ms (git ${samples.diffGit.at(-1).toFixed(0)})`);
+    console.log(
+      `run ${run + 1}/${RUNS}: snapshot ${samples.snapshot.at(-1).toFixed(0)} ms (cp -a ${samples.snapshotCp.at(-1).toFixed(0)}), workspace ${samples.workspace.at(-1).toFixed(0)} ms (cp -a ${samples.workspaceCp.at(-1).toFixed(0)}), diff ${samples.diff.at(-1).toFixed(0)} ms (git ${samples.diffGit.at(-1).toFixed(0)})`,
+    );
   }
 
   const spread = (ours, base) =>

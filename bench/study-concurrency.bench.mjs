@@ -10,7 +10,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { median, writeResult } from "./lib.mjs";
-import { codexConfiguration, cpuBetween, cpuSample, round, scriptsDir, startRedis, startStudyRig } from "./study-lib.mjs";
+import {
+  codexConfiguration,
+  cpuBetween,
+  cpuSample,
+  round,
+  scriptsDir,
+  startRedis,
+  startStudyRig,
+} from "./study-lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 4);
@@ -31,13 +39,26 @@ const ms = (from, to) => to.getTime() - from.getTime();
 
 async function measure(concurrency, i, configurations) {
   const before = cpuSample();
-  const { study, wallMs } = await rig.runStudy({ title: `concurrency ${concurrency} #${i}`, concurrency, configurations, timeoutMs: 600_000 });
+  const { study, wallMs } = await rig.runStudy({
+    title: `concurrency ${concurrency} #${i}`,
+    concurrency,
+    configurations,
+    timeoutMs: 600_000,
+  });
   const cpu = cpuBetween(before, cpuSample());
-  const verdicts = study.trials.map((trial) => trial.verdict?.passed).sort((a, b) => a - b).join(",");
+  const verdicts = study.trials
+    .map((trial) => trial.verdict?.passed)
+    .sort((a, b) => a - b)
+    .join(",");
   const rows = await rig.db.trial.findMany({ where: { studyId: study.id }, orderBy: { startedAt: "asc" } });
   const studyRow = await rig.db.study.findUnique({ where: { id: study.id } });
   // peak of trials running at once, from their start/finish times
-  const edges = rows.flatMap((row) => [[row.startedAt.getTime(), 1], [row.finishedAt.getTime(), -1]]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const edges = rows
+    .flatMap((row) => [
+      [row.startedAt.getTime(), 1],
+      [row.finishedAt.getTime(), -1],
+    ])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let running = 0;
   let peak = 0;
   for (const [, delta] of edges) peak = Math.max(peak, (running += delta));
@@ -48,7 +69,17 @@ async function measure(concurrency, i, configurations) {
   console.log(
     `concurrency ${concurrency}: ${round(wallMs)} ms create→done (preflight ${preflightMs} ms), peak ${peak} running, trial median ${round(median(trialMs))} ms (agent ${round(median(agentMs))}, test ${round(median(evalMs))}), verdicts ${verdicts}; host CPU ${round(cpu.hostBusy * 100)} % busy (${round(cpu.hostSeconds, 1)} CPU-s: containers ${cpu.containerSeconds === null ? "?" : round(cpu.containerSeconds, 1)}, this process ${round(cpu.selfSeconds, 1)}, dockerd ${round(cpu.dockerdSeconds, 1)}, containerd ${round(cpu.containerdSeconds, 1)}, the rest ${round(cpu.hostSeconds - (cpu.containerSeconds ?? 0) - cpu.selfSeconds - cpu.dockerdSeconds - cpu.containerdSeconds, 1)})`,
   );
-  return { wallMs, hostBusy: cpu.hostBusy * 100, cpuPerTrial: cpu.hostSeconds / rows.length, containerPerTrial: (cpu.containerSeconds ?? NaN) / rows.length, peak, preflightMs, trialMs: median(trialMs), agentMs: median(agentMs), evalMs: median(evalMs) };
+  return {
+    wallMs,
+    hostBusy: cpu.hostBusy * 100,
+    cpuPerTrial: cpu.hostSeconds / rows.length,
+    containerPerTrial: (cpu.containerSeconds ?? NaN) / rows.length,
+    peak,
+    preflightMs,
+    trialMs: median(trialMs),
+    agentMs: median(agentMs),
+    evalMs: median(evalMs),
+  };
 }
 
 try {

@@ -54,7 +54,20 @@ const dataDir = tempDir("latency-data");
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 delete env.REDIS_URL;
 delete env.DISPLAY;
-const app = startProcess(process.execPath, [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open", "--redis-url", redis.url], { env });
+const app = startProcess(
+  process.execPath,
+  [
+    path.join(ROOT, "bin", "invariant-web.mjs"),
+    "--data-dir",
+    dataDir,
+    "--port",
+    "0",
+    "--no-open",
+    "--redis-url",
+    redis.url,
+  ],
+  { env },
+);
 const baselineFile = path.join(ROOT, "node_modules", ".cache", "invariant-bench", "study-event-baseline.mjs");
 fs.mkdirSync(path.dirname(baselineFile), { recursive: true });
 fs.writeFileSync(baselineFile, BASELINE_SERVER);
@@ -74,7 +87,12 @@ async function waitForOutput(proc, pattern, what) {
 
 /** A socket.io client like the dashboard's (websocket first), subscribed to the study room; resolves once events arrive. */
 async function subscriber(origin, cookie, publishProbe) {
-  const socket = io(origin, { path: "/socket.io", transports: ["websocket"], extraHeaders: cookie ? { cookie } : {}, reconnection: false });
+  const socket = io(origin, {
+    path: "/socket.io",
+    transports: ["websocket"],
+    extraHeaders: cookie ? { cookie } : {},
+    reconnection: false,
+  });
   await new Promise((resolve, reject) => {
     socket.once("connect", resolve);
     socket.once("connect_error", reject);
@@ -97,10 +115,18 @@ async function subscriber(origin, cookie, publishProbe) {
   return { socket, received };
 }
 
-const event = (label, i) => ({ type: "trial.log", projectId: "benchlatencyproject", studyId: STUDY, trialId: TRIAL, workerId: "bench-worker", data: { attempt: 1, text: `bench ${i} ${label} sent ${now().toFixed(3)}` } });
+const event = (label, i) => ({
+  type: "trial.log",
+  projectId: "benchlatencyproject",
+  studyId: STUDY,
+  trialId: TRIAL,
+  workerId: "bench-worker",
+  data: { attempt: 1, text: `bench ${i} ${label} sent ${now().toFixed(3)}` },
+});
 const publishOurs = (label, i) => m.publishEvent(publisher, event(label, i));
 // the bare path publishes the same JSON (with v and at) without the catalog's validation
-const publishBare = (label, i) => publisher.xadd(baselineKey, "*", "event", JSON.stringify({ ...event(label, i), v: 1, at: new Date().toISOString() }));
+const publishBare = (label, i) =>
+  publisher.xadd(baselineKey, "*", "event", JSON.stringify({ ...event(label, i), v: 1, at: new Date().toISOString() }));
 
 /** Publishes `count` events at RATE per second on a fixed schedule (no drift from slow sends). */
 async function publishBlock(publish, label, from, count) {
@@ -118,7 +144,9 @@ try {
   const [, url] = await waitForOutput(app, /is running at (\S+)/, "invariant-web");
   const parsed = new URL(url);
   const [, port] = await waitForOutput(bare, /port (\d+)/, "the bare pipeline");
-  const ours = await subscriber(parsed.origin, `invariant_token=${parsed.searchParams.get("token")}`, (i) => publishOurs("probe", i));
+  const ours = await subscriber(parsed.origin, `invariant_token=${parsed.searchParams.get("token")}`, (i) =>
+    publishOurs("probe", i),
+  );
   const baseline = await subscriber(`http://127.0.0.1:${port}`, null, (i) => publishBare("probe", i));
   // warm-up: 50 events each, not counted
   await publishBlock(publishOurs, "warm", 0, 50);
@@ -130,19 +158,28 @@ try {
     await publishBlock(publishBare, "bare", from, count);
   }
   const deadline = Date.now() + 10_000;
-  const got = (set, label) => [...set.received.entries()].filter(([key]) => key.startsWith(`${label}:`)).map(([, latency]) => latency);
-  while ((got(ours, "ours").length < EVENTS || got(baseline, "bare").length < EVENTS) && Date.now() < deadline) await sleep(50);
+  const got = (set, label) =>
+    [...set.received.entries()].filter(([key]) => key.startsWith(`${label}:`)).map(([, latency]) => latency);
+  while ((got(ours, "ours").length < EVENTS || got(baseline, "bare").length < EVENTS) && Date.now() < deadline)
+    await sleep(50);
   const oursMs = got(ours, "ours");
   const bareMs = got(baseline, "bare");
   ours.socket.close();
   baseline.socket.close();
-  const stats = (list) => ({ p50: round(median(list), 1), p95: round(percentile(list, 95), 1), p99: round(percentile(list, 99), 1), max: round(Math.max(...list), 1) });
+  const stats = (list) => ({
+    p50: round(median(list), 1),
+    p95: round(percentile(list, 95), 1),
+    p99: round(percentile(list, 99), 1),
+    max: round(Math.max(...list), 1),
+  });
   const o = stats(oursMs);
   const b = stats(bareMs);
   // where ours spends it: publish → the EventLog row written (XADD, XREADGROUP, parse and validate, the
   // existence check; createdAt is stamped by Prisma just before the insert) vs the row → the browser
   const sqlite = new Database(path.join(dataDir, "invariant.db"), { readonly: true, fileMustExist: true });
-  const rows = sqlite.prepare("SELECT payload, createdAt FROM EventLog WHERE studyId = ? AND type = 'trial.log'").all(STUDY);
+  const rows = sqlite
+    .prepare("SELECT payload, createdAt FROM EventLog WHERE studyId = ? AND type = 'trial.log'")
+    .all(STUDY);
   sqlite.close();
   const toRow = [];
   for (const row of rows) {
@@ -151,11 +188,33 @@ try {
     const created = typeof row.createdAt === "number" ? row.createdAt : Date.parse(row.createdAt);
     toRow.push({ toRow: created - Number(match[2]), total: ours.received.get(`ours:${match[1]}`) });
   }
-  const recorded = { p50: round(median(toRow.map((r) => r.toRow)), 1), p95: round(percentile(toRow.map((r) => r.toRow), 95), 1) };
-  const afterRow = { p50: round(median(toRow.map((r) => r.total - r.toRow)), 1), p95: round(percentile(toRow.map((r) => r.total - r.toRow), 95), 1) };
-  console.log(`ours, publish → EventLog row stamped: p50 ${recorded.p50} p95 ${recorded.p95} ms; row → received: p50 ${afterRow.p50} p95 ${afterRow.p95} ms (${toRow.length} rows)`);
+  const recorded = {
+    p50: round(median(toRow.map((r) => r.toRow)), 1),
+    p95: round(
+      percentile(
+        toRow.map((r) => r.toRow),
+        95,
+      ),
+      1,
+    ),
+  };
+  const afterRow = {
+    p50: round(median(toRow.map((r) => r.total - r.toRow)), 1),
+    p95: round(
+      percentile(
+        toRow.map((r) => r.total - r.toRow),
+        95,
+      ),
+      1,
+    ),
+  };
+  console.log(
+    `ours, publish → EventLog row stamped: p50 ${recorded.p50} p95 ${recorded.p95} ms; row → received: p50 ${afterRow.p50} p95 ${afterRow.p95} ms (${toRow.length} rows)`,
+  );
   console.log(`ours: ${oursMs.length}/${EVENTS} received, p50 ${o.p50} p95 ${o.p95} p99 ${o.p99} max ${o.max} ms`);
-  console.log(`bare XADD → XREAD → socket.io: ${bareMs.length}/${EVENTS} received, p50 ${b.p50} p95 ${b.p95} p99 ${b.p99} max ${b.max} ms`);
+  console.log(
+    `bare XADD → XREAD → socket.io: ${bareMs.length}/${EVENTS} received, p50 ${b.p50} p95 ${b.p95} p99 ${b.p99} max ${b.max} ms`,
+  );
   writeResult({
     name: "study-event-latency-p95",
     unit: "ms",

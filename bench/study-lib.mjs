@@ -60,7 +60,10 @@ export function run(command, args, options = {}) {
 
 export async function mustRun(command, args, options = {}) {
   const result = await run(command, args, options);
-  if (result.status !== 0) throw new Error(`${command} ${args.slice(0, 3).join(" ")} … exited ${result.status}: ${result.stderr.slice(-2000)}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${command} ${args.slice(0, 3).join(" ")} … exited ${result.status}: ${result.stderr.slice(-2000)}`,
+    );
   return result;
 }
 
@@ -68,11 +71,33 @@ export async function mustRun(command, args, options = {}) {
 export async function startRedis() {
   const dir = tempDir("redis");
   const socket = path.join(dir, "redis.sock");
-  const child = spawn("redis-server", ["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", path.join(dir, "redis.log")], { stdio: "ignore" });
+  const child = spawn(
+    "redis-server",
+    [
+      "--port",
+      "0",
+      "--unixsocket",
+      socket,
+      "--unixsocketperm",
+      "700",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--daemonize",
+      "no",
+      "--logfile",
+      path.join(dir, "redis.log"),
+    ],
+    { stdio: "ignore" },
+  );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const deadline = Date.now() + 10_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited: ${fs.readFileSync(path.join(dir, "redis.log"), "utf8").slice(-1000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`redis-server exited: ${fs.readFileSync(path.join(dir, "redis.log"), "utf8").slice(-1000)}`);
     const ok = await new Promise((resolve) => {
       const probe = net.connect(socket, () => probe.write("PING\r\n"));
       probe.once("data", (data) => {
@@ -107,12 +132,20 @@ export function calendarProject() {
 export function scriptsDir(extra = {}) {
   const dir = tempDir("scripts");
   fs.cpSync(path.join(ROOT, "mock-scripts"), dir, { recursive: true });
-  for (const [name, script] of Object.entries(extra)) fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(script));
+  for (const [name, script] of Object.entries(extra))
+    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(script));
   return dir;
 }
 
 /** One shell command, then a reply: the shortest agent turn that still runs a tool. */
-export const ONE_STEP = { description: "Runs one command and replies.", usage: { inputTokens: 100, outputTokens: 10 }, steps: [{ kind: "run", command: "echo ok" }, { kind: "reply", text: "done" }] };
+export const ONE_STEP = {
+  description: "Runs one command and replies.",
+  usage: { inputTokens: 100, outputTokens: 10 },
+  steps: [
+    { kind: "run", command: "echo ok" },
+    { kind: "reply", text: "done" },
+  ],
+};
 
 /**
  * The whole study pipeline in this process, wired as the web process and `invariant-web worker` wire it:
@@ -127,7 +160,15 @@ export async function startStudyRig(options) {
   const file = path.join(dataDir, "invariant.db");
   m.applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
   const db = await m.openDb({ file });
-  const services = m.createAppServices({ db, redisUrl: options.redisUrl, dataDir, adminToken: "a_benchadmintokenbenchadmintoken0", publicUrl: "http://127.0.0.1:1", version: "bench", runtime });
+  const services = m.createAppServices({
+    db,
+    redisUrl: options.redisUrl,
+    dataDir,
+    adminToken: "a_benchadmintokenbenchadmintoken0",
+    publicUrl: "http://127.0.0.1:1",
+    version: "bench",
+    runtime,
+  });
   const recorder = m.createRecorder({
     redis: m.connectRedis({ url: options.redisUrl, name: "bench-recorder" }),
     events: services.events,
@@ -152,7 +193,17 @@ export async function startStudyRig(options) {
   const projectDir = calendarProject();
   const project = await services.projects.add({ hostPath: projectDir });
   await services.projects.update({ id: project.id, settings: { cpus: 1, memoryBytes: 1024 ** 3, pids: 512 } });
-  await db.environmentVersion.create({ data: { projectId: project.id, version: 1, imageTag: image, imageId: info.id, origin: "base", status: "ready", active: true } });
+  await db.environmentVersion.create({
+    data: {
+      projectId: project.id,
+      version: 1,
+      imageTag: image,
+      imageId: info.id,
+      origin: "base",
+      status: "ready",
+      active: true,
+    },
+  });
 
   return {
     m,
@@ -169,21 +220,31 @@ export async function startStudyRig(options) {
     async runStudy(input) {
       const began = performance.now();
       const created = await services.studies.create(
-        { projectId: project.id, title: input.title, taskPrompt: TASK_PROMPT, testCommand: TEST_COMMAND, testFiles: [{ source: "project", path: TEST_FILE }], concurrency: input.concurrency, configurations: input.configurations },
+        {
+          projectId: project.id,
+          title: input.title,
+          taskPrompt: TASK_PROMPT,
+          testCommand: TEST_COMMAND,
+          testFiles: [{ source: "project", path: TEST_FILE }],
+          concurrency: input.concurrency,
+          configurations: input.configurations,
+        },
         "admin",
       );
       const deadline = Date.now() + (input.timeoutMs ?? 300_000);
       for (;;) {
         const row = await db.study.findUnique({ where: { id: created.id }, select: { state: true } });
         if (row.state === "done" || row.state === "stopped" || row.state === "refused") break;
-        if (Date.now() > deadline) throw new Error(`study ${created.id} still ${row.state} after ${input.timeoutMs ?? 300_000} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`study ${created.id} still ${row.state} after ${input.timeoutMs ?? 300_000} ms`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const wallMs = performance.now() - began;
       const study = await services.studies.get(created.id);
       if (study.state !== "done") throw new Error(`study ended ${study.state}: ${study.refusal ?? ""}`);
       const bad = study.trials.filter((trial) => trial.state !== "succeeded");
-      if (bad.length > 0) throw new Error(`trials did not succeed: ${JSON.stringify(bad.map((trial) => [trial.state, trial.error]))}`);
+      if (bad.length > 0)
+        throw new Error(`trials did not succeed: ${JSON.stringify(bad.map((trial) => [trial.state, trial.error]))}`);
       return { study, wallMs };
     },
     async close() {
@@ -192,7 +253,9 @@ export async function startStudyRig(options) {
       await services.close();
       await db.$disconnect();
       await mock.close();
-      const images = (await run("docker", ["images", "-q", `invariant-trial/${project.id.toLowerCase()}`])).stdout.split("\n").filter(Boolean);
+      const images = (await run("docker", ["images", "-q", `invariant-trial/${project.id.toLowerCase()}`])).stdout
+        .split("\n")
+        .filter(Boolean);
       if (images.length > 0) await run("docker", ["rmi", "-f", ...new Set(images)]);
       for (const dir of [dataDir, hostCodex, options.scriptsDir]) fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(path.dirname(projectDir), { recursive: true, force: true });
@@ -200,7 +263,12 @@ export async function startStudyRig(options) {
   };
 }
 
-export const codexConfiguration = (model, repeats = 1) => ({ harness: "codex", model, reasoningEffort: "low", repeats });
+export const codexConfiguration = (model, repeats = 1) => ({
+  harness: "codex",
+  model,
+  reasoningEffort: "low",
+  repeats,
+});
 
 export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -214,12 +282,22 @@ export function cpuSample() {
   const fields = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
   const idle = fields[3] + fields[4];
   const total = fields.reduce((sum, value) => sum + value, 0);
-  return { idle, total, self: process.cpuUsage(), dockerd: pidTicks("dockerd"), containerd: pidTicks("containerd"), containers: containerNanos() };
+  return {
+    idle,
+    total,
+    self: process.cpuUsage(),
+    dockerd: pidTicks("dockerd"),
+    containerd: pidTicks("containerd"),
+    containers: containerNanos(),
+  };
 }
 
 /** CPU time of all containers so far (cgroup v1 cpuacct of Docker's parent cgroup keeps removed containers' usage); null if not found. */
 function containerNanos() {
-  for (const file of ["/sys/fs/cgroup/cpuacct/docker/cpuacct.usage", "/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage"]) {
+  for (const file of [
+    "/sys/fs/cgroup/cpuacct/docker/cpuacct.usage",
+    "/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage",
+  ]) {
     try {
       return Number(fs.readFileSync(file, "utf8"));
     } catch {

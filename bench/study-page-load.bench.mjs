@@ -22,8 +22,22 @@ async function seed(dataDir) {
   m.applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
   const db = await m.openDb({ file });
   const projectDir = calendarProject();
-  const project = await db.project.create({ data: { name: "calendar", hostPath: projectDir, cpus: 1, memoryBytes: BigInt(1024 ** 3) } });
-  const environment = await db.environmentVersion.create({ data: { projectId: project.id, version: 1, imageTag: "invariant-test/agent:codex", imageId: `sha256:${"a".repeat(64)}`, origin: "base", status: "ready", active: true, durationMs: 40_000, sizeBytes: BigInt(686e6) } });
+  const project = await db.project.create({
+    data: { name: "calendar", hostPath: projectDir, cpus: 1, memoryBytes: BigInt(1024 ** 3) },
+  });
+  const environment = await db.environmentVersion.create({
+    data: {
+      projectId: project.id,
+      version: 1,
+      imageTag: "invariant-test/agent:codex",
+      imageId: `sha256:${"a".repeat(64)}`,
+      origin: "base",
+      status: "ready",
+      active: true,
+      durationMs: 40_000,
+      sizeBytes: BigInt(686e6),
+    },
+  });
   const t0 = Date.now() - 3600_000;
   const models = ["calendar-fix-all", "calendar-fix-some", "calendar-fix-none"];
   const study = await db.study.create({
@@ -49,7 +63,14 @@ async function seed(dataDir) {
       createdAt: new Date(t0),
       startedAt: new Date(t0 + 2500),
       finishedAt: new Date(t0 + 2500 + TRIALS * 4000),
-      configurations: { create: models.map((model, index) => ({ position: index + 1, model, reasoningEffort: "low", repeats: Math.ceil((TRIALS - index) / models.length) })) },
+      configurations: {
+        create: models.map((model, index) => ({
+          position: index + 1,
+          model,
+          reasoningEffort: "low",
+          repeats: Math.ceil((TRIALS - index) / models.length),
+        })),
+      },
     },
     include: { configurations: { orderBy: { position: "asc" } } },
   });
@@ -94,7 +115,16 @@ async function seed(dataDir) {
   }
   await db.trial.createMany({ data: trials });
   const rows = await db.trial.findMany({ where: { studyId: study.id }, select: { id: true, verdictPassed: true } });
-  const results = rows.flatMap((row) => Array.from({ length: 23 }, (_, k) => ({ trialId: row.id, position: k, name: `calendar check ${k + 1}`, status: k < row.verdictPassed ? "passed" : "failed", durationMs: 0.4 + k / 10, message: k < row.verdictPassed ? null : "AssertionError: expected values to be strictly equal" })));
+  const results = rows.flatMap((row) =>
+    Array.from({ length: 23 }, (_, k) => ({
+      trialId: row.id,
+      position: k,
+      name: `calendar check ${k + 1}`,
+      status: k < row.verdictPassed ? "passed" : "failed",
+      durationMs: 0.4 + k / 10,
+      message: k < row.verdictPassed ? null : "AssertionError: expected values to be strictly equal",
+    })),
+  );
   await db.evaluationResult.createMany({ data: results });
   await db.$disconnect();
   return { studyId: study.id, projectDir };
@@ -105,17 +135,33 @@ const { studyId, projectDir } = await seed(dataDir);
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 delete env.REDIS_URL;
 delete env.DISPLAY;
-const app = startProcess(process.execPath, [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"], { env });
+const app = startProcess(
+  process.execPath,
+  [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"],
+  { env },
+);
 let browser = null;
 let exitCode = 0;
 try {
   const deadline = Date.now() + 90_000;
   while (!/is running at (\S+)/.test(app.stdout())) {
-    if (app.child.exitCode !== null || Date.now() > deadline) throw new Error(`invariant-web did not start: ${app.stderr().slice(-2000)}`);
+    if (app.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`invariant-web did not start: ${app.stderr().slice(-2000)}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   const url = new URL(/is running at (\S+)/.exec(app.stdout())[1]);
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
   const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
   await page.goto(url.href); // sets the access cookie
 
@@ -139,7 +185,14 @@ try {
       const nav = performance.getEntriesByType("navigation")[0];
       const trpc = performance.getEntriesByType("resource").filter((entry) => entry.name.includes("/api/trpc/"));
       const main = trpc.sort((a, b) => b.duration - a.duration)[0];
-      return { html: nav.responseEnd, dcl: nav.domContentLoadedEventEnd, trpcStart: main?.startTime ?? null, trpcEnd: main?.responseEnd ?? null, trpcBytes: main?.encodedBodySize ?? null, trpc: main?.name.split("/api/trpc/")[1]?.split("?")[0] ?? null };
+      return {
+        html: nav.responseEnd,
+        dcl: nav.domContentLoadedEventEnd,
+        trpcStart: main?.startTime ?? null,
+        trpcEnd: main?.responseEnd ?? null,
+        trpcBytes: main?.encodedBodySize ?? null,
+        trpc: main?.name.split("/api/trpc/")[1]?.split("?")[0] ?? null,
+      };
     });
     return { readyMs, ...timing };
   }
@@ -157,7 +210,8 @@ try {
     projects.push(p);
   }
   const med = (list, key) => round(median(list.map((entry) => entry[key]).filter((value) => value !== null)));
-  const detail = (list) => `HTML ${med(list, "html")}, DOMContentLoaded ${med(list, "dcl")}, slowest tRPC call (${list[0].trpc}) ${med(list, "trpcStart")}→${med(list, "trpcEnd")} (${med(list, "trpcBytes")} bytes)`;
+  const detail = (list) =>
+    `HTML ${med(list, "html")}, DOMContentLoaded ${med(list, "dcl")}, slowest tRPC call (${list[0].trpc}) ${med(list, "trpcStart")}→${med(list, "trpcEnd")} (${med(list, "trpcBytes")} bytes)`;
   console.log(`study page per load (ms): ${study.map((s) => round(s.readyMs)).join(" ")}; ${detail(study)}`);
   console.log(`projects page per load (ms): ${projects.map((p) => round(p.readyMs)).join(" ")}; ${detail(projects)}`);
   const value = med(study, "readyMs");

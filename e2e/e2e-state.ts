@@ -26,6 +26,9 @@ export const STATE_ENV = "INVARIANT_E2E_STATE";
 
 export function readE2eState(): E2eState {
   const file = process.env[STATE_ENV];
-  if (!file) throw new Error(`${STATE_ENV} is not set: run the e2e tests through playwright.config.ts (its global setup starts invariant-web).`);
+  if (!file)
+    throw new Error(
+      `${STATE_ENV} is not set: run the e2e tests through playwright.config.ts (its global setup starts invariant-web).`,
+    );
   return JSON.parse(readFileSync(file, "utf8")) as E2eState;
 }

@@ -47,7 +47,13 @@ test("opening the printed URL sets the token cookie, lands on a clean URL and sh
   expect(new URL(page.url()).search).toBe("");
   const cookies = await admin.cookies(state.origin);
   expect(cookies).toHaveLength(1);
-  expect(cookies[0]).toMatchObject({ name: "invariant_token", value: state.adminToken, httpOnly: true, sameSite: "Strict", path: "/" });
+  expect(cookies[0]).toMatchObject({
+    name: "invariant_token",
+    value: state.adminToken,
+    httpOnly: true,
+    sameSite: "Strict",
+    path: "/",
+  });
 
   await expect(page.getByRole("heading", { level: 1, name: "Projects" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "No projects yet" })).toBeVisible();
@@ -62,7 +68,9 @@ test("a path that does not exist is refused next to the field and nothing is lis
   await page.getByRole("button", { name: "Add project" }).click();
 
   const error = page.locator("#project-path-error");
-  await expect(error).toHaveText(`${state.missingDir} does not exist. Check the spelling, or create the directory first.`);
+  await expect(error).toHaveText(
+    `${state.missingDir} does not exist. Check the spelling, or create the directory first.`,
+  );
   await expect(field).toHaveAttribute("aria-invalid", "true");
   await expect(field).toHaveAccessibleDescription(/does not exist/);
   // the error sits with the field, inside the add form
@@ -93,7 +101,9 @@ test("adding the project directory lists it, and it is still there after a reloa
 });
 
 test("opening the project shows its path and refuses an out-of-range setting next to the field", async () => {
-  await projectList(page).getByRole("link", { name: /demo-app/ }).click();
+  await projectList(page)
+    .getByRole("link", { name: /demo-app/ })
+    .click();
   await expect(page).toHaveURL(new RegExp(`^${state.origin}/projects/[^/?#]+$`));
   await expect(page.getByRole("heading", { level: 1, name: "demo-app" })).toBeVisible();
   await expect(page.getByText(state.projectDir, { exact: true })).toBeVisible();
@@ -124,7 +134,9 @@ test("preparing the environment shows progress and a live log, then version 1 is
   await expect(versions.getByRole("row", { name: /v1 active/ })).toContainText("ready", { timeout: 90_000 });
   await expect(panel.getByRole("status", { name: "Build progress" })).toHaveCount(0);
 
-  await panel.getByRole("textbox", { name: /Prepare with a command/ }).fill("echo tool > /usr/local/bin/e2e-tool && echo done-in-e2e");
+  await panel
+    .getByRole("textbox", { name: /Prepare with a command/ })
+    .fill("echo tool > /usr/local/bin/e2e-tool && echo done-in-e2e");
   await panel.getByRole("button", { name: "Run" }).click();
   await expect(versions.getByRole("row", { name: /v2 active/ })).toContainText("ready", { timeout: 90_000 });
   await expect(versions.getByRole("row", { name: /^v1 active/ })).toHaveCount(0);

@@ -16,10 +16,19 @@ function createProjectTree(root: string): string {
   const projectDir = path.join(root, "demo-app");
   mkdirSync(path.join(projectDir, "src"), { recursive: true });
   mkdirSync(path.join(projectDir, "test"), { recursive: true });
-  writeFileSync(path.join(projectDir, "package.json"), `${JSON.stringify({ name: "demo-app", version: "1.0.0", type: "module", scripts: { test: "node --test" } }, null, 2)}\n`);
-  writeFileSync(path.join(projectDir, "README.md"), "# demo-app\n\nA tiny project for the invariant-web end-to-end tests.\n");
+  writeFileSync(
+    path.join(projectDir, "package.json"),
+    `${JSON.stringify({ name: "demo-app", version: "1.0.0", type: "module", scripts: { test: "node --test" } }, null, 2)}\n`,
+  );
+  writeFileSync(
+    path.join(projectDir, "README.md"),
+    "# demo-app\n\nA tiny project for the invariant-web end-to-end tests.\n",
+  );
   writeFileSync(path.join(projectDir, "src", "sum.js"), "export const sum = (a, b) => a + b;\n");
-  writeFileSync(path.join(projectDir, "test", "sum.test.js"), 'import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { sum } from "../src/sum.js";\ntest("sum", () => assert.equal(sum(2, 3), 5));\n');
+  writeFileSync(
+    path.join(projectDir, "test", "sum.test.js"),
+    'import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { sum } from "../src/sum.js";\ntest("sum", () => assert.equal(sum(2, 3), 5));\n',
+  );
   return projectDir;
 }
 
@@ -58,7 +67,10 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   const calendarDir = path.join(projectsRoot, "calendar");
   cpSync(path.join(repoRoot, "fixtures", "calendar-project"), calendarDir, { recursive: true });
   // the one stand-in: a scripted local model (our own mock Responses API), so real Codex runs offline
-  const mock = spawn(process.execPath, [path.join(repoRoot, "bin", "invariant-web.mjs"), "mock-model"], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+  const mock = spawn(process.execPath, [path.join(repoRoot, "bin", "invariant-web.mjs"), "mock-model"], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const mockUrl = await new Promise<string>((resolve, reject) => {
     const mockLines = createInterface({ input: mock.stdout });
     mockLines.once("line", (line) => resolve(line.trim()));
@@ -75,11 +87,15 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   delete env.INVARIANT_DATA_DIR;
   env.OPENAI_API_KEY = "sk-e2e-FAKE-KEY";
   env.OPENAI_BASE_URL = mockUrl;
-  const child = spawn(process.execPath, [path.join(repoRoot, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"], {
-    cwd: repoRoot,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(repoRoot, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"],
+    {
+      cwd: repoRoot,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
 
   let stderr = "";
   child.stderr.setEncoding("utf8");
@@ -96,7 +112,11 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      reject(new Error(`invariant-web did not start: ${why}\n--- stdout ---\n${stdoutLines.join("\n")}\n--- stderr ---\n${stderr}`));
+      reject(
+        new Error(
+          `invariant-web did not start: ${why}\n--- stdout ---\n${stdoutLines.join("\n")}\n--- stderr ---\n${stderr}`,
+        ),
+      );
     };
     const timer = setTimeout(() => fail(`no URL line within ${STARTUP_TIMEOUT_MS / 1000} s`), STARTUP_TIMEOUT_MS);
     lines.on("line", (line) => {
@@ -110,7 +130,9 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
       }
     });
     child.once("error", (error) => fail(`could not spawn it: ${error.message}`));
-    child.once("exit", (code, signal) => fail(`it exited (${signal ?? `code ${String(code)}`}) before printing its URL`));
+    child.once("exit", (code, signal) =>
+      fail(`it exited (${signal ?? `code ${String(code)}`}) before printing its URL`),
+    );
   }).catch(async (error: unknown) => {
     child.kill("SIGTERM");
     mock.kill("SIGTERM");
@@ -137,8 +159,12 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
 
   return async function globalTeardown() {
     // environment images the run built are removed afterwards, so repeated runs do not fill the disk
-    const projects = await fetch(`${state.origin}/api/trpc/projects.list`, { headers: { authorization: `Bearer ${state.adminToken}` } })
-      .then(async (response) => ((await response.json()) as { result: { data: { id: string }[] } }).result.data.map((p) => p.id))
+    const projects = await fetch(`${state.origin}/api/trpc/projects.list`, {
+      headers: { authorization: `Bearer ${state.adminToken}` },
+    })
+      .then(async (response) =>
+        ((await response.json()) as { result: { data: { id: string }[] } }).result.data.map((p) => p.id),
+      )
       .catch(() => [] as string[]);
     const started = childPids(child.pid!).map((pid) => ({ pid, command: commandLine(pid) }));
     child.kill("SIGTERM");
@@ -155,13 +181,22 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
       10_000,
     );
     for (const pid of leftOver) {
-      problems.push(`child process ${pid} (${started.find((p) => p.pid === pid)?.command ?? "?"}) is still running after invariant-web exited`);
+      problems.push(
+        `child process ${pid} (${started.find((p) => p.pid === pid)?.command ?? "?"}) is still running after invariant-web exited`,
+      );
       process.kill(pid, "SIGKILL");
     }
     const later = stdoutLines.slice(state.stdoutUntilUrl.length);
-    if (later.length > 0) problems.push(`invariant-web printed more stdout after its URL line (stdout is for that one line; logs go to stderr):\n${later.join("\n")}`);
+    if (later.length > 0)
+      problems.push(
+        `invariant-web printed more stdout after its URL line (stdout is for that one line; logs go to stderr):\n${later.join("\n")}`,
+      );
     for (const projectId of projects) {
-      const images = spawnSync("docker", ["images", "-q", "--filter", `label=invariant.project=${projectId}`], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+      const images = spawnSync("docker", ["images", "-q", "--filter", `label=invariant.project=${projectId}`], {
+        encoding: "utf8",
+      })
+        .stdout.split("\n")
+        .filter(Boolean);
       if (images.length > 0) spawnSync("docker", ["rmi", "-f", ...new Set(images)], { stdio: "ignore" });
     }
     mock.kill("SIGTERM");

@@ -4,7 +4,9 @@ import { readE2eState } from "./e2e-state";
 /** What a user sees in the terminal and what a monitor can ask without a token. */
 test("invariant-web prints exactly one stdout line: its URL with the access token", () => {
   const state = readE2eState();
-  expect(state.printedLine).toMatch(/^invariant-web \d+\.\d+\.\d+\S* is running at http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/);
+  expect(state.printedLine).toMatch(
+    /^invariant-web \d+\.\d+\.\d+\S* is running at http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/,
+  );
   expect(state.stdoutUntilUrl).toEqual([state.printedLine]);
 });
 

@@ -29,7 +29,10 @@ test.afterAll(async () => {
 });
 
 async function downloadText(p: Page, linkName: string): Promise<{ name: string; text: string }> {
-  const [download]: [Download, void] = await Promise.all([p.waitForEvent("download"), p.getByRole("link", { name: linkName, exact: true }).click()]);
+  const [download]: [Download, void] = await Promise.all([
+    p.waitForEvent("download"),
+    p.getByRole("link", { name: linkName, exact: true }).click(),
+  ]);
   const file = await download.path();
   return { name: download.suggestedFilename(), text: fs.readFileSync(file, "utf8") };
 }
@@ -38,11 +41,16 @@ test("add the calendar project and prepare its environment", async () => {
   await page.goto(`${state.origin}/projects`);
   await page.getByLabel("Project directory on this host").fill(state.calendarDir);
   await page.getByRole("button", { name: "Add project" }).click();
-  await page.getByRole("list", { name: "Projects" }).getByRole("link", { name: /calendar/ }).click();
+  await page
+    .getByRole("list", { name: "Projects" })
+    .getByRole("link", { name: /calendar/ })
+    .click();
   await expect(page.getByRole("heading", { level: 1, name: "calendar" })).toBeVisible();
   const panel = page.getByRole("region", { name: "Environment" });
   await panel.getByRole("button", { name: "Prepare environment" }).click();
-  await expect(panel.getByRole("table", { name: "Environment versions" }).getByRole("row", { name: /v1 active/ })).toContainText("ready", { timeout: 120_000 });
+  await expect(
+    panel.getByRole("table", { name: "Environment versions" }).getByRole("row", { name: /v1 active/ }),
+  ).toContainText("ready", { timeout: 120_000 });
 });
 
 test("create a study of three configurations from the form; the preflight shows 0/23", async () => {
@@ -71,9 +79,19 @@ test("the trials run live and end with 23/23, a partial count and 0/23, with tok
   const rows = page.getByTestId("trial-row");
   await expect(rows).toHaveCount(3);
   // a state change seen without reloading: some trial is past `queued` before all have finished
-  await expect(page.locator('[data-testid="trial-row"]:is([data-state="preparing"], [data-state="agent"], [data-state="evaluating"])').first()).toBeVisible({ timeout: 90_000 });
+  await expect(
+    page
+      .locator(
+        '[data-testid="trial-row"]:is([data-state="preparing"], [data-state="agent"], [data-state="evaluating"])',
+      )
+      .first(),
+  ).toBeVisible({ timeout: 90_000 });
   for (const choice of ["1", "2", "3"]) {
-    await expect(page.locator(`[data-testid="trial-row"][data-choice="${choice}"]`)).toHaveAttribute("data-state", "succeeded", { timeout: 150_000 });
+    await expect(page.locator(`[data-testid="trial-row"][data-choice="${choice}"]`)).toHaveAttribute(
+      "data-state",
+      "succeeded",
+      { timeout: 150_000 },
+    );
   }
   const row = (choice: string) => page.locator(`[data-testid="trial-row"][data-choice="${choice}"]`);
   await expect(row("1").getByTestId("trial-tests")).toHaveText("23/23");
@@ -92,7 +110,10 @@ test("the Markdown, JSON and CSV reports contain those figures", async () => {
   expect(md.text).toContain("0/23");
   expect(md.text).toContain("55,200");
   const json = await downloadText(page, "JSON");
-  const report = JSON.parse(json.text) as { baseline: { passed: number; total: number }; trials: { choice: number; verdict: { passed: number } | null; tokens: { total: number } }[] };
+  const report = JSON.parse(json.text) as {
+    baseline: { passed: number; total: number };
+    trials: { choice: number; verdict: { passed: number } | null; tokens: { total: number } }[];
+  };
   expect(report.baseline).toMatchObject({ passed: 0, total: 23 });
   expect(report.trials.map((trial) => [trial.choice, trial.verdict?.passed]).sort()).toEqual([
     [1, 23],
@@ -120,7 +141,9 @@ test("a viewer link sees the study and downloads the reports, but cannot start, 
     await expect(viewerPage.getByText("read-only viewer")).toBeVisible();
     await viewerPage.goto(studyUrl);
     await expect(viewerPage.getByTestId("trial-row")).toHaveCount(3);
-    await expect(viewerPage.locator('[data-testid="trial-row"][data-choice="1"]').getByTestId("trial-tests")).toHaveText("23/23");
+    await expect(
+      viewerPage.locator('[data-testid="trial-row"][data-choice="1"]').getByTestId("trial-tests"),
+    ).toHaveText("23/23");
     const csv = await downloadText(viewerPage, "CSV");
     expect(csv.text).toContain("55200");
     await expect(viewerPage.getByRole("button", { name: /Stop/ })).toHaveCount(0);
@@ -131,12 +154,25 @@ test("a viewer link sees the study and downloads the reports, but cannot start, 
     await expect(viewerPage.getByRole("link", { name: /New study/ })).toHaveCount(0);
     const studyId = new URL(studyUrl).pathname.split("/").pop() ?? "";
     const attempts = await viewerPage.evaluate(async (id) => {
-      const post = async (procedure: string, body: unknown) => (await fetch(`/api/trpc/${procedure}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status;
+      const post = async (procedure: string, body: unknown) =>
+        (
+          await fetch(`/api/trpc/${procedure}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body),
+          })
+        ).status;
       return {
         stop: await post("studies.stop", { studyId: id }),
         retry: await post("studies.retry", { studyId: id, trialIds: ["x"] }),
         remove: await post("studies.remove", { studyId: id }),
-        create: await post("studies.create", { projectId: "x", title: "t", taskPrompt: "t", testCommand: "true", configurations: [{ harness: "codex", model: "m", repeats: 1 }] }),
+        create: await post("studies.create", {
+          projectId: "x",
+          title: "t",
+          taskPrompt: "t",
+          testCommand: "true",
+          configurations: [{ harness: "codex", model: "m", repeats: 1 }],
+        }),
       };
     }, studyId);
     expect(attempts).toEqual({ stop: 403, retry: 403, remove: 403, create: 403 });
@@ -156,7 +192,10 @@ test("the admin deletes the finished study: after a confirmation it is gone, wit
   await confirm.getByRole("button", { name: "Cancel" }).click();
   await expect(confirm).toHaveCount(0);
   await page.getByRole("button", { name: "Delete study…" }).click();
-  await page.getByRole("group", { name: "Confirm deletion" }).getByRole("button", { name: "Delete", exact: true }).click();
+  await page
+    .getByRole("group", { name: "Confirm deletion" })
+    .getByRole("button", { name: "Delete", exact: true })
+    .click();
   await page.waitForURL(/\/projects\/[^/]+$/);
   await page.goto(`${state.origin}/studies`);
   await expect(page.getByRole("link", { name: "Calendar utility" })).toHaveCount(0);

@@ -18,7 +18,8 @@ const { values } = parseArgs({
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: "inherit", ...options });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`);
 }
 
 const exists = spawnSync("docker", ["image", "inspect", values.tag], { stdio: "ignore" }).status === 0;
@@ -33,11 +34,22 @@ if (spawnSync("sh", ["-c", "command -v debootstrap"], { stdio: "ignore" }).statu
 const rootfs = fs.mkdtempSync(path.join(os.tmpdir(), "invariant-rootfs-"));
 try {
   process.stderr.write(`[base-image] debootstrap bookworm from ${values.mirror} (about a minute)\n`);
-  run("debootstrap", ["--variant=minbase", "--include=git,nodejs,ca-certificates,procps", "bookworm", rootfs, values.mirror], { stdio: ["ignore", "ignore", "inherit"] });
+  run(
+    "debootstrap",
+    ["--variant=minbase", "--include=git,nodejs,ca-certificates,procps", "bookworm", rootfs, values.mirror],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
   fs.rmSync(path.join(rootfs, "var", "cache", "apt", "archives"), { recursive: true, force: true });
   fs.mkdirSync(path.join(rootfs, "var", "cache", "apt", "archives", "partial"), { recursive: true });
   process.stderr.write(`[base-image] importing as ${values.tag}\n`);
-  const tar = spawnSync("sh", ["-c", `tar -C "${rootfs}" -c . | docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' -c 'CMD ["/bin/bash"]' - "${values.tag}"`], { stdio: "inherit" });
+  const tar = spawnSync(
+    "sh",
+    [
+      "-c",
+      `tar -C "${rootfs}" -c . | docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' -c 'CMD ["/bin/bash"]' - "${values.tag}"`,
+    ],
+    { stdio: "inherit" },
+  );
   if (tar.status !== 0) throw new Error("docker import failed");
 } finally {
   fs.rmSync(rootfs, { recursive: true, force: true });

@@ -11,7 +11,9 @@ await ensureDockerEngine();
 ensureNpmDependencies();
 build();
 const only = process.argv[2];
-for (const file of readdirSync(path.join(root, "bench")).filter((f) => f.endsWith(".bench.mjs") && (!only || f.includes(only))).sort()) {
+for (const file of readdirSync(path.join(root, "bench"))
+  .filter((f) => f.endsWith(".bench.mjs") && (!only || f.includes(only)))
+  .sort()) {
   console.log(`\n# ${file}`);
   const result = spawnSync(process.execPath, [path.join(root, "bench", file)], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) process.exit(result.status ?? 1);

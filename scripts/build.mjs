@@ -11,7 +11,11 @@ const serverOnly = process.argv.includes("--server-only");
 const force = process.argv.includes("--force");
 
 function run(command, args) {
-  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
@@ -21,17 +25,31 @@ function newestMtime(paths) {
     if (!existsSync(p)) return;
     const stat = statSync(p);
     if (stat.isDirectory()) {
-      for (const entry of readdirSync(p)) if (entry !== "generated" && entry !== "node_modules") visit(path.join(p, entry));
+      for (const entry of readdirSync(p))
+        if (entry !== "generated" && entry !== "node_modules") visit(path.join(p, entry));
     } else newest = Math.max(newest, stat.mtimeMs);
   };
   paths.forEach((p) => visit(path.join(root, p)));
   return newest;
 }
 
-const inputs = newestMtime(["src", "worker", "prisma", "public", "package.json", "next.config.ts", "postcss.config.mjs", "package-lock.json"]);
+const inputs = newestMtime([
+  "src",
+  "worker",
+  "prisma",
+  "public",
+  "package.json",
+  "next.config.ts",
+  "postcss.config.mjs",
+  "package-lock.json",
+]);
 const stamp = (file) => (existsSync(path.join(root, file)) ? statSync(path.join(root, file)).mtimeMs : 0);
 
-if (force || stamp("src/generated/prisma/client.ts") < stamp("prisma/schema.prisma") || !existsSync(path.join(root, "src/generated/prisma/client.ts"))) {
+if (
+  force ||
+  stamp("src/generated/prisma/client.ts") < stamp("prisma/schema.prisma") ||
+  !existsSync(path.join(root, "src/generated/prisma/client.ts"))
+) {
   run(process.execPath, ["scripts/prisma.mjs", "generate"]);
 }
 

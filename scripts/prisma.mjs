@@ -10,15 +10,19 @@ if (!existsSync(placeholder)) {
   mkdirSync(path.dirname(placeholder), { recursive: true });
   writeFileSync(placeholder, "");
 }
-const result = spawnSync(process.execPath, [path.join(root, "node_modules", "prisma", "build", "index.js"), ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: "inherit",
-  env: {
-    ...process.env,
-    PRISMA_SCHEMA_ENGINE_BINARY: placeholder,
-    PRISMA_QUERY_ENGINE_LIBRARY: placeholder,
-    PRISMA_HIDE_UPDATE_MESSAGE: "1",
-    CHECKPOINT_DISABLE: "1",
+const result = spawnSync(
+  process.execPath,
+  [path.join(root, "node_modules", "prisma", "build", "index.js"), ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      PRISMA_SCHEMA_ENGINE_BINARY: placeholder,
+      PRISMA_QUERY_ENGINE_LIBRARY: placeholder,
+      PRISMA_HIDE_UPDATE_MESSAGE: "1",
+      CHECKPOINT_DISABLE: "1",
+    },
   },
-});
+);
 process.exit(result.status ?? 1);

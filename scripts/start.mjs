@@ -3,7 +3,14 @@
 // invariant-web. Arguments after `--` go to invariant-web (e.g. `npm start -- --port 5000`).
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { build, ensureBaseImage, ensureDockerEngine, ensureNpmDependencies, ensureSystemPackages, log } from "./system-setup.mjs";
+import {
+  build,
+  ensureBaseImage,
+  ensureDockerEngine,
+  ensureNpmDependencies,
+  ensureSystemPackages,
+  log,
+} from "./system-setup.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 try {
@@ -21,8 +28,12 @@ try {
   ensureSystemPackages({ debootstrap: "debootstrap" });
   ensureBaseImage();
 } catch (error) {
-  log(`no default base image yet (${error instanceof Error ? error.message : String(error)}); see docs/environments.md`);
+  log(
+    `no default base image yet (${error instanceof Error ? error.message : String(error)}); see docs/environments.md`,
+  );
 }
-const child = spawn(process.execPath, [path.join(root, "bin", "invariant-web.mjs"), ...process.argv.slice(2)], { stdio: "inherit" });
+const child = spawn(process.execPath, [path.join(root, "bin", "invariant-web.mjs"), ...process.argv.slice(2)], {
+  stdio: "inherit",
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -17,15 +17,20 @@ function has(command) {
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: "inherit", cwd: root, ...options });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`);
 }
 
 /** Installs Debian packages whose command is missing. `wanted` maps a command to its package. */
 export function ensureSystemPackages(wanted) {
-  const missing = Object.entries(wanted).filter(([command]) => !has(command)).map(([, pkg]) => pkg);
+  const missing = Object.entries(wanted)
+    .filter(([command]) => !has(command))
+    .map(([, pkg]) => pkg);
   if (missing.length === 0) return;
   if (!isRoot || !has("apt-get")) {
-    throw new Error(`Missing system packages: ${missing.join(", ")}. Install them (e.g. sudo apt-get install -y ${missing.join(" ")}) and run again.`);
+    throw new Error(
+      `Missing system packages: ${missing.join(", ")}. Install them (e.g. sudo apt-get install -y ${missing.join(" ")}) and run again.`,
+    );
   }
   log(`installing ${missing.join(", ")} with apt-get`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
@@ -34,14 +39,19 @@ export function ensureSystemPackages(wanted) {
 }
 
 function dockerReachable() {
-  return spawnSync("docker", ["version", "--format", "{{.Server.Version}}"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+  return (
+    spawnSync("docker", ["version", "--format", "{{.Server.Version}}"], { stdio: "ignore", timeout: 10_000 }).status ===
+    0
+  );
 }
 
 /** Starts dockerd (as root) when no Docker engine answers; waits until it does. */
 export async function ensureDockerEngine() {
   if (dockerReachable()) return;
   if (!isRoot || !has("dockerd")) {
-    throw new Error("The Docker engine is not running. Start it (sudo systemctl start docker, or sudo dockerd &) and run again.");
+    throw new Error(
+      "The Docker engine is not running. Start it (sudo systemctl start docker, or sudo dockerd &) and run again.",
+    );
   }
   log("starting dockerd (log: /var/log/invariant-dockerd.log)");
   const out = openSync("/var/log/invariant-dockerd.log", "a");

@@ -53,12 +53,27 @@ function copyFixture(): string {
 
 /** `node --test test/` in a fresh container of the image, the workspace mounted; the TAP summary counts. */
 async function nodeTest(workspace: string): Promise<{ pass: number; fail: number; tests: number }> {
-  const args = ["run", "--rm", "--network", "none", "-v", `${workspace}:/workspace`, "-w", "/workspace", image, "node", "--test", "test/"];
+  const args = [
+    "run",
+    "--rm",
+    "--network",
+    "none",
+    "-v",
+    `${workspace}:/workspace`,
+    "-w",
+    "/workspace",
+    image,
+    "node",
+    "--test",
+    "test/",
+  ];
   // node --test exits 1 when a test fails; the output is what we judge
-  const { stdout } = await run("docker", args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }).catch((error: Error & { stdout?: string; stderr?: string }) => {
-    if (typeof error.stdout === "string" && /^# tests \d+$/m.test(error.stdout)) return { stdout: error.stdout };
-    throw new Error(`node --test did not run: ${error.stderr ?? error.message}`);
-  });
+  const { stdout } = await run("docker", args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }).catch(
+    (error: Error & { stdout?: string; stderr?: string }) => {
+      if (typeof error.stdout === "string" && /^# tests \d+$/m.test(error.stdout)) return { stdout: error.stdout };
+      throw new Error(`node --test did not run: ${error.stderr ?? error.message}`);
+    },
+  );
   const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(stdout)?.[1] ?? NaN);
   return { pass: count("pass"), fail: count("fail"), tests: count("tests") };
 }
@@ -66,7 +81,10 @@ async function nodeTest(workspace: string): Promise<{ pass: number; fail: number
 beforeAll(async () => {
   image = await ensureAgentImage(runtime);
   mock = await startMockModel({ scriptsDir: SCRIPTS_DIR, apiKey: KEY });
-  gateway = await startModelGateway({ upstreamBaseUrl: mock.url, credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
+  gateway = await startModelGateway({
+    upstreamBaseUrl: mock.url,
+    credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
+  });
   socket = await startGatewaySocket({ socketPath: path.join(tempDir("gateway"), "gateway.sock"), gateway });
 }, 300_000);
 
@@ -127,7 +145,9 @@ describe("the calendar fixture and its mock scripts", () => {
       expect(fs.readFileSync(testFile).equals(original)).toBe(true);
     }
     if (script === "calendar-fix-none" || script === "calendar-cheat") {
-      expect(fs.readFileSync(path.join(workspace, "src", "calendar.js"), "utf8")).toBe(fs.readFileSync(path.join(FIXTURE, "src", "calendar.js"), "utf8"));
+      expect(fs.readFileSync(path.join(workspace, "src", "calendar.js"), "utf8")).toBe(
+        fs.readFileSync(path.join(FIXTURE, "src", "calendar.js"), "utf8"),
+      );
     }
     expect(await nodeTest(workspace)).toEqual({ pass, fail, tests: 23 });
   });

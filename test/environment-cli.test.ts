@@ -11,7 +11,12 @@ afterAll(async () => {
 });
 
 function cli(dataDir: string, args: string[]) {
-  return spawnSync(process.execPath, [BIN, ...args, "--data-dir", dataDir], { cwd: ROOT, env: cleanEnv(), encoding: "utf8", timeout: 180_000 });
+  return spawnSync(process.execPath, [BIN, ...args, "--data-dir", dataDir], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    encoding: "utf8",
+    timeout: 180_000,
+  });
 }
 
 describe("invariant-web environment (CLI)", () => {
@@ -25,7 +30,11 @@ describe("invariant-web environment (CLI)", () => {
     const dataDir = tempDir("cli");
     app = await launch({ dataDir });
     const projectDir = tempDir("cli-project");
-    const added = await fetch(`${app.base}/api/trpc/projects.add`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${app.token}` }, body: JSON.stringify({ hostPath: projectDir, name: "cli-demo" }) });
+    const added = await fetch(`${app.base}/api/trpc/projects.add`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${app.token}` },
+      body: JSON.stringify({ hostPath: projectDir, name: "cli-demo" }),
+    });
     expect(added.status).toBe(200);
 
     const unknown = cli(dataDir, ["environment", "prepare", "--project", "nope"]);
@@ -37,7 +46,14 @@ describe("invariant-web environment (CLI)", () => {
     expect(first.stdout).toContain("[1/3] installing the Codex CLI");
     expect(first.stderr).toContain("version ready and active");
 
-    const second = cli(dataDir, ["environment", "prepare", "--project", projectDir, "--command", "echo hello-from-command > /usr/local/bin/greeting"]);
+    const second = cli(dataDir, [
+      "environment",
+      "prepare",
+      "--project",
+      projectDir,
+      "--command",
+      "echo hello-from-command > /usr/local/bin/greeting",
+    ]);
     expect(second.status, second.stderr).toBe(0);
     expect(second.stderr).toContain("preparing version 2 of cli-demo");
 
@@ -46,7 +62,9 @@ describe("invariant-web environment (CLI)", () => {
     expect(failing.stderr).toContain("exited with code 7");
 
     const list = cli(dataDir, ["environment", "list", "--project", "cli-demo", "--json"]);
-    const overview = JSON.parse(list.stdout) as { versions: { version: number; status: string; active: boolean; imageTag: string }[] };
+    const overview = JSON.parse(list.stdout) as {
+      versions: { version: number; status: string; active: boolean; imageTag: string }[];
+    };
     expect(overview.versions.map((v) => [v.version, v.status, v.active])).toEqual([
       [3, "failed", false],
       [2, "ready", true],

@@ -17,17 +17,37 @@ async function start(dataDir: string): Promise<Launched> {
   return app;
 }
 
-function trpc(app: Launched, procedure: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...(options.token ? { cookie: `invariant_token=${options.token}` } : {}), ...options.headers };
+function trpc(
+  app: Launched,
+  procedure: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = {
+    ...(options.token ? { cookie: `invariant_token=${options.token}` } : {}),
+    ...options.headers,
+  };
   if (options.body !== undefined) {
-    return fetch(`${app.base}/api/trpc/${procedure}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(options.body) });
+    return fetch(`${app.base}/api/trpc/${procedure}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(options.body),
+    });
   }
   return fetch(`${app.base}/api/trpc/${procedure}`, { headers });
 }
 
-function socket(app: Launched, headers: Record<string, string>): Promise<{ socket: Socket; connected: boolean; error: string | null }> {
+function socket(
+  app: Launched,
+  headers: Record<string, string>,
+): Promise<{ socket: Socket; connected: boolean; error: string | null }> {
   return new Promise((resolve) => {
-    const s = connectSocket(app.base, { path: "/socket.io", transports: ["websocket"], extraHeaders: headers, reconnection: false, timeout: 5000 });
+    const s = connectSocket(app.base, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      extraHeaders: headers,
+      reconnection: false,
+      timeout: 5000,
+    });
     s.on("connect", () => resolve({ socket: s, connected: true, error: null }));
     s.on("connect_error", (error) => resolve({ socket: s, connected: false, error: error.message }));
   });
@@ -38,7 +58,9 @@ describe("invariant-web launcher", () => {
     const dataDir = tempDir("launch");
     const projectDir = tempDir("project");
     const first = await start(dataDir);
-    expect(first.stdoutLines()).toEqual([expect.stringMatching(/^invariant-web \S+ is running at http:\/\/127\.0\.0\.1:\d+\/\?token=a_/)]);
+    expect(first.stdoutLines()).toEqual([
+      expect.stringMatching(/^invariant-web \S+ is running at http:\/\/127\.0\.0\.1:\d+\/\?token=a_/),
+    ]);
     expect(fs.statSync(path.join(dataDir, "access-token")).mode & 0o777).toBe(0o600);
     const added = await trpc(first, "projects.add", { token: first.token, body: { hostPath: projectDir } });
     expect(added.status).toBe(200);
@@ -50,7 +72,9 @@ describe("invariant-web launcher", () => {
 
     const second = await start(dataDir);
     expect(second.token).toBe(first.token);
-    const list = (await (await trpc(second, "projects.list", { token: second.token })).json()) as { result: { data: { hostPath: string }[] } };
+    const list = (await (await trpc(second, "projects.list", { token: second.token })).json()) as {
+      result: { data: { hostPath: string }[] };
+    };
     expect(list.result.data.map((p) => p.hostPath)).toEqual([projectDir]);
     const again = second.childPids();
     await second.stop("SIGINT");
@@ -60,7 +84,12 @@ describe("invariant-web launcher", () => {
   it("refuses a second launcher on the same data dir, and recovers after the first is killed", async () => {
     const dataDir = tempDir("launch");
     const first = await start(dataDir);
-    const second = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, "--port", "0", "--no-open"], { cwd: ROOT, env: cleanEnv(), encoding: "utf8", timeout: 30_000 });
+    const second = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, "--port", "0", "--no-open"], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     expect(second.status).toBe(1);
     expect(second.stderr).toContain("already running for");
     const children = first.childPids();
@@ -74,7 +103,11 @@ describe("invariant-web launcher", () => {
 
   it("leaves no worker behind when the launcher is killed while its worker is still starting", async () => {
     const dataDir = tempDir("launch");
-    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "--port", "0", "--no-open"], { cwd: ROOT, env: cleanEnv(), stdio: "ignore" });
+    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "--port", "0", "--no-open"], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      stdio: "ignore",
+    });
     const isWorker = (pid: number) => {
       try {
         return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("worker");
@@ -84,7 +117,9 @@ describe("invariant-web launcher", () => {
     };
     // kill the launcher the moment its worker process exists: the worker is then surely still starting
     let worker: number | undefined;
-    await expect.poll(() => (worker = childrenOf(child.pid ?? -1).find(isWorker)), { timeout: 30_000, interval: 5 }).toBeDefined();
+    await expect
+      .poll(() => (worker = childrenOf(child.pid ?? -1).find(isWorker)), { timeout: 30_000, interval: 5 })
+      .toBeDefined();
     const orphans = () => childrenOf(child.pid ?? -1);
     const left = orphans();
     child.kill("SIGKILL");
@@ -110,29 +145,57 @@ describe("invariant-web launcher", () => {
     expect(login.status).toBe(303);
     expect(login.headers.get("location")).toBe("/projects");
     expect(login.headers.get("set-cookie")).toMatch(/invariant_token=a_\S+; Path=\/; HttpOnly; SameSite=Strict/);
-    expect((await fetch(`${app.base}/projects`, { headers: { cookie: `invariant_token=${app.token}` } })).status).toBe(200);
+    expect((await fetch(`${app.base}/projects`, { headers: { cookie: `invariant_token=${app.token}` } })).status).toBe(
+      200,
+    );
 
     // DNS rebinding: a foreign Host is refused even with the token
-    const rebound = spawnSync("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Host: attacker.example", "-H", `Cookie: invariant_token=${app.token}`, `${app.base}/api/trpc/projects.list`], { encoding: "utf8" });
+    const rebound = spawnSync(
+      "curl",
+      [
+        "-s",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        "-H",
+        "Host: attacker.example",
+        "-H",
+        `Cookie: invariant_token=${app.token}`,
+        `${app.base}/api/trpc/projects.list`,
+      ],
+      { encoding: "utf8" },
+    );
     expect(rebound.stdout).toBe("421");
     // cross-site mutation is refused even with the token
-    const foreign = await trpc(app, "projects.add", { token: app.token, body: { hostPath: tempDir("x") }, headers: { origin: "http://attacker.example" } });
+    const foreign = await trpc(app, "projects.add", {
+      token: app.token,
+      body: { hostPath: tempDir("x") },
+      headers: { origin: "http://attacker.example" },
+    });
     expect(foreign.status).toBe(403);
 
     // viewers read, never write; a revoked link stops working
-    const created = (await (await trpc(app, "system.createViewerLink", { token: app.token, body: { label: "Dana" } })).json()) as { result: { data: { url: string; link: { id: string } } } };
+    const created = (await (
+      await trpc(app, "system.createViewerLink", { token: app.token, body: { label: "Dana" } })
+    ).json()) as { result: { data: { url: string; link: { id: string } } } };
     const viewerToken = new URL(created.result.data.url).searchParams.get("token") ?? "";
     expect((await trpc(app, "projects.list", { token: viewerToken })).status).toBe(200);
     const mutation = await trpc(app, "projects.add", { token: viewerToken, body: { hostPath: tempDir("viewer") } });
     expect(mutation.status).toBe(403);
     expect(((await mutation.json()) as { error: { data: { code: string } } }).error.data.code).toBe("FORBIDDEN");
-    const list = (await (await trpc(app, "projects.list", { token: app.token })).json()) as { result: { data: unknown[] } };
+    const list = (await (await trpc(app, "projects.list", { token: app.token })).json()) as {
+      result: { data: unknown[] };
+    };
     expect(list.result.data).toEqual([]);
 
     const viewerSocket = await socket(app, { cookie: `invariant_token=${viewerToken}` });
     expect(viewerSocket.connected).toBe(true);
     const dropped = new Promise<string>((resolve) => viewerSocket.socket.on("disconnect", (reason) => resolve(reason)));
-    expect((await trpc(app, "system.revokeViewerLink", { token: app.token, body: { id: created.result.data.link.id } })).status).toBe(200);
+    expect(
+      (await trpc(app, "system.revokeViewerLink", { token: app.token, body: { id: created.result.data.link.id } }))
+        .status,
+    ).toBe(200);
     expect(await dropped).toBe("io server disconnect");
     expect((await trpc(app, "projects.list", { token: viewerToken })).status).toBe(401);
 
@@ -149,26 +212,53 @@ describe("invariant-web launcher", () => {
   });
 
   it("doctor --json prints machine-readable checks and exits 1 when something required is missing", () => {
-    const ok = spawnSync(process.execPath, [BIN, "doctor", "--json", "--data-dir", tempDir("doctor")], { cwd: ROOT, env: cleanEnv(), encoding: "utf8" });
+    const ok = spawnSync(process.execPath, [BIN, "doctor", "--json", "--data-dir", tempDir("doctor")], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      encoding: "utf8",
+    });
     expect(ok.status, ok.stderr).toBe(0);
-    const report = JSON.parse(ok.stdout) as { ok: boolean; checks: { id: string; status: string; fix: string | null }[] };
+    const report = JSON.parse(ok.stdout) as {
+      ok: boolean;
+      checks: { id: string; status: string; fix: string | null }[];
+    };
     expect(report.ok).toBe(true);
     expect(report.checks.map((c) => c.id)).toEqual(["node", "docker", "redis", "disk", "codex"]);
-    const bad = spawnSync(process.execPath, [BIN, "doctor", "--json", "--redis-url", "unix:///nonexistent/redis.sock"], { cwd: ROOT, env: cleanEnv(), encoding: "utf8" });
+    const bad = spawnSync(
+      process.execPath,
+      [BIN, "doctor", "--json", "--redis-url", "unix:///nonexistent/redis.sock"],
+      { cwd: ROOT, env: cleanEnv(), encoding: "utf8" },
+    );
     expect(bad.status).toBe(1);
     const badReport = JSON.parse(bad.stdout) as typeof report;
-    expect(badReport.checks.find((c) => c.id === "redis")).toMatchObject({ status: "fail", fix: expect.any(String) as unknown });
-    const human = spawnSync(process.execPath, [BIN, "doctor", "--data-dir", tempDir("doctor")], { cwd: ROOT, env: cleanEnv(), encoding: "utf8" });
+    expect(badReport.checks.find((c) => c.id === "redis")).toMatchObject({
+      status: "fail",
+      fix: expect.any(String) as unknown,
+    });
+    const human = spawnSync(process.execPath, [BIN, "doctor", "--data-dir", tempDir("doctor")], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      encoding: "utf8",
+    });
     expect(human.stdout).toContain("All required checks passed.");
   });
 
   it("explains a bad flag and a port in use", async () => {
-    const usage = spawnSync(process.execPath, [BIN, "--port", "nope"], { cwd: ROOT, env: cleanEnv(), encoding: "utf8" });
+    const usage = spawnSync(process.execPath, [BIN, "--port", "nope"], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      encoding: "utf8",
+    });
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain("--port must be a port number");
     const app = await start(tempDir("launch"));
     const port = new URL(app.base).port;
-    const clash = spawnSync(process.execPath, [BIN, "--data-dir", tempDir("launch"), "--port", port, "--no-open"], { cwd: ROOT, env: cleanEnv(), encoding: "utf8", timeout: 60_000 });
+    const clash = spawnSync(process.execPath, [BIN, "--data-dir", tempDir("launch"), "--port", port, "--no-open"], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(clash.status).toBe(1);
     expect(clash.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use`);
     await app.stop();

@@ -10,7 +10,11 @@ const workers: ChildProcess[] = [];
 const runtime = createDockerRuntime();
 
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, [BIN, "worker", "--redis-url", web.redisUrl, "--data-dir", web.dataDir], { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "worker", "--redis-url", web.redisUrl, "--data-dir", web.dataDir], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   workers.push(child);
   return child;
 }

@@ -32,7 +32,13 @@ import { connectRedis } from "../src/server/redis/connection";
  */
 const REDIS_URL = redisUrlFor(inject("redisUrl"), 8);
 const runtime = createDockerRuntime();
-const SLOW = { description: "Sleeps, so a test can stop it mid-run.", steps: [{ kind: "run", command: "sleep 60" }, { kind: "reply", text: "done" }] };
+const SLOW = {
+  description: "Sleeps, so a test can stop it mid-run.",
+  steps: [
+    { kind: "run", command: "sleep 60" },
+    { kind: "reply", text: "done" },
+  ],
+};
 let dataDir: string;
 let scripts: string;
 let mock: Awaited<ReturnType<typeof startMock>>;
@@ -49,7 +55,14 @@ beforeAll(async () => {
   scripts = scriptsDir({ slow: SLOW });
   mock = await startMock(scripts);
   web = await openStudyWeb({ dataDir, redisUrl: REDIS_URL, runtime });
-  worker = await startWorker({ redisUrl: REDIS_URL, dataDir, concurrency: 3, version: "test", modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url }, log: () => undefined });
+  worker = await startWorker({
+    redisUrl: REDIS_URL,
+    dataDir,
+    concurrency: 3,
+    version: "test",
+    modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
+    log: () => undefined,
+  });
   projectId = await addCalendarProject({ web, runtime, projectDir: calendarProject() });
 }, 300_000);
 
@@ -67,23 +80,52 @@ const base = (title: string) => ({
   testCommand: "node --test test/",
   testFiles: [{ source: "project" as const, path: "test/calendar.test.js" }],
 });
-const codex = (model: string, repeats = 1) => ({ harness: "codex" as const, model, reasoningEffort: "low" as const, repeats });
+const codex = (model: string, repeats = 1) => ({
+  harness: "codex" as const,
+  model,
+  reasoningEffort: "low" as const,
+  repeats,
+});
 const finished = (study: StudyView) => study.state === "done" || study.state === "stopped" || study.state === "refused";
-const byModel = (study: StudyView, model: string): TrialView[] => study.trials.filter((trial) => study.configurations.find((c) => c.id === trial.configurationId)?.model === model);
+const byModel = (study: StudyView, model: string): TrialView[] =>
+  study.trials.filter((trial) => study.configurations.find((c) => c.id === trial.configurationId)?.model === model);
 
 describe("a study on the calendar fixture", () => {
   let study: StudyView;
 
   it("runs a preflight (0/23), then every trial to a verdict judged against the captured test bytes", async () => {
-    const created = await web.services.studies.create({ ...base("Calendar"), concurrency: 2, configurations: [codex("calendar-fix-all"), codex("calendar-fix-some"), codex("calendar-fix-none"), codex("calendar-cheat")] }, "admin");
+    const created = await web.services.studies.create(
+      {
+        ...base("Calendar"),
+        concurrency: 2,
+        configurations: [
+          codex("calendar-fix-all"),
+          codex("calendar-fix-some"),
+          codex("calendar-fix-none"),
+          codex("calendar-cheat"),
+        ],
+      },
+      "admin",
+    );
     expect(created.state).toBe("preflight");
     expect(created.testFiles).toHaveLength(1);
     expect(created.testFiles[0]?.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(created.environment.imageId).toMatch(/^sha256:/);
-    study = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 170_000, what: "the study to finish" });
+    study = await waitForStudy({
+      web,
+      studyId: created.id,
+      until: finished,
+      timeoutMs: 170_000,
+      what: "the study to finish",
+    });
     expect(study.state).toBe("done");
     expect(study.baseline).toMatchObject({ passed: 0, total: 23 });
-    const verdicts = Object.fromEntries(study.configurations.map((c) => [c.model, byModel(study, c.model).map((t) => `${t.state} ${t.verdict?.passed}/${t.verdict?.total}`)]));
+    const verdicts = Object.fromEntries(
+      study.configurations.map((c) => [
+        c.model,
+        byModel(study, c.model).map((t) => `${t.state} ${t.verdict?.passed}/${t.verdict?.total}`),
+      ]),
+    );
     expect(verdicts).toEqual({
       "calendar-fix-all": ["succeeded 23/23"],
       "calendar-fix-some": ["succeeded 13/23"],
@@ -109,7 +151,10 @@ describe("a study on the calendar fixture", () => {
   });
 
   it("never ran more trials at once than the study's concurrency", async () => {
-    const rows = await web.db.eventLog.findMany({ where: { studyId: study.id, type: { in: ["trial.started", "trial.finished"] } }, orderBy: { id: "asc" } });
+    const rows = await web.db.eventLog.findMany({
+      where: { studyId: study.id, type: { in: ["trial.started", "trial.finished"] } },
+      orderBy: { id: "asc" },
+    });
     let running = 0;
     let peak = 0;
     for (const row of rows) {
@@ -127,7 +172,9 @@ describe("a study on the calendar fixture", () => {
     expect(agentRows.filter((row) => row.type === "agent.finished")).toHaveLength(4);
     expect(agentRows.some((row) => row.type === "agent.events")).toBe(true);
     expect(agentRows.every((row) => row.trialId !== null && trialIds.has(row.trialId))).toBe(true);
-    const batch = web.emitted.find((entry) => entry.event.event.type === "agent.events" && entry.event.event.studyId === study.id);
+    const batch = web.emitted.find(
+      (entry) => entry.event.event.type === "agent.events" && entry.event.event.studyId === study.id,
+    );
     expect(batch?.room).toBe(`study:${study.id}`);
   });
 
@@ -136,12 +183,20 @@ describe("a study on the calendar fixture", () => {
     expect(md).toContain("23/23");
     expect(md).toContain("13/23");
     expect(md).toContain("node --test test/");
-    const json = studyReportSchema.parse(JSON.parse((await web.services.studies.report({ studyId: study.id, format: "json" })).body));
-    expect(json.trials.map((trial) => trial.verdict?.passed).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([0, 0, 13, 23]);
+    const json = studyReportSchema.parse(
+      JSON.parse((await web.services.studies.report({ studyId: study.id, format: "json" })).body),
+    );
+    expect(json.trials.map((trial) => trial.verdict?.passed).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([
+      0, 0, 13, 23,
+    ]);
     expect(json.baseline).toMatchObject({ passed: 0, total: 23 });
     const output = path.join(tempDir("export"), "report.csv");
     const err = new PassThrough();
-    const code = await runExportCommand({ config: parseCli(["export", study.id, "--format", "csv", "--output", output, "--data-dir", dataDir], {}), root: REPO_ROOT, err });
+    const code = await runExportCommand({
+      config: parseCli(["export", study.id, "--format", "csv", "--output", output, "--data-dir", dataDir], {}),
+      root: REPO_ROOT,
+      err,
+    });
     expect(code).toBe(0);
     const csv = fs.readFileSync(output, "utf8");
     expect(csv.split("\r\n")[0]).toContain("tests_passed");
@@ -153,7 +208,10 @@ describe("a study on the calendar fixture", () => {
 describe("preflight refusals", () => {
   it("refuses a test command that cannot run, before any model call", async () => {
     const before = mock.requests();
-    const created = await web.services.studies.create({ ...base("Broken"), testCommand: "no-such-test-runner --all", configurations: [codex("calendar-fix-all")] }, "admin");
+    const created = await web.services.studies.create(
+      { ...base("Broken"), testCommand: "no-such-test-runner --all", configurations: [codex("calendar-fix-all")] },
+      "admin",
+    );
     const study = await waitForStudy({ web, studyId: created.id, until: finished, what: "the refusal" });
     expect(study.state).toBe("refused");
     expect(study.refusal).toMatch(/not found/i);
@@ -165,31 +223,66 @@ describe("preflight refusals", () => {
 
   it("refuses bad input before writing anything", async () => {
     const count = await web.db.study.count();
-    await expect(web.services.studies.create({ ...base("No model"), configurations: [{ harness: "codex", model: "", reasoningEffort: "low", repeats: 1 }] }, "admin")).rejects.toThrow(/Name the model/);
-    await expect(web.services.studies.create({ ...base("Missing file"), testFiles: [{ source: "project", path: "test/nope.test.js" }], configurations: [codex("calendar-fix-all")] }, "admin")).rejects.toMatchObject({ field: "testFiles.0.path" });
+    await expect(
+      web.services.studies.create(
+        { ...base("No model"), configurations: [{ harness: "codex", model: "", reasoningEffort: "low", repeats: 1 }] },
+        "admin",
+      ),
+    ).rejects.toThrow(/Name the model/);
+    await expect(
+      web.services.studies.create(
+        {
+          ...base("Missing file"),
+          testFiles: [{ source: "project", path: "test/nope.test.js" }],
+          configurations: [codex("calendar-fix-all")],
+        },
+        "admin",
+      ),
+    ).rejects.toMatchObject({ field: "testFiles.0.path" });
     expect(await web.db.study.count()).toBe(count);
   });
 });
 
 describe("stop and retry", () => {
   it("stops a running study: queued trials cancelled, the running one stopped, its container removed", async () => {
-    const created = await web.services.studies.create({ ...base("Stop me"), concurrency: 1, configurations: [codex("slow"), codex("calendar-fix-all")] }, "admin");
-    const running = await waitForStudy({ web, studyId: created.id, until: (s) => s.trials.some((t) => t.state === "agent" && t.commandsRun > 0), what: "the slow trial to run its command" });
+    const created = await web.services.studies.create(
+      { ...base("Stop me"), concurrency: 1, configurations: [codex("slow"), codex("calendar-fix-all")] },
+      "admin",
+    );
+    const running = await waitForStudy({
+      web,
+      studyId: created.id,
+      until: (s) => s.trials.some((t) => t.state === "agent" && t.commandsRun > 0),
+      what: "the slow trial to run its command",
+    });
     const slowTrial = running.trials.find((t) => t.state === "agent");
     expect(containersWithLabel(`invariant.trial=${slowTrial?.id}`)).toHaveLength(1);
     await expect(web.services.studies.remove(created.id, "admin")).rejects.toThrow(/is running; stop it first/);
-    await expect(web.services.projects.remove(projectId)).rejects.toThrow(/"Stop me" is running; stop it first, then remove the project/);
+    await expect(web.services.projects.remove(projectId)).rejects.toThrow(
+      /"Stop me" is running; stop it first, then remove the project/,
+    );
     await web.services.studies.stop(created.id, "admin");
-    const stopped = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 30_000, what: "the stop" });
+    const stopped = await waitForStudy({
+      web,
+      studyId: created.id,
+      until: finished,
+      timeoutMs: 30_000,
+      what: "the stop",
+    });
     expect(stopped.state).toBe("stopped");
     expect(stopped.trials.map((t) => t.state).sort()).toEqual(["stopped", "stopped"]);
     expect(stopped.trials.every((t) => t.error === "Stopped by admin.")).toBe(true);
     expect(containersWithLabel(`invariant.trial=${slowTrial?.id}`)).toEqual([]);
 
     // the slow script is now quick: a retry runs the stopped trial again as attempt 2
-    fs.writeFileSync(path.join(scripts, "slow.json"), JSON.stringify({ description: "quick now", steps: [{ kind: "reply", text: "done quickly" }] }));
+    fs.writeFileSync(
+      path.join(scripts, "slow.json"),
+      JSON.stringify({ description: "quick now", steps: [{ kind: "reply", text: "done quickly" }] }),
+    );
     await web.services.studies.retry({ studyId: created.id, trialIds: [slowTrial?.id ?? ""] }, "admin");
-    await expect(web.services.studies.retry({ studyId: created.id, trialIds: [slowTrial?.id ?? ""] }, "admin")).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      web.services.studies.retry({ studyId: created.id, trialIds: [slowTrial?.id ?? ""] }, "admin"),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
     const retried = await waitForStudy({ web, studyId: created.id, until: finished, what: "the retry" });
     const again = retried.trials.find((t) => t.id === slowTrial?.id);
     expect(again).toMatchObject({ state: "succeeded", attempt: 2 });
@@ -202,7 +295,10 @@ describe("stop and retry", () => {
     const study = await web.services.studies.get(deletable);
     const others = (await web.services.studies.list({ projectId })).filter((s) => s.id !== deletable);
     const finishedEvents = await web.db.eventLog.findMany({ where: { studyId: deletable, type: "trial.finished" } });
-    const attempts = finishedEvents.map((row) => (JSON.parse(row.payload) as { data: { workspaceId: string | null; committedImageId: string | null } }).data);
+    const attempts = finishedEvents.map(
+      (row) =>
+        (JSON.parse(row.payload) as { data: { workspaceId: string | null; committedImageId: string | null } }).data,
+    );
     const workspaces = [...new Set(attempts.flatMap((a) => (a.workspaceId ? [a.workspaceId] : [])))];
     const images = [...new Set(attempts.flatMap((a) => (a.committedImageId ? [a.committedImageId] : [])))];
     expect(workspaces.length).toBeGreaterThanOrEqual(2); // attempts 1 and 2 of the retried trial, and the other trial's
@@ -216,7 +312,9 @@ describe("stop and retry", () => {
     expect(fs.readdirSync(retriedDir).sort()).toEqual(["attempt-1", "attempt-2"]);
 
     // a container still using one of the images: that image cannot go yet
-    const busy = spawnSync("docker", ["create", "--label", "invariant.test=busy-image", images[0] ?? "", "true"], { encoding: "utf8" }).stdout.trim();
+    const busy = spawnSync("docker", ["create", "--label", "invariant.test=busy-image", images[0] ?? "", "true"], {
+      encoding: "utf8",
+    }).stdout.trim();
     expect(busy).toMatch(/^[0-9a-f]{64}$/);
     const result = await web.services.studies.remove(deletable, "admin");
     expect(result.removed).toMatchObject({ trials: 2, workspaces: workspaces.length, images: images.length });
@@ -225,7 +323,12 @@ describe("stop and retry", () => {
     expect(await web.db.trial.count({ where: { studyId: deletable } })).toBe(0);
     // its events are gone; what is left is the record of the deletion itself, for the team
     await expect
-      .poll(async () => (await web.db.eventLog.findMany({ where: { studyId: deletable } })).map((row) => [row.type, (JSON.parse(row.payload) as { data: { reason?: string } }).data.reason]))
+      .poll(async () =>
+        (await web.db.eventLog.findMany({ where: { studyId: deletable } })).map((row) => [
+          row.type,
+          (JSON.parse(row.payload) as { data: { reason?: string } }).data.reason,
+        ]),
+      )
       .toEqual([["study.changed", "Deleted by admin."]]);
     for (const id of workspaces) expect(fs.existsSync(workspaceDir(id)), id).toBe(false);
     for (const dir of trialDirs) expect(fs.existsSync(dir)).toBe(false);
@@ -241,7 +344,9 @@ describe("stop and retry", () => {
     expect(fs.existsSync(path.join(dataDir, "deletions", `study-${deletable}.json`))).toBe(false);
     // the other studies keep everything
     expect((await web.services.studies.list({ projectId })).map((s) => s.id)).toEqual(others.map((s) => s.id));
-    for (const other of others) for (const t of (await web.services.studies.get(other.id)).trials) if (t.workspaceId) expect(fs.existsSync(workspaceDir(t.workspaceId))).toBe(true);
+    for (const other of others)
+      for (const t of (await web.services.studies.get(other.id)).trials)
+        if (t.workspaceId) expect(fs.existsSync(workspaceDir(t.workspaceId))).toBe(true);
     await expect(web.services.studies.remove(deletable, "admin")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });
@@ -252,15 +357,36 @@ describe("removing the project", () => {
     const hostFiles = () => fs.readdirSync(project.hostPath, { recursive: true, encoding: "utf8" }).sort();
     const filesBefore = hostFiles();
     // version 1 is the shared agent test image (not this project's: it must stay); version 2 is the project's own
-    const [shared] = (await web.services.environments.overview(projectId)).versions.flatMap((v) => (v.imageId ? [v.imageId] : []));
+    const [shared] = (await web.services.environments.overview(projectId)).versions.flatMap((v) =>
+      v.imageId ? [v.imageId] : [],
+    );
     const scratch = spawnSync("docker", ["create", shared ?? "", "true"], { encoding: "utf8" }).stdout.trim();
-    const own = spawnSync("docker", ["commit", "-c", `LABEL invariant.project=${projectId}`, scratch, `invariant-env/${projectId.toLowerCase()}:v2`], { encoding: "utf8" }).stdout.trim();
+    const own = spawnSync(
+      "docker",
+      ["commit", "-c", `LABEL invariant.project=${projectId}`, scratch, `invariant-env/${projectId.toLowerCase()}:v2`],
+      { encoding: "utf8" },
+    ).stdout.trim();
     spawnSync("docker", ["rm", scratch]);
-    await web.db.environmentVersion.create({ data: { projectId, version: 2, imageTag: `invariant-env/${projectId.toLowerCase()}:v2`, imageId: own, origin: "command", status: "ready", active: false } });
+    await web.db.environmentVersion.create({
+      data: {
+        projectId,
+        version: 2,
+        imageTag: `invariant-env/${projectId.toLowerCase()}:v2`,
+        imageId: own,
+        origin: "command",
+        status: "ready",
+        active: false,
+      },
+    });
     const environmentImages = [own];
     const studies = await web.services.studies.list({ projectId });
-    const trialImages = (await Promise.all(studies.map((s) => web.services.studies.get(s.id)))).flatMap((s) => s.trials.flatMap((t) => (t.committedImageId ? [t.committedImageId] : [])));
-    const ours = (dir: string) => (fs.existsSync(path.join(dataDir, dir)) ? fs.readdirSync(path.join(dataDir, dir)).filter((name) => !name.startsWith(".")) : []);
+    const trialImages = (await Promise.all(studies.map((s) => web.services.studies.get(s.id)))).flatMap((s) =>
+      s.trials.flatMap((t) => (t.committedImageId ? [t.committedImageId] : [])),
+    );
+    const ours = (dir: string) =>
+      fs.existsSync(path.join(dataDir, dir))
+        ? fs.readdirSync(path.join(dataDir, dir)).filter((name) => !name.startsWith("."))
+        : [];
     expect(own).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(trialImages.length).toBeGreaterThanOrEqual(3);
     expect(ours("workspaces").length).toBeGreaterThanOrEqual(3);

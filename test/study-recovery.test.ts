@@ -23,7 +23,13 @@ import {
 /** Crashes: a worker killed with SIGKILL mid-trial, and a web process restarted mid-study. */
 const REDIS_URL = redisUrlFor(inject("redisUrl"), 9);
 const runtime = createDockerRuntime();
-const SLOW = { description: "Runs a command long enough to be killed.", steps: [{ kind: "run", command: "sleep 45" }, { kind: "reply", text: "done" }] };
+const SLOW = {
+  description: "Runs a command long enough to be killed.",
+  steps: [
+    { kind: "run", command: "sleep 45" },
+    { kind: "reply", text: "done" },
+  ],
+};
 const CHATTY = {
   description: "Several commands in a row, so events keep coming while the web process is down.",
   steps: [
@@ -65,7 +71,11 @@ const study = (title: string, model: string) => ({
 
 function workerProcess(): ChildProcess {
   const env = { ...cleanEnv(), OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: mock.url };
-  return spawn(process.execPath, [BIN, "worker", "--redis-url", REDIS_URL, "--data-dir", dataDir, "--concurrency", "2"], { env, stdio: "ignore" });
+  return spawn(
+    process.execPath,
+    [BIN, "worker", "--redis-url", REDIS_URL, "--data-dir", dataDir, "--concurrency", "2"],
+    { env, stdio: "ignore" },
+  );
 }
 
 describe("recovery", () => {
@@ -73,12 +83,24 @@ describe("recovery", () => {
     const child = workerProcess();
     try {
       const created = await web.services.studies.create(study("Killed", "slow"), "admin");
-      const running = await waitForStudy({ web, studyId: created.id, until: (s) => s.trials.some((t) => t.state === "agent" && t.commandsRun > 0), timeoutMs: 90_000, what: "the trial to run its command" });
+      const running = await waitForStudy({
+        web,
+        studyId: created.id,
+        until: (s) => s.trials.some((t) => t.state === "agent" && t.commandsRun > 0),
+        timeoutMs: 90_000,
+        what: "the trial to run its command",
+      });
       const trialId = running.trials[0]?.id ?? "";
       expect(containersWithLabel(`invariant.trial=${trialId}`)).toHaveLength(1);
       child.kill("SIGKILL");
       // the worker's heartbeat expires within 15 s; the sweeper then ends the trial and removes its container
-      const ended = await waitForStudy({ web, studyId: created.id, until: (s) => s.state === "done", timeoutMs: 60_000, what: "the interruption" });
+      const ended = await waitForStudy({
+        web,
+        studyId: created.id,
+        until: (s) => s.state === "done",
+        timeoutMs: 60_000,
+        what: "the interruption",
+      });
       expect(ended.trials[0]).toMatchObject({ state: "interrupted" });
       expect(ended.trials[0]?.error).toMatch(/stopped while the trial was agent/);
       expect(containersWithLabel(`invariant.trial=${trialId}`)).toEqual([]);
@@ -88,20 +110,43 @@ describe("recovery", () => {
   });
 
   it("a web process restarted mid-study loses no event: every event the worker published is recorded", async () => {
-    const worker: RunningWorker = await startWorker({ redisUrl: REDIS_URL, dataDir, concurrency: 2, version: "test", modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url }, log: () => undefined });
+    const worker: RunningWorker = await startWorker({
+      redisUrl: REDIS_URL,
+      dataDir,
+      concurrency: 2,
+      version: "test",
+      modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
+      log: () => undefined,
+    });
     try {
       const created = await web.services.studies.create(study("Restart", "chatty"), "admin");
-      await waitForStudy({ web, studyId: created.id, until: (s) => s.trials.some((t) => t.state === "agent"), timeoutMs: 90_000, what: "the agent to start" });
+      await waitForStudy({
+        web,
+        studyId: created.id,
+        until: (s) => s.trials.some((t) => t.state === "agent"),
+        timeoutMs: 90_000,
+        what: "the agent to start",
+      });
       await web.close(); // the web process goes away while the trial keeps publishing
       await new Promise((resolve) => setTimeout(resolve, 3000));
       web = await openStudyWeb({ dataDir, redisUrl: REDIS_URL, runtime });
-      const done = await waitForStudy({ web, studyId: created.id, until: (s) => s.state === "done", timeoutMs: 90_000, what: "the study after the restart" });
+      const done = await waitForStudy({
+        web,
+        studyId: created.id,
+        until: (s) => s.state === "done",
+        timeoutMs: 90_000,
+        what: "the study after the restart",
+      });
       expect(done.trials[0]).toMatchObject({ state: "succeeded", commandsRun: 4 });
       const redis = connectRedis({ url: REDIS_URL, name: "stream-check" });
       const entries = (await redis.xrange(EVENT_STREAM_KEY, "-", "+")) as [string, string[]][];
       redis.disconnect();
       const published = entries.filter(([, fields]) => (fields[1] ?? "").includes(created.id)).map(([id]) => id);
-      const recorded = new Set((await web.db.eventLog.findMany({ where: { studyId: created.id }, select: { streamId: true } })).map((row) => row.streamId));
+      const recorded = new Set(
+        (await web.db.eventLog.findMany({ where: { studyId: created.id }, select: { streamId: true } })).map(
+          (row) => row.streamId,
+        ),
+      );
       expect(published.length).toBeGreaterThan(5);
       expect(published.filter((id) => !recorded.has(id))).toEqual([]);
     } finally {

@@ -7,7 +7,10 @@ export interface JobContext {
 }
 
 /** A catalog entry plus what the worker does with it. */
-export interface JobHandler<TSchema extends z.ZodType, TResult extends z.ZodType> extends JobDefinition<TSchema, TResult> {
+export interface JobHandler<TSchema extends z.ZodType, TResult extends z.ZodType> extends JobDefinition<
+  TSchema,
+  TResult
+> {
   handler: (data: z.infer<TSchema>, context: JobContext) => Promise<z.infer<TResult>>;
 }
 
@@ -17,7 +20,9 @@ export interface RegisteredJob {
   run: (data: unknown, context: JobContext) => Promise<unknown>;
 }
 
-export function registerJob<TSchema extends z.ZodType, TResult extends z.ZodType>(job: JobHandler<TSchema, TResult>): RegisteredJob {
+export function registerJob<TSchema extends z.ZodType, TResult extends z.ZodType>(
+  job: JobHandler<TSchema, TResult>,
+): RegisteredJob {
   return {
     name: job.name,
     run: async (data, context) => job.result.parse(await job.handler(job.schema.parse(data), context)),

@@ -5,7 +5,12 @@ import { publishEvent, type EventInput } from "../src/server/events/event-stream
 import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
 import { connectRedis, queueConnection } from "../src/server/redis/connection";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
-import { HEARTBEAT_INTERVAL_MS, removeHeartbeat, writeHeartbeat, type WorkerInfo } from "../src/server/system/worker-registry";
+import {
+  HEARTBEAT_INTERVAL_MS,
+  removeHeartbeat,
+  writeHeartbeat,
+  type WorkerInfo,
+} from "../src/server/system/worker-registry";
 import { registerJob, type RegisteredJob } from "./job-handler";
 import { createSelfcheckHandler } from "./jobs/selfcheck";
 import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./jobs/environment";
@@ -64,7 +69,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const identity = { id: info.id, host: info.host, pid: info.pid, instance };
   const active = new Set<string>();
   const publish = (event: EventInput) => publishEvent(redis, event);
-  const gatewayHost = await startGatewayHost({ config: options.modelGateway, dataDir: options.dataDir, workerId: info.id, log: options.log });
+  const gatewayHost = await startGatewayHost({
+    config: options.modelGateway,
+    dataDir: options.dataDir,
+    workerId: info.id,
+    log: options.log,
+  });
   const codex = locateCodexBinary();
   const agentDeps: AgentRunDeps = {
     runtime,
@@ -114,14 +124,24 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     QUEUE_NAME,
     async (job) => {
       const handler = handlers.get(job.name);
-      if (!handler) throw new Error(`This worker (version ${options.version}) has no handler for job "${job.name}". Upgrade the worker.`);
+      if (!handler)
+        throw new Error(
+          `This worker (version ${options.version}) has no handler for job "${job.name}". Upgrade the worker.`,
+        );
       return handler.run(job.data, context);
     },
     // a job whose worker died is not re-run behind the user's back: the reconciler reports it interrupted
-    { connection: queueConnection(options.redisUrl), concurrency: options.concurrency, autorun: false, maxStalledCount: 0 },
+    {
+      connection: queueConnection(options.redisUrl),
+      concurrency: options.concurrency,
+      autorun: false,
+      maxStalledCount: 0,
+    },
   );
   worker.on("error", (error) => options.log(`worker: ${error.message}`));
-  worker.on("failed", (job, error) => options.log(`worker: job ${job?.name ?? "?"} ${job?.id ?? ""} failed: ${error.message}`));
+  worker.on("failed", (job, error) =>
+    options.log(`worker: job ${job?.name ?? "?"} ${job?.id ?? ""} failed: ${error.message}`),
+  );
 
   const beat = async () => {
     info.lastSeen = new Date().toISOString();
@@ -131,9 +151,19 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // clean up after a crashed predecessor before taking new work
   await reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`));
   void worker.run().catch((error: unknown) => options.log(`worker: ${String(error)}`));
-  const reconcileTimer = setInterval(() => void reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`)), options.reconcileEveryMs ?? 60_000);
-  const timer = setInterval(() => void beat().catch((error: unknown) => options.log(`heartbeat: ${String(error)}`)), HEARTBEAT_INTERVAL_MS);
-  await publishEvent(redis, { type: "worker.online", workerId: info.id, data: { host: info.host, pid: info.pid, concurrency: info.concurrency } });
+  const reconcileTimer = setInterval(
+    () => void reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`)),
+    options.reconcileEveryMs ?? 60_000,
+  );
+  const timer = setInterval(
+    () => void beat().catch((error: unknown) => options.log(`heartbeat: ${String(error)}`)),
+    HEARTBEAT_INTERVAL_MS,
+  );
+  await publishEvent(redis, {
+    type: "worker.online",
+    workerId: info.id,
+    data: { host: info.host, pid: info.pid, concurrency: info.concurrency },
+  });
   options.log(`worker ${info.id} online (concurrency ${options.concurrency})`);
 
   let stopping: Promise<void> | null = null;
@@ -151,7 +181,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         await worker.close(true);
         await gatewayHost.close();
         await removeHeartbeat(redis, info.id);
-        await publishEvent(redis, { type: "worker.offline", workerId: info.id, data: { host: info.host, pid: info.pid, reason } });
+        await publishEvent(redis, {
+          type: "worker.offline",
+          workerId: info.id,
+          data: { host: info.host, pid: info.pid, reason },
+        });
         await redis.quit();
       })();
       return stopping;

@@ -21,15 +21,23 @@ export interface GatewayHost {
  * The worker's model gateway: loopback HTTP plus the unix socket agent containers reach it through.
  * The credential is resolved at the first model request, so a worker without one still runs other jobs.
  */
-export async function startGatewayHost(options: { config: ModelGatewayConfig; dataDir: string; workerId: string; log: (line: string) => void }): Promise<GatewayHost> {
+export async function startGatewayHost(options: {
+  config: ModelGatewayConfig;
+  dataDir: string;
+  workerId: string;
+  log: (line: string) => void;
+}): Promise<GatewayHost> {
   const gateway = await startModelGateway({
     upstreamBaseUrl: options.config.upstreamBaseUrl,
-    credential: () => resolveGatewayCredential({ openaiApiKey: options.config.openaiApiKey, codexHome: options.config.codexHome }),
-    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) => stopRun(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
+    credential: () =>
+      resolveGatewayCredential({ openaiApiKey: options.config.openaiApiKey, codexHome: options.config.codexHome }),
+    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) =>
+      stopRun(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
     log: options.log,
   });
   let socketPath = path.join(options.dataDir, "gateway", `${options.workerId}.sock`);
-  if (Buffer.byteLength(socketPath) > 100) socketPath = path.join(fs.mkdtempSync("/tmp/invariant-gateway-"), "gateway.sock");
+  if (Buffer.byteLength(socketPath) > 100)
+    socketPath = path.join(fs.mkdtempSync("/tmp/invariant-gateway-"), "gateway.sock");
   const socket = await startGatewaySocket({ socketPath, gateway });
   return {
     gateway,

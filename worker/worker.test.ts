@@ -19,7 +19,15 @@ beforeAll(async () => {
   ({ db, dataDir } = await migratedDb());
   redis = connectRedis({ url: REDIS_URL, name: "worker-test" });
   await redis.flushdb();
-  services = createAppServices({ db, redisUrl: REDIS_URL, dataDir, adminToken: "a_admintokenadmintokenadmintoken00", publicUrl: "http://127.0.0.1:1", version: "test", runtime: createDockerRuntime() });
+  services = createAppServices({
+    db,
+    redisUrl: REDIS_URL,
+    dataDir,
+    adminToken: "a_admintokenadmintokenadmintoken00",
+    publicUrl: "http://127.0.0.1:1",
+    version: "test",
+    runtime: createDockerRuntime(),
+  });
 });
 afterAll(async () => {
   await services.close();
@@ -32,11 +40,22 @@ describe("worker through Redis", () => {
 
   it("announces itself with a heartbeat and an online event", async () => {
     await expect(services.system.selfcheck()).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
-    worker = await startWorker({ redisUrl: REDIS_URL, dataDir, concurrency: 2, version: "test", modelGateway: unusedModelGateway(tempDir("codex-home")), log: () => undefined });
+    worker = await startWorker({
+      redisUrl: REDIS_URL,
+      dataDir,
+      concurrency: 2,
+      version: "test",
+      modelGateway: unusedModelGateway(tempDir("codex-home")),
+      log: () => undefined,
+    });
     const workers = await services.system.workers();
-    expect(workers).toEqual([expect.objectContaining({ id: worker.info.id, pid: process.pid, concurrency: 2, version: "test" })]);
+    expect(workers).toEqual([
+      expect.objectContaining({ id: worker.info.id, pid: process.pid, concurrency: 2, version: "test" }),
+    ]);
     const entries = await redis.xrange(EVENT_STREAM_KEY, "-", "+");
-    expect(entries.map(([, fields]) => JSON.parse(fields[1] ?? "{}") as { type: string }).map((e) => e.type)).toContain("worker.online");
+    expect(entries.map(([, fields]) => JSON.parse(fields[1] ?? "{}") as { type: string }).map((e) => e.type)).toContain(
+      "worker.online",
+    );
   });
 
   it("runs a self-check job on the worker and returns its host's real checks", async () => {

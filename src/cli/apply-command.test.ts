@@ -39,9 +39,19 @@ async function scenario() {
   const project = tempDir("cli-project");
   write(project, "src/app.ts", "old\n");
   return withDb(async (db) => {
-    const added = await createProjectService({ projects: createProjectQueries(db), dataDir, host: { cpus: 2, memoryBytes: 8 * 1024 ** 3 } }).add({ hostPath: project });
-    const snapshot = await createSnapshotService({ dataDir, projects: createProjectQueries(db), snapshots: createSnapshotQueries(db) }).create({ projectId: added.id });
-    const workspace = await createWorkspaceService({ dataDir, snapshots: createSnapshotQueries(db) }).create({ snapshotId: snapshot.id });
+    const added = await createProjectService({
+      projects: createProjectQueries(db),
+      dataDir,
+      host: { cpus: 2, memoryBytes: 8 * 1024 ** 3 },
+    }).add({ hostPath: project });
+    const snapshot = await createSnapshotService({
+      dataDir,
+      projects: createProjectQueries(db),
+      snapshots: createSnapshotQueries(db),
+    }).create({ projectId: added.id });
+    const workspace = await createWorkspaceService({ dataDir, snapshots: createSnapshotQueries(db) }).create({
+      snapshotId: snapshot.id,
+    });
     fs.writeFileSync(path.join(workspace.path, "src/app.ts"), "new\n");
     write(workspace.path, "src/added.ts", "added\n");
     return { project, projectId: added.id, workspace };
@@ -52,7 +62,13 @@ async function run(args: string[], connect?: (dataDir: string) => Promise<ApplyA
   let stdout = "";
   let stderr = "";
   const config = parseCli(["apply", ...args, "--data-dir", dataDir], {});
-  const code = await runApplyCommand({ config, root, out: (text) => (stdout += text), err: (text) => (stderr += text), ...(connect ? { connect } : {}) });
+  const code = await runApplyCommand({
+    config,
+    root,
+    out: (text) => (stdout += text),
+    err: (text) => (stderr += text),
+    ...(connect ? { connect } : {}),
+  });
   return { code, stdout, stderr };
 }
 
@@ -63,7 +79,9 @@ describe("invariant-web apply", () => {
     const { code, stdout } = await run([workspace.id]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Plan [0-9a-f]{64} for workspace ws-/);
-    expect(stdout).toContain("  create src/added.ts\n  modify src/app.ts\n2 change(s): 1 added, 1 modified, 0 deleted.\nRun again with --yes to apply it.\n");
+    expect(stdout).toContain(
+      "  create src/added.ts\n  modify src/app.ts\n2 change(s): 1 added, 1 modified, 0 deleted.\nRun again with --yes to apply it.\n",
+    );
     expect(listTree(project)).toEqual(before);
   });
 
@@ -84,16 +102,26 @@ describe("invariant-web apply", () => {
     const before = listTree(project);
     const { code, stdout } = await run([workspace.id, "--yes", "--json"]);
     expect(code).toBe(1);
-    expect(JSON.parse(stdout)).toMatchObject({ outcome: "refused", conflicts: [{ path: "src/app.ts", reason: "changed" }] });
+    expect(JSON.parse(stdout)).toMatchObject({
+      outcome: "refused",
+      conflicts: [{ path: "src/app.ts", reason: "changed" }],
+    });
     expect(listTree(project)).toEqual(before);
   });
 
   it("goes through the running dashboard when a launcher holds the data dir", async () => {
     const { project, workspace } = await scenario();
-    fs.writeFileSync(path.join(dataDir, "launcher.json"), JSON.stringify({ pid: process.ppid, url: "http://127.0.0.1:9" }));
+    fs.writeFileSync(
+      path.join(dataDir, "launcher.json"),
+      JSON.stringify({ pid: process.ppid, url: "http://127.0.0.1:9" }),
+    );
     const calls: string[] = [];
     const db = await openDb({ file: databaseFile });
-    const service = createApplyService({ dataDir, projects: createProjectQueries(db), records: createApplyQueries(db) });
+    const service = createApplyService({
+      dataDir,
+      projects: createProjectQueries(db),
+      records: createApplyQueries(db),
+    });
     const connect = (dir: string): Promise<ApplyApi> => {
       calls.push(dir);
       return Promise.resolve({

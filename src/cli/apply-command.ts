@@ -31,7 +31,6 @@ export interface ApplyCommandOptions {
   connect?: (dataDir: string) => Promise<ApplyApi>;
 }
 
-
 /** The pid of a live launcher for this data dir, or null. */
 export function runningLauncher(dataDir: string): number | null {
   try {
@@ -56,12 +55,17 @@ async function connectToDashboard(dataDir: string): Promise<ApplyApi> {
 async function openDirectly(options: { dataDir: string; root: string }): Promise<ApplyApi> {
   const { dataDir } = options;
   const databaseFile = path.join(dataDir, "invariant.db");
-  if (!fs.existsSync(databaseFile)) throw new Error(`There is no invariant-web data in ${dataDir}: no workspace can exist there. Check --data-dir.`);
+  if (!fs.existsSync(databaseFile))
+    throw new Error(`There is no invariant-web data in ${dataDir}: no workspace can exist there. Check --data-dir.`);
   const [{ lockDataDir }, { applyMigrations }, { openDb }, services] = await Promise.all([
     import("./data-dir-lock"),
     import("../server/db/migrate"),
     import("../server/db/client"),
-    Promise.all([import("../server/apply/apply-service"), import("../server/apply/apply.queries"), import("../server/projects/projects.queries")]),
+    Promise.all([
+      import("../server/apply/apply-service"),
+      import("../server/apply/apply.queries"),
+      import("../server/projects/projects.queries"),
+    ]),
   ]);
   const lock = lockDataDir(dataDir);
   try {
@@ -85,11 +89,16 @@ async function openDirectly(options: { dataDir: string; root: string }): Promise
 }
 
 function describePreview(preview: ApplyPreviewView): string {
-  const lines = [`Plan ${preview.planHash} for workspace ${preview.workspaceId}`, `(project ${preview.projectId}, snapshot ${preview.snapshotId.slice(0, 12)}):`];
+  const lines = [
+    `Plan ${preview.planHash} for workspace ${preview.workspaceId}`,
+    `(project ${preview.projectId}, snapshot ${preview.snapshotId.slice(0, 12)}):`,
+  ];
   if (preview.steps.length === 0) lines.push("  nothing to apply: the workspace has no changes.");
   for (const step of preview.steps) lines.push(`  ${step.action.padEnd(6)} ${JSON.stringify(step.path).slice(1, -1)}`);
   const { totals } = preview;
-  lines.push(`${totals.files} change(s): ${totals.added} added, ${totals.modified} modified, ${totals.deleted} deleted.`);
+  lines.push(
+    `${totals.files} change(s): ${totals.added} added, ${totals.modified} modified, ${totals.deleted} deleted.`,
+  );
   if (preview.conflicts.length > 0) {
     lines.push(`${preview.conflicts.length} conflict(s) — the plan would be refused as a whole and nothing written:`);
     for (const conflict of preview.conflicts) lines.push(`  ${conflict.message}`);
@@ -117,12 +126,18 @@ export async function runApplyCommand(options: ApplyCommandOptions): Promise<num
     err("invariant-web apply: name one workspace, e.g. invariant-web apply ws-0123456789abcdef01234567 [--yes]\n");
     return 2;
   }
-  const api = runningLauncher(config.dataDir) !== null ? await (options.connect ?? connectToDashboard)(config.dataDir) : await openDirectly({ dataDir: config.dataDir, root: options.root });
+  const api =
+    runningLauncher(config.dataDir) !== null
+      ? await (options.connect ?? connectToDashboard)(config.dataDir)
+      : await openDirectly({ dataDir: config.dataDir, root: options.root });
   try {
     const preview = await api.preview(workspaceId);
     if (!config.yes) {
       if (config.json) out(`${JSON.stringify(preview, null, 2)}\n`);
-      else out(`${describePreview(preview)}${preview.conflicts.length === 0 && preview.steps.length > 0 ? "Run again with --yes to apply it.\n" : ""}`);
+      else
+        out(
+          `${describePreview(preview)}${preview.conflicts.length === 0 && preview.steps.length > 0 ? "Run again with --yes to apply it.\n" : ""}`,
+        );
       return preview.conflicts.length === 0 ? 0 : 1;
     }
     if (!config.json) out(describePreview(preview));

@@ -6,13 +6,27 @@ import { DEFAULT_PORT, parseCli, UsageError } from "./config";
 describe("CLI configuration", () => {
   it("defaults to loopback, the documented port and the XDG data dir", () => {
     const config = parseCli([], { XDG_DATA_HOME: "/xdg" });
-    expect(config).toMatchObject({ command: "start", host: "127.0.0.1", port: DEFAULT_PORT, dataDir: "/xdg/invariant-web", redisUrl: null, open: false });
+    expect(config).toMatchObject({
+      command: "start",
+      host: "127.0.0.1",
+      port: DEFAULT_PORT,
+      dataDir: "/xdg/invariant-web",
+      redisUrl: null,
+      open: false,
+    });
     expect(parseCli([], {}).dataDir).toBe(path.join(os.homedir(), ".local", "share", "invariant-web"));
   });
   it("takes flags over environment variables", () => {
     const env = { INVARIANT_DATA_DIR: "/env-data", REDIS_URL: "redis://env:1", INVARIANT_PORT: "5000", DISPLAY: ":0" };
-    expect(parseCli([], env)).toMatchObject({ dataDir: "/env-data", redisUrl: "redis://env:1", port: 5000, open: true });
-    expect(parseCli(["--data-dir", "/flag", "--redis-url", "redis://flag:2", "--port", "6000", "--no-open"], env)).toMatchObject({ dataDir: "/flag", redisUrl: "redis://flag:2", port: 6000, open: false });
+    expect(parseCli([], env)).toMatchObject({
+      dataDir: "/env-data",
+      redisUrl: "redis://env:1",
+      port: 5000,
+      open: true,
+    });
+    expect(
+      parseCli(["--data-dir", "/flag", "--redis-url", "redis://flag:2", "--port", "6000", "--no-open"], env),
+    ).toMatchObject({ dataDir: "/flag", redisUrl: "redis://flag:2", port: 6000, open: false });
   });
   it("reads subcommands and their flags", () => {
     expect(parseCli(["doctor", "--json"], {})).toMatchObject({ command: "doctor", json: true });
@@ -21,10 +35,25 @@ describe("CLI configuration", () => {
     expect(parseCli([], {})).toMatchObject({ worker: true });
   });
   it("reads the mock-model command (a free port unless --port) and the model gateway's sources", () => {
-    expect(parseCli(["mock-model"], { INVARIANT_PORT: "5000" })).toMatchObject({ command: "mock-model", port: 0, host: "127.0.0.1", scriptsDir: null });
-    expect(parseCli(["mock-model", "--port", "7000", "--scripts", "/s"], {})).toMatchObject({ port: 7000, scriptsDir: "/s" });
-    expect(parseCli([], {}).modelGateway).toEqual({ openaiApiKey: null, codexHome: path.join(os.homedir(), ".codex"), upstreamBaseUrl: "https://api.openai.com/v1" });
-    expect(parseCli([], { OPENAI_API_KEY: " sk-x ", CODEX_HOME: "/ch", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }).modelGateway).toEqual({ openaiApiKey: "sk-x", codexHome: "/ch", upstreamBaseUrl: "http://127.0.0.1:9/v1" });
+    expect(parseCli(["mock-model"], { INVARIANT_PORT: "5000" })).toMatchObject({
+      command: "mock-model",
+      port: 0,
+      host: "127.0.0.1",
+      scriptsDir: null,
+    });
+    expect(parseCli(["mock-model", "--port", "7000", "--scripts", "/s"], {})).toMatchObject({
+      port: 7000,
+      scriptsDir: "/s",
+    });
+    expect(parseCli([], {}).modelGateway).toEqual({
+      openaiApiKey: null,
+      codexHome: path.join(os.homedir(), ".codex"),
+      upstreamBaseUrl: "https://api.openai.com/v1",
+    });
+    expect(
+      parseCli([], { OPENAI_API_KEY: " sk-x ", CODEX_HOME: "/ch", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" })
+        .modelGateway,
+    ).toEqual({ openaiApiKey: "sk-x", codexHome: "/ch", upstreamBaseUrl: "http://127.0.0.1:9/v1" });
     expect(() => parseCli([], { OPENAI_BASE_URL: "not a url" })).toThrow(/OPENAI_BASE_URL must be a URL/);
   });
   it("explains bad input", () => {

@@ -17,7 +17,10 @@ const envSchema = z.object({
   INVARIANT_HOST: z.string().min(1).optional(),
   INVARIANT_ALLOWED_HOSTS: z.string().optional(),
   INVARIANT_BASE_IMAGE: z.string().min(1).optional(),
-  INVARIANT_WORKER_CONCURRENCY: z.string().regex(/^\d+$/, "INVARIANT_WORKER_CONCURRENCY must be a whole number").optional(),
+  INVARIANT_WORKER_CONCURRENCY: z
+    .string()
+    .regex(/^\d+$/, "INVARIANT_WORKER_CONCURRENCY must be a whole number")
+    .optional(),
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -93,7 +96,9 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
       },
     });
   } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}. Run invariant-web --help for usage.`);
+    throw new UsageError(
+      `${error instanceof Error ? error.message : String(error)}. Run invariant-web --help for usage.`,
+    );
   }
   const { values, positionals } = parsed;
   const command = positionals[0] ?? "start";
@@ -107,12 +112,18 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     host: values.host ?? env.INVARIANT_HOST ?? "127.0.0.1",
     dataDir: path.resolve(values["data-dir"] ?? env.INVARIANT_DATA_DIR ?? defaultDataDir(env)),
     redisUrl: values["redis-url"] ?? env.REDIS_URL ?? null,
-    open: !values["no-open"] && Boolean(env.DISPLAY ?? env.WAYLAND_DISPLAY ?? (process.platform === "darwin" ? "mac" : undefined)),
+    open:
+      !values["no-open"] &&
+      Boolean(env.DISPLAY ?? env.WAYLAND_DISPLAY ?? (process.platform === "darwin" ? "mac" : undefined)),
     worker: !values["no-worker"],
     baseImage: env.INVARIANT_BASE_IMAGE ?? "invariant-base:bookworm",
-    allowedHosts: (env.INVARIANT_ALLOWED_HOSTS ?? "").split(",").map((host) => host.trim()).filter(Boolean),
+    allowedHosts: (env.INVARIANT_ALLOWED_HOSTS ?? "")
+      .split(",")
+      .map((host) => host.trim())
+      .filter(Boolean),
     // trials mostly wait on containers (and their CPU quotas), so even a 2-core host runs two at once
-    concurrency: concurrencyText === undefined ? Math.max(2, Math.min(8, os.availableParallelism())) : Number(concurrencyText),
+    concurrency:
+      concurrencyText === undefined ? Math.max(2, Math.min(8, os.availableParallelism())) : Number(concurrencyText),
     json: values.json,
     child: values.child,
   });

@@ -16,7 +16,9 @@ export function connectDashboard(dataDir: string) {
     if (!launcher.url) throw new Error("starting");
     url = launcher.url;
   } catch {
-    throw new Error(`invariant-web is not running for ${dataDir}. Start it first (invariant-web --data-dir ${dataDir}), then run this command again.`);
+    throw new Error(
+      `invariant-web is not running for ${dataDir}. Start it first (invariant-web --data-dir ${dataDir}), then run this command again.`,
+    );
   }
   const token = fs.readFileSync(path.join(dataDir, ACCESS_TOKEN_FILE), "utf8").trim();
   const headers = { authorization: `Bearer ${token}` };

@@ -8,7 +8,6 @@ export interface DataDirLock {
   release(): void;
 }
 
-
 export function lockDataDir(dataDir: string): DataDirLock {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // the data dir holds the access token, the database and Redis's files: private to this user
@@ -17,13 +16,16 @@ export function lockDataDir(dataDir: string): DataDirLock {
   try {
     const held = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number; url?: string };
     if (typeof held.pid === "number" && held.pid !== process.pid && isProcessAlive(held.pid)) {
-      throw new Error(`invariant-web is already running for ${dataDir} (pid ${held.pid}${held.url ? `, ${held.url}` : ""}). Stop it first, or use another --data-dir.`);
+      throw new Error(
+        `invariant-web is already running for ${dataDir} (pid ${held.pid}${held.url ? `, ${held.url}` : ""}). Stop it first, or use another --data-dir.`,
+      );
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && !(error instanceof SyntaxError)) throw error;
   }
-  const write = (info: { url?: string }) => fs.writeFileSync(file, JSON.stringify({ pid: process.pid, ...info }), { mode: 0o600 });
+  const write = (info: { url?: string }) =>
+    fs.writeFileSync(file, JSON.stringify({ pid: process.pid, ...info }), { mode: 0o600 });
   write({});
   return {
     update: (info) => write(info),

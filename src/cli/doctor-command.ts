@@ -14,7 +14,11 @@ export function formatDoctorReport(report: DoctorReport): string {
 
 /** `invariant-web doctor [--json]`: exit code 1 when a required check fails. */
 export async function runDoctorCommand(config: CliConfig): Promise<number> {
-  const report = await runDoctor({ runtime: createDockerRuntime(), dataDir: config.dataDir, redisUrl: config.redisUrl });
+  const report = await runDoctor({
+    runtime: createDockerRuntime(),
+    dataDir: config.dataDir,
+    redisUrl: config.redisUrl,
+  });
   process.stdout.write(config.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report));
   return report.ok ? 0 : 1;
 }

@@ -8,7 +8,9 @@ const out = (text: string) => process.stdout.write(text);
 export async function runEnvironmentCommand(config: CliConfig): Promise<number> {
   const action = config.positionals[0];
   if (action !== "list" && action !== "prepare") {
-    process.stderr.write('invariant-web environment: use "list" or "prepare", e.g. invariant-web environment prepare --project my-app --command "apt-get install -y ripgrep"\n');
+    process.stderr.write(
+      'invariant-web environment: use "list" or "prepare", e.g. invariant-web environment prepare --project my-app --command "apt-get install -y ripgrep"\n',
+    );
     return 2;
   }
   if (!config.project) {
@@ -20,7 +22,9 @@ export async function runEnvironmentCommand(config: CliConfig): Promise<number> 
   const wanted = config.project;
   const project = projects.find((p) => p.id === wanted || p.name === wanted || p.hostPath === wanted);
   if (!project) {
-    process.stderr.write(`No project "${wanted}". Known projects: ${projects.map((p) => p.name).join(", ") || "none (add one in the dashboard)"}.\n`);
+    process.stderr.write(
+      `No project "${wanted}". Known projects: ${projects.map((p) => p.name).join(", ") || "none (add one in the dashboard)"}.\n`,
+    );
     return 1;
   }
 
@@ -30,7 +34,9 @@ export async function runEnvironmentCommand(config: CliConfig): Promise<number> 
     else {
       for (const v of overview.versions) {
         const size = v.sizeBytes === null ? "-" : `${(v.sizeBytes / 1024 ** 2).toFixed(0)} MiB`;
-        out(`v${v.version}\t${v.status}${v.active ? " (active)" : ""}\t${size}\t${v.parentVersion ? `from v${v.parentVersion}` : "base"}\t${v.command ?? ""}\n`);
+        out(
+          `v${v.version}\t${v.status}${v.active ? " (active)" : ""}\t${size}\t${v.parentVersion ? `from v${v.parentVersion}` : "base"}\t${v.command ?? ""}\n`,
+        );
       }
       out(`disk used: ${(overview.diskBytes / 1024 ** 2).toFixed(0)} MiB\n`);
     }
@@ -46,7 +52,8 @@ export async function runEnvironmentCommand(config: CliConfig): Promise<number> 
     if (!("versionId" in event.data) || event.data.versionId !== versionId) return;
     if (event.type === "environment.log") out(event.data.text);
     if (event.type === "environment.finished") {
-      if (event.data.status === "ready") process.stderr.write(`\nversion ready and active (${(event.data.durationMs / 1000).toFixed(1)} s)\n`);
+      if (event.data.status === "ready")
+        process.stderr.write(`\nversion ready and active (${(event.data.durationMs / 1000).toFixed(1)} s)\n`);
       else process.stderr.write(`\nfailed: ${event.data.error ?? "unknown error"}\n`);
       resolveDone(event.data.status === "ready" ? 0 : 1);
     }
@@ -59,7 +66,10 @@ export async function runEnvironmentCommand(config: CliConfig): Promise<number> 
   socket.emit("subscribe", { room: `project:${project.id}` });
   try {
     const version = config.shellCommand
-      ? await dashboard.api.environments.prepareWithCommand.mutate({ projectId: project.id, command: config.shellCommand })
+      ? await dashboard.api.environments.prepareWithCommand.mutate({
+          projectId: project.id,
+          command: config.shellCommand,
+        })
       : await dashboard.api.environments.prepare.mutate({ projectId: project.id });
     versionId = version.id;
     process.stderr.write(`preparing version ${version.version} of ${project.name}…\n`);

@@ -15,13 +15,20 @@ type Format = (typeof FORMATS)[number];
  * from the data dir's database (the dashboard need not be running). With --output the file is written
  * whole or not at all (a temporary file renamed into place).
  */
-export async function runExportCommand(options: { config: CliConfig; root: string; out?: NodeJS.WritableStream; err?: NodeJS.WritableStream }): Promise<number> {
+export async function runExportCommand(options: {
+  config: CliConfig;
+  root: string;
+  out?: NodeJS.WritableStream;
+  err?: NodeJS.WritableStream;
+}): Promise<number> {
   const { config } = options;
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
   const [studyId, extra] = config.positionals;
   if (!studyId || extra !== undefined) {
-    err.write("invariant-web export: name one study, e.g. invariant-web export cm7abc123 --format csv --output results.csv\n");
+    err.write(
+      "invariant-web export: name one study, e.g. invariant-web export cm7abc123 --format csv --output results.csv\n",
+    );
     return 2;
   }
   const format = (config.format ?? "md") as Format;
@@ -31,7 +38,9 @@ export async function runExportCommand(options: { config: CliConfig; root: strin
   }
   const databaseFile = path.join(config.dataDir, "invariant.db");
   if (!fs.existsSync(databaseFile)) {
-    err.write(`invariant-web export: no database in ${config.dataDir}. Pass the data dir the dashboard uses (--data-dir or INVARIANT_DATA_DIR).\n`);
+    err.write(
+      `invariant-web export: no database in ${config.dataDir}. Pass the data dir the dashboard uses (--data-dir or INVARIANT_DATA_DIR).\n`,
+    );
     return 1;
   }
   applyMigrations({ databaseFile, migrationsDir: path.join(options.root, "prisma", "migrations") });
@@ -39,7 +48,9 @@ export async function runExportCommand(options: { config: CliConfig; root: strin
   try {
     const study = await createStudyQueries(db).find(studyId);
     if (!study) {
-      err.write(`invariant-web export: no study "${studyId}" in ${config.dataDir}. The study list in the dashboard shows each study's id in its address.\n`);
+      err.write(
+        `invariant-web export: no study "${studyId}" in ${config.dataDir}. The study list in the dashboard shows each study's id in its address.\n`,
+      );
       return 1;
     }
     const report = renderStudyReport({ study, format, generatedAt: new Date() });
@@ -53,13 +64,17 @@ export async function runExportCommand(options: { config: CliConfig; root: strin
       fs.renameSync(temp, config.output);
     } catch (error) {
       fs.rmSync(temp, { force: true });
-      err.write(`invariant-web export: could not write ${config.output}: ${error instanceof Error ? error.message : String(error)}\n`);
+      err.write(
+        `invariant-web export: could not write ${config.output}: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
       return 1;
     }
     err.write(`Wrote the ${format} report of "${study.title}" to ${config.output}\n`);
     return 0;
   } catch (error) {
-    err.write(`invariant-web export: ${isAppError(error) ? error.message : error instanceof Error ? error.message : String(error)}\n`);
+    err.write(
+      `invariant-web export: ${isAppError(error) ? error.message : error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   } finally {
     await db.$disconnect();

@@ -14,7 +14,9 @@ async function freePort(host: string): Promise<number> {
     server.once("error", reject);
     server.listen(0, host, () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -29,7 +31,17 @@ function openBrowser(url: string): void {
 function startWorkerChild(options: { cliPath: string; config: CliConfig; redisUrl: string }): ChildProcess {
   return spawn(
     process.execPath,
-    [options.cliPath, "worker", "--child", "--data-dir", options.config.dataDir, "--redis-url", options.redisUrl, "--concurrency", String(options.config.concurrency)],
+    [
+      options.cliPath,
+      "worker",
+      "--child",
+      "--data-dir",
+      options.config.dataDir,
+      "--redis-url",
+      options.redisUrl,
+      "--concurrency",
+      String(options.config.concurrency),
+    ],
     { stdio: ["ignore", "inherit", "inherit", "ipc"] },
   );
 }
@@ -47,7 +59,12 @@ async function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> 
  * `invariant-web`: the web process itself, plus a worker child and, when no Redis URL is given,
  * a private Redis. SIGINT/SIGTERM stop all of them; nothing is left running.
  */
-export async function launch(options: { config: CliConfig; root: string; version: string; cliPath: string }): Promise<void> {
+export async function launch(options: {
+  config: CliConfig;
+  root: string;
+  version: string;
+  cliPath: string;
+}): Promise<void> {
   const { config } = options;
   // stdout carries exactly one line, the URL; everything else (ours and Next.js's logs) goes to stderr
   console.log = console.error;
@@ -70,7 +87,8 @@ export async function launch(options: { config: CliConfig; root: string; version
           (error: unknown) => (log(`web: ${String(error)}`), true),
         );
         const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)));
-        if (!(await Promise.race([closed, timedOut]))) log("the web server did not close within 15 s (is Redis gone?); exiting anyway");
+        if (!(await Promise.race([closed, timedOut])))
+          log("the web server did not close within 15 s (is Redis gone?); exiting anyway");
         clearTimeout(timer);
       }
       if (redis) await redis.stop();
@@ -86,7 +104,9 @@ export async function launch(options: { config: CliConfig; root: string; version
     let redisUrl: string;
     if (config.redisUrl) {
       await probeRedis({ url: config.redisUrl }).catch((error: unknown) => {
-        throw new Error(`Cannot reach Redis at ${config.redisUrl} (${error instanceof Error ? error.message.replace(/\.$/, "") : String(error)}). Check the URL, or omit --redis-url to use a private Redis.`);
+        throw new Error(
+          `Cannot reach Redis at ${config.redisUrl} (${error instanceof Error ? error.message.replace(/\.$/, "") : String(error)}). Check the URL, or omit --redis-url to use a private Redis.`,
+        );
       });
       redisUrl = config.redisUrl;
     } else {
@@ -95,14 +115,30 @@ export async function launch(options: { config: CliConfig; root: string; version
       log(`private Redis started (pid ${redis.pid})`);
     }
     const port = config.port === 0 ? await freePort(config.host) : config.port;
-    web = await startWebServer({ root: options.root, dataDir: config.dataDir, host: config.host, port, redisUrl, allowedHosts: config.allowedHosts, version: options.version, baseImage: config.baseImage, log }).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`Port ${port} on ${config.host} is already in use. Pass --port with another number, or stop the program using it.`);
+    web = await startWebServer({
+      root: options.root,
+      dataDir: config.dataDir,
+      host: config.host,
+      port,
+      redisUrl,
+      allowedHosts: config.allowedHosts,
+      version: options.version,
+      baseImage: config.baseImage,
+      log,
+    }).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === "EADDRINUSE")
+        throw new Error(
+          `Port ${port} on ${config.host} is already in use. Pass --port with another number, or stop the program using it.`,
+        );
       throw error;
     });
     if (config.worker) {
       worker = startWorkerChild({ cliPath: options.cliPath, config, redisUrl });
       worker.once("exit", (code, signal) => {
-        if (!shuttingDown) log(`worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`invariant-web worker --redis-url ${redisUrl}\``);
+        if (!shuttingDown)
+          log(
+            `worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`invariant-web worker --redis-url ${redisUrl}\``,
+          );
       });
     }
     const link = `${web.url}/?token=${web.adminToken}`;

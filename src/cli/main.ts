@@ -27,7 +27,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   switch (config.command) {
     case "start": {
       const { launch } = await import("./launcher");
-      await launch({ config, root, version, cliPath: path.resolve(process.argv[1] ?? path.join(root, "bin", "invariant-web.mjs")) });
+      await launch({
+        config,
+        root,
+        version,
+        cliPath: path.resolve(process.argv[1] ?? path.join(root, "bin", "invariant-web.mjs")),
+      });
       return;
     }
     case "worker": {

@@ -12,7 +12,9 @@ export async function runMockModelCommand(options: { config: CliConfig; root: st
   const names = listMockScripts(scriptsDir);
   const server = await startMockModel({ scriptsDir, host: options.config.host, port: options.config.port });
   process.stdout.write(`${server.url}\n`);
-  process.stderr.write(`[invariant-web] mock model at ${server.url}/responses; scripts in ${scriptsDir}: ${names.join(", ") || "none"}\n`);
+  process.stderr.write(
+    `[invariant-web] mock model at ${server.url}/responses; scripts in ${scriptsDir}: ${names.join(", ") || "none"}\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

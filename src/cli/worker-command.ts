@@ -7,7 +7,9 @@ const log = (message: string) => process.stderr.write(`[invariant-worker] ${mess
 export async function runWorkerCommand(options: { config: CliConfig; version: string }): Promise<void> {
   const { config } = options;
   if (!config.redisUrl) {
-    throw new Error(`A standalone worker needs the dashboard's Redis: pass --redis-url (env REDIS_URL). ${config.child ? "" : `For a private Redis, start invariant-web itself.`}`);
+    throw new Error(
+      `A standalone worker needs the dashboard's Redis: pass --redis-url (env REDIS_URL). ${config.child ? "" : `For a private Redis, start invariant-web itself.`}`,
+    );
   }
   // Stop requests are listened for before the worker starts: a launcher killed while its worker is
   // still starting must not leave the worker running forever (its 'disconnect' fires only once).
@@ -34,6 +36,13 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
     if (!process.connected) stop("launcher exited");
   }
   if (stopReason !== null) return;
-  starting = startWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, concurrency: config.concurrency, version: options.version, modelGateway: config.modelGateway, log });
+  starting = startWorker({
+    redisUrl: config.redisUrl,
+    dataDir: config.dataDir,
+    concurrency: config.concurrency,
+    version: options.version,
+    modelGateway: config.modelGateway,
+    log,
+  });
   await starting;
 }

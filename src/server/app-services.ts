@@ -14,7 +14,11 @@ import { connectRedis, queueConnection } from "./redis/connection";
 import type { ContainerRuntime } from "./runtime/docker-runtime";
 import { createSystemService, type SystemService } from "./system/system-service";
 import { createEnvironmentQueries } from "./environments/environments.queries";
-import { createEnvironmentService, DEFAULT_BASE_IMAGE, type EnvironmentService } from "./environments/environment-service";
+import {
+  createEnvironmentService,
+  DEFAULT_BASE_IMAGE,
+  type EnvironmentService,
+} from "./environments/environment-service";
 import { createApplyQueries } from "./apply/apply.queries";
 import { createApplyService, type ApplyService } from "./apply/apply-service";
 import { createSnapshotQueries } from "./snapshots/snapshots.queries";
@@ -74,7 +78,11 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const studyQueries = createStudyQueries(options.db);
   const log = options.log ?? (() => undefined);
   const liveWorkers = () => listWorkers(redis);
-  const snapshots = createSnapshotService({ dataDir: options.dataDir, projects: projectQueries, snapshots: snapshotQueries });
+  const snapshots = createSnapshotService({
+    dataDir: options.dataDir,
+    projects: projectQueries,
+    snapshots: snapshotQueries,
+  });
   const host = { cpus: os.availableParallelism(), memoryBytes: os.totalmem() };
   const journal = createRemovalJournal({ dataDir: options.dataDir, runtime: options.runtime, log });
   const studies = createStudyService({
@@ -102,7 +110,12 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     clock: () => new Date(),
   });
   // finishes removals a crash or a busy image interrupted; an owner whose rows are still there was not deleted
-  const resumeRemovals = () => journal.resume(async (owner) => (owner.kind === "study" ? (await studyQueries.state(owner.id)) !== null : (await projectQueries.findById(owner.id)) !== null));
+  const resumeRemovals = () =>
+    journal.resume(async (owner) =>
+      owner.kind === "study"
+        ? (await studyQueries.state(owner.id)) !== null
+        : (await projectQueries.findById(owner.id)) !== null,
+    );
   let buildSweep: NodeJS.Timeout | null = null;
   const environments = createEnvironmentService({
     environments: environmentQueries,
@@ -117,7 +130,18 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     events,
     projects: {
       ...createProjectService({ projects: projectQueries, dataDir: options.dataDir, host }),
-      remove: (id) => removeProject({ projects: projectQueries, studies: studyQueries, environments: environmentQueries, snapshots: snapshotQueries, journal, dataDir: options.dataDir }, id),
+      remove: (id) =>
+        removeProject(
+          {
+            projects: projectQueries,
+            studies: studyQueries,
+            environments: environmentQueries,
+            snapshots: snapshotQueries,
+            journal,
+            dataDir: options.dataDir,
+          },
+          id,
+        ),
     },
     access: createAccessService({
       adminToken: options.adminToken,
@@ -134,14 +158,31 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     resumeRemovals,
     start(startOptions = {}) {
       sweeper.start(startOptions.sweepEveryMs ?? 5_000);
-      void resumeRemovals().catch((error: unknown) => log(`storage: ${error instanceof Error ? error.message : String(error)}`));
-      const sweepBuilds = () => void environments.sweepStalled().catch((error: unknown) => log(`environments: ${error instanceof Error ? error.message : String(error)}`));
+      void resumeRemovals().catch((error: unknown) =>
+        log(`storage: ${error instanceof Error ? error.message : String(error)}`),
+      );
+      const sweepBuilds = () =>
+        void environments
+          .sweepStalled()
+          .catch((error: unknown) => log(`environments: ${error instanceof Error ? error.message : String(error)}`));
       sweepBuilds();
       buildSweep = setInterval(sweepBuilds, startOptions.sweepEveryMs ?? 5_000);
     },
     workspaces: createWorkspaceService({ dataDir: options.dataDir, snapshots: snapshotQueries }),
-    apply: createApplyService({ dataDir: options.dataDir, projects: projectQueries, records: createApplyQueries(options.db) }),
-    system: createSystemService({ runtime: options.runtime, redis, redisUrl: options.redisUrl, dataDir: options.dataDir, events, queue, queueEvents }),
+    apply: createApplyService({
+      dataDir: options.dataDir,
+      projects: projectQueries,
+      records: createApplyQueries(options.db),
+    }),
+    system: createSystemService({
+      runtime: options.runtime,
+      redis,
+      redisUrl: options.redisUrl,
+      dataDir: options.dataDir,
+      events,
+      queue,
+      queueEvents,
+    }),
     async close() {
       if (buildSweep) clearInterval(buildSweep);
       await sweeper.stop();

@@ -58,13 +58,23 @@ export const environmentFinishedEvent = z.object({
   }),
 });
 
-const usage = z.object({ inputTokens: z.number(), cachedInputTokens: z.number(), outputTokens: z.number(), reasoningTokens: z.number() });
+const usage = z.object({
+  inputTokens: z.number(),
+  cachedInputTokens: z.number(),
+  outputTokens: z.number(),
+  reasoningTokens: z.number(),
+});
 
 export const agentStartedEvent = z.object({
   ...base,
   type: z.literal("agent.started"),
   projectId: z.string(),
-  data: z.object({ runId: z.string(), containerId: z.string(), harness: z.enum(["codex", "command"]), harnessVersion: z.string().nullable() }),
+  data: z.object({
+    runId: z.string(),
+    containerId: z.string(),
+    harness: z.enum(["codex", "command"]),
+    harnessVersion: z.string().nullable(),
+  }),
 });
 
 /** Parsed Codex events of a run (src/server/agents/codex-events.ts), batched by the worker. */

@@ -10,7 +10,8 @@ export type NetworkMode = z.infer<typeof networkModeSchema>;
 export const reasoningEffortSchema = z.enum(["minimal", "low", "medium", "high", "xhigh"]);
 
 // Docker image reference: [registry/]name[:tag][@digest]
-const imageReference = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+const imageReference =
+  /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 
 export const agentConfigurationSchema = z.object({
   harness: z.enum(["codex", "command"]).default("codex"),
@@ -29,8 +30,16 @@ export const projectSettingsSchema = z.object({
     .int("Memory must be a whole number of bytes.")
     .min(64 * MIB, "At least 64 MiB of memory; the agent and its tools need room.")
     .max(1024 * GIB, "At most 1 TiB of memory."),
-  swapBytes: z.number().int("Swap must be a whole number of bytes.").min(0, "Swap cannot be negative.").max(1024 * GIB, "At most 1 TiB of swap."),
-  pids: z.number().int("The process limit is a whole number.").min(16, "At least 16 processes.").max(1_000_000, "At most 1,000,000 processes."),
+  swapBytes: z
+    .number()
+    .int("Swap must be a whole number of bytes.")
+    .min(0, "Swap cannot be negative.")
+    .max(1024 * GIB, "At most 1 TiB of swap."),
+  pids: z
+    .number()
+    .int("The process limit is a whole number.")
+    .min(16, "At least 16 processes.")
+    .max(1_000_000, "At most 1,000,000 processes."),
   baseImage: z
     .string()
     .trim()

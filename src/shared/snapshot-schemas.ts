@@ -18,8 +18,16 @@ const planHash = z.string().regex(/^[0-9a-f]{64}$/, "A plan hash is 64 hex digit
 export const snapshotLimitsSchema = z
   .object({
     maxFiles: z.number().int().min(1, "At least 1 file.").max(10_000_000, "At most 10,000,000 files."),
-    maxTotalBytes: z.number().int().min(1).max(1024 ** 4, "At most 1 TiB."),
-    maxFileBytes: z.number().int().min(1).max(64 * 1024 ** 3, "At most 64 GiB per file."),
+    maxTotalBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(1024 ** 4, "At most 1 TiB."),
+    maxFileBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(64 * 1024 ** 3, "At most 64 GiB per file."),
   })
   .partial();
 export type SnapshotLimitsInput = z.infer<typeof snapshotLimitsSchema>;

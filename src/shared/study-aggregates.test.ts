@@ -2,10 +2,30 @@ import { describe, expect, it } from "vitest";
 import { aggregateByConfiguration, median, trialPassedAll, type AggregatableTrial } from "./study-aggregates";
 import { reportTokens, studyAggregateSchema, type ReportVerdict, type TrialState } from "./study-report";
 
-const counted = (passed: number, total: number): ReportVerdict => ({ passed, failed: total - passed, skipped: 0, total, source: "node-test", ok: passed === total });
-const byExitCode = (ok: boolean): ReportVerdict => ({ passed: null, failed: null, skipped: null, total: null, source: "exit-code", ok });
+const counted = (passed: number, total: number): ReportVerdict => ({
+  passed,
+  failed: total - passed,
+  skipped: 0,
+  total,
+  source: "node-test",
+  ok: passed === total,
+});
+const byExitCode = (ok: boolean): ReportVerdict => ({
+  passed: null,
+  failed: null,
+  skipped: null,
+  total: null,
+  source: "exit-code",
+  ok,
+});
 
-function trial(options: { choice: number; state?: TrialState; verdict?: ReportVerdict | null; agentSeconds?: number | null; tokens?: number }): AggregatableTrial {
+function trial(options: {
+  choice: number;
+  state?: TrialState;
+  verdict?: ReportVerdict | null;
+  agentSeconds?: number | null;
+  tokens?: number;
+}): AggregatableTrial {
   const total = options.tokens ?? 0;
   return {
     choice: options.choice,
@@ -94,7 +114,15 @@ describe("aggregateByConfiguration", () => {
         trial({ choice: 1, state: "evaluating", agentSeconds: 99, tokens: 9999 }),
       ],
     });
-    expect(aggregate).toMatchObject({ trials: 4, finished: 1, passedAll: 1, passRate: 1, medianAgentSeconds: 20, medianTokens: 500, medianTestsPassed: 3 });
+    expect(aggregate).toMatchObject({
+      trials: 4,
+      finished: 1,
+      passedAll: 1,
+      passRate: 1,
+      medianAgentSeconds: 20,
+      medianTokens: 500,
+      medianTestsPassed: 3,
+    });
   });
 
   it("counts every terminal state as finished, and passes exit-code verdicts by their outcome", () => {
@@ -120,7 +148,12 @@ describe("aggregateByConfiguration", () => {
         trial({ choice: 1, agentSeconds: 14, tokens: 0 }),
       ],
     });
-    expect(aggregate).toMatchObject({ medianTokens: 400, tokens: { min: 0, max: 800 }, medianAgentSeconds: 13, agentSeconds: { min: 12, max: 14 } });
+    expect(aggregate).toMatchObject({
+      medianTokens: 400,
+      tokens: { min: 0, max: 800 },
+      medianAgentSeconds: 13,
+      agentSeconds: { min: 12, max: 14 },
+    });
   });
 
   it("gives nulls, not zeros, to a configuration with nothing finished", () => {
@@ -128,7 +161,15 @@ describe("aggregateByConfiguration", () => {
       configurations: [{ choice: 1 }, { choice: 3 }],
       trials: [trial({ choice: 1, state: "queued", agentSeconds: null }), trial({ choice: 7, verdict: counted(1, 1) })],
     });
-    const nothing = { passedAll: 0, passRate: null, medianAgentSeconds: null, medianTokens: null, agentSeconds: null, tokens: null, medianTestsPassed: null };
+    const nothing = {
+      passedAll: 0,
+      passRate: null,
+      medianAgentSeconds: null,
+      medianTokens: null,
+      agentSeconds: null,
+      tokens: null,
+      medianTestsPassed: null,
+    };
     expect(aggregates).toEqual([
       { choice: 1, trials: 1, finished: 0, ...nothing },
       { choice: 3, trials: 0, finished: 0, ...nothing },

@@ -45,7 +45,10 @@ export function trialHasTokens(trial: Pick<ReportTrial, "agentSeconds" | "tokens
  * Per-configuration numbers over its trials, in the order of `configurations`. Medians and spreads
  * are over finished trials that have the value; trials naming no listed configuration are ignored.
  */
-export function aggregateByConfiguration(options: { configurations: readonly { choice: number }[]; trials: readonly AggregatableTrial[] }): StudyAggregate[] {
+export function aggregateByConfiguration(options: {
+  configurations: readonly { choice: number }[];
+  trials: readonly AggregatableTrial[];
+}): StudyAggregate[] {
   return options.configurations.map(({ choice }) => {
     const trials = options.trials.filter((trial) => trial.choice === choice);
     const finished = trials.filter(isTerminalTrial);

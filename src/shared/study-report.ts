@@ -12,7 +12,10 @@ import { z } from "zod";
 export const STUDY_REPORT_SCHEMA_ID = "invariant-web/study-report";
 export const STUDY_REPORT_VERSION = 1;
 
-const isoDate = z.iso.datetime({ offset: true, error: "Expected an ISO 8601 date-time, such as 2025-01-31T12:00:00.000Z." });
+const isoDate = z.iso.datetime({
+  offset: true,
+  error: "Expected an ISO 8601 date-time, such as 2025-01-31T12:00:00.000Z.",
+});
 const count = z.int().nonnegative();
 const seconds = z.number().nonnegative().finite();
 
@@ -22,7 +25,17 @@ export type ReasoningEffort = z.infer<typeof reasoningEffortSchema>;
 export const harnessSchema = z.enum(["codex", "command"]);
 export type Harness = z.infer<typeof harnessSchema>;
 
-export const trialStateSchema = z.enum(["queued", "preparing", "agent", "evaluating", "succeeded", "failed", "error", "stopped", "interrupted"]);
+export const trialStateSchema = z.enum([
+  "queued",
+  "preparing",
+  "agent",
+  "evaluating",
+  "succeeded",
+  "failed",
+  "error",
+  "stopped",
+  "interrupted",
+]);
 export type TrialState = z.infer<typeof trialStateSchema>;
 
 /** The states a trial does not leave: it has finished, whatever the outcome. */
@@ -98,7 +111,12 @@ export const reportTokensSchema = z
 export type ReportTokens = z.infer<typeof reportTokensSchema>;
 
 /** Builds a token record with its total, so callers never add the parts themselves. */
-export function reportTokens(options: { input: number; cachedInput: number; output: number; reasoning: number }): ReportTokens {
+export function reportTokens(options: {
+  input: number;
+  cachedInput: number;
+  output: number;
+  reasoning: number;
+}): ReportTokens {
   return { ...options, total: options.input + options.output };
 }
 
@@ -158,21 +176,34 @@ export const studyReportSchema = z
     const choices = new Set<number>();
     report.configurations.forEach((configuration, index) => {
       if (choices.has(configuration.choice)) {
-        ctx.addIssue({ code: "custom", path: ["configurations", index, "choice"], message: `Choice ${configuration.choice} appears twice.` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["configurations", index, "choice"],
+          message: `Choice ${configuration.choice} appears twice.`,
+        });
       }
       choices.add(configuration.choice);
     });
     const trialIds = new Set<string>();
     report.trials.forEach((trial, index) => {
       if (!choices.has(trial.choice)) {
-        ctx.addIssue({ code: "custom", path: ["trials", index, "choice"], message: `Trial ${trial.id} names choice ${trial.choice}, which is not a configuration of this study.` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["trials", index, "choice"],
+          message: `Trial ${trial.id} names choice ${trial.choice}, which is not a configuration of this study.`,
+        });
       }
-      if (trialIds.has(trial.id)) ctx.addIssue({ code: "custom", path: ["trials", index, "id"], message: `Trial id ${trial.id} appears twice.` });
+      if (trialIds.has(trial.id))
+        ctx.addIssue({ code: "custom", path: ["trials", index, "id"], message: `Trial id ${trial.id} appears twice.` });
       trialIds.add(trial.id);
     });
     report.aggregates.forEach((aggregate, index) => {
       if (!choices.has(aggregate.choice)) {
-        ctx.addIssue({ code: "custom", path: ["aggregates", index, "choice"], message: `Aggregate for choice ${aggregate.choice}, which is not a configuration of this study.` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["aggregates", index, "choice"],
+          message: `Aggregate for choice ${aggregate.choice}, which is not a configuration of this study.`,
+        });
       }
     });
   });

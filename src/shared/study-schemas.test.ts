@@ -20,12 +20,24 @@ function fieldErrors(input: unknown): Record<string, string[]> {
 describe("the study form's schema", () => {
   it("accepts a complete study and fills the defaults", () => {
     const parsed = createStudyInputSchema.parse(valid);
-    expect(parsed).toMatchObject({ junitPath: null, testFiles: [], concurrency: null, agentTimeoutSec: 1800, evalTimeoutSec: 600 });
+    expect(parsed).toMatchObject({
+      junitPath: null,
+      testFiles: [],
+      concurrency: null,
+      agentTimeoutSec: 1800,
+      evalTimeoutSec: 600,
+    });
     expect(parsed.configurations[0]).toMatchObject({ instructions: "", overrides: [], command: "" });
   });
 
   it("reports every problem of a row at once, each under its own field", () => {
-    const errors = fieldErrors({ ...valid, configurations: [{ harness: "codex", model: "  ", repeats: 0 }, { harness: "command", command: "", repeats: 2 }] });
+    const errors = fieldErrors({
+      ...valid,
+      configurations: [
+        { harness: "codex", model: "  ", repeats: 0 },
+        { harness: "command", command: "", repeats: 2 },
+      ],
+    });
     expect(errors["configurations.0.model"]).toEqual(["Name the model this configuration uses."]);
     expect(errors["configurations.0.repeats"]).toEqual(["At least 1 repeat."]);
     expect(errors["configurations.1.command"]?.[0]).toMatch(/Give the agent command line/);

@@ -11,7 +11,18 @@ export async function ensureAgentImage(runtime: ContainerRuntime): Promise<strin
   const worker = { id: "test-worker", host: "test-host", pid: process.pid };
   const built = await prepareEnvironment(
     { runtime, codex: locateCodexBinary(), publish: () => Promise.resolve(), worker, active: new Set() },
-    { projectId: "p-agent", versionId: "agent-image", kind: "base", fromImage: BASE_IMAGE, command: null, repository: "invariant-test/agent", tag: "codex", network: "none", limits: { cpus: 2, memoryBytes: 2 * 1024 ** 3, swapBytes: 0, pids: 512 }, timeoutMs: 300_000 },
+    {
+      projectId: "p-agent",
+      versionId: "agent-image",
+      kind: "base",
+      fromImage: BASE_IMAGE,
+      command: null,
+      repository: "invariant-test/agent",
+      tag: "codex",
+      network: "none",
+      limits: { cpus: 2, memoryBytes: 2 * 1024 ** 3, swapBytes: 0, pids: 512 },
+      timeoutMs: 300_000,
+    },
   );
   if (built.status !== "ready") throw new Error("could not build the agent test image");
   return AGENT_IMAGE;

@@ -42,13 +42,30 @@ export async function runCodexOnHost(options: {
   fs.mkdirSync(options.home, { recursive: true });
   fs.mkdirSync(options.cwd, { recursive: true });
   const provider = `model_providers.gw={ name="gw", base_url="${options.baseUrl}", env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
-  const args = ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-m", options.model, "-c", provider, "-c", 'model_provider="gw"'];
+  const args = [
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "--dangerously-bypass-approvals-and-sandbox",
+    "-m",
+    options.model,
+    "-c",
+    provider,
+    "-c",
+    'model_provider="gw"',
+  ];
   if (options.resumeThreadId) args.push("resume", options.resumeThreadId);
   args.push(options.prompt);
   const child: ChildProcessByStdio<null, Readable, Readable> = spawn(codex.path, args, {
     cwd: options.cwd,
     // Only these variables (Next's global types would require NODE_ENV; Codex does not need it).
-    env: { PATH, HOME: options.home, CODEX_HOME: options.codexHome, GW_TOKEN: options.token, LANG: "C.UTF-8" } as Record<string, string> as NodeJS.ProcessEnv,
+    env: {
+      PATH,
+      HOME: options.home,
+      CODEX_HOME: options.codexHome,
+      GW_TOKEN: options.token,
+      LANG: "C.UTF-8",
+    } as Record<string, string> as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   const parser = createCodexEventParser({ threadUsageBefore: options.threadUsageBefore });
@@ -69,7 +86,9 @@ export async function runCodexOnHost(options: {
   });
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
-  const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once("close", (code, sig) => resolve([code, sig])));
+  const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+    child.once("close", (code, sig) => resolve([code, sig])),
+  );
   clearTimeout(timer);
   events.push(...parser.end());
   return { exitCode, signal, stdout, stderr, events, state: parser.state(), environ };

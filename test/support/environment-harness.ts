@@ -24,7 +24,16 @@ export async function startWebSide(options: { redisBase: string; redisDb: number
   const redisUrl = redisUrlFor(options.redisBase, options.redisDb);
   const redis = connectRedis({ url: redisUrl, name: "web-side" });
   await redis.flushdb();
-  const services = createAppServices({ db, redisUrl, dataDir, adminToken: "a_admintokenadmintokenadmintoken00", publicUrl: "http://127.0.0.1:1", version: "test", runtime: createDockerRuntime(), defaultBaseImage: BASE_IMAGE });
+  const services = createAppServices({
+    db,
+    redisUrl,
+    dataDir,
+    adminToken: "a_admintokenadmintokenadmintoken00",
+    publicUrl: "http://127.0.0.1:1",
+    version: "test",
+    runtime: createDockerRuntime(),
+    defaultBaseImage: BASE_IMAGE,
+  });
   const recorder = createRecorder({
     redis: connectRedis({ url: redisUrl, name: "recorder" }),
     events: services.events,
@@ -60,8 +69,15 @@ export async function waitUntilBuilt(web: WebSide, versionId: string, timeoutMs 
 }
 
 /** Runs a command in a throwaway container with the docker CLI (an independent check of our runtime). */
-export function dockerRun(image: string, script: string, args: string[] = ["--network", "none"]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync("docker", ["run", "--rm", ...args, image, "sh", "-c", script], { encoding: "utf8", timeout: 60_000 });
+export function dockerRun(
+  image: string,
+  script: string,
+  args: string[] = ["--network", "none"],
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync("docker", ["run", "--rm", ...args, image, "sh", "-c", script], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

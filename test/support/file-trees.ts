@@ -55,8 +55,12 @@ export function listTree(root: string, options: { skip?: (rel: string) => boolea
       if (stat.isDirectory()) {
         lines.push(`dir ${mode} ${shown}`);
         visit(child);
-      } else if (stat.isSymbolicLink()) lines.push(`link - ${shown} ${JSON.stringify(fs.readlinkSync(full, { encoding: "buffer" }).toString("latin1"))}`);
-      else if (stat.isFile()) lines.push(`file ${mode} ${shown} ${createHash("sha256").update(fs.readFileSync(full)).digest("hex")}`);
+      } else if (stat.isSymbolicLink())
+        lines.push(
+          `link - ${shown} ${JSON.stringify(fs.readlinkSync(full, { encoding: "buffer" }).toString("latin1"))}`,
+        );
+      else if (stat.isFile())
+        lines.push(`file ${mode} ${shown} ${createHash("sha256").update(fs.readFileSync(full)).digest("hex")}`);
       else lines.push(`special - ${shown}`);
     }
   };

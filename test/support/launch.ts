@@ -55,13 +55,20 @@ export function isAlive(pid: number): boolean {
 /** Starts the built `invariant-web` and resolves once it prints its URL. */
 export async function launch(options: { dataDir: string; args?: string[] }): Promise<Launched> {
   if (!fs.existsSync(path.join(ROOT, "dist", "cli.mjs"))) throw new Error("Build first: npm run build");
-  const child = spawn(process.execPath, [BIN, "--data-dir", options.dataDir, "--port", "0", "--no-open", ...(options.args ?? [])], { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [BIN, "--data-dir", options.dataDir, "--port", "0", "--no-open", ...(options.args ?? [])],
+    { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] },
+  );
   let stdout = "";
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`invariant-web did not print its URL within 60 s. stderr:\n${stderr}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`invariant-web did not print its URL within 60 s. stderr:\n${stderr}`)),
+      60_000,
+    );
     child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       const match = /is running at (\S+)/.exec(stdout);

@@ -25,11 +25,24 @@ export interface StudyWeb {
   close(): Promise<void>;
 }
 
-export async function openStudyWeb(options: { dataDir: string; redisUrl: string; runtime: ContainerRuntime; sweepEveryMs?: number }): Promise<StudyWeb> {
+export async function openStudyWeb(options: {
+  dataDir: string;
+  redisUrl: string;
+  runtime: ContainerRuntime;
+  sweepEveryMs?: number;
+}): Promise<StudyWeb> {
   const file = path.join(options.dataDir, "invariant.db");
   applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
   const db = await openDb({ file });
-  const services = createAppServices({ db, redisUrl: options.redisUrl, dataDir: options.dataDir, adminToken: "a_admintokenadmintokenadmintoken00", publicUrl: "http://127.0.0.1:1", version: "test", runtime: options.runtime });
+  const services = createAppServices({
+    db,
+    redisUrl: options.redisUrl,
+    dataDir: options.dataDir,
+    adminToken: "a_admintokenadmintokenadmintoken00",
+    publicUrl: "http://127.0.0.1:1",
+    version: "test",
+    runtime: options.runtime,
+  });
   const emitted: StudyWeb["emitted"] = [];
   const recorder = createRecorder({
     redis: connectRedis({ url: options.redisUrl, name: "recorder" }),
@@ -66,7 +79,8 @@ export function calendarProject(): string {
 export function scriptsDir(extra: Record<string, unknown> = {}): string {
   const dir = tempDir("scripts");
   fs.cpSync(path.join(REPO_ROOT, "mock-scripts"), dir, { recursive: true });
-  for (const [name, script] of Object.entries(extra)) fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(script));
+  for (const [name, script] of Object.entries(extra))
+    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(script));
   return dir;
 }
 
@@ -77,24 +91,48 @@ export async function startMock(dir: string): Promise<MockModelServer & { reques
 }
 
 /** A project on the calendar fixture with a ready environment version on the agent test image. */
-export async function addCalendarProject(options: { web: StudyWeb; runtime: ContainerRuntime; projectDir: string }): Promise<string> {
+export async function addCalendarProject(options: {
+  web: StudyWeb;
+  runtime: ContainerRuntime;
+  projectDir: string;
+}): Promise<string> {
   const image = await ensureAgentImage(options.runtime);
   const info = await options.runtime.inspectImage(image);
   if (!info) throw new Error("agent image missing");
   const project = await options.web.services.projects.add({ hostPath: options.projectDir });
-  await options.web.services.projects.update({ id: project.id, settings: { cpus: 1, memoryBytes: 1024 * 1024 * 1024, pids: 512 } });
+  await options.web.services.projects.update({
+    id: project.id,
+    settings: { cpus: 1, memoryBytes: 1024 * 1024 * 1024, pids: 512 },
+  });
   await options.web.db.environmentVersion.create({
-    data: { projectId: project.id, version: 1, imageTag: image, imageId: info.id, origin: "base", status: "ready", active: true },
+    data: {
+      projectId: project.id,
+      version: 1,
+      imageTag: image,
+      imageId: info.id,
+      origin: "base",
+      status: "ready",
+      active: true,
+    },
   });
   return project.id;
 }
 
-export async function waitForStudy(options: { web: StudyWeb; studyId: string; until: (study: StudyView) => boolean; timeoutMs?: number; what?: string }): Promise<StudyView> {
+export async function waitForStudy(options: {
+  web: StudyWeb;
+  studyId: string;
+  until: (study: StudyView) => boolean;
+  timeoutMs?: number;
+  what?: string;
+}): Promise<StudyView> {
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   for (;;) {
     const study = await options.web.services.studies.get(options.studyId);
     if (options.until(study)) return study;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${options.what ?? "the study"}: ${JSON.stringify({ state: study.state, refusal: study.refusal, trials: study.trials.map((t) => [t.state, t.step, t.error]) })}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${options.what ?? "the study"}: ${JSON.stringify({ state: study.state, refusal: study.refusal, trials: study.trials.map((t) => [t.state, t.step, t.error]) })}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -106,7 +144,9 @@ export function containersWithLabel(label: string): string[] {
 }
 
 export function removeImages(reference: string): void {
-  const list = spawnSync("docker", ["images", "-q", reference], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+  const list = spawnSync("docker", ["images", "-q", reference], { encoding: "utf8" })
+    .stdout.split("\n")
+    .filter(Boolean);
   if (list.length > 0) spawnSync("docker", ["rmi", "-f", ...new Set(list)], { stdio: "ignore" });
 }
 

@@ -3,11 +3,15 @@ import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../../src/serv
 import type { ContainerRuntime } from "../../src/server/runtime/docker-runtime";
 import type { JobHandler } from "../job-handler";
 
-export function createPrepareEnvironmentHandler(deps: EnvironmentBuilderDeps): JobHandler<typeof prepareEnvironmentJob.schema, typeof prepareEnvironmentJob.result> {
+export function createPrepareEnvironmentHandler(
+  deps: EnvironmentBuilderDeps,
+): JobHandler<typeof prepareEnvironmentJob.schema, typeof prepareEnvironmentJob.result> {
   return { ...prepareEnvironmentJob, handler: (data) => prepareEnvironment(deps, data) };
 }
 
-export function createRemoveImageHandler(deps: { runtime: ContainerRuntime }): JobHandler<typeof removeEnvironmentImageJob.schema, typeof removeEnvironmentImageJob.result> {
+export function createRemoveImageHandler(deps: {
+  runtime: ContainerRuntime;
+}): JobHandler<typeof removeEnvironmentImageJob.schema, typeof removeEnvironmentImageJob.result> {
   return {
     ...removeEnvironmentImageJob,
     async handler(data) {

@@ -5,12 +5,22 @@ import type { ContainerRuntime } from "../../src/server/runtime/docker-runtime";
 import type { JobHandler } from "../job-handler";
 
 /** Runs the doctor's checks on the worker's own host: its Docker engine, disk and Codex binary. */
-export function createSelfcheckHandler(deps: { runtime: ContainerRuntime; dataDir: string; redisUrl: string }): JobHandler<typeof selfcheckJob.schema, typeof selfcheckJob.result> {
+export function createSelfcheckHandler(deps: {
+  runtime: ContainerRuntime;
+  dataDir: string;
+  redisUrl: string;
+}): JobHandler<typeof selfcheckJob.schema, typeof selfcheckJob.result> {
   return {
     ...selfcheckJob,
     async handler(_data, context) {
       const report = await runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl });
-      return { workerId: context.workerId, host: os.hostname(), pid: process.pid, ok: report.ok, checks: report.checks };
+      return {
+        workerId: context.workerId,
+        host: os.hostname(),
+        pid: process.pid,
+        ok: report.ok,
+        checks: report.checks,
+      };
     },
   };
 }

@@ -3,10 +3,14 @@ import { runPreflight, type PreflightDeps } from "../../src/server/trials/prefli
 import { runTrial, type TrialRunDeps } from "../../src/server/trials/trial-run";
 import type { JobHandler } from "../job-handler";
 
-export function createPreflightHandler(deps: PreflightDeps): JobHandler<typeof studyPreflightJob.schema, typeof studyPreflightJob.result> {
+export function createPreflightHandler(
+  deps: PreflightDeps,
+): JobHandler<typeof studyPreflightJob.schema, typeof studyPreflightJob.result> {
   return { ...studyPreflightJob, handler: (data) => runPreflight(deps, data) };
 }
 
-export function createTrialRunHandler(deps: TrialRunDeps): JobHandler<typeof trialRunJob.schema, typeof trialRunJob.result> {
+export function createTrialRunHandler(
+  deps: TrialRunDeps,
+): JobHandler<typeof trialRunJob.schema, typeof trialRunJob.result> {
   return { ...trialRunJob, handler: (data) => runTrial(deps, data) };
 }

@@ -2,7 +2,19 @@ import type { ReactNode } from "react";
 import { FieldError } from "./ui";
 
 /** A labelled control with its hint and its error message right below it. */
-export function FormField({ id, label, hint, error, children }: { id: string; label: ReactNode; hint?: ReactNode; error: string | null | undefined; children: ReactNode }) {
+export function FormField({
+  id,
+  label,
+  hint,
+  error,
+  children,
+}: {
+  id: string;
+  label: ReactNode;
+  hint?: ReactNode;
+  error: string | null | undefined;
+  children: ReactNode;
+}) {
   return (
     <div>
       <label htmlFor={id} className="mb-1 block text-sm text-muted">
@@ -20,9 +32,16 @@ export function FormField({ id, label, hint, error, children }: { id: string; la
 }
 
 /** aria attributes that tie a control to its hint and error. */
-export function describedBy(id: string, options: { hint?: boolean; error?: string | null | undefined }): { "aria-describedby"?: string; "aria-invalid"?: true } {
+export function describedBy(
+  id: string,
+  options: { hint?: boolean; error?: string | null | undefined },
+): { "aria-describedby"?: string; "aria-invalid"?: true } {
   const ids = [options.hint ? `${id}-hint` : null, options.error ? `${id}-error` : null].filter(Boolean);
-  return { ...(ids.length > 0 ? { "aria-describedby": ids.join(" ") } : {}), ...(options.error ? { "aria-invalid": true as const } : {}) };
+  return {
+    ...(ids.length > 0 ? { "aria-describedby": ids.join(" ") } : {}),
+    ...(options.error ? { "aria-invalid": true as const } : {}),
+  };
 }
 
-export const fieldInputClass = "w-full rounded-md border border-line bg-[#0b0d12] px-3 py-2 text-sm outline-none focus:border-accent focus:ring-1 focus:ring-accent aria-[invalid=true]:border-red-500/70";
+export const fieldInputClass =
+  "w-full rounded-md border border-line bg-[#0b0d12] px-3 py-2 text-sm outline-none focus:border-accent focus:ring-1 focus:ring-accent aria-[invalid=true]:border-red-500/70";

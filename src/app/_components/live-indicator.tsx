@@ -9,10 +9,17 @@ export function LiveIndicator() {
       role="status"
       data-testid="live-indicator"
       data-connected={connected ? "true" : "false"}
-      title={connected ? "Live: changes appear without reloading." : "Not connected: reconnecting; the page refreshes every few seconds meanwhile."}
+      title={
+        connected
+          ? "Live: changes appear without reloading."
+          : "Not connected: reconnecting; the page refreshes every few seconds meanwhile."
+      }
       className={`inline-flex items-center gap-1.5 rounded-full border px-2 py-0.5 text-xs ${connected ? "border-emerald-500/50 text-emerald-300" : "border-amber-500/50 text-amber-300"}`}
     >
-      <span aria-hidden="true" className={`h-1.5 w-1.5 rounded-full ${connected ? "animate-pulse bg-emerald-400" : "bg-amber-400"}`} />
+      <span
+        aria-hidden="true"
+        className={`h-1.5 w-1.5 rounded-full ${connected ? "animate-pulse bg-emerald-400" : "bg-amber-400"}`}
+      />
       {connected ? "live" : "offline"}
     </span>
   );

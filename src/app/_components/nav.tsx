@@ -24,7 +24,11 @@ export function Nav() {
             const active = pathname === link.href || pathname.startsWith(`${link.href}/`);
             return (
               <li key={link.href}>
-                <Link href={link.href} aria-current={active ? "page" : undefined} className={`rounded-md px-3 py-1.5 text-sm ${active ? "bg-line text-ink" : "text-muted hover:text-ink"}`}>
+                <Link
+                  href={link.href}
+                  aria-current={active ? "page" : undefined}
+                  className={`rounded-md px-3 py-1.5 text-sm ${active ? "bg-line text-ink" : "text-muted hover:text-ink"}`}
+                >
                   {link.label}
                 </Link>
               </li>
@@ -32,7 +36,9 @@ export function Nav() {
           })}
         </ul>
         <span className="ml-auto flex items-center gap-3 text-xs text-muted">
-          {role === "viewer" ? <span className="rounded-full border border-amber-500/50 px-2 py-0.5 text-amber-300">read-only viewer</span> : null}
+          {role === "viewer" ? (
+            <span className="rounded-full border border-amber-500/50 px-2 py-0.5 text-amber-300">read-only viewer</span>
+          ) : null}
           {role === "admin" ? <span className="rounded-full border border-line px-2 py-0.5">admin</span> : null}
           {version ? <span>v{version}</span> : null}
         </span>

@@ -1,6 +1,14 @@
 import type { ReactNode } from "react";
 
-export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <div className="mb-6 flex items-end justify-between gap-4">
       <div>
@@ -12,7 +20,15 @@ export function PageHeader({ title, description, actions }: { title: string; des
   );
 }
 
-export function Panel({ title, children, className = "" }: { title?: string; children: ReactNode; className?: string }) {
+export function Panel({
+  title,
+  children,
+  className = "",
+}: {
+  title?: string;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`rounded-xl border border-line bg-panel p-5 ${className}`} aria-label={title}>
       {title ? <h2 className="mb-3 text-sm font-semibold uppercase tracking-wide text-muted">{title}</h2> : null}
@@ -39,7 +55,11 @@ export function FieldError({ id, message }: { id: string; message: string | null
   );
 }
 
-export const inputClass = "w-full rounded-md border border-line bg-[#0b0d12] px-3 py-2 text-sm outline-none focus:border-accent";
-export const buttonClass = "rounded-md bg-accent px-4 py-2 text-sm font-medium text-[#0b0d12] hover:brightness-110 disabled:opacity-50";
-export const secondaryButtonClass = "rounded-md border border-line px-4 py-2 text-sm hover:border-muted disabled:opacity-50";
-export const dangerButtonClass = "rounded-md border border-red-500/60 px-4 py-2 text-sm text-red-300 hover:bg-red-500/10 disabled:opacity-50";
+export const inputClass =
+  "w-full rounded-md border border-line bg-[#0b0d12] px-3 py-2 text-sm outline-none focus:border-accent";
+export const buttonClass =
+  "rounded-md bg-accent px-4 py-2 text-sm font-medium text-[#0b0d12] hover:brightness-110 disabled:opacity-50";
+export const secondaryButtonClass =
+  "rounded-md border border-line px-4 py-2 text-sm hover:border-muted disabled:opacity-50";
+export const dangerButtonClass =
+  "rounded-md border border-red-500/60 px-4 py-2 text-sm text-red-300 hover:bg-red-500/10 disabled:opacity-50";

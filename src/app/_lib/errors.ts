@@ -1,9 +1,16 @@
 import { TRPCClientError } from "@trpc/client";
 
 /** The message and the field an API error is about (set by the server's error formatter). */
-export function describeError(error: unknown): { message: string; field: string | null; fieldErrors: Record<string, string[] | undefined> } {
+export function describeError(error: unknown): {
+  message: string;
+  field: string | null;
+  fieldErrors: Record<string, string[] | undefined>;
+} {
   if (error instanceof TRPCClientError) {
-    const data = (error.data ?? {}) as { field?: string | null; fieldErrors?: Record<string, string[] | undefined> | null };
+    const data = (error.data ?? {}) as {
+      field?: string | null;
+      fieldErrors?: Record<string, string[] | undefined> | null;
+    };
     const fieldErrors = data.fieldErrors ?? {};
     return { message: error.message, field: data.field ?? null, fieldErrors };
   }

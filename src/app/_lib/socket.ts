@@ -58,5 +58,9 @@ function subscribeConnection(notify: () => void): () => void {
 
 /** Whether the shared socket is connected (live events arrive); false while reconnecting and during SSR. */
 export function useSocketConnected(): boolean {
-  return useSyncExternalStore(subscribeConnection, () => getSocket().connected, () => false);
+  return useSyncExternalStore(
+    subscribeConnection,
+    () => getSocket().connected,
+    () => false,
+  );
 }

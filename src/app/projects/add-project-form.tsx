@@ -21,7 +21,10 @@ export function AddProjectForm({ onAdded }: { onAdded?: (id: string) => void }) 
     }),
   );
   const error = add.error ? describeError(add.error) : null;
-  const pathError = error && (error.field === "hostPath" || error.fieldErrors.hostPath || !error.field) ? (error.fieldErrors.hostPath?.[0] ?? error.message) : null;
+  const pathError =
+    error && (error.field === "hostPath" || error.fieldErrors.hostPath || !error.field)
+      ? (error.fieldErrors.hostPath?.[0] ?? error.message)
+      : null;
   const nameError = error?.fieldErrors.name?.[0] ?? null;
 
   function submit(event: FormEvent) {
@@ -35,14 +38,31 @@ export function AddProjectForm({ onAdded }: { onAdded?: (id: string) => void }) 
         <label htmlFor="project-path" className="mb-1 block text-sm text-muted">
           Project directory on this host
         </label>
-        <input id="project-path" className={inputClass} placeholder="/home/me/code/app" value={hostPath} onChange={(e) => setHostPath(e.target.value)} aria-invalid={Boolean(pathError)} aria-describedby="project-path-error" required />
+        <input
+          id="project-path"
+          className={inputClass}
+          placeholder="/home/me/code/app"
+          value={hostPath}
+          onChange={(e) => setHostPath(e.target.value)}
+          aria-invalid={Boolean(pathError)}
+          aria-describedby="project-path-error"
+          required
+        />
         <FieldError id="project-path-error" message={pathError} />
       </div>
       <div>
         <label htmlFor="project-name" className="mb-1 block text-sm text-muted">
           Name (optional)
         </label>
-        <input id="project-name" className={inputClass} placeholder="folder name" value={name} onChange={(e) => setName(e.target.value)} aria-invalid={Boolean(nameError)} aria-describedby="project-name-error" />
+        <input
+          id="project-name"
+          className={inputClass}
+          placeholder="folder name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          aria-invalid={Boolean(nameError)}
+          aria-describedby="project-name-error"
+        />
         <FieldError id="project-name-error" message={nameError} />
       </div>
       <button type="submit" className={`${buttonClass} md:mt-6`} disabled={add.isPending}>

@@ -14,14 +14,21 @@ export default function ProjectsPage() {
 
   return (
     <>
-      <PageHeader title="Projects" description="Each project is a directory on this host with its own saved Linux environment." />
+      <PageHeader
+        title="Projects"
+        description="Each project is a directory on this host with its own saved Linux environment."
+      />
       {isAdmin ? (
         <Panel title="Add a project" className="mb-6">
           <AddProjectForm />
         </Panel>
       ) : null}
       {projects.isPending ? <p className="text-muted">Loading projects…</p> : null}
-      {projects.error ? <p role="alert" className="text-red-400">Could not load projects: {projects.error.message}</p> : null}
+      {projects.error ? (
+        <p role="alert" className="text-red-400">
+          Could not load projects: {projects.error.message}
+        </p>
+      ) : null}
       {projects.data && projects.data.length === 0 ? (
         <EmptyState title="No projects yet">
           {isAdmin
@@ -33,7 +40,10 @@ export default function ProjectsPage() {
         <ul className="grid gap-3" aria-label="Projects">
           {projects.data.map((project) => (
             <li key={project.id}>
-              <Link href={`/projects/${project.id}`} className="flex items-center justify-between rounded-xl border border-line bg-panel px-5 py-4 hover:border-muted">
+              <Link
+                href={`/projects/${project.id}`}
+                className="flex items-center justify-between rounded-xl border border-line bg-panel px-5 py-4 hover:border-muted"
+              >
                 <span>
                   <span className="block font-medium">{project.name}</span>
                   <span className="block font-mono text-xs text-muted">{project.hostPath}</span>

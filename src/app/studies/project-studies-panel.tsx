@@ -15,29 +15,48 @@ const SHOWN = 10;
 export function ProjectStudiesPanel({ projectId, isAdmin }: { projectId: string; isAdmin: boolean }) {
   const trpc = useTRPC();
   const studies = useQuery(trpc.studies.list.queryOptions({ projectId }));
-  const sorted = useMemo(() => [...(studies.data ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt)), [studies.data]);
+  const sorted = useMemo(
+    () => [...(studies.data ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
+    [studies.data],
+  );
   return (
     <Panel title="Studies" className="mb-6">
       <div className="mb-3 flex items-center gap-3">
         {isAdmin ? (
-          <Link href={`/studies/new?projectId=${encodeURIComponent(projectId)}`} className={`${buttonClass} ${focusRing}`}>
+          <Link
+            href={`/studies/new?projectId=${encodeURIComponent(projectId)}`}
+            className={`${buttonClass} ${focusRing}`}
+          >
             New study
           </Link>
         ) : null}
         {sorted.length > 0 ? (
-          <Link href={`/studies?projectId=${encodeURIComponent(projectId)}`} className={`text-sm text-accent underline ${focusRing}`}>
+          <Link
+            href={`/studies?projectId=${encodeURIComponent(projectId)}`}
+            className={`text-sm text-accent underline ${focusRing}`}
+          >
             All {sorted.length} studies of this project
           </Link>
         ) : null}
       </div>
       {studies.error ? <p className="text-sm text-red-400">{describeError(studies.error).message}</p> : null}
-      {studies.data && sorted.length === 0 ? <p className="text-sm text-muted">No studies yet. A study runs several agent configurations on one task and compares them by the same tests.</p> : null}
+      {studies.data && sorted.length === 0 ? (
+        <p className="text-sm text-muted">
+          No studies yet. A study runs several agent configurations on one task and compares them by the same tests.
+        </p>
+      ) : null}
       {sorted.length > 0 ? (
         <ul className="grid gap-2" aria-label="Recent studies">
           {sorted.slice(0, SHOWN).map((study) => (
-            <li key={study.id} className="flex flex-wrap items-center justify-between gap-3 border-t border-line pt-2 text-sm">
+            <li
+              key={study.id}
+              className="flex flex-wrap items-center justify-between gap-3 border-t border-line pt-2 text-sm"
+            >
               <span className="flex items-center gap-2">
-                <Link href={`/studies/${study.id}`} className={`font-medium hover:text-accent hover:underline ${focusRing}`}>
+                <Link
+                  href={`/studies/${study.id}`}
+                  className={`font-medium hover:text-accent hover:underline ${focusRing}`}
+                >
                   {study.title}
                 </Link>
                 <StudyStateBadge state={study.state} />

@@ -2,9 +2,13 @@ import type { StudyState, TrialState } from "../../shared/study-schemas";
 import { studyStateStyle, trialStateStyle } from "./study-format";
 
 export function StudyStateBadge({ state }: { state: StudyState }) {
-  return <span className={`inline-block rounded-full border px-2 py-0.5 text-xs ${studyStateStyle[state]}`}>{state}</span>;
+  return (
+    <span className={`inline-block rounded-full border px-2 py-0.5 text-xs ${studyStateStyle[state]}`}>{state}</span>
+  );
 }
 
 export function TrialStateBadge({ state }: { state: TrialState }) {
-  return <span className={`inline-block rounded-full border px-2 py-0.5 text-xs ${trialStateStyle[state]}`}>{state}</span>;
+  return (
+    <span className={`inline-block rounded-full border px-2 py-0.5 text-xs ${trialStateStyle[state]}`}>{state}</span>
+  );
 }

@@ -3,7 +3,8 @@ import type { StudyState, TrialState, VerdictView } from "../../shared/study-sch
 /** `23/23`, `13/23`, `pass`/`fail` for exit-code verdicts, `—` for none. */
 export function formatVerdict(verdict: VerdictView | null): string {
   if (!verdict) return "—";
-  if (verdict.source !== "exit-code" && verdict.passed !== null && verdict.total !== null) return `${verdict.passed}/${verdict.total}`;
+  if (verdict.source !== "exit-code" && verdict.passed !== null && verdict.total !== null)
+    return `${verdict.passed}/${verdict.total}`;
   return verdict.ok ? "pass" : "fail";
 }
 
@@ -11,7 +12,9 @@ export function formatVerdict(verdict: VerdictView | null): string {
 export function formatBaseline(verdict: VerdictView | null): string {
   if (!verdict) return "none";
   const counted = verdict.source !== "exit-code" && verdict.passed !== null && verdict.total !== null;
-  return counted ? `${verdict.passed}/${verdict.total} passed (${verdict.source})` : `${verdict.ok ? "pass" : "fail"} (${verdict.source})`;
+  return counted
+    ? `${verdict.passed}/${verdict.total} passed (${verdict.source})`
+    : `${verdict.ok ? "pass" : "fail"} (${verdict.source})`;
 }
 
 /** The fraction of tests passed, for sorting; exit-code verdicts count as 1 or 0; none sorts last. */

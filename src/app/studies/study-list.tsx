@@ -25,10 +25,15 @@ export function StudyList({ projectId }: { projectId: string | null }) {
   const queryClient = useQueryClient();
   const { isAdmin } = useRole();
   const connected = useSocketConnected();
-  const studies = useQuery(trpc.studies.list.queryOptions(projectId ? { projectId } : {}, { refetchInterval: connected ? false : 5_000 }));
+  const studies = useQuery(
+    trpc.studies.list.queryOptions(projectId ? { projectId } : {}, { refetchInterval: connected ? false : 5_000 }),
+  );
   const projects = useQuery(trpc.projects.list.queryOptions());
 
-  const refresh = useThrottledCallback(() => void queryClient.invalidateQueries({ queryKey: trpc.studies.list.queryKey() }), 300);
+  const refresh = useThrottledCallback(
+    () => void queryClient.invalidateQueries({ queryKey: trpc.studies.list.queryKey() }),
+    300,
+  );
   const onEvent = useCallback(
     ({ event }: RecordedEvent) => {
       if (event.type.startsWith("study.") || LIST_EVENTS.has(event.type)) refresh();
@@ -37,7 +42,10 @@ export function StudyList({ projectId }: { projectId: string | null }) {
   );
   useRoomEvents("system", onEvent);
 
-  const sorted = useMemo(() => [...(studies.data ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt)), [studies.data]);
+  const sorted = useMemo(
+    () => [...(studies.data ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
+    [studies.data],
+  );
   const projectName = projects.data?.find((project) => project.id === projectId)?.name;
   const newHref = projectId ? `/studies/new?projectId=${encodeURIComponent(projectId)}` : "/studies/new";
 
@@ -65,7 +73,9 @@ export function StudyList({ projectId }: { projectId: string | null }) {
           id="study-project-filter"
           className={`${inputClass} max-w-xs`}
           value={projectId ?? ""}
-          onChange={(e) => router.push(e.target.value ? `/studies?projectId=${encodeURIComponent(e.target.value)}` : "/studies")}
+          onChange={(e) =>
+            router.push(e.target.value ? `/studies?projectId=${encodeURIComponent(e.target.value)}` : "/studies")
+          }
         >
           <option value="">all projects</option>
           {projectId && !projectName ? <option value={projectId}>{projectId}</option> : null}
@@ -116,14 +126,25 @@ function StudyTable({ studies }: { studies: StudySummaryView[] }) {
         </thead>
         <tbody>
           {studies.map((study) => (
-            <tr key={study.id} className="border-t border-line align-top" data-testid="study-row" data-state={study.state}>
+            <tr
+              key={study.id}
+              className="border-t border-line align-top"
+              data-testid="study-row"
+              data-state={study.state}
+            >
               <td className="px-4 py-2.5">
-                <Link href={`/studies/${study.id}`} className={`font-medium hover:text-accent hover:underline ${focusRing}`}>
+                <Link
+                  href={`/studies/${study.id}`}
+                  className={`font-medium hover:text-accent hover:underline ${focusRing}`}
+                >
                   {study.title}
                 </Link>
               </td>
               <td className="px-2 py-2.5">
-                <Link href={`/projects/${study.projectId}`} className={`text-muted hover:text-ink hover:underline ${focusRing}`}>
+                <Link
+                  href={`/projects/${study.projectId}`}
+                  className={`text-muted hover:text-ink hover:underline ${focusRing}`}
+                >
                   {study.projectName}
                 </Link>
               </td>
@@ -133,7 +154,15 @@ function StudyTable({ studies }: { studies: StudySummaryView[] }) {
               <td className="px-2 py-2.5">
                 <StudyProgress counts={study.counts} />
               </td>
-              <td className="px-2 py-2.5 text-xs">{study.state === "refused" ? <span className="text-red-300">refused</span> : study.baseline ? formatBaseline(study.baseline) : "—"}</td>
+              <td className="px-2 py-2.5 text-xs">
+                {study.state === "refused" ? (
+                  <span className="text-red-300">refused</span>
+                ) : study.baseline ? (
+                  formatBaseline(study.baseline)
+                ) : (
+                  "—"
+                )}
+              </td>
               <td className="whitespace-nowrap px-4 py-2.5 text-xs text-muted">{formatDateTime(study.createdAt)}</td>
             </tr>
           ))}

@@ -29,7 +29,13 @@ export function StudyProgress({ counts }: { counts: StudyCounts }) {
         aria-valuetext={`${finished} of ${counts.total} trials finished`}
       >
         {segments.map((segment) =>
-          counts[segment.key] > 0 ? <div key={segment.key} className={`h-full ${segment.color}`} style={{ width: `${(counts[segment.key] / total) * 100}%` }} /> : null,
+          counts[segment.key] > 0 ? (
+            <div
+              key={segment.key}
+              className={`h-full ${segment.color}`}
+              style={{ width: `${(counts[segment.key] / total) * 100}%` }}
+            />
+          ) : null,
         )}
       </div>
       <p className="mt-1 text-xs text-muted">

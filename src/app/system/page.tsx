@@ -28,7 +28,10 @@ export default function SystemPage() {
 
   return (
     <>
-      <PageHeader title="System" description="Health of this host, the workers that run jobs, and who can see this dashboard." />
+      <PageHeader
+        title="System"
+        description="Health of this host, the workers that run jobs, and who can see this dashboard."
+      />
       <div className="grid gap-6">
         <Panel title="Checks">
           {doctor.isPending ? <p className="text-sm text-muted">Running checks…</p> : null}
@@ -48,7 +51,11 @@ export default function SystemPage() {
           </button>
         </Panel>
         <Panel title="Workers online">
-          {workers.data?.length === 0 ? <p className="text-sm text-muted">No worker is online. `invariant-web` starts one; more can join with `invariant-web worker --redis-url …`.</p> : null}
+          {workers.data?.length === 0 ? (
+            <p className="text-sm text-muted">
+              No worker is online. `invariant-web` starts one; more can join with `invariant-web worker --redis-url …`.
+            </p>
+          ) : null}
           {workers.data && workers.data.length > 0 ? (
             <table className="w-full text-left text-sm" aria-label="Workers">
               <thead className="text-xs uppercase text-muted">
@@ -75,15 +82,30 @@ export default function SystemPage() {
           ) : null}
           {isAdmin ? (
             <div className="mt-3">
-              <button type="button" className={secondaryButtonClass} onClick={() => selfcheck.mutate()} disabled={selfcheck.isPending}>
+              <button
+                type="button"
+                className={secondaryButtonClass}
+                onClick={() => selfcheck.mutate()}
+                disabled={selfcheck.isPending}
+              >
                 {selfcheck.isPending ? "Running self-check…" : "Run worker self-check"}
               </button>
               {selfcheck.data ? (
                 <p className="mt-2 text-sm" role="status">
-                  Worker {selfcheck.data.host} (pid {selfcheck.data.pid}): {selfcheck.data.ok ? "all checks passed" : `failed: ${selfcheck.data.checks.filter((c) => c.status === "fail").map((c) => c.title).join(", ")}`}
+                  Worker {selfcheck.data.host} (pid {selfcheck.data.pid}):{" "}
+                  {selfcheck.data.ok
+                    ? "all checks passed"
+                    : `failed: ${selfcheck.data.checks
+                        .filter((c) => c.status === "fail")
+                        .map((c) => c.title)
+                        .join(", ")}`}
                 </p>
               ) : null}
-              {selfcheck.error ? <p role="alert" className="mt-2 text-sm text-red-400">{describeError(selfcheck.error).message}</p> : null}
+              {selfcheck.error ? (
+                <p role="alert" className="mt-2 text-sm text-red-400">
+                  {describeError(selfcheck.error).message}
+                </p>
+              ) : null}
             </div>
           ) : null}
         </Panel>
@@ -92,7 +114,8 @@ export default function SystemPage() {
           <ul className="grid gap-1 font-mono text-xs text-muted" aria-label="Recent events">
             {(events.data ?? []).map(({ id, event }) => (
               <li key={id}>
-                {new Date(event.at).toLocaleTimeString()} {event.type} {"host" in event.data ? `${event.data.host}` : ""}
+                {new Date(event.at).toLocaleTimeString()} {event.type}{" "}
+                {"host" in event.data ? `${event.data.host}` : ""}
               </li>
             ))}
             {events.data?.length === 0 ? <li>No events yet.</li> : null}

@@ -30,13 +30,22 @@ export function ViewerLinks() {
 
   return (
     <Panel title="Viewer links">
-      <p className="mb-3 text-sm text-muted">Read-only links for team members on this host: they see every project and study and can download reports, but cannot change anything.</p>
+      <p className="mb-3 text-sm text-muted">
+        Read-only links for team members on this host: they see every project and study and can download reports, but
+        cannot change anything.
+      </p>
       <form onSubmit={submit} className="mb-4 flex items-start gap-3" aria-label="Create viewer link">
         <div className="flex-1">
           <label htmlFor="viewer-label" className="sr-only">
             Label
           </label>
-          <input id="viewer-label" className={inputClass} placeholder="Label, e.g. Dana" value={label} onChange={(e) => setLabel(e.target.value)} />
+          <input
+            id="viewer-label"
+            className={inputClass}
+            placeholder="Label, e.g. Dana"
+            value={label}
+            onChange={(e) => setLabel(e.target.value)}
+          />
           <FieldError id="viewer-label-error" message={create.error ? describeError(create.error).message : null} />
         </div>
         <button type="submit" className={buttonClass} disabled={create.isPending}>
@@ -55,12 +64,18 @@ export function ViewerLinks() {
         {(links.data ?? []).map((link) => (
           <li key={link.id} className="flex items-center justify-between py-2 text-sm">
             <span>
-              {link.label} <span className="text-xs text-muted">created {new Date(link.createdAt).toLocaleString()}</span>
+              {link.label}{" "}
+              <span className="text-xs text-muted">created {new Date(link.createdAt).toLocaleString()}</span>
             </span>
             {link.revokedAt ? (
               <span className="text-xs text-muted">revoked</span>
             ) : (
-              <button type="button" className={secondaryButtonClass} onClick={() => revoke.mutate({ id: link.id })} aria-label={`Revoke ${link.label}`}>
+              <button
+                type="button"
+                className={secondaryButtonClass}
+                onClick={() => revoke.mutate({ id: link.id })}
+                aria-label={`Revoke ${link.label}`}
+              >
                 Revoke
               </button>
             )}

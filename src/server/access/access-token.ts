@@ -29,7 +29,9 @@ export function loadOrCreateAccessToken(options: { dataDir: string }): string {
   try {
     const token = fs.readFileSync(file, "utf8").trim();
     if (!TOKEN_PATTERN.test(token)) {
-      throw new Error(`${file} does not hold a valid access token. Delete it to generate a new one (the admin URL changes; viewer links keep working).`);
+      throw new Error(
+        `${file} does not hold a valid access token. Delete it to generate a new one (the admin URL changes; viewer links keep working).`,
+      );
     }
     if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
     return token;

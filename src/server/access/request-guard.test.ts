@@ -5,10 +5,19 @@ const loopback = { bindHost: "127.0.0.1", port: 4317, allowedHosts: [] };
 
 describe("Host header (DNS rebinding)", () => {
   it("accepts loopback names on our port", () => {
-    for (const host of ["127.0.0.1:4317", "localhost:4317", "[::1]:4317", "LOCALHOST:4317"]) expect(isAllowedHost(host, loopback)).toBe(true);
+    for (const host of ["127.0.0.1:4317", "localhost:4317", "[::1]:4317", "LOCALHOST:4317"])
+      expect(isAllowedHost(host, loopback)).toBe(true);
   });
   it("refuses other names, other ports and missing headers", () => {
-    for (const host of ["evil.example:4317", "127.0.0.1:80", "127.0.0.1", "attacker.localhost.evil:4317", "", undefined]) expect(isAllowedHost(host, loopback)).toBe(false);
+    for (const host of [
+      "evil.example:4317",
+      "127.0.0.1:80",
+      "127.0.0.1",
+      "attacker.localhost.evil:4317",
+      "",
+      undefined,
+    ])
+      expect(isAllowedHost(host, loopback)).toBe(false);
   });
   it("accepts the bound address and configured names, not arbitrary ones when bound to all interfaces", () => {
     expect(isAllowedHost("10.0.0.5:4317", { bindHost: "10.0.0.5", port: 4317, allowedHosts: [] })).toBe(true);
@@ -26,7 +35,15 @@ describe("Origin header", () => {
     expect(isAllowedOrigin("http://localhost:4317", loopback)).toBe(true);
   });
   it("refuses foreign origins", () => {
-    for (const origin of ["http://evil.example", "http://evil.example:4317", "http://127.0.0.1:4318", "null", "file://", "http://localhost"]) expect(isAllowedOrigin(origin, loopback)).toBe(false);
+    for (const origin of [
+      "http://evil.example",
+      "http://evil.example:4317",
+      "http://127.0.0.1:4318",
+      "null",
+      "file://",
+      "http://localhost",
+    ])
+      expect(isAllowedOrigin(origin, loopback)).toBe(false);
   });
 });
 

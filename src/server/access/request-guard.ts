@@ -64,7 +64,10 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return cookies;
 }
 
-export function tokenFromHeaders(headers: { cookie?: string | undefined; authorization?: string | undefined }): string | undefined {
+export function tokenFromHeaders(headers: {
+  cookie?: string | undefined;
+  authorization?: string | undefined;
+}): string | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? "");
   if (bearer?.[1]) return bearer[1];
   return parseCookies(headers.cookie).get(TOKEN_COOKIE);

@@ -41,7 +41,8 @@ function deps(): AgentRunDeps {
     bridgeDir: path.join(ROOT, "assets"),
     publish: (event) => {
       published.push(event);
-      if (event.type === "agent.started") inspected.push(spawnSync("docker", ["inspect", event.data.containerId], { encoding: "utf8" }).stdout);
+      if (event.type === "agent.started")
+        inspected.push(spawnSync("docker", ["inspect", event.data.containerId], { encoding: "utf8" }).stdout);
       return Promise.resolve();
     },
     worker: { id: "test-worker", host: "test-host", pid: process.pid },
@@ -75,8 +76,22 @@ beforeAll(async () => {
   mock = await startMockModel({
     scriptsDir: path.join(ROOT, "mock-scripts"),
     scripts: {
-      budgeted: { usage: { inputTokens: 90, outputTokens: 10 }, steps: [{ kind: "run", command: "true" }, { kind: "run", command: "true" }, { kind: "run", command: "true" }, { kind: "reply", text: "never reached" }] },
-      "slow-command": { usage: { inputTokens: 10, outputTokens: 1 }, steps: [{ kind: "run", command: "sleep 60" }, { kind: "reply", text: "done" }] },
+      budgeted: {
+        usage: { inputTokens: 90, outputTokens: 10 },
+        steps: [
+          { kind: "run", command: "true" },
+          { kind: "run", command: "true" },
+          { kind: "run", command: "true" },
+          { kind: "reply", text: "never reached" },
+        ],
+      },
+      "slow-command": {
+        usage: { inputTokens: 10, outputTokens: 1 },
+        steps: [
+          { kind: "run", command: "sleep 60" },
+          { kind: "reply", text: "done" },
+        ],
+      },
       probe: {
         usage: { inputTokens: 10, outputTokens: 1 },
         steps: [
@@ -101,7 +116,8 @@ beforeAll(async () => {
   gateway = await startModelGateway({
     upstreamBaseUrl: mock.url,
     credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
-    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) => stopRun(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
+    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) =>
+      stopRun(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
   });
   socket = await startGatewaySocket({ socketPath: path.join(tempDir("gateway"), "gateway.sock"), gateway });
 }, 300_000);
@@ -126,7 +142,13 @@ describe("agent runs in containers", () => {
     expect(result.harnessVersion).toBe(codex?.version);
 
     const before = requests.length;
-    const second = await runAgent(deps(), { ...first, runId: `${first.runId}-2`, resumeThreadId: result.threadId, threadUsageBefore: result.reportedUsage, prompt: "Continue." });
+    const second = await runAgent(deps(), {
+      ...first,
+      runId: `${first.runId}-2`,
+      resumeThreadId: result.threadId,
+      threadUsageBefore: result.reportedUsage,
+      prompt: "Continue.",
+    });
     expect(second.outcome).toMatchObject({ status: "succeeded" });
     expect(second.threadId).toBe(result.threadId);
     expect(fs.readFileSync(path.join(first.workspacePath, "NOTES.md"), "utf8")).toContain("Second turn was here.");
@@ -151,24 +173,48 @@ describe("agent runs in containers", () => {
   it("stops a run past its time limit and removes its container", async () => {
     const run = input({ model: "slow-command", timeoutMs: 4_000 });
     const result = await runAgent(deps(), run);
-    expect(result.outcome).toMatchObject({ status: "stopped", reason: expect.stringContaining("time limit") as unknown });
-    const left = (await runtime.listManagedContainers()).filter((c) => c.labels[LABEL.project] === "p-agent" && c.labels[LABEL.role] === "agent");
+    expect(result.outcome).toMatchObject({
+      status: "stopped",
+      reason: expect.stringContaining("time limit") as unknown,
+    });
+    const left = (await runtime.listManagedContainers()).filter(
+      (c) => c.labels[LABEL.project] === "p-agent" && c.labels[LABEL.role] === "agent",
+    );
     expect(left).toEqual([]);
   });
 
   it("stops a run past its token budget, with the reason", async () => {
     const result = await runAgent(deps(), input({ model: "budgeted", budgetTokens: 150 }));
-    expect(result.outcome).toMatchObject({ status: "stopped", reason: expect.stringContaining("past its budget of 150") as unknown });
-    expect((result.meteredUsage?.inputTokens ?? 0) + (result.meteredUsage?.outputTokens ?? 0)).toBeGreaterThanOrEqual(150);
+    expect(result.outcome).toMatchObject({
+      status: "stopped",
+      reason: expect.stringContaining("past its budget of 150") as unknown,
+    });
+    expect((result.meteredUsage?.inputTokens ?? 0) + (result.meteredUsage?.outputTokens ?? 0)).toBeGreaterThanOrEqual(
+      150,
+    );
   });
 
   it("runs any agent CLI with the command harness: the task on stdin and in $INVARIANT_TASK", async () => {
     const run = input({ model: "unused" });
-    const result = await runAgent(deps(), { ...run, harness: { kind: "command", command: "cat > /workspace/from-stdin.txt; printf '%s' \"$INVARIANT_TASK\" > /workspace/from-env.txt" }, prompt: "Fix the 'calendar' bug; $HOME stays literal." });
+    const result = await runAgent(deps(), {
+      ...run,
+      harness: {
+        kind: "command",
+        command: "cat > /workspace/from-stdin.txt; printf '%s' \"$INVARIANT_TASK\" > /workspace/from-env.txt",
+      },
+      prompt: "Fix the 'calendar' bug; $HOME stays literal.",
+    });
     expect(result.outcome.status).toBe("succeeded");
-    expect(fs.readFileSync(path.join(run.workspacePath, "from-stdin.txt"), "utf8")).toBe("Fix the 'calendar' bug; $HOME stays literal.");
-    expect(fs.readFileSync(path.join(run.workspacePath, "from-env.txt"), "utf8")).toBe("Fix the 'calendar' bug; $HOME stays literal.");
-    const failing = await runAgent(deps(), { ...input({ model: "unused" }), harness: { kind: "command", command: "exit 3" } });
+    expect(fs.readFileSync(path.join(run.workspacePath, "from-stdin.txt"), "utf8")).toBe(
+      "Fix the 'calendar' bug; $HOME stays literal.",
+    );
+    expect(fs.readFileSync(path.join(run.workspacePath, "from-env.txt"), "utf8")).toBe(
+      "Fix the 'calendar' bug; $HOME stays literal.",
+    );
+    const failing = await runAgent(deps(), {
+      ...input({ model: "unused" }),
+      harness: { kind: "command", command: "exit 3" },
+    });
     expect(failing.outcome).toMatchObject({ status: "failed", reason: "The agent command exited with code 3." });
   });
 
@@ -191,4 +237,3 @@ describe("agent runs in containers", () => {
     expect(JSON.stringify(published)).not.toContain(KEY);
   });
 });
-

@@ -22,12 +22,22 @@ export const agentRunInputSchema = z.object({
   prompt: z.string().min(1),
   resumeThreadId: z.string().nullable().default(null),
   /** For a resumed thread: Codex reports cumulative usage, so this run's share is the difference. */
-  threadUsageBefore: z.object({ inputTokens: z.number(), cachedInputTokens: z.number(), outputTokens: z.number(), reasoningTokens: z.number() }).nullable().default(null),
+  threadUsageBefore: z
+    .object({
+      inputTokens: z.number(),
+      cachedInputTokens: z.number(),
+      outputTokens: z.number(),
+      reasoningTokens: z.number(),
+    })
+    .nullable()
+    .default(null),
   network: networkModeSchema,
   limits: z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() }),
   timeoutMs: z.number().int().positive(),
   budgetTokens: z.number().int().positive().nullable().default(null),
-  labels: z.object({ study: z.string().optional(), trial: z.string().optional(), session: z.string().optional() }).default({}),
+  labels: z
+    .object({ study: z.string().optional(), trial: z.string().optional(), session: z.string().optional() })
+    .default({}),
   /** More read-only mounts (e.g. the snapshot's git objects a workspace's .git borrows, at the same path). */
   extraMounts: z.array(z.object({ hostPath: z.string(), containerPath: z.string() })).default([]),
   /** Commit the finished container to this image before removing it, so the result can be continued with its tools. */
@@ -88,12 +98,18 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
   let stoppedBecause: string | null = null;
   const containerId = await deps.runtime.createContainer({
     image: input.image,
-    command: ["/bin/sh", "-c", agentScript({ harness: input.harness, prompt: input.prompt, resumeThreadId: input.resumeThreadId })],
+    command: [
+      "/bin/sh",
+      "-c",
+      agentScript({ harness: input.harness, prompt: input.prompt, resumeThreadId: input.resumeThreadId }),
+    ],
     env: {
       HOME: "/root",
       CODEX_HOME: CONTAINER_PATHS.codexHome,
       GW_TOKEN: token,
-      ...(input.harness.kind === "command" ? { INVARIANT_TASK: input.prompt, OPENAI_BASE_URL: `http://127.0.0.1:8787/v1`, OPENAI_API_KEY: token } : {}),
+      ...(input.harness.kind === "command"
+        ? { INVARIANT_TASK: input.prompt, OPENAI_BASE_URL: `http://127.0.0.1:8787/v1`, OPENAI_API_KEY: token }
+        : {}),
     },
     workingDir: CONTAINER_PATHS.workspace,
     labels: { project: input.projectId, role: "agent", worker: deps.worker, ...input.labels },
@@ -132,29 +148,45 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
   const timer = setInterval(() => void flush().catch(() => undefined), 250);
   const started = clock();
   try {
-    await deps.publish({ type: "agent.started", ...ids, data: { runId: input.runId, containerId, harness: input.harness.kind, harnessVersion: deps.codexVersion } });
+    await deps.publish({
+      type: "agent.started",
+      ...ids,
+      data: { runId: input.runId, containerId, harness: input.harness.kind, harnessVersion: deps.codexVersion },
+    });
     const handle = (events: CodexEvent[]) => {
       for (const event of events) deps.onEvent?.(event);
       batch.push(...events);
     };
-    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => handle(parser.push(chunk)), { timeoutMs: input.timeoutMs });
+    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => handle(parser.push(chunk)), {
+      timeoutMs: input.timeoutMs,
+    });
     handle(parser.end());
     if (timedOut) stoppedBecause ??= `Stopped after ${Math.round(input.timeoutMs / 1000)} s: the agent time limit.`;
     const agentSeconds = (clock() - started) / 1000;
     const state = parser.state();
     const outcome =
       input.harness.kind === "codex"
-        ? codexRunOutcome({ state, exit: { exitCode, stoppedBecause, upstreamError: deps.gateway.lastUpstreamError(input.runId) } })
+        ? codexRunOutcome({
+            state,
+            exit: { exitCode, stoppedBecause, upstreamError: deps.gateway.lastUpstreamError(input.runId) },
+          })
         : stoppedBecause
           ? ({ status: "stopped", threadId: null, reason: stoppedBecause } as const)
           : exitCode === 0
             ? ({ status: "succeeded", threadId: null, finalMessage: null } as const)
-            : ({ status: "failed", threadId: null, reason: `The agent command exited with code ${exitCode}.` } as const);
+            : ({
+                status: "failed",
+                threadId: null,
+                reason: `The agent command exited with code ${exitCode}.`,
+              } as const);
     let committedImageId: string | null = null;
     let commitError: string | null = null;
     if (input.commit) {
       try {
-        committedImageId = await deps.runtime.commitContainer(containerId, { ...input.commit, labels: { "invariant.project": input.projectId, "invariant.run": input.runId } });
+        committedImageId = await deps.runtime.commitContainer(containerId, {
+          ...input.commit,
+          labels: { "invariant.project": input.projectId, "invariant.run": input.runId },
+        });
       } catch (error) {
         commitError = `Could not keep the agent's container as an image: ${error instanceof Error ? error.message : String(error)}`;
       }
@@ -175,7 +207,15 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
     await deps.publish({
       type: "agent.finished",
       ...ids,
-      data: { runId: input.runId, status: outcome.status, reason: outcome.status === "succeeded" ? null : outcome.reason, threadId: result.threadId, agentSeconds, usage: result.meteredUsage, harnessVersion: result.harnessVersion },
+      data: {
+        runId: input.runId,
+        status: outcome.status,
+        reason: outcome.status === "succeeded" ? null : outcome.reason,
+        threadId: result.threadId,
+        agentSeconds,
+        usage: result.meteredUsage,
+        harnessVersion: result.harnessVersion,
+      },
     });
     return result;
   } finally {

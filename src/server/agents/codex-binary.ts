@@ -27,11 +27,15 @@ export function locateCodexBinary(options: { arch?: string } = {}): CodexBinary 
     const manifest = require.resolve(`${entry.pkg}/package.json`);
     const binary = path.join(path.dirname(manifest), "vendor", entry.triple, "bin", "codex");
     if (!fs.existsSync(binary)) return null;
-    const version = (JSON.parse(fs.readFileSync(manifest, "utf8")) as { version: string }).version.replace(/-linux-.*$/, "");
+    const version = (JSON.parse(fs.readFileSync(manifest, "utf8")) as { version: string }).version.replace(
+      /-linux-.*$/,
+      "",
+    );
     return { path: binary, version, dockerArch: arch === "x64" ? "amd64" : "arm64" };
   } catch {
     return null;
   }
 }
 
-export const CODEX_HINT = "Reinstall invariant-web's dependencies (npm install) so the pinned @openai/codex package and its Linux binary are present.";
+export const CODEX_HINT =
+  "Reinstall invariant-web's dependencies (npm install) so the pinned @openai/codex package and its Linux binary are present.";

@@ -45,7 +45,12 @@ export const codexEventSchema = z.discriminatedUnion("type", [
   z.object({ v, type: z.literal("error"), message: z.string(), fatal: z.boolean() }),
   /** After each turn.completed: the thread's total, and this run's share (thread total minus `threadUsageBefore`). */
   z.object({ v, type: z.literal("token.usage"), thread: tokenUsageSchema, run: tokenUsageSchema }),
-  z.object({ v, type: z.literal("raw"), line: z.string(), reason: z.enum(["not-json", "unknown-type", "unexpected-shape", "too-long"]) }),
+  z.object({
+    v,
+    type: z.literal("raw"),
+    line: z.string(),
+    reason: z.enum(["not-json", "unknown-type", "unexpected-shape", "too-long"]),
+  }),
 ]);
 export type CodexEvent = z.infer<typeof codexEventSchema>;
 export type CodexEventType = CodexEvent["type"];
@@ -64,7 +69,10 @@ const lineSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("turn.completed"), usage: codexUsage }),
   z.object({ type: z.literal("turn.failed"), error: errorBody }),
   z.object({ type: z.literal("error"), message: z.string() }),
-  z.object({ type: z.enum(["item.started", "item.updated", "item.completed"]), item: z.looseObject({ id: z.string(), type: z.string() }) }),
+  z.object({
+    type: z.enum(["item.started", "item.updated", "item.completed"]),
+    item: z.looseObject({ id: z.string(), type: z.string() }),
+  }),
 ]);
 const commandItem = z.object({
   command: z.string(),
@@ -106,7 +114,12 @@ export interface CodexRunState {
 const RAW_LINE_KEEP = 64 * 1024;
 
 function raw(line: string, reason: Extract<CodexEvent, { type: "raw" }>["reason"]): CodexEvent {
-  return { v: CODEX_EVENTS_VERSION, type: "raw", line: line.length > RAW_LINE_KEEP ? `${line.slice(0, RAW_LINE_KEEP)}…` : line, reason };
+  return {
+    v: CODEX_EVENTS_VERSION,
+    type: "raw",
+    line: line.length > RAW_LINE_KEEP ? `${line.slice(0, RAW_LINE_KEEP)}…` : line,
+    reason,
+  };
 }
 
 function subtractUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
@@ -139,15 +152,29 @@ export function createCodexEventParser(options: CodexParserOptions = {}) {
   let pending = "";
   let skippingLongLine = false;
   const before = options.threadUsageBefore ?? ZERO_USAGE;
-  const state: CodexRunState = { threadId: null, turnsStarted: 0, turnsCompleted: 0, turnFailure: null, lastError: null, lastAgentMessage: null, threadUsage: before, runUsage: ZERO_USAGE };
+  const state: CodexRunState = {
+    threadId: null,
+    turnsStarted: 0,
+    turnsCompleted: 0,
+    turnFailure: null,
+    lastError: null,
+    lastAgentMessage: null,
+    threadUsage: before,
+    runUsage: ZERO_USAGE,
+  };
 
-  function mapItem(phase: "item.started" | "item.updated" | "item.completed", item: { id: string; type: string }, line: string): CodexEvent[] {
+  function mapItem(
+    phase: "item.started" | "item.updated" | "item.completed",
+    item: { id: string; type: string },
+    line: string,
+  ): CodexEvent[] {
     switch (item.type) {
       case "command_execution": {
         const parsed = commandItem.safeParse(item);
         if (!parsed.success) return [raw(line, "unexpected-shape")];
         const command = parsed.data.command;
-        if (phase === "item.started") return [{ v: CODEX_EVENTS_VERSION, type: "command.started", itemId: item.id, command }];
+        if (phase === "item.started")
+          return [{ v: CODEX_EVENTS_VERSION, type: "command.started", itemId: item.id, command }];
         if (phase === "item.updated") return [];
         const output = parsed.data.aggregated_output;
         return [
@@ -169,7 +196,15 @@ export function createCodexEventParser(options: CodexParserOptions = {}) {
         if (!parsed.success) return [raw(line, "unexpected-shape")];
         // Codex reports a patch as started and completed; the completed one is the fact.
         if (phase !== "item.completed") return [];
-        return [{ v: CODEX_EVENTS_VERSION, type: "file.changed", itemId: item.id, status: parsed.data.status, changes: parsed.data.changes }];
+        return [
+          {
+            v: CODEX_EVENTS_VERSION,
+            type: "file.changed",
+            itemId: item.id,
+            status: parsed.data.status,
+            changes: parsed.data.changes,
+          },
+        ];
       }
       case "agent_message":
       case "reasoning": {
@@ -203,7 +238,19 @@ export function createCodexEventParser(options: CodexParserOptions = {}) {
     }
     const parsed = lineSchema.safeParse(json);
     if (!parsed.success) {
-      const known = typeof json === "object" && json !== null && ["thread.started", "turn.started", "turn.completed", "turn.failed", "error", "item.started", "item.updated", "item.completed"].includes(String((json as { type?: unknown }).type));
+      const known =
+        typeof json === "object" &&
+        json !== null &&
+        [
+          "thread.started",
+          "turn.started",
+          "turn.completed",
+          "turn.failed",
+          "error",
+          "item.started",
+          "item.updated",
+          "item.completed",
+        ].includes(String((json as { type?: unknown }).type));
       return [raw(line, known ? "unexpected-shape" : "unknown-type")];
     }
     const event = parsed.data;
@@ -282,7 +329,10 @@ export function createCodexEventParser(options: CodexParserOptions = {}) {
 export type CodexEventParser = ReturnType<typeof createCodexEventParser>;
 
 /** Parses a whole JSONL text at once (fixtures, stored logs). */
-export function parseCodexJsonl(text: string, options?: CodexParserOptions): { events: CodexEvent[]; state: CodexRunState } {
+export function parseCodexJsonl(
+  text: string,
+  options?: CodexParserOptions,
+): { events: CodexEvent[]; state: CodexRunState } {
   const parser = createCodexEventParser(options);
   const events = [...parser.push(text), ...parser.end()];
   return { events, state: parser.state() };

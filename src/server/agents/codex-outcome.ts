@@ -26,14 +26,24 @@ export function codexRunOutcome(options: { state: CodexRunState; exit: RunExit }
   const threadId = state.threadId;
   const upstream = exit.upstreamError ? ` (model gateway: upstream answered ${exit.upstreamError})` : "";
   if (exit.stoppedBecause) return { status: "stopped", threadId, reason: exit.stoppedBecause };
-  if (state.turnFailure !== null) return { status: "failed", threadId, reason: `The agent's turn failed: ${state.turnFailure}${upstream}` };
-  if (exit.exitCode === null) return { status: "failed", threadId, reason: `Codex was killed${exit.signal ? ` by ${exit.signal}` : ""} before it finished.` };
+  if (state.turnFailure !== null)
+    return { status: "failed", threadId, reason: `The agent's turn failed: ${state.turnFailure}${upstream}` };
+  if (exit.exitCode === null)
+    return {
+      status: "failed",
+      threadId,
+      reason: `Codex was killed${exit.signal ? ` by ${exit.signal}` : ""} before it finished.`,
+    };
   if (exit.exitCode !== 0) {
     const detail = state.lastError ? `: ${state.lastError}` : ".";
     return { status: "failed", threadId, reason: `Codex exited with code ${exit.exitCode}${detail}${upstream}` };
   }
   if (state.turnsCompleted === 0 || state.turnsCompleted < state.turnsStarted) {
-    return { status: "failed", threadId, reason: `Codex exited without completing its turn${state.lastError ? `: ${state.lastError}` : "."}${upstream}` };
+    return {
+      status: "failed",
+      threadId,
+      reason: `Codex exited without completing its turn${state.lastError ? `: ${state.lastError}` : "."}${upstream}`,
+    };
   }
   return { status: "succeeded", threadId, finalMessage: state.lastAgentMessage };
 }

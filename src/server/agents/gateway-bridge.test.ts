@@ -58,7 +58,20 @@ describe.each([
 ])("the %s gateway bridge", (_name, bridge) => {
   it("relays a request and a 1 MiB response between the container's loopback and the host socket", async () => {
     const script = `${bridge} 8787 /s/gw.sock /tmp/ready & while [ ! -e /tmp/ready ]; do sleep 0.01; done; ${CLIENT}`;
-    const result = await run(["run", "--rm", "--network", "none", "-v", `${ASSETS}:/b:ro`, "-v", `${socketDir}:/s`, image, "sh", "-c", script]);
+    const result = await run([
+      "run",
+      "--rm",
+      "--network",
+      "none",
+      "-v",
+      `${ASSETS}:/b:ro`,
+      "-v",
+      `${socketDir}:/s`,
+      image,
+      "sh",
+      "-c",
+      script,
+    ]);
     expect(result.stderr).toBe("");
     expect(result.stdout.trim()).toBe(`HTTP/1.1 200 OK ${BODY.length}`);
     expect(received.at(-1)).toBe("POST /v1/responses hello");

@@ -14,7 +14,10 @@ export interface GatewaySocket {
  * port (no relay hop in between). Containers need no network at all to reach the gateway, and they
  * can reach nothing else through it: the gateway only forwards model API paths for a valid run token.
  */
-export async function startGatewaySocket(options: { socketPath: string; gateway: Pick<ModelGateway, "acceptConnection"> }): Promise<GatewaySocket> {
+export async function startGatewaySocket(options: {
+  socketPath: string;
+  gateway: Pick<ModelGateway, "acceptConnection">;
+}): Promise<GatewaySocket> {
   fs.mkdirSync(path.dirname(options.socketPath), { recursive: true, mode: 0o700 });
   fs.rmSync(options.socketPath, { force: true });
   const open = new Set<net.Socket>();

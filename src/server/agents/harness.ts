@@ -38,7 +38,11 @@ function tomlString(value: string): string {
 }
 
 /** The `codex exec` argument list for a configuration (a new thread, or `resume` of an earlier one). */
-export function codexArguments(options: { harness: z.infer<typeof codexHarnessSchema>; prompt: string; resumeThreadId?: string | null }): string[] {
+export function codexArguments(options: {
+  harness: z.infer<typeof codexHarnessSchema>;
+  prompt: string;
+  resumeThreadId?: string | null;
+}): string[] {
   const { harness } = options;
   const provider = `model_providers.gw={ name="invariant-gateway", base_url=${tomlString(`http://127.0.0.1:${BRIDGE_PORT}/v1`)}, env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
   const prompt = harness.instructions.trim() ? `${harness.instructions.trim()}\n\n${options.prompt}` : options.prompt;
@@ -56,7 +60,9 @@ export function codexArguments(options: { harness: z.infer<typeof codexHarnessSc
     'model_provider="gw"',
     ...harness.overrides.flatMap((override) => ["-c", override]),
   ];
-  return options.resumeThreadId ? ["codex", "exec", ...flags, "resume", options.resumeThreadId, prompt] : ["codex", "exec", ...flags, prompt];
+  return options.resumeThreadId
+    ? ["codex", "exec", ...flags, "resume", options.resumeThreadId, prompt]
+    : ["codex", "exec", ...flags, prompt];
 }
 
 /**
@@ -75,7 +81,13 @@ export function agentScript(options: { harness: Harness; prompt: string; resumeT
   ];
   const run =
     options.harness.kind === "codex"
-      ? `exec ${codexArguments({ harness: options.harness, prompt: options.prompt, resumeThreadId: options.resumeThreadId ?? null }).map(shellQuote).join(" ")} </dev/null`
+      ? `exec ${codexArguments({
+          harness: options.harness,
+          prompt: options.prompt,
+          resumeThreadId: options.resumeThreadId ?? null,
+        })
+          .map(shellQuote)
+          .join(" ")} </dev/null`
       : `printf '%s' "$INVARIANT_TASK" | sh -c ${shellQuote(options.harness.command)}`;
   return ["set -u", ...bridge, run].join("\n");
 }

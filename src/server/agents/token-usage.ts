@@ -13,7 +13,12 @@ export const tokenUsageSchema = z.object({
 });
 export type TokenUsage = z.infer<typeof tokenUsageSchema>;
 
-export const ZERO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0 });
+export const ZERO_USAGE: TokenUsage = Object.freeze({
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+});
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return {
@@ -39,11 +44,9 @@ export const responsesUsageSchema = z
     output_tokens: count,
     output_tokens_details: z.object({ reasoning_tokens: count }).nullish(),
   })
-  .transform(
-    (usage): TokenUsage => ({
-      inputTokens: usage.input_tokens,
-      cachedInputTokens: usage.input_tokens_details?.cached_tokens ?? 0,
-      outputTokens: usage.output_tokens,
-      reasoningTokens: usage.output_tokens_details?.reasoning_tokens ?? 0,
-    }),
-  );
+  .transform((usage): TokenUsage => ({
+    inputTokens: usage.input_tokens,
+    cachedInputTokens: usage.input_tokens_details?.cached_tokens ?? 0,
+    outputTokens: usage.output_tokens,
+    reasoningTokens: usage.output_tokens_details?.reasoning_tokens ?? 0,
+  }));

@@ -78,7 +78,14 @@ async function stageFile(source: Buffer, dest: string, step: PlanStep, mode: num
   try {
     opened = await openRegularFile(source);
   } catch (error) {
-    if (error instanceof NotRegularFileError) throw new ApplyConflictError([{ path: step.path, reason: "workspace-changed", message: `${displayPath(step.path)} in the workspace ${error.message}; preview again.` }]);
+    if (error instanceof NotRegularFileError)
+      throw new ApplyConflictError([
+        {
+          path: step.path,
+          reason: "workspace-changed",
+          message: `${displayPath(step.path)} in the workspace ${error.message}; preview again.`,
+        },
+      ]);
     throw error;
   }
   const out = await fs.open(dest, "wx", 0o600);
@@ -97,7 +104,13 @@ async function stageFile(source: Buffer, dest: string, step: PlanStep, mode: num
     await opened.handle.close();
   }
   if (hash.digest("hex") !== step.after?.sha256) {
-    throw new ApplyConflictError([{ path: step.path, reason: "workspace-changed", message: `${displayPath(step.path)} changed in the workspace after the plan was made; preview again.` }]);
+    throw new ApplyConflictError([
+      {
+        path: step.path,
+        reason: "workspace-changed",
+        message: `${displayPath(step.path)} changed in the workspace after the plan was made; preview again.`,
+      },
+    ]);
   }
 }
 
@@ -122,14 +135,28 @@ async function placeFile(ops: ApplyFs, staged: string, target: Buffer): Promise<
     await ops.link(staged, target);
   } catch (error) {
     if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
-    if (await fs.lstat(target).then(() => true, () => false)) throw Object.assign(new Error(`${target.toString()} appeared during the apply`), { code: "EEXIST" });
+    if (
+      await fs.lstat(target).then(
+        () => true,
+        () => false,
+      )
+    )
+      throw Object.assign(new Error(`${target.toString()} appeared during the apply`), { code: "EEXIST" });
     await ops.rename(staged, target);
   }
 }
 
-type Undo = { kind: "restore"; backup: string; target: Buffer } | { kind: "rmdir"; dir: Buffer } | { kind: "remove"; target: Buffer };
+type Undo =
+  | { kind: "restore"; backup: string; target: Buffer }
+  | { kind: "rmdir"; dir: Buffer }
+  | { kind: "remove"; target: Buffer };
 
-export async function commitPlan(options: { projectRoot: string; plan: ApplyPlan; sourceRoot: string; fs?: ApplyFs }): Promise<{ written: number; removedDirs: number }> {
+export async function commitPlan(options: {
+  projectRoot: string;
+  plan: ApplyPlan;
+  sourceRoot: string;
+  fs?: ApplyFs;
+}): Promise<{ written: number; removedDirs: number }> {
   const { projectRoot: root, plan, sourceRoot } = options;
   const ops = options.fs ?? nodeApplyFs;
   const staging = path.join(root, `${APPLY_STAGING_PREFIX}${randomBytes(6).toString("hex")}`);
@@ -142,10 +169,20 @@ export async function commitPlan(options: { projectRoot: string; plan: ApplyPlan
     await fs.mkdir(path.join(staging, "new"));
     await fs.mkdir(path.join(staging, "backup"));
     await runLimited(plan.steps, 8, async (step, index) => {
-      if (step.after?.type === "file") await stageFile(toFsPath(sourceRoot, step.path), staged(index), step, await modeFor(root, step));
+      if (step.after?.type === "file")
+        await stageFile(toFsPath(sourceRoot, step.path), staged(index), step, await modeFor(root, step));
     });
-    const journal = plan.steps.map((step, index) => ({ index, action: step.action, ...toPathText(step.path), backup: `backup/${index}`, staged: `new/${index}` }));
-    await fs.writeFile(path.join(staging, "journal.json"), JSON.stringify({ planHash: plan.hash, steps: journal }, null, 1));
+    const journal = plan.steps.map((step, index) => ({
+      index,
+      action: step.action,
+      ...toPathText(step.path),
+      backup: `backup/${index}`,
+      staged: `new/${index}`,
+    }));
+    await fs.writeFile(
+      path.join(staging, "journal.json"),
+      JSON.stringify({ planHash: plan.hash, steps: journal }, null, 1),
+    );
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });
     throw error;
@@ -162,10 +199,16 @@ export async function commitPlan(options: { projectRoot: string; plan: ApplyPlan
       if (parent) throw new ApplyConflictError([parent]);
       await ops.rename(target, backup(index));
       undo.push({ kind: "restore", backup: backup(index), target });
-      const moved = compareState(step.path, step.before, await currentState(path.join(staging, "backup"), String(index)));
+      const moved = compareState(
+        step.path,
+        step.before,
+        await currentState(path.join(staging, "backup"), String(index)),
+      );
       if (moved) throw new ApplyConflictError([moved]);
     }
-    const ordered = [...plan.steps.entries()].filter(([, step]) => step.after).sort(([, a], [, b]) => (a.path < b.path ? -1 : 1));
+    const ordered = [...plan.steps.entries()]
+      .filter(([, step]) => step.after)
+      .sort(([, a], [, b]) => (a.path < b.path ? -1 : 1));
     for (const [index, step] of ordered) {
       const after = step.after as FileState;
       const target = toFsPath(root, step.path);
@@ -180,9 +223,10 @@ export async function commitPlan(options: { projectRoot: string; plan: ApplyPlan
       if (after.type === "symlink") await ops.symlink(targetBytes(after), target);
       else await placeFile(ops, staged(index), target);
       undo.push({ kind: "remove", target });
-      if (after.type === "file") await ops.unlink(staged(index)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== "ENOENT") throw error; // gone already when placeFile renamed it
-      });
+      if (after.type === "file")
+        await ops.unlink(staged(index)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== "ENOENT") throw error; // gone already when placeFile renamed it
+        });
     }
   } catch (error) {
     const failures = await rollback(undo, ops);
@@ -194,7 +238,11 @@ export async function commitPlan(options: { projectRoot: string; plan: ApplyPlan
     }
     await fs.rm(staging, { recursive: true, force: true });
     const conflicts = error instanceof ApplyConflictError ? error.conflicts : [];
-    throw new ApplyRolledBackError(`Apply failed midway (${error instanceof Error ? error.message : String(error)}); every change was undone and the project is as it was.`, conflicts, { cause: error });
+    throw new ApplyRolledBackError(
+      `Apply failed midway (${error instanceof Error ? error.message : String(error)}); every change was undone and the project is as it was.`,
+      conflicts,
+      { cause: error },
+    );
   }
 
   // 3. done: remove directories the deletions emptied (as git does), then the staging area

@@ -33,7 +33,12 @@ export function stateView(state: FileState | null): FileStateView | null {
 }
 
 export function stepView(step: PlanStep): PlanStepView {
-  return { action: step.action, ...toPathText(step.path), before: stateView(step.before), after: stateView(step.after) };
+  return {
+    action: step.action,
+    ...toPathText(step.path),
+    before: stateView(step.before),
+    after: stateView(step.after),
+  };
 }
 
 function actionOf(change: FileChange): PlanAction {
@@ -48,8 +53,18 @@ export function planHashOf(plan: Omit<ApplyPlan, "hash">): string {
 }
 
 export function planFromDiff(options: { diff: WorkspaceDiff; projectId: string; workspaceId: string }): ApplyPlan {
-  const steps = options.diff.changes.map((change) => ({ action: actionOf(change), path: change.path, before: change.before, after: change.after }));
-  const plan = { projectId: options.projectId, snapshotId: options.diff.snapshotId, workspaceId: options.workspaceId, steps };
+  const steps = options.diff.changes.map((change) => ({
+    action: actionOf(change),
+    path: change.path,
+    before: change.before,
+    after: change.after,
+  }));
+  const plan = {
+    projectId: options.projectId,
+    snapshotId: options.diff.snapshotId,
+    workspaceId: options.workspaceId,
+    steps,
+  };
   return { ...plan, hash: planHashOf(plan) };
 }
 

@@ -1,6 +1,15 @@
 import fs from "node:fs/promises";
 import type { FileState } from "../diffs/workspace-diff";
-import { ancestorsOf, bytesOf, displayPath, fromBytes, parentOf, toFsPath, unsafePathReason, type BytePath } from "../snapshots/byte-path";
+import {
+  ancestorsOf,
+  bytesOf,
+  displayPath,
+  fromBytes,
+  parentOf,
+  toFsPath,
+  unsafePathReason,
+  type BytePath,
+} from "../snapshots/byte-path";
 import { hashRegularFile, NotRegularFileError, sha256Of } from "../snapshots/file-read";
 import { alwaysExcludedRule } from "../snapshots/tree-walker";
 import type { ApplyPlan, PlanStep } from "./apply-plan";
@@ -49,7 +58,13 @@ export async function currentState(root: string, rel: BytePath): Promise<Current
   }
   if (stat.isSymbolicLink()) {
     const target = await fs.readlink(fsPath, { encoding: "buffer" });
-    return { type: "symlink", mode: "120000", size: target.length, sha256: sha256Of(target), target: fromBytes(target) };
+    return {
+      type: "symlink",
+      mode: "120000",
+      size: target.length,
+      sha256: sha256Of(target),
+      target: fromBytes(target),
+    };
   }
   if (stat.isDirectory()) return { type: "directory" };
   if (!stat.isFile()) return { type: "other" };
@@ -67,18 +82,43 @@ export function compareState(rel: BytePath, expected: FileState | null, current:
   const shown = displayPath(rel);
   if (!expected) {
     if (!current) return null;
-    const what = current.type === "directory" ? "a directory is in the way" : current.type === "symlink" ? "a symlink was created here since the snapshot" : "a file was created here since the snapshot";
+    const what =
+      current.type === "directory"
+        ? "a directory is in the way"
+        : current.type === "symlink"
+          ? "a symlink was created here since the snapshot"
+          : "a file was created here since the snapshot";
     return { path: rel, reason: "exists", message: `${shown}: ${what}.` };
   }
-  if (!current) return { path: rel, reason: "missing", message: `${shown} was deleted from the project since the snapshot.` };
+  if (!current)
+    return { path: rel, reason: "missing", message: `${shown} was deleted from the project since the snapshot.` };
   if (current.type !== expected.type) {
-    const now = current.type === "symlink" ? "a symlink" : current.type === "directory" ? "a directory" : current.type === "file" ? "a regular file" : "a special file";
-    return { path: rel, reason: "type-changed", message: `${shown} was ${expected.type === "symlink" ? "a symlink" : "a regular file"} in the snapshot and is now ${now}.` };
+    const now =
+      current.type === "symlink"
+        ? "a symlink"
+        : current.type === "directory"
+          ? "a directory"
+          : current.type === "file"
+            ? "a regular file"
+            : "a special file";
+    return {
+      path: rel,
+      reason: "type-changed",
+      message: `${shown} was ${expected.type === "symlink" ? "a symlink" : "a regular file"} in the snapshot and is now ${now}.`,
+    };
   }
   if (current.sha256 !== expected.sha256) {
-    return { path: rel, reason: "changed", message: expected.type === "symlink" ? `${shown}: the symlink now points elsewhere than in the snapshot.` : `${shown} was changed in the project since the snapshot.` };
+    return {
+      path: rel,
+      reason: "changed",
+      message:
+        expected.type === "symlink"
+          ? `${shown}: the symlink now points elsewhere than in the snapshot.`
+          : `${shown} was changed in the project since the snapshot.`,
+    };
   }
-  if (current.mode !== expected.mode) return { path: rel, reason: "mode-changed", message: `${shown}: its executable bit changed since the snapshot.` };
+  if (current.mode !== expected.mode)
+    return { path: rel, reason: "mode-changed", message: `${shown}: its executable bit changed since the snapshot.` };
   return null;
 }
 
@@ -86,7 +126,11 @@ export function compareState(rel: BytePath, expected: FileState | null, current:
  * Parent directories of `rel` in the project: each must be a real directory, or missing (to be
  * created). A regular file in the way is fine only if the plan deletes it (`deleted`).
  */
-export async function checkParents(root: string, rel: BytePath, deleted: ReadonlySet<BytePath>): Promise<Conflict | null> {
+export async function checkParents(
+  root: string,
+  rel: BytePath,
+  deleted: ReadonlySet<BytePath>,
+): Promise<Conflict | null> {
   for (const dir of ancestorsOf(rel)) {
     let stat;
     try {
@@ -97,11 +141,19 @@ export async function checkParents(root: string, rel: BytePath, deleted: Readonl
       throw error;
     }
     if (stat.isSymbolicLink()) {
-      return { path: rel, reason: "symlink-in-path", message: `${displayPath(rel)}: its parent ${displayPath(dir)} is a symlink in the project; writing through it could reach outside the project.` };
+      return {
+        path: rel,
+        reason: "symlink-in-path",
+        message: `${displayPath(rel)}: its parent ${displayPath(dir)} is a symlink in the project; writing through it could reach outside the project.`,
+      };
     }
     if (stat.isDirectory()) continue;
     if (stat.isFile() && deleted.has(dir)) return null;
-    return { path: rel, reason: "not-a-directory", message: `${displayPath(rel)}: its parent ${displayPath(dir)} is not a directory in the project.` };
+    return {
+      path: rel,
+      reason: "not-a-directory",
+      message: `${displayPath(rel)}: its parent ${displayPath(dir)} is not a directory in the project.`,
+    };
   }
   return null;
 }
@@ -123,18 +175,34 @@ export function linkStaysInside(rel: BytePath, target: BytePath): boolean {
 function staticConflicts(step: PlanStep, seen: Set<BytePath>): Conflict | null {
   const shown = displayPath(step.path);
   const unsafe = unsafePathReason(step.path);
-  if (unsafe) return { path: step.path, reason: "unsafe-path", message: `${shown}: ${unsafe}; it could point outside the project.` };
-  if (seen.has(step.path)) return { path: step.path, reason: "duplicate-path", message: `${shown} appears twice in the plan.` };
+  if (unsafe)
+    return {
+      path: step.path,
+      reason: "unsafe-path",
+      message: `${shown}: ${unsafe}; it could point outside the project.`,
+    };
+  if (seen.has(step.path))
+    return { path: step.path, reason: "duplicate-path", message: `${shown} appears twice in the plan.` };
   seen.add(step.path);
   for (const candidate of [...ancestorsOf(step.path), step.path]) {
     const rule = alwaysExcludedRule(candidate, candidate !== step.path);
-    if (rule) return { path: step.path, reason: "excluded-path", message: `${shown} is covered by the always-excluded rule "${rule.pattern}" (${rule.category}); apply never writes there.` };
+    if (rule)
+      return {
+        path: step.path,
+        reason: "excluded-path",
+        message: `${shown} is covered by the always-excluded rule "${rule.pattern}" (${rule.category}); apply never writes there.`,
+      };
   }
   if (step.after?.type === "symlink" && !linkStaysInside(step.path, step.after.target ?? "")) {
-    return { path: step.path, reason: "symlink-escapes", message: `${shown}: the new symlink points to ${displayPath(step.after.target ?? "")}, outside the project.` };
+    return {
+      path: step.path,
+      reason: "symlink-escapes",
+      message: `${shown}: the new symlink points to ${displayPath(step.after.target ?? "")}, outside the project.`,
+    };
   }
   const expectedAction = !step.before ? "create" : !step.after ? "delete" : "modify";
-  if (step.action !== expectedAction || (!step.before && !step.after)) return { path: step.path, reason: "unsafe-path", message: `${shown}: the step is inconsistent (${step.action}).` };
+  if (step.action !== expectedAction || (!step.before && !step.after))
+    return { path: step.path, reason: "unsafe-path", message: `${shown}: the step is inconsistent (${step.action}).` };
   return null;
 }
 
@@ -142,7 +210,14 @@ function staticConflicts(step: PlanStep, seen: Set<BytePath>): Conflict | null {
 export async function preflightPlan(options: { projectRoot: string; plan: ApplyPlan }): Promise<Conflict[]> {
   const { projectRoot: root, plan } = options;
   const rootStat = await fs.lstat(root).catch(() => null);
-  if (!rootStat?.isDirectory()) return [{ path: "", reason: "root-not-directory", message: `The project directory ${root} is missing or no longer a directory.` }];
+  if (!rootStat?.isDirectory())
+    return [
+      {
+        path: "",
+        reason: "root-not-directory",
+        message: `The project directory ${root} is missing or no longer a directory.`,
+      },
+    ];
   const conflicts: Conflict[] = [];
   const seen = new Set<BytePath>();
   const deleted = new Set(plan.steps.filter((step) => step.after === null).map((step) => step.path));

@@ -6,7 +6,13 @@ import { createKeyedLock } from "../locks/keyed-lock";
 import { readManifest } from "../snapshots/manifest";
 import { readWorkspace } from "../workspaces/workspace-store";
 import type { ApplyOutcome, ApplyPreviewView, ApplyRecordView, ConflictView } from "../../shared/snapshot-schemas";
-import { ApplyConflictError, ApplyRollbackIncompleteError, ApplyRolledBackError, commitPlan, type ApplyFs } from "./apply-commit";
+import {
+  ApplyConflictError,
+  ApplyRollbackIncompleteError,
+  ApplyRolledBackError,
+  commitPlan,
+  type ApplyFs,
+} from "./apply-commit";
 import { planFromDiff, stepView, type ApplyPlan } from "./apply-plan";
 import { preflightPlan, type Conflict } from "./apply-preflight";
 import type { ApplyQueries } from "./apply.queries";
@@ -37,18 +43,33 @@ export function createApplyService(deps: ApplyServiceDeps) {
   async function locate(workspaceId: string) {
     const workspace = await readWorkspace({ dataDir: deps.dataDir, workspaceId });
     const project = await deps.projects.findById(workspace.projectId);
-    if (!project) throw new AppError({ code: "NOT_FOUND", message: `The project of workspace ${workspaceId} (${workspace.projectId}) no longer exists.` });
+    if (!project)
+      throw new AppError({
+        code: "NOT_FOUND",
+        message: `The project of workspace ${workspaceId} (${workspace.projectId}) no longer exists.`,
+      });
     return { workspace, project };
   }
 
   async function planFor(located: Awaited<ReturnType<typeof locate>>) {
     const { workspace, project } = located;
     const manifest = await readManifest({ dataDir: deps.dataDir, snapshotId: workspace.snapshotId });
-    const diff = await diffWorkspace({ dataDir: deps.dataDir, manifest, workspaceRoot: workspace.path, caps: NO_PATCHES });
+    const diff = await diffWorkspace({
+      dataDir: deps.dataDir,
+      manifest,
+      workspaceRoot: workspace.path,
+      caps: NO_PATCHES,
+    });
     return { plan: planFromDiff({ diff, projectId: project.id, workspaceId: workspace.id }), totals: diff.totals };
   }
 
-  async function record(options: { plan: ApplyPlan; appliedBy: string; outcome: ApplyOutcome; conflicts?: Conflict[]; error?: string }): Promise<ApplyRecordView> {
+  async function record(options: {
+    plan: ApplyPlan;
+    appliedBy: string;
+    outcome: ApplyOutcome;
+    conflicts?: Conflict[];
+    error?: string;
+  }): Promise<ApplyRecordView> {
     const { plan } = options;
     return deps.records.record({
       projectId: plan.projectId,
@@ -94,21 +115,40 @@ export function createApplyService(deps: ApplyServiceDeps) {
           return record({
             ...base,
             outcome: "refused",
-            conflicts: [{ path: "", reason: "plan-changed", message: "The workspace or the snapshot changed since the preview: the plan is not the one that was reviewed. Preview again." }],
+            conflicts: [
+              {
+                path: "",
+                reason: "plan-changed",
+                message:
+                  "The workspace or the snapshot changed since the preview: the plan is not the one that was reviewed. Preview again.",
+              },
+            ],
           });
         }
         const conflicts = await preflightPlan({ projectRoot: project.hostPath, plan });
         if (conflicts.length > 0) return record({ ...base, outcome: "refused", conflicts });
         try {
-          await commitPlan({ projectRoot: project.hostPath, plan, sourceRoot: workspace.path, ...(deps.fs ? { fs: deps.fs } : {}) });
+          await commitPlan({
+            projectRoot: project.hostPath,
+            plan,
+            sourceRoot: workspace.path,
+            ...(deps.fs ? { fs: deps.fs } : {}),
+          });
           return await record({ ...base, outcome: "applied" });
         } catch (error) {
-          if (error instanceof ApplyConflictError) return record({ ...base, outcome: "refused", conflicts: error.conflicts });
-          if (error instanceof ApplyRolledBackError) return record({ ...base, outcome: "rolled-back", conflicts: error.conflicts, error: error.message });
+          if (error instanceof ApplyConflictError)
+            return record({ ...base, outcome: "refused", conflicts: error.conflicts });
+          if (error instanceof ApplyRolledBackError)
+            return record({ ...base, outcome: "rolled-back", conflicts: error.conflicts, error: error.message });
           const message = error instanceof Error ? error.message : String(error);
           await record({ ...base, outcome: "failed", error: message });
-          if (error instanceof ApplyRollbackIncompleteError) throw new AppError({ code: "INTERNAL_SERVER_ERROR", message, cause: error });
-          throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `Apply could not start (${message}); nothing in the project was changed.`, cause: error });
+          if (error instanceof ApplyRollbackIncompleteError)
+            throw new AppError({ code: "INTERNAL_SERVER_ERROR", message, cause: error });
+          throw new AppError({
+            code: "INTERNAL_SERVER_ERROR",
+            message: `Apply could not start (${message}); nothing in the project was changed.`,
+            cause: error,
+          });
         }
       });
     },

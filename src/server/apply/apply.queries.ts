@@ -1,5 +1,11 @@
 import type { Db } from "../db/client";
-import type { ApplyOutcome, ApplyRecordView, ConflictView, PathTextView, PlanAction } from "../../shared/snapshot-schemas";
+import type {
+  ApplyOutcome,
+  ApplyRecordView,
+  ConflictView,
+  PathTextView,
+  PlanAction,
+} from "../../shared/snapshot-schemas";
 
 type ApplyRow = Awaited<ReturnType<Db["applyRecord"]["findUniqueOrThrow"]>>;
 

@@ -31,14 +31,27 @@ let workspaces: WorkspaceService;
 
 beforeAll(async () => {
   ({ db, dataDir } = await migratedDb());
-  projects = createProjectService({ projects: createProjectQueries(db), dataDir, host: { cpus: 2, memoryBytes: 8 * 1024 ** 3 } });
-  snapshots = createSnapshotService({ dataDir, projects: createProjectQueries(db), snapshots: createSnapshotQueries(db) });
+  projects = createProjectService({
+    projects: createProjectQueries(db),
+    dataDir,
+    host: { cpus: 2, memoryBytes: 8 * 1024 ** 3 },
+  });
+  snapshots = createSnapshotService({
+    dataDir,
+    projects: createProjectQueries(db),
+    snapshots: createSnapshotQueries(db),
+  });
   workspaces = createWorkspaceService({ dataDir, snapshots: createSnapshotQueries(db) });
 });
 afterAll(() => db.$disconnect());
 
 function applyService(fsOverride?: ApplyFs): ApplyService {
-  return createApplyService({ dataDir, projects: createProjectQueries(db), records: createApplyQueries(db), ...(fsOverride ? { fs: fsOverride } : {}) });
+  return createApplyService({
+    dataDir,
+    projects: createProjectQueries(db),
+    records: createApplyQueries(db),
+    ...(fsOverride ? { fs: fsOverride } : {}),
+  });
 }
 
 /** A project with a snapshot and a workspace of it; `edit` then plays the agent in the workspace. */
@@ -104,7 +117,13 @@ describe("applying a workspace", () => {
     expect(Buffer.from(latin1Step?.pathBytes ?? "", "base64").toString("latin1")).toBe(NON_UTF8);
 
     const result = await apply.run({ workspaceId: workspace.id, planHash: preview.planHash, appliedBy: "tester" });
-    expect(result).toMatchObject({ outcome: "applied", appliedBy: "tester", conflicts: [], error: null, planHash: preview.planHash });
+    expect(result).toMatchObject({
+      outcome: "applied",
+      appliedBy: "tester",
+      conflicts: [],
+      error: null,
+      planHash: preview.planHash,
+    });
     const skip = (rel: string) => noSecretsOrGit(rel) || rel === "private.txt";
     expect(listTree(root, { skip })).toEqual(listTree(workspace.path, { skip }));
     expect(fs.existsSync(path.join(root, "old"))).toBe(false); // emptied by the deletions, removed like git does
@@ -115,8 +134,18 @@ describe("applying a workspace", () => {
     expect(fs.readdirSync(root).filter((name) => name.startsWith(".invariant-apply-"))).toEqual([]);
 
     const [record] = await apply.history({ projectId: project.id });
-    expect(record).toMatchObject({ outcome: "applied", appliedBy: "tester", workspaceId: workspace.id, projectId: project.id });
-    expect(record?.files).toEqual(expect.arrayContaining([{ path: "src/app.ts", action: "modify" }, { path: "old/a.txt", action: "delete" }]));
+    expect(record).toMatchObject({
+      outcome: "applied",
+      appliedBy: "tester",
+      workspaceId: workspace.id,
+      projectId: project.id,
+    });
+    expect(record?.files).toEqual(
+      expect.arrayContaining([
+        { path: "src/app.ts", action: "modify" },
+        { path: "old/a.txt", action: "delete" },
+      ]),
+    );
     // applying again: the project moved on, so every step now conflicts and nothing is written
     const before = listTree(root);
     const again = await apply.run({ workspaceId: workspace.id, planHash: preview.planHash, appliedBy: "tester" });
@@ -148,11 +177,17 @@ describe("applying a workspace", () => {
   it("refuses a symlink swapped in for a file after the snapshot, and never writes through it", async () => {
     const outside = tempDir("apply-outside");
     write(outside, "target.ts", "outside\n");
-    const { root, workspace } = await scenario(baseline, (ws) => fs.writeFileSync(path.join(ws, "src/app.ts"), "export const answer = 42;\n"));
+    const { root, workspace } = await scenario(baseline, (ws) =>
+      fs.writeFileSync(path.join(ws, "src/app.ts"), "export const answer = 42;\n"),
+    );
     fs.rmSync(path.join(root, "src/app.ts"));
     symlink(root, "src/app.ts", path.join(outside, "target.ts"));
     const before = listTree(root);
-    const result = await applyService().run({ workspaceId: workspace.id, planHash: (await applyService().preview({ workspaceId: workspace.id })).planHash, appliedBy: "tester" });
+    const result = await applyService().run({
+      workspaceId: workspace.id,
+      planHash: (await applyService().preview({ workspaceId: workspace.id })).planHash,
+      appliedBy: "tester",
+    });
     expect(result).toMatchObject({ outcome: "refused", conflicts: [{ path: "src/app.ts", reason: "type-changed" }] });
     expect(listTree(root)).toEqual(before);
     expect(read(outside, "target.ts").toString()).toBe("outside\n");
@@ -162,13 +197,18 @@ describe("applying a workspace", () => {
     const outside = tempDir("apply-outside");
     write(outside, "app.ts", "export const answer = 41;\n");
     write(outside, "util.ts", "export {};\n");
-    const { root, workspace } = await scenario(baseline, (ws) => fs.writeFileSync(path.join(ws, "src/app.ts"), "export const answer = 42;\n"));
+    const { root, workspace } = await scenario(baseline, (ws) =>
+      fs.writeFileSync(path.join(ws, "src/app.ts"), "export const answer = 42;\n"),
+    );
     fs.rmSync(path.join(root, "src"), { recursive: true });
     symlink(root, "src", outside);
     const outsideBefore = listTree(outside);
     const preview = await applyService().preview({ workspaceId: workspace.id });
     expect(preview.conflicts).toMatchObject([{ path: "src/app.ts", reason: "symlink-in-path" }]);
-    expect((await applyService().run({ workspaceId: workspace.id, planHash: preview.planHash, appliedBy: "tester" })).outcome).toBe("refused");
+    expect(
+      (await applyService().run({ workspaceId: workspace.id, planHash: preview.planHash, appliedBy: "tester" }))
+        .outcome,
+    ).toBe("refused");
     expect(listTree(outside)).toEqual(outsideBefore);
   });
 
@@ -187,7 +227,10 @@ describe("applying a workspace", () => {
     const before = listTree(root);
     const preview = await applyService().preview({ workspaceId: workspace.id });
     expect(preview.conflicts).toMatchObject([{ path: "etc-link/invariant-evil.conf", reason: "symlink-in-path" }]);
-    expect((await applyService().run({ workspaceId: workspace.id, planHash: preview.planHash, appliedBy: "tester" })).outcome).toBe("refused");
+    expect(
+      (await applyService().run({ workspaceId: workspace.id, planHash: preview.planHash, appliedBy: "tester" }))
+        .outcome,
+    ).toBe("refused");
     expect(fs.existsSync("/etc/invariant-evil.conf")).toBe(false);
     expect(listTree(root)).toEqual(before);
   });
@@ -214,11 +257,33 @@ describe("applying a workspace", () => {
       snapshotId: "s",
       workspaceId: "w",
       hash: "h",
-      steps: ["../outside.txt", "a/../../x", "/etc/passwd", "a//b", "ok/./x", "", ".git/hooks/pre-commit", ".env", "nested/.ssh/authorized_keys"].map((rel) => ({ action: "create" as const, path: rel, before: null, after: file })),
+      steps: [
+        "../outside.txt",
+        "a/../../x",
+        "/etc/passwd",
+        "a//b",
+        "ok/./x",
+        "",
+        ".git/hooks/pre-commit",
+        ".env",
+        "nested/.ssh/authorized_keys",
+      ].map((rel) => ({ action: "create" as const, path: rel, before: null, after: file })),
     };
     const conflicts = await preflightPlan({ projectRoot: root, plan });
-    expect(conflicts.map((conflict) => conflict.reason)).toEqual(["unsafe-path", "unsafe-path", "unsafe-path", "unsafe-path", "unsafe-path", "unsafe-path", "excluded-path", "excluded-path", "excluded-path"]);
-    expect(conflicts[0]?.message).toBe('../outside.txt: the path has a ".." segment; it could point outside the project.');
+    expect(conflicts.map((conflict) => conflict.reason)).toEqual([
+      "unsafe-path",
+      "unsafe-path",
+      "unsafe-path",
+      "unsafe-path",
+      "unsafe-path",
+      "unsafe-path",
+      "excluded-path",
+      "excluded-path",
+      "excluded-path",
+    ]);
+    expect(conflicts[0]?.message).toBe(
+      '../outside.txt: the path has a ".." segment; it could point outside the project.',
+    );
   });
 
   it("refuses a plan other than the one previewed", async () => {
@@ -260,10 +325,17 @@ describe("a failure midway through an apply", () => {
     const inodes = fs.statSync(path.join(root, "src/app.ts")).ino;
     let failures = 0;
     for (let n = 1; n < 200; n++) {
-      const result = await applyService(failingAt(n)).run({ workspaceId: workspace.id, planHash: preview.planHash, appliedBy: "tester" });
+      const result = await applyService(failingAt(n)).run({
+        workspaceId: workspace.id,
+        planHash: preview.planHash,
+        appliedBy: "tester",
+      });
       if (result.outcome === "applied") break;
       failures++;
-      expect(result).toMatchObject({ outcome: "rolled-back", error: expect.stringContaining(`injected failure`) as unknown });
+      expect(result).toMatchObject({
+        outcome: "rolled-back",
+        error: expect.stringContaining(`injected failure`) as unknown,
+      });
       expect(listTree(root), `after a failure at call ${n}`).toEqual(before);
     }
     expect(failures).toBeGreaterThan(20); // every rename, mkdir, link, unlink and symlink of this plan was a failure point
@@ -273,19 +345,31 @@ describe("a failure midway through an apply", () => {
   });
 
   it("says where the backups are if the rollback itself fails", async () => {
-    const { root, workspace } = await scenario(baseline, (ws) => fs.writeFileSync(path.join(ws, "src/app.ts"), "export const answer = 42;\n"));
+    const { root, workspace } = await scenario(baseline, (ws) =>
+      fs.writeFileSync(path.join(ws, "src/app.ts"), "export const answer = 42;\n"),
+    );
     const preview = await applyService().preview({ workspaceId: workspace.id });
     // call 1: move src/app.ts to the backup; call 2: link the new file fails; call 3: restoring the backup fails too
     const counter = { calls: 0 };
     const ops = failingAt(2, counter);
-    const brokenRestore: ApplyFs = { ...ops, rename: async (from, to) => (counter.calls >= 2 ? Promise.reject(new Error("disk gone")) : ops.rename(from, to)) };
-    await expect(applyService(brokenRestore).run({ workspaceId: workspace.id, planHash: preview.planHash, appliedBy: "tester" })).rejects.toMatchObject({
+    const brokenRestore: ApplyFs = {
+      ...ops,
+      rename: async (from, to) => (counter.calls >= 2 ? Promise.reject(new Error("disk gone")) : ops.rename(from, to)),
+    };
+    await expect(
+      applyService(brokenRestore).run({ workspaceId: workspace.id, planHash: preview.planHash, appliedBy: "tester" }),
+    ).rejects.toMatchObject({
       code: "INTERNAL_SERVER_ERROR",
-      message: expect.stringMatching(/could not be undone.*\.invariant-apply-[0-9a-f]+\/backup \(see journal\.json there\)/s) as unknown,
+      message: expect.stringMatching(
+        /could not be undone.*\.invariant-apply-[0-9a-f]+\/backup \(see journal\.json there\)/s,
+      ) as unknown,
     });
     const staging = fs.readdirSync(root).find((name) => name.startsWith(".invariant-apply-")) ?? "";
     expect(read(root, `${staging}/backup/0`).toString()).toBe("export const answer = 41;\n");
-    expect(JSON.parse(read(root, `${staging}/journal.json`).toString())).toMatchObject({ planHash: preview.planHash, steps: [{ path: "src/app.ts", action: "modify" }] });
+    expect(JSON.parse(read(root, `${staging}/journal.json`).toString())).toMatchObject({
+      planHash: preview.planHash,
+      steps: [{ path: "src/app.ts", action: "modify" }],
+    });
     expect(fs.existsSync(p(root, "src/app.ts"))).toBe(false);
   });
 });
@@ -296,8 +380,13 @@ describe("the apply router", () => {
     const services = { apply: applyService() } as unknown as AppServices;
     const caller = createCallerFactory(appRouter)({ identity: { role: "admin", subject: "admin" }, services });
     const preview = await caller.applies.preview({ workspaceId: workspace.id });
-    await expect(caller.applies.run({ workspaceId: workspace.id, planHash: preview.planHash })).resolves.toMatchObject({ outcome: "applied", appliedBy: "admin" });
+    await expect(caller.applies.run({ workspaceId: workspace.id, planHash: preview.planHash })).resolves.toMatchObject({
+      outcome: "applied",
+      appliedBy: "admin",
+    });
     const viewer = createCallerFactory(appRouter)({ identity: { role: "viewer", subject: "link" }, services });
-    await expect(viewer.applies.run({ workspaceId: workspace.id, planHash: preview.planHash })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(viewer.applies.run({ workspaceId: workspace.id, planHash: preview.planHash })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
   });
 });

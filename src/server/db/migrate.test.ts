@@ -11,19 +11,34 @@ describe("migrations at startup", () => {
     const file = path.join(tempDir("migrate"), "invariant.db");
     const first = applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
     expect(first.applied.length).toBeGreaterThan(0);
-    expect(applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR })).toEqual({ applied: [], alreadyApplied: first.applied.length });
+    expect(applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR })).toEqual({
+      applied: [],
+      alreadyApplied: first.applied.length,
+    });
     const db = await openDb({ file });
     // every model of the schema is usable against the migrated tables
     const project = await db.project.create({ data: { name: "p", hostPath: "/p" } });
-    const env = await db.environmentVersion.create({ data: { projectId: project.id, version: 1, imageTag: "t", origin: "base", active: true } });
-    const study = await db.study.create({ data: { projectId: project.id, title: "s", taskPrompt: "t", testCommand: "npm test", environmentVersionId: env.id } });
+    const env = await db.environmentVersion.create({
+      data: { projectId: project.id, version: 1, imageTag: "t", origin: "base", active: true },
+    });
+    const study = await db.study.create({
+      data: {
+        projectId: project.id,
+        title: "s",
+        taskPrompt: "t",
+        testCommand: "npm test",
+        environmentVersionId: env.id,
+      },
+    });
     const configuration = await db.configuration.create({ data: { studyId: study.id, position: 1, model: "m" } });
     const trial = await db.trial.create({ data: { studyId: study.id, configurationId: configuration.id } });
     await db.evaluationResult.create({ data: { trialId: trial.id, position: 1, name: "adds", status: "passed" } });
     await db.artifact.create({ data: { kind: "diff", path: "a", sizeBytes: 1n, sha256: "x", trialId: trial.id } });
     await db.session.create({ data: { projectId: project.id, kind: "shell" } });
     await db.snapshot.create({ data: { id: "sha", projectId: project.id, fileCount: 1, bytes: 1n } });
-    await db.applyRecord.create({ data: { projectId: project.id, appliedBy: "admin", outcome: "applied", files: "[]" } });
+    await db.applyRecord.create({
+      data: { projectId: project.id, appliedBy: "admin", outcome: "applied", files: "[]" },
+    });
     await db.eventLog.create({ data: { streamId: "1-0", type: "x", payload: "{}" } });
     await db.viewerLink.create({ data: { label: "l", tokenHash: "h" } });
     expect(await db.trial.count()).toBe(1);
@@ -39,19 +54,26 @@ describe("migrations at startup", () => {
     applyMigrations({ databaseFile: file, migrationsDir: dir });
     const name = fs.readdirSync(dir).find((entry) => fs.statSync(path.join(dir, entry)).isDirectory());
     fs.appendFileSync(path.join(dir, String(name), "migration.sql"), "\n-- edited\n");
-    expect(() => applyMigrations({ databaseFile: file, migrationsDir: dir })).toThrow(/was changed after it was applied/);
+    expect(() => applyMigrations({ databaseFile: file, migrationsDir: dir })).toThrow(
+      /was changed after it was applied/,
+    );
   });
 
   it("rolls back a failing migration completely", () => {
     const dir = tempDir("migrations");
     fs.cpSync(MIGRATIONS_DIR, dir, { recursive: true });
     fs.mkdirSync(path.join(dir, "99990101000000_broken"));
-    fs.writeFileSync(path.join(dir, "99990101000000_broken", "migration.sql"), 'CREATE TABLE "Half" ("id" TEXT);\nTHIS IS NOT SQL;');
+    fs.writeFileSync(
+      path.join(dir, "99990101000000_broken", "migration.sql"),
+      'CREATE TABLE "Half" ("id" TEXT);\nTHIS IS NOT SQL;',
+    );
     const file = path.join(tempDir("migrate"), "invariant.db");
     expect(() => applyMigrations({ databaseFile: file, migrationsDir: dir })).toThrow();
     const sqlite = new Database(file);
     const tables = sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[];
-    const recorded = sqlite.prepare('SELECT migration_name FROM "_prisma_migrations"').all() as { migration_name: string }[];
+    const recorded = sqlite.prepare('SELECT migration_name FROM "_prisma_migrations"').all() as {
+      migration_name: string;
+    }[];
     sqlite.close();
     expect(tables.map((t) => t.name)).not.toContain("Half");
     expect(recorded.map((r) => r.migration_name)).not.toContain("99990101000000_broken");

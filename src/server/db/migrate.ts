@@ -23,12 +23,18 @@ export function applyMigrations(options: { databaseFile: string; migrationsDir: 
       "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
       "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`);
     const done = new Map(
-      (sqlite.prepare(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`).all() as { migration_name: string; checksum: string }[]).map(
-        (row) => [row.migration_name, row.checksum],
-      ),
+      (
+        sqlite
+          .prepare(
+            `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+          )
+          .all() as { migration_name: string; checksum: string }[]
+      ).map((row) => [row.migration_name, row.checksum]),
     );
     const names = readdirSync(options.migrationsDir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && existsSync(path.join(options.migrationsDir, entry.name, "migration.sql")))
+      .filter(
+        (entry) => entry.isDirectory() && existsSync(path.join(options.migrationsDir, entry.name, "migration.sql")),
+      )
       .map((entry) => entry.name)
       .sort();
     const applied: string[] = [];
@@ -38,14 +44,18 @@ export function applyMigrations(options: { databaseFile: string; migrationsDir: 
       const recorded = done.get(name);
       if (recorded !== undefined) {
         if (recorded !== checksum) {
-          throw new Error(`Migration ${name} was changed after it was applied to ${options.databaseFile}. Restore the original file; add changes as a new migration.`);
+          throw new Error(
+            `Migration ${name} was changed after it was applied to ${options.databaseFile}. Restore the original file; add changes as a new migration.`,
+          );
         }
         continue;
       }
       sqlite.transaction(() => {
         sqlite.exec(sql);
         sqlite
-          .prepare(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`)
+          .prepare(
+            `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`,
+          )
           .run(randomUUID(), checksum, name, Date.now(), Date.now());
       })();
       applied.push(name);

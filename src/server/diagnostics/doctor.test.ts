@@ -7,7 +7,12 @@ import { runDoctor } from "./doctor";
 
 describe("doctor", () => {
   it("passes on this machine's real Docker engine, Redis and Codex binary", async () => {
-    const report = await runDoctor({ runtime: createDockerRuntime(), dataDir: tempDir("doctor"), redisUrl: inject("redisUrl"), minFreeBytes: 1 });
+    const report = await runDoctor({
+      runtime: createDockerRuntime(),
+      dataDir: tempDir("doctor"),
+      redisUrl: inject("redisUrl"),
+      minFreeBytes: 1,
+    });
     expect(report.checks.map((check) => [check.id, check.status])).toEqual([
       ["node", "ok"],
       ["docker", "ok"],
@@ -36,7 +41,15 @@ describe("doctor", () => {
   });
 
   it("warns when the data dir is short of space", async () => {
-    const report = await runDoctor({ runtime: createDockerRuntime(), dataDir: tempDir("doctor"), redisUrl: inject("redisUrl"), minFreeBytes: Number.MAX_SAFE_INTEGER });
-    expect(report.checks.find((c) => c.id === "disk")).toMatchObject({ status: "warn", fix: expect.stringContaining("Free some space") as unknown });
+    const report = await runDoctor({
+      runtime: createDockerRuntime(),
+      dataDir: tempDir("doctor"),
+      redisUrl: inject("redisUrl"),
+      minFreeBytes: Number.MAX_SAFE_INTEGER,
+    });
+    expect(report.checks.find((c) => c.id === "disk")).toMatchObject({
+      status: "warn",
+      fix: expect.stringContaining("Free some space") as unknown,
+    });
   });
 });

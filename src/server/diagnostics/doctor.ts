@@ -51,9 +51,23 @@ function checkNode(version: string): DoctorCheck {
 async function checkDocker(runtime: ContainerRuntime): Promise<DoctorCheck> {
   try {
     const info = await runtime.version();
-    return { id: "docker", title: "Docker engine", status: "ok", required: true, detail: `Docker ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch})`, fix: null };
+    return {
+      id: "docker",
+      title: "Docker engine",
+      status: "ok",
+      required: true,
+      detail: `Docker ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch})`,
+      fix: null,
+    };
   } catch (error) {
-    return { id: "docker", title: "Docker engine", status: "fail", required: true, detail: error instanceof Error ? error.message.split(". ")[0] ?? "unreachable" : "unreachable", fix: DOCKER_HINT };
+    return {
+      id: "docker",
+      title: "Docker engine",
+      status: "fail",
+      required: true,
+      detail: error instanceof Error ? (error.message.split(". ")[0] ?? "unreachable") : "unreachable",
+      fix: DOCKER_HINT,
+    };
   }
 }
 
@@ -61,15 +75,43 @@ async function checkRedis(redisUrl: string | null): Promise<DoctorCheck> {
   if (redisUrl) {
     try {
       const { version } = await probeRedis({ url: redisUrl });
-      return { id: "redis", title: "Redis", status: "ok", required: true, detail: `Redis ${version} at ${redisUrl.replace(/\/\/[^@]*@/, "//***@")}`, fix: null };
+      return {
+        id: "redis",
+        title: "Redis",
+        status: "ok",
+        required: true,
+        detail: `Redis ${version} at ${redisUrl.replace(/\/\/[^@]*@/, "//***@")}`,
+        fix: null,
+      };
     } catch (error) {
-      return { id: "redis", title: "Redis", status: "fail", required: true, detail: `Cannot reach ${redisUrl}: ${error instanceof Error ? error.message : String(error)}`, fix: "Check that Redis runs at that URL, or leave --redis-url unset so invariant-web starts its own." };
+      return {
+        id: "redis",
+        title: "Redis",
+        status: "fail",
+        required: true,
+        detail: `Cannot reach ${redisUrl}: ${error instanceof Error ? error.message : String(error)}`,
+        fix: "Check that Redis runs at that URL, or leave --redis-url unset so invariant-web starts its own.",
+      };
     }
   }
   const binary = findRedisServer();
   return binary
-    ? { id: "redis", title: "Redis", status: "ok", required: true, detail: `${binary} (a private Redis is started in the data dir)`, fix: null }
-    : { id: "redis", title: "Redis", status: "fail", required: true, detail: "redis-server not found on PATH and no --redis-url given", fix: REDIS_INSTALL_HINT };
+    ? {
+        id: "redis",
+        title: "Redis",
+        status: "ok",
+        required: true,
+        detail: `${binary} (a private Redis is started in the data dir)`,
+        fix: null,
+      }
+    : {
+        id: "redis",
+        title: "Redis",
+        status: "fail",
+        required: true,
+        detail: "redis-server not found on PATH and no --redis-url given",
+        fix: REDIS_INSTALL_HINT,
+      };
 }
 
 /** The data dir, or the nearest ancestor that exists (the doctor never creates anything). */
@@ -98,18 +140,41 @@ function checkDisk(dataDir: string, minFreeBytes: number): DoctorCheck {
       status: ok ? "ok" : "warn",
       required: true,
       detail: `${dataDir}: ${gib} GiB free`,
-      fix: ok ? null : `Free some space or choose another --data-dir: environments and snapshots need at least ${(minFreeBytes / 1024 ** 3).toFixed(0)} GiB.`,
+      fix: ok
+        ? null
+        : `Free some space or choose another --data-dir: environments and snapshots need at least ${(minFreeBytes / 1024 ** 3).toFixed(0)} GiB.`,
     };
   } catch (error) {
-    return { id: "disk", title: "Data directory", status: "fail", required: true, detail: `${dataDir} is not writable: ${error instanceof Error ? error.message : String(error)}`, fix: "Choose a writable directory with --data-dir or INVARIANT_DATA_DIR." };
+    return {
+      id: "disk",
+      title: "Data directory",
+      status: "fail",
+      required: true,
+      detail: `${dataDir} is not writable: ${error instanceof Error ? error.message : String(error)}`,
+      fix: "Choose a writable directory with --data-dir or INVARIANT_DATA_DIR.",
+    };
   }
 }
 
 function checkCodex(): DoctorCheck {
   const codex = locateCodexBinary();
   return codex
-    ? { id: "codex", title: "Codex CLI", status: "ok", required: true, detail: `Codex ${codex.version} (${codex.path})`, fix: null }
-    : { id: "codex", title: "Codex CLI", status: "fail", required: true, detail: "the Linux Codex binary of @openai/codex is not installed", fix: CODEX_HINT };
+    ? {
+        id: "codex",
+        title: "Codex CLI",
+        status: "ok",
+        required: true,
+        detail: `Codex ${codex.version} (${codex.path})`,
+        fix: null,
+      }
+    : {
+        id: "codex",
+        title: "Codex CLI",
+        status: "fail",
+        required: true,
+        detail: "the Linux Codex binary of @openai/codex is not installed",
+        fix: CODEX_HINT,
+      };
 }
 
 /** Runs every check; `ok` is false when a required check fails. Never throws. */
@@ -121,5 +186,9 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
     checkDisk(deps.dataDir, deps.minFreeBytes ?? 5 * 1024 ** 3),
     checkCodex(),
   ];
-  return { ok: checks.every((check) => !check.required || check.status !== "fail"), checkedAt: new Date().toISOString(), checks };
+  return {
+    ok: checks.every((check) => !check.required || check.status !== "fail"),
+    checkedAt: new Date().toISOString(),
+    checks,
+  };
 }

@@ -31,7 +31,12 @@ export function splitLines(text: string): string[] {
 function push(edits: Edit[], op: EditOp, aStart: number, bStart: number, length: number): void {
   if (length === 0) return;
   const last = edits[edits.length - 1];
-  if (last && last.op === op && last.aStart + (op === "insert" ? 0 : last.length) === aStart && last.bStart + (op === "delete" ? 0 : last.length) === bStart) {
+  if (
+    last &&
+    last.op === op &&
+    last.aStart + (op === "insert" ? 0 : last.length) === aStart &&
+    last.bStart + (op === "delete" ? 0 : last.length) === bStart
+  ) {
     last.length += length;
     return;
   }
@@ -49,7 +54,10 @@ function myers(a: Int32Array, b: Int32Array, maxEdits: number): Edit[] | null {
   let found = -1;
   outer: for (let d = 0; d <= max; d++) {
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && (v[offset + k - 1] ?? 0) < (v[offset + k + 1] ?? 0)) ? (v[offset + k + 1] ?? 0) : (v[offset + k - 1] ?? 0) + 1;
+      let x =
+        k === -d || (k !== d && (v[offset + k - 1] ?? 0) < (v[offset + k + 1] ?? 0))
+          ? (v[offset + k + 1] ?? 0)
+          : (v[offset + k - 1] ?? 0) + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
@@ -99,13 +107,19 @@ export function diffLines(a: readonly string[], b: readonly string[], options: {
   let prefix = 0;
   while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
   let suffix = 0;
-  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+  while (
+    suffix < a.length - prefix &&
+    suffix < b.length - prefix &&
+    a[a.length - 1 - suffix] === b[b.length - 1 - suffix]
+  )
+    suffix++;
   const aMid = a.slice(prefix, a.length - suffix);
   const bMid = b.slice(prefix, b.length - suffix);
 
   // code lines as integers so the inner loop compares numbers
   const codes = new Map<string, number>();
-  const encode = (lines: readonly string[]) => Int32Array.from(lines, (line) => codes.get(line) ?? (codes.set(line, codes.size), codes.size - 1));
+  const encode = (lines: readonly string[]) =>
+    Int32Array.from(lines, (line) => codes.get(line) ?? (codes.set(line, codes.size), codes.size - 1));
   const middle = myers(encode(aMid), encode(bMid), options.maxEdits ?? 2000) ?? [
     { op: "delete" as const, aStart: 0, bStart: 0, length: aMid.length },
     { op: "insert" as const, aStart: aMid.length, bStart: 0, length: bMid.length },

@@ -14,7 +14,10 @@ function gitApply(name: string, before: string | null, patch: string): string | 
   const dir = tempDir("patch");
   if (before !== null) fs.writeFileSync(path.join(dir, name), before);
   fs.writeFileSync(path.join(dir, "change.patch"), patch);
-  execFileSync("git", ["apply", "--whitespace=nowarn", "change.patch"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync("git", ["apply", "--whitespace=nowarn", "change.patch"], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), "utf8") : null;
 }
 
@@ -84,37 +87,80 @@ describe("unified patches", () => {
 
   it("create and delete files, with git's headers", () => {
     const created = formatFilePatch({ path: "new.txt", before: null, after: file("hello\n"), ...CAPS });
-    expect(created.text).toBe("diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n");
+    expect(created.text).toBe(
+      "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n",
+    );
     expect(gitApply("new.txt", null, created.text)).toBe("hello\n");
     const deleted = formatFilePatch({ path: "old.txt", before: file("bye\n"), after: null, ...CAPS });
     expect(gitApply("old.txt", "bye\n", deleted.text)).toBeNull();
-    expect(formatFilePatch({ path: "empty", before: null, after: file(""), ...CAPS }).text).toBe("diff --git a/empty b/empty\nnew file mode 100644\n");
+    expect(formatFilePatch({ path: "empty", before: null, after: file(""), ...CAPS }).text).toBe(
+      "diff --git a/empty b/empty\nnew file mode 100644\n",
+    );
   });
 
   it("show mode changes, quote odd names, and mark binary files", () => {
-    expect(formatFilePatch({ path: "run.sh", before: file("x\n"), after: file("x\n", "100755"), ...CAPS }).text).toBe("diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n");
-    expect(formatFilePatch({ path: "a\nb", before: null, after: file("x\n"), ...CAPS }).text).toMatch(/^diff --git "a\/a\\nb" "b\/a\\nb"\n/);
-    expect(formatFilePatch({ path: "caf\xe9", before: null, after: file("x\n"), ...CAPS }).text).toMatch(/^diff --git "a\/caf\\351" "b\/caf\\351"\n/);
-    const binary = formatFilePatch({ path: "img.bin", before: { mode: "100644", content: Buffer.from([0, 1]) }, after: { mode: "100644", content: Buffer.from([0, 2, 3]) }, ...CAPS });
-    expect(binary).toMatchObject({ binary: true, text: "diff --git a/img.bin b/img.bin\nBinary files a/img.bin and b/img.bin differ\n" });
+    expect(formatFilePatch({ path: "run.sh", before: file("x\n"), after: file("x\n", "100755"), ...CAPS }).text).toBe(
+      "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",
+    );
+    expect(formatFilePatch({ path: "a\nb", before: null, after: file("x\n"), ...CAPS }).text).toMatch(
+      /^diff --git "a\/a\\nb" "b\/a\\nb"\n/,
+    );
+    expect(formatFilePatch({ path: "caf\xe9", before: null, after: file("x\n"), ...CAPS }).text).toMatch(
+      /^diff --git "a\/caf\\351" "b\/caf\\351"\n/,
+    );
+    const binary = formatFilePatch({
+      path: "img.bin",
+      before: { mode: "100644", content: Buffer.from([0, 1]) },
+      after: { mode: "100644", content: Buffer.from([0, 2, 3]) },
+      ...CAPS,
+    });
+    expect(binary).toMatchObject({
+      binary: true,
+      text: "diff --git a/img.bin b/img.bin\nBinary files a/img.bin and b/img.bin differ\n",
+    });
   });
 
   it("show a symlink as its target, and a file becoming a link as delete + add", () => {
-    const link = formatFilePatch({ path: "l", before: { mode: "120000", content: Buffer.from("a") }, after: { mode: "120000", content: Buffer.from("b") }, ...CAPS });
+    const link = formatFilePatch({
+      path: "l",
+      before: { mode: "120000", content: Buffer.from("a") },
+      after: { mode: "120000", content: Buffer.from("b") },
+      ...CAPS,
+    });
     expect(link.text).toContain("-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n");
-    const swapped = formatFilePatch({ path: "f", before: file("x\n"), after: { mode: "120000", content: Buffer.from("/etc/passwd") }, ...CAPS });
+    const swapped = formatFilePatch({
+      path: "f",
+      before: file("x\n"),
+      after: { mode: "120000", content: Buffer.from("/etc/passwd") },
+      ...CAPS,
+    });
     expect(swapped.text).toMatch(/deleted file mode 100644[\s\S]*new file mode 120000[\s\S]*\+\/etc\/passwd/);
   });
 
   it("are capped with a clear marker", () => {
     const before = Array.from({ length: 2000 }, (_, i) => `line ${i}\n`);
     const after = before.map((line, i) => (i % 10 === 0 ? `changed ${line}` : line));
-    const patch = formatFilePatch({ path: "big.txt", before: file(before.join("")), after: file(after.join("")), maxBytes: 2000, maxTextBytes: 1024 * 1024 });
+    const patch = formatFilePatch({
+      path: "big.txt",
+      before: file(before.join("")),
+      after: file(after.join("")),
+      maxBytes: 2000,
+      maxTextBytes: 1024 * 1024,
+    });
     expect(patch.truncated).toBe(true);
     expect(patch.text).toMatch(/\[diff truncated: [\d,]+ more changed line\(s\) not shown\]\n$/);
     expect(patch.text.length).toBeLessThan(2600);
     expect(patch.insertions).toBe(200);
-    const huge = formatFilePatch({ path: "huge.txt", before: { mode: "100644", content: null }, after: file("x"), maxBytes: 2000, maxTextBytes: 10 });
-    expect(huge).toMatchObject({ truncated: true, text: expect.stringContaining("[diff truncated: the file is larger than 10 bytes") as unknown });
+    const huge = formatFilePatch({
+      path: "huge.txt",
+      before: { mode: "100644", content: null },
+      after: file("x"),
+      maxBytes: 2000,
+      maxTextBytes: 10,
+    });
+    expect(huge).toMatchObject({
+      truncated: true,
+      text: expect.stringContaining("[diff truncated: the file is larger than 10 bytes") as unknown,
+    });
   });
 });

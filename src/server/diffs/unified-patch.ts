@@ -40,8 +40,10 @@ function flatten(a: string[], b: string[]): Line[] {
   const lines: Line[] = [];
   for (const edit of diffLines(a, b)) {
     for (let i = 0; i < edit.length; i++) {
-      if (edit.op === "equal") lines.push({ op: " ", text: a[edit.aStart + i] ?? "", a: edit.aStart + i, b: edit.bStart + i });
-      else if (edit.op === "delete") lines.push({ op: "-", text: a[edit.aStart + i] ?? "", a: edit.aStart + i, b: edit.bStart });
+      if (edit.op === "equal")
+        lines.push({ op: " ", text: a[edit.aStart + i] ?? "", a: edit.aStart + i, b: edit.bStart + i });
+      else if (edit.op === "delete")
+        lines.push({ op: "-", text: a[edit.aStart + i] ?? "", a: edit.aStart + i, b: edit.bStart });
       else lines.push({ op: "+", text: b[edit.bStart + i] ?? "", a: edit.aStart, b: edit.bStart + i });
     }
   }
@@ -59,7 +61,11 @@ function renderLine(line: Line): string {
 }
 
 /** Hunks for a → b; stops adding hunks past maxBytes and says so. */
-function hunks(aText: string, bText: string, maxBytes: number): { text: string; insertions: number; deletions: number; truncated: boolean } {
+function hunks(
+  aText: string,
+  bText: string,
+  maxBytes: number,
+): { text: string; insertions: number; deletions: number; truncated: boolean } {
   const lines = flatten(splitLines(aText), splitLines(bText));
   const changes: number[] = [];
   lines.forEach((line, index) => {
@@ -81,7 +87,7 @@ function hunks(aText: string, bText: string, maxBytes: number): { text: string; 
     const bCount = slice.filter((line) => line.op !== "-").length;
     let body = `@@ -${range(first.a, aCount)} +${range(first.b, bCount)} @@\n`;
     // within a run of changes, deletions first, then insertions (as git prints them)
-    for (let k = 0; k < slice.length; ) {
+    for (let k = 0; k < slice.length;) {
       if ((slice[k] as Line).op === " ") {
         body += renderLine(slice[k] as Line);
         k++;
@@ -127,7 +133,13 @@ export function formatFilePatch(options: PatchOptions): FilePatch {
   if (typeChanged) {
     const removed = formatFilePatch({ ...options, after: null });
     const added = formatFilePatch({ ...options, before: null });
-    return { text: removed.text + added.text, binary: removed.binary || added.binary, insertions: added.insertions, deletions: removed.deletions, truncated: removed.truncated || added.truncated };
+    return {
+      text: removed.text + added.text,
+      binary: removed.binary || added.binary,
+      insertions: added.insertions,
+      deletions: removed.deletions,
+      truncated: removed.truncated || added.truncated,
+    };
   }
   const a = quoteForPatch(`a/${options.path}`);
   const b = quoteForPatch(`b/${options.path}`);
@@ -136,18 +148,45 @@ export function formatFilePatch(options: PatchOptions): FilePatch {
   else if (before && !after) header += `deleted file mode ${before.mode}\n`;
   else if (before && after && before.mode !== after.mode) header += `old mode ${before.mode}\nnew mode ${after.mode}\n`;
   if ((before && !before.content) || (after && !after.content)) {
-    return { text: `${header}[diff truncated: the file is larger than ${options.maxTextBytes.toLocaleString("en-US")} bytes; no text diff is shown]\n`, binary: false, insertions: 0, deletions: 0, truncated: true };
+    return {
+      text: `${header}[diff truncated: the file is larger than ${options.maxTextBytes.toLocaleString("en-US")} bytes; no text diff is shown]\n`,
+      binary: false,
+      insertions: 0,
+      deletions: 0,
+      truncated: true,
+    };
   }
   const oldContent = before?.content ?? Buffer.alloc(0);
   const newContent = after?.content ?? Buffer.alloc(0);
-  if (before && after && oldContent.equals(newContent)) return { text: header, binary: false, insertions: 0, deletions: 0, truncated: false };
-  if (oldContent.length === 0 && newContent.length === 0) return { text: header, binary: false, insertions: 0, deletions: 0, truncated: false };
+  if (before && after && oldContent.equals(newContent))
+    return { text: header, binary: false, insertions: 0, deletions: 0, truncated: false };
+  if (oldContent.length === 0 && newContent.length === 0)
+    return { text: header, binary: false, insertions: 0, deletions: 0, truncated: false };
   const from = before ? a : "/dev/null";
   const to = after ? b : "/dev/null";
-  if (isBinary(oldContent) || isBinary(newContent)) return { text: `${header}Binary files ${from} and ${to} differ\n`, binary: true, insertions: 0, deletions: 0, truncated: false };
+  if (isBinary(oldContent) || isBinary(newContent))
+    return {
+      text: `${header}Binary files ${from} and ${to} differ\n`,
+      binary: true,
+      insertions: 0,
+      deletions: 0,
+      truncated: false,
+    };
   if (oldContent.length > options.maxTextBytes || newContent.length > options.maxTextBytes) {
-    return { text: `${header}[diff truncated: the file is larger than ${options.maxTextBytes.toLocaleString("en-US")} bytes; no text diff is shown]\n`, binary: false, insertions: 0, deletions: 0, truncated: true };
+    return {
+      text: `${header}[diff truncated: the file is larger than ${options.maxTextBytes.toLocaleString("en-US")} bytes; no text diff is shown]\n`,
+      binary: false,
+      insertions: 0,
+      deletions: 0,
+      truncated: true,
+    };
   }
   const body = hunks(oldContent.toString("utf8"), newContent.toString("utf8"), options.maxBytes);
-  return { text: `${header}--- ${from}\n+++ ${to}\n${body.text}`, binary: false, insertions: body.insertions, deletions: body.deletions, truncated: body.truncated };
+  return {
+    text: `${header}--- ${from}\n+++ ${to}\n${body.text}`,
+    binary: false,
+    insertions: body.insertions,
+    deletions: body.deletions,
+    truncated: body.truncated,
+  };
 }

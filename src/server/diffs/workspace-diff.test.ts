@@ -63,17 +63,67 @@ describe("a workspace diff", () => {
 
     const diff = await diffWorkspace({ dataDir, manifest, workspaceRoot: ws });
     const changes = byPath(diff.changes);
-    expect([...changes.keys()]).toEqual(["becomes-file", "becomes-link", NON_UTF8, "empty-new", "image.bin", "link", utf8("new dir/new file.txt"), "run.sh", "src/app.ts", "src/gone.ts"]);
-    expect(changes.get("src/app.ts")).toMatchObject({ status: "modified", contentChanged: true, insertions: 2, deletions: 1, patch: expect.stringContaining("-b\n+B\n") as unknown });
-    expect(changes.get("src/gone.ts")).toMatchObject({ status: "deleted", after: null, patch: expect.stringContaining("deleted file mode 100644") as unknown });
-    expect(changes.get("run.sh")).toMatchObject({ status: "modified", modeChanged: true, contentChanged: false, after: { mode: "100755" }, patch: "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n" });
-    expect(changes.get(utf8("new dir/new file.txt"))).toMatchObject({ status: "added", before: null, after: { type: "file", sha256: sha("fresh\n"), size: 6 } });
+    expect([...changes.keys()]).toEqual([
+      "becomes-file",
+      "becomes-link",
+      NON_UTF8,
+      "empty-new",
+      "image.bin",
+      "link",
+      utf8("new dir/new file.txt"),
+      "run.sh",
+      "src/app.ts",
+      "src/gone.ts",
+    ]);
+    expect(changes.get("src/app.ts")).toMatchObject({
+      status: "modified",
+      contentChanged: true,
+      insertions: 2,
+      deletions: 1,
+      patch: expect.stringContaining("-b\n+B\n") as unknown,
+    });
+    expect(changes.get("src/gone.ts")).toMatchObject({
+      status: "deleted",
+      after: null,
+      patch: expect.stringContaining("deleted file mode 100644") as unknown,
+    });
+    expect(changes.get("run.sh")).toMatchObject({
+      status: "modified",
+      modeChanged: true,
+      contentChanged: false,
+      after: { mode: "100755" },
+      patch: "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",
+    });
+    expect(changes.get(utf8("new dir/new file.txt"))).toMatchObject({
+      status: "added",
+      before: null,
+      after: { type: "file", sha256: sha("fresh\n"), size: 6 },
+    });
     expect(changes.get("empty-new")).toMatchObject({ status: "added", after: { size: 0, sha256: sha("") } });
-    expect(changes.get("image.bin")).toMatchObject({ binary: true, before: { size: 4 }, after: { size: 6 }, patch: expect.stringContaining("Binary files a/image.bin and b/image.bin differ") as unknown });
-    expect(changes.get(NON_UTF8)).toMatchObject({ status: "modified", patch: expect.stringContaining("+changed\n") as unknown });
-    expect(changes.get("link")).toMatchObject({ status: "modified", before: { type: "symlink", target: "src/app.ts" }, after: { type: "symlink", target: "run.sh" } });
-    expect(changes.get("becomes-file")).toMatchObject({ typeChanged: true, before: { type: "symlink" }, after: { type: "file" } });
-    expect(changes.get("becomes-link")).toMatchObject({ typeChanged: true, after: { type: "symlink", target: "/etc/passwd" } });
+    expect(changes.get("image.bin")).toMatchObject({
+      binary: true,
+      before: { size: 4 },
+      after: { size: 6 },
+      patch: expect.stringContaining("Binary files a/image.bin and b/image.bin differ") as unknown,
+    });
+    expect(changes.get(NON_UTF8)).toMatchObject({
+      status: "modified",
+      patch: expect.stringContaining("+changed\n") as unknown,
+    });
+    expect(changes.get("link")).toMatchObject({
+      status: "modified",
+      before: { type: "symlink", target: "src/app.ts" },
+      after: { type: "symlink", target: "run.sh" },
+    });
+    expect(changes.get("becomes-file")).toMatchObject({
+      typeChanged: true,
+      before: { type: "symlink" },
+      after: { type: "file" },
+    });
+    expect(changes.get("becomes-link")).toMatchObject({
+      typeChanged: true,
+      after: { type: "symlink", target: "/etc/passwd" },
+    });
     expect(diff.totals).toMatchObject({ files: 10, added: 2, deleted: 1, modified: 7, binary: 1, modeChanges: 1 });
     expect(diff.truncated).toBe(false);
   });
@@ -103,8 +153,14 @@ describe("a workspace diff", () => {
 
   it("caps the total patch size and marks what it left out", async () => {
     const ws = await freshWorkspace();
-    for (let i = 0; i < 20; i++) write(ws, `many/file-${String(i).padStart(2, "0")}.txt`, `${"x".repeat(200)}\n`.repeat(5));
-    const diff = await diffWorkspace({ dataDir, manifest, workspaceRoot: ws, caps: { ...DEFAULT_DIFF_CAPS, maxTotalPatchBytes: 3000 } });
+    for (let i = 0; i < 20; i++)
+      write(ws, `many/file-${String(i).padStart(2, "0")}.txt`, `${"x".repeat(200)}\n`.repeat(5));
+    const diff = await diffWorkspace({
+      dataDir,
+      manifest,
+      workspaceRoot: ws,
+      caps: { ...DEFAULT_DIFF_CAPS, maxTotalPatchBytes: 3000 },
+    });
     expect(diff.truncated).toBe(true);
     expect(diff.changes).toHaveLength(20);
     const withPatch = diff.changes.filter((change) => change.patch !== null);

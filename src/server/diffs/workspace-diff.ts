@@ -70,17 +70,34 @@ export interface DiffCaps {
   maxTextBytes: number;
 }
 
-export const DEFAULT_DIFF_CAPS: DiffCaps = { maxPatchBytesPerFile: 256 * 1024, maxTotalPatchBytes: 8 * 1024 * 1024, maxTextBytes: 2 * 1024 * 1024 };
+export const DEFAULT_DIFF_CAPS: DiffCaps = {
+  maxPatchBytesPerFile: 256 * 1024,
+  maxTotalPatchBytes: 8 * 1024 * 1024,
+  maxTextBytes: 2 * 1024 * 1024,
+};
 
 /** Files bigger than this are hashed as a stream rather than read whole. */
 const READ_WHOLE_LIMIT = 16 * 1024 * 1024;
 
 function stateOfEntry(entry: ManifestEntry): FileState {
-  return { type: entry.type, mode: entry.mode, size: entry.size, sha256: entry.sha256, ...(entry.target !== undefined ? { target: entry.target } : {}) };
+  return {
+    type: entry.type,
+    mode: entry.mode,
+    size: entry.size,
+    sha256: entry.sha256,
+    ...(entry.target !== undefined ? { target: entry.target } : {}),
+  };
 }
 
 function stateOfWorkspaceEntry(root: string, entry: WalkEntry): FileState {
-  if (entry.kind === "symlink") return { type: "symlink", mode: "120000", size: entry.size, sha256: sha256Of(bytesOf(entry.target)), target: entry.target };
+  if (entry.kind === "symlink")
+    return {
+      type: "symlink",
+      mode: "120000",
+      size: entry.size,
+      sha256: sha256Of(bytesOf(entry.target)),
+      target: entry.target,
+    };
   try {
     const fsPath = toFsPath(root, entry.path);
     if (entry.size > READ_WHOLE_LIMIT) {
@@ -90,7 +107,11 @@ function stateOfWorkspaceEntry(root: string, entry: WalkEntry): FileState {
     const { data } = readRegularFileSync(fsPath);
     return { type: "file", mode: entry.executable ? "100755" : "100644", size: data.length, sha256: sha256Of(data) };
   } catch (error) {
-    if (error instanceof NotRegularFileError) throw new AppError({ code: "CONFLICT", message: `${displayPath(entry.path)} changed while the diff was being computed (${error.message}). Try again when the run has finished.` });
+    if (error instanceof NotRegularFileError)
+      throw new AppError({
+        code: "CONFLICT",
+        message: `${displayPath(entry.path)} changed while the diff was being computed (${error.message}). Try again when the run has finished.`,
+      });
     throw error;
   }
 }
@@ -100,7 +121,14 @@ function emptyTotals(): DiffTotals {
 }
 
 /** Content for a patch: null when too big to diff as text, "changed" when it no longer matches its hash. */
-function contentOf(options: { snapshot: SnapshotContent; entry: ManifestEntry | undefined; root: string; path: BytePath; state: FileState; maxTextBytes: number }): Buffer | null | "changed" {
+function contentOf(options: {
+  snapshot: SnapshotContent;
+  entry: ManifestEntry | undefined;
+  root: string;
+  path: BytePath;
+  state: FileState;
+  maxTextBytes: number;
+}): Buffer | null | "changed" {
   const { state } = options;
   if (state.type === "symlink") return bytesOf(state.target ?? "");
   if (state.size > options.maxTextBytes) return null;
@@ -115,7 +143,12 @@ function contentOf(options: { snapshot: SnapshotContent; entry: ManifestEntry | 
   }
 }
 
-export async function diffWorkspace(options: { dataDir: string; manifest: Manifest; workspaceRoot: string; caps?: DiffCaps }): Promise<WorkspaceDiff> {
+export async function diffWorkspace(options: {
+  dataDir: string;
+  manifest: Manifest;
+  workspaceRoot: string;
+  caps?: DiffCaps;
+}): Promise<WorkspaceDiff> {
   const { manifest, workspaceRoot: root } = options;
   const caps = options.caps ?? DEFAULT_DIFF_CAPS;
   const yielder = createYielder();
@@ -154,7 +187,16 @@ export async function diffWorkspace(options: { dataDir: string; manifest: Manife
       else {
         const read = (side: "before" | "after") => {
           const state = change[side];
-          return state ? contentOf({ snapshot, entry: side === "before" ? tracked.get(change.path) : undefined, root, path: change.path, state, maxTextBytes: caps.maxTextBytes }) : null;
+          return state
+            ? contentOf({
+                snapshot,
+                entry: side === "before" ? tracked.get(change.path) : undefined,
+                root,
+                path: change.path,
+                state,
+                maxTextBytes: caps.maxTextBytes,
+              })
+            : null;
         };
         const before = read("before");
         const after = read("after");

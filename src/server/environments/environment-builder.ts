@@ -43,11 +43,18 @@ export function baseScript(options: { codexFromMount: boolean; codexVersion: str
  * script; exit 0 → commit it as `repository:tag`; anything else → the version failed and nothing is
  * committed. The container is always removed. Progress goes out as events.
  */
-export async function prepareEnvironment(deps: EnvironmentBuilderDeps, job: PrepareEnvironmentJob): Promise<{ status: "ready" | "failed" }> {
+export async function prepareEnvironment(
+  deps: EnvironmentBuilderDeps,
+  job: PrepareEnvironmentJob,
+): Promise<{ status: "ready" | "failed" }> {
   const clock = deps.clock ?? Date.now;
   const started = clock();
   const finish = async (data: { status: "ready" | "failed"; imageId?: string; sizeBytes?: number; error?: string }) => {
-    await deps.publish({ type: "environment.finished", projectId: job.projectId, data: { versionId: job.versionId, durationMs: clock() - started, ...data } });
+    await deps.publish({
+      type: "environment.finished",
+      projectId: job.projectId,
+      data: { versionId: job.versionId, durationMs: clock() - started, ...data },
+    });
     return { status: data.status };
   };
   let pending = "";
@@ -59,7 +66,11 @@ export async function prepareEnvironment(deps: EnvironmentBuilderDeps, job: Prep
   };
 
   const image = await deps.runtime.inspectImage(job.fromImage);
-  if (!image) return finish({ status: "failed", error: `Image ${job.fromImage} is not available on this worker's Docker engine. ${BASE_IMAGE_HINT}` });
+  if (!image)
+    return finish({
+      status: "failed",
+      error: `Image ${job.fromImage} is not available on this worker's Docker engine. ${BASE_IMAGE_HINT}`,
+    });
 
   let script: string;
   const mounts = [];
@@ -91,12 +102,26 @@ export async function prepareEnvironment(deps: EnvironmentBuilderDeps, job: Prep
   deps.active.add(containerId);
   const timer = setInterval(() => void flush().catch(() => undefined), deps.flushMs ?? 250);
   try {
-    await deps.publish({ type: "environment.started", projectId: job.projectId, data: { versionId: job.versionId, containerId } });
-    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => (pending += chunk), { timeoutMs: job.timeoutMs });
+    await deps.publish({
+      type: "environment.started",
+      projectId: job.projectId,
+      data: { versionId: job.versionId, containerId },
+    });
+    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => (pending += chunk), {
+      timeoutMs: job.timeoutMs,
+    });
     clearInterval(timer);
     await flush();
-    if (timedOut) return await finish({ status: "failed", error: `Stopped after ${Math.round(job.timeoutMs / 1000)} s (the prepare time limit). The previous version stays active.` });
-    if (exitCode !== 0) return await finish({ status: "failed", error: `The command exited with code ${exitCode}. The previous version stays active; see the log.` });
+    if (timedOut)
+      return await finish({
+        status: "failed",
+        error: `Stopped after ${Math.round(job.timeoutMs / 1000)} s (the prepare time limit). The previous version stays active.`,
+      });
+    if (exitCode !== 0)
+      return await finish({
+        status: "failed",
+        error: `The command exited with code ${exitCode}. The previous version stays active; see the log.`,
+      });
     const imageId = await deps.runtime.commitContainer(containerId, {
       repository: job.repository,
       tag: job.tag,

@@ -48,11 +48,27 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
     return found;
   }
 
-  async function enqueue(input: { projectId: string; fromImage: string; kind: "base" | "command"; command: string | null; parentId: string | null }) {
+  async function enqueue(input: {
+    projectId: string;
+    fromImage: string;
+    kind: "base" | "command";
+    command: string | null;
+    parentId: string | null;
+  }) {
     const p = await project(input.projectId);
     const building = await deps.environments.building(p.id);
-    if (building) throw new AppError({ code: "CONFLICT", message: `Version ${building.version} of ${p.name} is still being prepared; wait for it to finish.` });
-    const created = await deps.environments.createBuilding({ projectId: p.id, parentId: input.parentId, origin: input.kind, command: input.command, imageRepository: imageRepository(p.id) });
+    if (building)
+      throw new AppError({
+        code: "CONFLICT",
+        message: `Version ${building.version} of ${p.name} is still being prepared; wait for it to finish.`,
+      });
+    const created = await deps.environments.createBuilding({
+      projectId: p.id,
+      parentId: input.parentId,
+      origin: input.kind,
+      command: input.command,
+      imageRepository: imageRepository(p.id),
+    });
     const [repository = "", tag = ""] = created.imageTag.split(":");
     const job: PrepareEnvironmentJob = prepareEnvironmentJob.schema.parse({
       projectId: p.id,
@@ -67,10 +83,19 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
       timeoutMs: deps.prepareTimeoutMs ?? DEFAULT_PREPARE_TIMEOUT_MS,
     });
     try {
-      await deps.queue.add(prepareEnvironmentJob.name, job, { jobId: `environment-${created.id}`, removeOnComplete: 100, removeOnFail: 100, attempts: 1 });
+      await deps.queue.add(prepareEnvironmentJob.name, job, {
+        jobId: `environment-${created.id}`,
+        removeOnComplete: 100,
+        removeOnFail: 100,
+        attempts: 1,
+      });
     } catch (error) {
       await deps.environments.remove(created.id); // nothing half-made stays behind
-      throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `Could not queue the build: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+      throw new AppError({
+        code: "INTERNAL_SERVER_ERROR",
+        message: `Could not queue the build: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
     }
     return created;
   }
@@ -92,14 +117,23 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
     /** Builds a version from the project's base image: base + the Codex CLI + a home directory. */
     async prepare(projectId: string): Promise<EnvironmentVersionView> {
       const p = await project(projectId);
-      return enqueue({ projectId, fromImage: p.baseImage ?? deps.defaultBaseImage, kind: "base", command: null, parentId: null });
+      return enqueue({
+        projectId,
+        fromImage: p.baseImage ?? deps.defaultBaseImage,
+        kind: "base",
+        command: null,
+        parentId: null,
+      });
     },
 
     /** Runs a command in a container of the active version; exit 0 makes the result the new active version. */
     async prepareWithCommand(projectId: string, command: string): Promise<EnvironmentVersionView> {
       const active = await deps.environments.active(projectId);
       if (!active?.imageId) {
-        throw new AppError({ code: "PRECONDITION_FAILED", message: "This project has no ready environment yet. Prepare the environment first, then run commands in it." });
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          message: "This project has no ready environment yet. Prepare the environment first, then run commands in it.",
+        });
       }
       return enqueue({ projectId, fromImage: active.imageTag, kind: "command", command, parentId: active.id });
     },
@@ -107,20 +141,37 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
     /** Rollback: make an older ready version the active one. */
     async activate(versionId: string): Promise<EnvironmentVersionView> {
       const v = await version(versionId);
-      if (v.status !== "ready") throw new AppError({ code: "PRECONDITION_FAILED", message: `Version ${v.version} is ${v.status}; only a ready version can be made active.` });
+      if (v.status !== "ready")
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          message: `Version ${v.version} is ${v.status}; only a ready version can be made active.`,
+        });
       return deps.environments.activate(versionId);
     },
 
     /** Deletes a version nothing uses, and its image on the worker's engine. */
     async remove(versionId: string): Promise<{ id: string }> {
       const v = await version(versionId);
-      if (v.active) throw new AppError({ code: "PRECONDITION_FAILED", message: `Version ${v.version} is the active environment. Make another version active first.` });
-      if (v.status === "building") throw new AppError({ code: "PRECONDITION_FAILED", message: `Version ${v.version} is still being prepared.` });
+      if (v.active)
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          message: `Version ${v.version} is the active environment. Make another version active first.`,
+        });
+      if (v.status === "building")
+        throw new AppError({ code: "PRECONDITION_FAILED", message: `Version ${v.version} is still being prepared.` });
       if (v.usedByStudies > 0) {
-        throw new AppError({ code: "PRECONDITION_FAILED", message: `Version ${v.version} is frozen by ${v.usedByStudies} ${v.usedByStudies === 1 ? "study" : "studies"}; their results must stay reproducible, so it cannot be deleted.` });
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          message: `Version ${v.version} is frozen by ${v.usedByStudies} ${v.usedByStudies === 1 ? "study" : "studies"}; their results must stay reproducible, so it cannot be deleted.`,
+        });
       }
       await deps.environments.remove(versionId);
-      if (v.status === "ready") await deps.queue.add(removeEnvironmentImageJob.name, { reference: v.imageTag }, { removeOnComplete: 100, removeOnFail: 100 });
+      if (v.status === "ready")
+        await deps.queue.add(
+          removeEnvironmentImageJob.name,
+          { reference: v.imageTag },
+          { removeOnComplete: 100, removeOnFail: 100 },
+        );
       return { id: versionId };
     },
 
@@ -142,8 +193,15 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
         const jobId = `environment-${building.id}`;
         const state = await deps.queue.getJobState(jobId);
         if (state !== "failed" && state !== "unknown") continue;
-        const reason = state === "failed" ? ((await deps.queue.getJob(jobId))?.failedReason ?? "its worker stopped") : "its job is gone from the queue (was Redis reset?)";
-        const finished = await deps.environments.finish(building.id, { status: "failed", durationMs: Date.now() - new Date(building.createdAt).getTime(), error: `The build did not finish: ${reason}. Prepare the environment again.` });
+        const reason =
+          state === "failed"
+            ? ((await deps.queue.getJob(jobId))?.failedReason ?? "its worker stopped")
+            : "its job is gone from the queue (was Redis reset?)";
+        const finished = await deps.environments.finish(building.id, {
+          status: "failed",
+          durationMs: Date.now() - new Date(building.createdAt).getTime(),
+          error: `The build did not finish: ${reason}. Prepare the environment again.`,
+        });
         if (finished) swept.push(building.id);
       }
       return swept;

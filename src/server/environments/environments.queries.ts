@@ -22,7 +22,10 @@ export interface EnvironmentVersionView {
   usedByStudies: number;
 }
 
-type Row = Awaited<ReturnType<Db["environmentVersion"]["findUniqueOrThrow"]>> & { parent: { version: number } | null; _count: { studies: number } };
+type Row = Awaited<ReturnType<Db["environmentVersion"]["findUniqueOrThrow"]>> & {
+  parent: { version: number } | null;
+  _count: { studies: number };
+};
 
 const include = { parent: { select: { version: true } }, _count: { select: { studies: true } } } as const;
 
@@ -51,7 +54,9 @@ function toView(row: Row): EnvironmentVersionView {
 export function createEnvironmentQueries(db: Db) {
   return {
     async list(projectId: string): Promise<EnvironmentVersionView[]> {
-      return (await db.environmentVersion.findMany({ where: { projectId }, orderBy: { version: "desc" }, include })).map(toView);
+      return (
+        await db.environmentVersion.findMany({ where: { projectId }, orderBy: { version: "desc" }, include })
+      ).map(toView);
     },
     async findById(id: string): Promise<EnvironmentVersionView | null> {
       const row = await db.environmentVersion.findUnique({ where: { id }, include });
@@ -69,23 +74,48 @@ export function createEnvironmentQueries(db: Db) {
       return (await db.environmentVersion.findMany({ where: { status: "building" }, include })).map(toView);
     },
     /** Creates the next version number atomically. */
-    async createBuilding(input: { projectId: string; parentId: string | null; origin: "base" | "command"; command: string | null; imageRepository: string }): Promise<EnvironmentVersionView> {
+    async createBuilding(input: {
+      projectId: string;
+      parentId: string | null;
+      origin: "base" | "command";
+      command: string | null;
+      imageRepository: string;
+    }): Promise<EnvironmentVersionView> {
       return db.$transaction(async (tx) => {
-        const last = await tx.environmentVersion.findFirst({ where: { projectId: input.projectId }, orderBy: { version: "desc" }, select: { version: true } });
+        const last = await tx.environmentVersion.findFirst({
+          where: { projectId: input.projectId },
+          orderBy: { version: "desc" },
+          select: { version: true },
+        });
         const version = (last?.version ?? 0) + 1;
         const row = await tx.environmentVersion.create({
-          data: { projectId: input.projectId, version, parentId: input.parentId, origin: input.origin, command: input.command, status: "building", imageTag: `${input.imageRepository}:v${version}` },
+          data: {
+            projectId: input.projectId,
+            version,
+            parentId: input.parentId,
+            origin: input.origin,
+            command: input.command,
+            status: "building",
+            imageTag: `${input.imageRepository}:v${version}`,
+          },
           include,
         });
         return toView(row);
       });
     },
     /** Marks a build finished; a ready version becomes the only active one. */
-    async finish(id: string, result: { status: "ready" | "failed"; imageId?: string; sizeBytes?: number; durationMs: number; error?: string }): Promise<EnvironmentVersionView | null> {
+    async finish(
+      id: string,
+      result: { status: "ready" | "failed"; imageId?: string; sizeBytes?: number; durationMs: number; error?: string },
+    ): Promise<EnvironmentVersionView | null> {
       return db.$transaction(async (tx) => {
         const row = await tx.environmentVersion.findUnique({ where: { id } });
         if (!row || row.status !== "building") return null; // already finished (a replayed event) or deleted
-        if (result.status === "ready") await tx.environmentVersion.updateMany({ where: { projectId: row.projectId, active: true }, data: { active: false } });
+        if (result.status === "ready")
+          await tx.environmentVersion.updateMany({
+            where: { projectId: row.projectId, active: true },
+            data: { active: false },
+          });
         const updated = await tx.environmentVersion.update({
           where: { id },
           data: {
@@ -104,7 +134,10 @@ export function createEnvironmentQueries(db: Db) {
     async activate(id: string): Promise<EnvironmentVersionView> {
       return db.$transaction(async (tx) => {
         const row = await tx.environmentVersion.findUniqueOrThrow({ where: { id } });
-        await tx.environmentVersion.updateMany({ where: { projectId: row.projectId, active: true }, data: { active: false } });
+        await tx.environmentVersion.updateMany({
+          where: { projectId: row.projectId, active: true },
+          data: { active: false },
+        });
         return toView(await tx.environmentVersion.update({ where: { id }, data: { active: true }, include }));
       });
     },

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { BASE_IMAGE, dockerInspect, dockerRun, startWebSide, tempDir, waitUntilBuilt, type WebSide } from "../../../test/support/environment-harness";
+import {
+  BASE_IMAGE,
+  dockerInspect,
+  dockerRun,
+  startWebSide,
+  tempDir,
+  waitUntilBuilt,
+  type WebSide,
+} from "../../../test/support/environment-harness";
 import { startWorker, type RunningWorker } from "../../../worker/main";
 import { unusedModelGateway } from "../../../test/support/agent-image";
 
@@ -9,9 +17,19 @@ let projectId: string;
 
 beforeAll(async () => {
   web = await startWebSide({ redisBase: inject("redisUrl"), redisDb: 5 });
-  worker = await startWorker({ redisUrl: web.redisUrl, dataDir: web.dataDir, concurrency: 2, version: "test", modelGateway: unusedModelGateway(tempDir("codex-home")), log: () => undefined });
+  worker = await startWorker({
+    redisUrl: web.redisUrl,
+    dataDir: web.dataDir,
+    concurrency: 2,
+    version: "test",
+    modelGateway: unusedModelGateway(tempDir("codex-home")),
+    log: () => undefined,
+  });
   projectId = (await web.services.projects.add({ hostPath: tempDir("env-project") })).id;
-  await web.services.projects.update({ id: projectId, settings: { cpus: 1, memoryBytes: 512 * 1024 * 1024, pids: 256 } });
+  await web.services.projects.update({
+    id: projectId,
+    settings: { cpus: 1, memoryBytes: 512 * 1024 * 1024, pids: 256 },
+  });
 });
 afterAll(async () => {
   await worker.stop("test finished");
@@ -40,11 +58,18 @@ describe("environment versions on the real Docker engine", () => {
     const log = await web.services.environments.log(v1);
     expect(log).toContain("[1/3] installing the Codex CLI");
     const image = dockerInspect("image", row.imageTag) as { Config: { Labels: Record<string, string> } };
-    expect(image.Config.Labels).toMatchObject({ "invariant.managed": "true", "invariant.project": projectId, "invariant.environment": v1 });
+    expect(image.Config.Labels).toMatchObject({
+      "invariant.managed": "true",
+      "invariant.project": projectId,
+      "invariant.environment": v1,
+    });
   });
 
   it("prepares version 2 with a command; a container of version 1 does not have its tool", async () => {
-    const created = await web.services.environments.prepareWithCommand(projectId, "printf '#!/bin/sh\\necho tool-from-v2\\n' > /usr/local/bin/mytool && chmod +x /usr/local/bin/mytool && echo installed");
+    const created = await web.services.environments.prepareWithCommand(
+      projectId,
+      "printf '#!/bin/sh\\necho tool-from-v2\\n' > /usr/local/bin/mytool && chmod +x /usr/local/bin/mytool && echo installed",
+    );
     const row = await waitUntilBuilt(web, created.id);
     expect(row).toMatchObject({ status: "ready", active: true, parentId: v1, origin: "command", version: 2 });
     expect(row.durationMs).toBeGreaterThan(0);
@@ -55,7 +80,10 @@ describe("environment versions on the real Docker engine", () => {
     expect(dockerRun(v1Row.imageTag, "command -v mytool").status).not.toBe(0);
     expect(await web.services.environments.log(v2)).toContain("installed");
     const overview = await web.services.environments.overview(projectId);
-    expect(overview.versions.map((v) => [v.version, v.parentVersion])).toEqual([[2, 1], [1, null]]);
+    expect(overview.versions.map((v) => [v.version, v.parentVersion])).toEqual([
+      [2, 1],
+      [1, null],
+    ]);
     expect(overview.diskBytes).toBeGreaterThanOrEqual(Number(v1Row.sizeBytes));
   });
 
@@ -74,9 +102,16 @@ describe("environment versions on the real Docker engine", () => {
   it("rolls back, and refuses to delete the active version or one a study froze", async () => {
     await web.services.environments.activate(v1);
     expect((await web.db.environmentVersion.findFirstOrThrow({ where: { projectId, active: true } })).id).toBe(v1);
-    await expect(web.services.environments.remove(v1)).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("active environment") as unknown });
-    await web.db.study.create({ data: { projectId, title: "frozen", taskPrompt: "t", testCommand: "true", environmentVersionId: v2 } });
-    await expect(web.services.environments.remove(v2)).rejects.toMatchObject({ message: expect.stringContaining("frozen by 1 study") as unknown });
+    await expect(web.services.environments.remove(v1)).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: expect.stringContaining("active environment") as unknown,
+    });
+    await web.db.study.create({
+      data: { projectId, title: "frozen", taskPrompt: "t", testCommand: "true", environmentVersionId: v2 },
+    });
+    await expect(web.services.environments.remove(v2)).rejects.toMatchObject({
+      message: expect.stringContaining("frozen by 1 study") as unknown,
+    });
     await web.db.study.deleteMany({ where: { projectId } });
     const tag = (await web.db.environmentVersion.findUniqueOrThrow({ where: { id: v2 } })).imageTag;
     await web.services.environments.remove(v2);

@@ -17,7 +17,9 @@ describe("stalled environment builds", () => {
   it("marks a building version whose job is gone as failed, and leaves one whose job still waits", async () => {
     // no worker runs in this test: the queued build waits, as it would for a busy worker
     const waiting = await web.services.environments.prepare(projectId);
-    const lost = await web.db.environmentVersion.create({ data: { projectId, version: 99, imageTag: "invariant-env/x:v99", origin: "base", status: "building" } });
+    const lost = await web.db.environmentVersion.create({
+      data: { projectId, version: 99, imageTag: "invariant-env/x:v99", origin: "base", status: "building" },
+    });
     expect(await web.services.environments.sweepStalled()).toEqual([lost.id]);
     const row = await web.db.environmentVersion.findUniqueOrThrow({ where: { id: lost.id } });
     expect(row.status).toBe("failed");

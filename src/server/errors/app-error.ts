@@ -1,5 +1,12 @@
 /** The one error type domain modules throw. The tRPC layer maps `code` to a response in one place. */
-export type AppErrorCode = "BAD_REQUEST" | "NOT_FOUND" | "CONFLICT" | "FORBIDDEN" | "UNAUTHORIZED" | "PRECONDITION_FAILED" | "INTERNAL_SERVER_ERROR";
+export type AppErrorCode =
+  | "BAD_REQUEST"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "FORBIDDEN"
+  | "UNAUTHORIZED"
+  | "PRECONDITION_FAILED"
+  | "INTERNAL_SERVER_ERROR";
 
 export class AppError extends Error {
   readonly code: AppErrorCode;

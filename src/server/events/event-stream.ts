@@ -10,9 +10,21 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type EventInput = DistributiveOmit<InvariantEvent, "v" | "at">;
 
 /** Publishes one catalog event; validates before writing so a bad event never reaches the stream. */
-export async function publishEvent(redis: Redis, input: EventInput, clock: () => Date = () => new Date()): Promise<string> {
+export async function publishEvent(
+  redis: Redis,
+  input: EventInput,
+  clock: () => Date = () => new Date(),
+): Promise<string> {
   const event = invariantEventSchema.parse({ ...input, v: EVENT_CATALOG_VERSION, at: clock().toISOString() });
-  const id = await redis.xadd(EVENT_STREAM_KEY, "MAXLEN", "~", String(MAX_STREAM_LENGTH), "*", "event", JSON.stringify(event));
+  const id = await redis.xadd(
+    EVENT_STREAM_KEY,
+    "MAXLEN",
+    "~",
+    String(MAX_STREAM_LENGTH),
+    "*",
+    "event",
+    JSON.stringify(event),
+  );
   if (!id) throw new Error("Redis did not accept the event");
   return id;
 }

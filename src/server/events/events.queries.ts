@@ -22,7 +22,11 @@ export function createEventQueries(db: Db) {
     },
 
     async recent(options: { limit: number; type?: string }): Promise<RecordedEvent[]> {
-      const rows = await db.eventLog.findMany({ where: options.type ? { type: { startsWith: options.type } } : {}, orderBy: { id: "desc" }, take: options.limit });
+      const rows = await db.eventLog.findMany({
+        where: options.type ? { type: { startsWith: options.type } } : {},
+        orderBy: { id: "desc" },
+        take: options.limit,
+      });
       return rows.flatMap((row) => {
         const parsed = invariantEventSchema.safeParse(JSON.parse(row.payload));
         return parsed.success ? [{ id: row.id, event: parsed.data }] : [];

@@ -37,7 +37,11 @@ function recorder(emitted: { room: string; event: RecordedEvent }[]) {
   });
 }
 
-const online = (pid: number) => ({ type: "worker.online" as const, workerId: `w${pid}`, data: { host: "h", pid, concurrency: 1 } });
+const online = (pid: number) => ({
+  type: "worker.online" as const,
+  workerId: `w${pid}`,
+  data: { host: "h", pid, concurrency: 1 },
+});
 
 describe("event recorder", () => {
   it("records each published event once in SQLite and emits it to its rooms", async () => {
@@ -62,7 +66,16 @@ describe("event recorder", () => {
     await publishEvent(redis, online(4));
     // a web process that read the entries and died before recording or acknowledging them
     const crashed = connectRedis({ url: REDIS_URL, name: "crashed" });
-    const delivered = (await crashed.xreadgroup("GROUP", RECORDER_GROUP, "web", "COUNT", 10, "STREAMS", EVENT_STREAM_KEY, ">")) as [string, unknown[]][];
+    const delivered = (await crashed.xreadgroup(
+      "GROUP",
+      RECORDER_GROUP,
+      "web",
+      "COUNT",
+      10,
+      "STREAMS",
+      EVENT_STREAM_KEY,
+      ">",
+    )) as [string, unknown[]][];
     expect(delivered[0]?.[1]).toHaveLength(2);
     crashed.disconnect();
     expect(await db.eventLog.count()).toBe(0);

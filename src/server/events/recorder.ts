@@ -19,7 +19,6 @@ export interface RecorderDeps {
 
 type StreamReply = [string, [string, string[]][]][] | null;
 
-
 /**
  * Records worker events from the Redis stream into SQLite, then fans them out to socket.io rooms.
  * Uses a consumer group with acknowledgements: an entry is acknowledged only after it is in SQLite,
@@ -62,10 +61,30 @@ export function createRecorder(deps: RecorderDeps) {
 
   /** Reads and records everything available once: pending entries first, then new ones. */
   async function drainOnce(blockMs: number): Promise<number> {
-    const pending = (await deps.redis.xreadgroup("GROUP", RECORDER_GROUP, consumer, "COUNT", 200, "STREAMS", EVENT_STREAM_KEY, "0")) as StreamReply;
+    const pending = (await deps.redis.xreadgroup(
+      "GROUP",
+      RECORDER_GROUP,
+      consumer,
+      "COUNT",
+      200,
+      "STREAMS",
+      EVENT_STREAM_KEY,
+      "0",
+    )) as StreamReply;
     const pendingEntries = pending?.[0]?.[1] ?? [];
     if (pendingEntries.length > 0) return handle(pendingEntries);
-    const fresh = (await deps.redis.xreadgroup("GROUP", RECORDER_GROUP, consumer, "COUNT", 200, "BLOCK", blockMs, "STREAMS", EVENT_STREAM_KEY, ">")) as StreamReply;
+    const fresh = (await deps.redis.xreadgroup(
+      "GROUP",
+      RECORDER_GROUP,
+      consumer,
+      "COUNT",
+      200,
+      "BLOCK",
+      blockMs,
+      "STREAMS",
+      EVENT_STREAM_KEY,
+      ">",
+    )) as StreamReply;
     return handle(fresh?.[0]?.[1] ?? []);
   }
 

@@ -20,7 +20,12 @@ function feed(raw: Buffer, cuts: number[]) {
     at = end;
     if (step.done) break;
   }
-  return { payload: Buffer.concat(payload).toString("latin1"), forward: Buffer.concat(forward).toString("latin1"), done, leftover };
+  return {
+    payload: Buffer.concat(payload).toString("latin1"),
+    forward: Buffer.concat(forward).toString("latin1"),
+    done,
+    leftover,
+  };
 }
 
 const BODY = "5;ext=1\r\nhello\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nx-trailer: yes\r\n\r\n";
@@ -32,7 +37,12 @@ describe("chunked body reader", () => {
     for (let a = 0; a <= raw.length; a++) {
       for (const b of [a, Math.min(raw.length, a + 1), Math.min(raw.length, a + 7)]) {
         const result = feed(raw, a === b ? [a] : [a, b]);
-        expect(result, `cut at ${a}/${b}`).toEqual({ payload: "helloabcdefghijklmnopqrstuvwxyz", forward: FRAMED_WITHOUT_LAST, done: true, leftover: 0 });
+        expect(result, `cut at ${a}/${b}`).toEqual({
+          payload: "helloabcdefghijklmnopqrstuvwxyz",
+          forward: FRAMED_WITHOUT_LAST,
+          done: true,
+          leftover: 0,
+        });
       }
     }
   });
@@ -42,7 +52,10 @@ describe("chunked body reader", () => {
   });
 
   it("is not done until the empty line after the last chunk", () => {
-    expect(feed(Buffer.from("3\r\nabc\r\n0\r\n", "latin1"), [])).toMatchObject({ done: false, forward: "3\r\nabc\r\n" });
+    expect(feed(Buffer.from("3\r\nabc\r\n0\r\n", "latin1"), [])).toMatchObject({
+      done: false,
+      forward: "3\r\nabc\r\n",
+    });
   });
 
   it("refuses malformed framing with a reason", () => {

@@ -33,7 +33,8 @@ export function createChunkedBodyReader(onPayload: (payload: Buffer) => void) {
   function takeLine(chunk: Buffer, from: number, newline: number): string {
     const tail = chunk.subarray(from, newline);
     const line = heldLength > 0 ? Buffer.concat([...held, tail]) : tail;
-    if (line.length === 0 || line[line.length - 1] !== CR) throw new ChunkedBodyError("a chunk line does not end in CRLF");
+    if (line.length === 0 || line[line.length - 1] !== CR)
+      throw new ChunkedBodyError("a chunk line does not end in CRLF");
     return line.toString("latin1", 0, line.length - 1);
   }
 
@@ -63,7 +64,8 @@ export function createChunkedBodyReader(onPayload: (payload: Buffer) => void) {
           pos += take;
           if (remaining === 0) state = "data-cr";
         } else if (state === "data-cr" || state === "data-lf") {
-          if (chunk[pos] !== (state === "data-cr" ? CR : LF)) throw new ChunkedBodyError("chunk data is not followed by CRLF");
+          if (chunk[pos] !== (state === "data-cr" ? CR : LF))
+            throw new ChunkedBodyError("chunk data is not followed by CRLF");
           state = state === "data-cr" ? "data-lf" : "size";
           pos++;
         } else if (state === "size") {
@@ -75,7 +77,8 @@ export function createChunkedBodyReader(onPayload: (payload: Buffer) => void) {
           }
           const line = takeLine(chunk, pos, newline);
           const sizeText = line.split(";", 1)[0]!.trim();
-          if (!HEX_SIZE.test(sizeText)) throw new ChunkedBodyError(`invalid chunk size ${JSON.stringify(sizeText.slice(0, 20))}`);
+          if (!HEX_SIZE.test(sizeText))
+            throw new ChunkedBodyError(`invalid chunk size ${JSON.stringify(sizeText.slice(0, 20))}`);
           const size = Number.parseInt(sizeText, 16);
           const heldParts = releaseHeld();
           if (size === 0) {
@@ -103,7 +106,8 @@ export function createChunkedBodyReader(onPayload: (payload: Buffer) => void) {
           if (line.length === 0) state = "done";
         }
       }
-      if (from !== -1 && state !== "trailer" && state !== "done" && chunk.length > from) forward.push(chunk.subarray(from));
+      if (from !== -1 && state !== "trailer" && state !== "done" && chunk.length > from)
+        forward.push(chunk.subarray(from));
       return { forward, done: state === "done", leftover: state === "done" ? chunk.length - pos : 0 };
     },
     get done(): boolean {

@@ -26,7 +26,16 @@ describe("Codex through the model gateway to the mock model", () => {
   beforeAll(async () => {
     mock = await startMockModel({
       scriptsDir: SHIPPED_SCRIPTS,
-      scripts: { budgeted: { usage: { inputTokens: 90, outputTokens: 10 }, steps: [{ kind: "run", command: "true" }, { kind: "run", command: "true" }, { kind: "reply", text: "never reached" }] } },
+      scripts: {
+        budgeted: {
+          usage: { inputTokens: 90, outputTokens: 10 },
+          steps: [
+            { kind: "run", command: "true" },
+            { kind: "run", command: "true" },
+            { kind: "reply", text: "never reached" },
+          ],
+        },
+      },
       apiKey: KEY,
       onRequest: (request) => requests.push(request),
     });
@@ -62,13 +71,26 @@ describe("Codex through the model gateway to the mock model", () => {
     const run = await codex({ model: "edit-file", baseUrl: gateway.url, token, prompt: "Write the notes.", ...box });
     first = { run, box };
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(fs.readFileSync(path.join(box.cwd, "NOTES.md"), "utf8")).toBe('# Notes\n\nWritten by the mock model: it\'s "quoted", $HOME stays literal, `backticks` too.\n');
+    expect(fs.readFileSync(path.join(box.cwd, "NOTES.md"), "utf8")).toBe(
+      '# Notes\n\nWritten by the mock model: it\'s "quoted", $HOME stays literal, `backticks` too.\n',
+    );
     expect(fs.readFileSync(path.join(box.cwd, "src/generated/answer.txt"), "utf8")).toBe("42\n");
-    expect(codexRunOutcome({ state: run.state, exit: { exitCode: run.exitCode } })).toEqual({ status: "succeeded", threadId: run.state.threadId, finalMessage: "I wrote NOTES.md and src/generated/answer.txt." });
-    expect(run.events.filter((e) => e.type === "command.finished").map((e) => e.type === "command.finished" && e.exitCode)).toEqual([0, 0, 0]);
+    expect(codexRunOutcome({ state: run.state, exit: { exitCode: run.exitCode } })).toEqual({
+      status: "succeeded",
+      threadId: run.state.threadId,
+      finalMessage: "I wrote NOTES.md and src/generated/answer.txt.",
+    });
+    expect(
+      run.events.filter((e) => e.type === "command.finished").map((e) => e.type === "command.finished" && e.exitCode),
+    ).toEqual([0, 0, 0]);
     expect(run.events.find((e) => e.type === "reasoning")).toMatchObject({ text: "I will create NOTES.md." });
     // Four model requests of 1000 input tokens each: the gateway's count is what Codex reports.
-    expect(gateway.usage("edit")).toEqual({ inputTokens: 4000, cachedInputTokens: 800, outputTokens: 200, reasoningTokens: 40 });
+    expect(gateway.usage("edit")).toEqual({
+      inputTokens: 4000,
+      cachedInputTokens: 800,
+      outputTokens: 200,
+      reasoningTokens: 40,
+    });
     expect(run.state.threadUsage).toEqual(gateway.usage("edit"));
     expect(run.state.runUsage).toEqual(gateway.usage("edit"));
     gateway.revoke("edit");
@@ -77,19 +99,39 @@ describe("Codex through the model gateway to the mock model", () => {
   it("resumes the thread in a second run that sees the first turn", async () => {
     const token = gateway.issueRunToken({ runId: "resume" });
     const before = requests.length;
-    const run = await codex({ model: "edit-file", baseUrl: gateway.url, token, prompt: "Add a line.", ...first.box, resumeThreadId: first.run.state.threadId!, threadUsageBefore: first.run.state.threadUsage });
+    const run = await codex({
+      model: "edit-file",
+      baseUrl: gateway.url,
+      token,
+      prompt: "Add a line.",
+      ...first.box,
+      resumeThreadId: first.run.state.threadId!,
+      threadUsageBefore: first.run.state.threadUsage,
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.state.threadId).toBe(first.run.state.threadId);
-    const input = requests[before]!.body.input as { type?: string; role?: string; content?: { text?: string }[]; output?: string }[];
+    const input = requests[before]!.body.input as {
+      type?: string;
+      role?: string;
+      content?: { text?: string }[];
+      output?: string;
+    }[];
     const texts = input.flatMap((item) => (item.content ?? []).map((part) => part.text ?? ""));
     expect(texts).toContain("Write the notes.");
     expect(texts).toContain("I wrote NOTES.md and src/generated/answer.txt.");
     expect(texts.at(-1)).toBe("Add a line.");
     expect(input.filter((item) => item.type === "function_call_output")).toHaveLength(3);
     expect(requests[before]!.stepIndex).toBe(4);
-    expect(fs.readFileSync(path.join(first.box.cwd, "NOTES.md"), "utf8")).toMatch(/backticks` too\.\nSecond turn was here\.\n$/);
+    expect(fs.readFileSync(path.join(first.box.cwd, "NOTES.md"), "utf8")).toMatch(
+      /backticks` too\.\nSecond turn was here\.\n$/,
+    );
     // Codex reports the thread's total; this run's share is what the gateway metered for it.
-    expect(run.state.threadUsage).toEqual({ inputTokens: 6000, cachedInputTokens: 1200, outputTokens: 300, reasoningTokens: 60 });
+    expect(run.state.threadUsage).toEqual({
+      inputTokens: 6000,
+      cachedInputTokens: 1200,
+      outputTokens: 300,
+      reasoningTokens: 60,
+    });
     expect(run.state.runUsage).toEqual(gateway.usage("resume"));
     gateway.revoke("resume");
   });
@@ -98,15 +140,31 @@ describe("Codex through the model gateway to the mock model", () => {
     const token = gateway.issueRunToken({ runId: "http-500" });
     const failed = await codex({ model: "http-500", baseUrl: gateway.url, token, prompt: "Try.", ...sandbox() });
     expect(failed.exitCode).toBe(1);
-    const outcome = codexRunOutcome({ state: failed.state, exit: { exitCode: failed.exitCode, upstreamError: gateway.lastUpstreamError("http-500") } });
+    const outcome = codexRunOutcome({
+      state: failed.state,
+      exit: { exitCode: failed.exitCode, upstreamError: gateway.lastUpstreamError("http-500") },
+    });
     expect(outcome.status).toBe("failed");
-    expect(outcome.status === "failed" && outcome.reason).toMatch(/^The agent's turn failed: .+ \(model gateway: upstream answered HTTP 500: The mock model was scripted to answer HTTP 500\.\)$/);
+    expect(outcome.status === "failed" && outcome.reason).toMatch(
+      /^The agent's turn failed: .+ \(model gateway: upstream answered HTTP 500: The mock model was scripted to answer HTTP 500\.\)$/,
+    );
 
     const cutToken = gateway.issueRunToken({ runId: "cut" });
-    const cut = await codex({ model: "cut-stream", baseUrl: gateway.url, token: cutToken, prompt: "Try.", ...sandbox() });
+    const cut = await codex({
+      model: "cut-stream",
+      baseUrl: gateway.url,
+      token: cutToken,
+      prompt: "Try.",
+      ...sandbox(),
+    });
     expect(cut.exitCode).toBe(1);
-    const cutOutcome = codexRunOutcome({ state: cut.state, exit: { exitCode: cut.exitCode, upstreamError: gateway.lastUpstreamError("cut") } });
-    expect(cutOutcome.status === "failed" && cutOutcome.reason).toMatch(/^The agent's turn failed: stream disconnected before completion.*\(model gateway: upstream answered the stream was cut before the response completed/);
+    const cutOutcome = codexRunOutcome({
+      state: cut.state,
+      exit: { exitCode: cut.exitCode, upstreamError: gateway.lastUpstreamError("cut") },
+    });
+    expect(cutOutcome.status === "failed" && cutOutcome.reason).toMatch(
+      /^The agent's turn failed: stream disconnected before completion.*\(model gateway: upstream answered the stream was cut before the response completed/,
+    );
   });
 
   it("stops a run at its token budget: Codex's next request gets 429", async () => {
@@ -116,8 +174,15 @@ describe("Codex through the model gateway to the mock model", () => {
     expect(gateway.usage("budgeted")).toMatchObject({ inputTokens: 180, outputTokens: 20 });
     expect(run.exitCode).toBe(1);
     expect(run.state.turnFailure).toMatch(/429|budget/i);
-    const outcome = codexRunOutcome({ state: run.state, exit: { exitCode: run.exitCode, stoppedBecause: "The run reached its token budget of 150 tokens." } });
-    expect(outcome).toEqual({ status: "stopped", threadId: run.state.threadId, reason: "The run reached its token budget of 150 tokens." });
+    const outcome = codexRunOutcome({
+      state: run.state,
+      exit: { exitCode: run.exitCode, stoppedBecause: "The run reached its token budget of 150 tokens." },
+    });
+    expect(outcome).toEqual({
+      status: "stopped",
+      threadId: run.state.threadId,
+      reason: "The run reached its token budget of 150 tokens.",
+    });
   });
 
   it("never lets the real key reach Codex: not in its environment, CODEX_HOME, home, workspace, output or events", () => {

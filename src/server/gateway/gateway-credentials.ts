@@ -30,7 +30,10 @@ export function signInHint(codexHome: string): string {
  * Anything else — no file, a ChatGPT sign-in, a file we cannot read — is a PRECONDITION_FAILED
  * AppError that says how to sign in.
  */
-export function resolveGatewayCredential(options: { openaiApiKey?: string | null; codexHome: string }): GatewayCredential {
+export function resolveGatewayCredential(options: {
+  openaiApiKey?: string | null;
+  codexHome: string;
+}): GatewayCredential {
   const fromEnv = options.openaiApiKey?.trim();
   if (fromEnv) return { apiKey: fromEnv, source: "OPENAI_API_KEY" };
   const file = path.join(options.codexHome, "auth.json");
@@ -48,7 +51,10 @@ export function resolveGatewayCredential(options: { openaiApiKey?: string | null
   try {
     parsed = authJsonSchema.parse(JSON.parse(text));
   } catch {
-    throw new AppError({ code: "PRECONDITION_FAILED", message: `The model gateway cannot read ${file} (not the JSON Codex writes). ${signInHint(options.codexHome)}` });
+    throw new AppError({
+      code: "PRECONDITION_FAILED",
+      message: `The model gateway cannot read ${file} (not the JSON Codex writes). ${signInHint(options.codexHome)}`,
+    });
   }
   const key = parsed.OPENAI_API_KEY?.trim();
   if (key) return { apiKey: key, source: "auth.json" };

@@ -11,21 +11,44 @@ import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "
 
 const KEY = "sk-test-RECOGNISABLE-123";
 const SHIPPED_SCRIPTS = path.resolve(import.meta.dirname, "..", "..", "..", "mock-scripts");
-const EXEC_COMMAND = { type: "function", name: "exec_command", parameters: { type: "object", properties: { cmd: { type: "string" } } } };
+const EXEC_COMMAND = {
+  type: "function",
+  name: "exec_command",
+  parameters: { type: "object", properties: { cmd: { type: "string" } } },
+};
 const scripts: Record<string, MockScriptInput> = {
   metered: {
     steps: [
-      { kind: "run", command: "true", usage: { inputTokens: 1200, cachedInputTokens: 200, outputTokens: 30, reasoningTokens: 12 } },
-      { kind: "reply", text: "done", usage: { inputTokens: 1300, cachedInputTokens: 1100, outputTokens: 8, reasoningTokens: 0 } },
+      {
+        kind: "run",
+        command: "true",
+        usage: { inputTokens: 1200, cachedInputTokens: 200, outputTokens: 30, reasoningTokens: 12 },
+      },
+      {
+        kind: "reply",
+        text: "done",
+        usage: { inputTokens: 1300, cachedInputTokens: 1100, outputTokens: 8, reasoningTokens: 0 },
+      },
     ],
   },
-  budget: { usage: { inputTokens: 90, outputTokens: 10 }, steps: [{ kind: "run", command: "true" }, { kind: "run", command: "true" }, { kind: "reply", text: "done" }] },
+  budget: {
+    usage: { inputTokens: 90, outputTokens: 10 },
+    steps: [
+      { kind: "run", command: "true" },
+      { kind: "run", command: "true" },
+      { kind: "reply", text: "done" },
+    ],
+  },
 };
 
 /** The conversation after `n` tool steps, as Codex would send it. */
 function conversation(n: number): unknown[] {
   const input: unknown[] = [{ type: "message", role: "user", content: [{ type: "input_text", text: "go" }] }];
-  for (let i = 0; i < n; i++) input.push({ type: "function_call", call_id: `c${i}`, name: "exec_command", arguments: "{}" }, { type: "function_call_output", call_id: `c${i}`, output: "ok" });
+  for (let i = 0; i < n; i++)
+    input.push(
+      { type: "function_call", call_id: `c${i}`, name: "exec_command", arguments: "{}" },
+      { type: "function_call_output", call_id: `c${i}`, output: "ok" },
+    );
   return input;
 }
 
@@ -41,7 +64,10 @@ function closeServer(server: http.Server): Promise<void> {
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)),
+  ]);
 }
 
 describe("model gateway in front of the mock model", () => {
@@ -53,7 +79,12 @@ describe("model gateway in front of the mock model", () => {
   const exceeded: { runId: string; usedTokens: number; budgetTokens: number }[] = [];
 
   beforeAll(async () => {
-    mock = await startMockModel({ scriptsDir: SHIPPED_SCRIPTS, scripts, apiKey: KEY, onRequest: (request) => seen.push(request) });
+    mock = await startMockModel({
+      scriptsDir: SHIPPED_SCRIPTS,
+      scripts,
+      apiKey: KEY,
+      onRequest: (request) => seen.push(request),
+    });
     gateway = await startModelGateway({
       upstreamBaseUrl: mock.url,
       credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
@@ -69,13 +100,25 @@ describe("model gateway in front of the mock model", () => {
   });
 
   const ask = (token: string | null, body: unknown, extraHeaders: Record<string, string> = {}) =>
-    fetch(`${gateway.url}/responses`, { method: "POST", headers: { "content-type": "application/json", ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...extraHeaders }, body: JSON.stringify(body) });
+    fetch(`${gateway.url}/responses`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+        ...extraHeaders,
+      },
+      body: JSON.stringify(body),
+    });
 
   it("swaps the run token for the real key, and forwards the rest of the request", async () => {
     const token = gateway.issueRunToken({ runId: "swap" });
     expect(token).toMatch(/^iwrun_[A-Za-z0-9_-]{43}$/);
     expect(gateway.issueRunToken({ runId: "other" })).not.toBe(token);
-    const response = await ask(token, { model: "hello", stream: true, input: [], tools: [EXEC_COMMAND] }, { "session-id": "thread-1", cookie: "a=b" });
+    const response = await ask(
+      token,
+      { model: "hello", stream: true, input: [], tools: [EXEC_COMMAND] },
+      { "session-id": "thread-1", cookie: "a=b" },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     expect(await response.text()).toContain("response.completed");
@@ -84,7 +127,15 @@ describe("model gateway in front of the mock model", () => {
     expect(request.headers["session-id"]).toBe("thread-1");
     expect(request.headers.cookie).toBeUndefined();
     // The mock refuses anything but the real key, so the token alone gets nowhere.
-    expect((await fetch(`${mock.url}/responses`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: "{}" })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${mock.url}/responses`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}` },
+          body: "{}",
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it("answers 401 with a clear JSON error for a missing, malformed, unknown or revoked token", async () => {
@@ -121,35 +172,63 @@ describe("model gateway in front of the mock model", () => {
     const token = gateway.issueRunToken({ runId: "failing" });
     const response = await ask(token, { model: "http-500", input: [] });
     expect(response.status).toBe(500);
-    expect(await response.json()).toMatchObject({ error: { message: "The mock model was scripted to answer HTTP 500." } });
+    expect(await response.json()).toMatchObject({
+      error: { message: "The mock model was scripted to answer HTTP 500." },
+    });
     expect(gateway.lastUpstreamError("failing")).toBe("HTTP 500: The mock model was scripted to answer HTTP 500.");
     const cut = await ask(token, { model: "cut-stream", input: [] });
     await expect(cut.text()).rejects.toThrow();
-    await expect.poll(() => gateway.lastUpstreamError("failing")).toMatch(/^the stream was cut before the response completed/);
+    await expect
+      .poll(() => gateway.lastUpstreamError("failing"))
+      .toMatch(/^the stream was cut before the response completed/);
   });
 
   it("streams a 1 MB response byte for byte", async () => {
     const token = gateway.issueRunToken({ runId: "big" });
     const body = { model: "big-response", stream: true, input: [] };
     const viaGateway = await (await ask(token, body)).text();
-    const direct = await (await fetch(`${mock.url}/responses`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) })).text();
+    const direct = await (
+      await fetch(`${mock.url}/responses`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}` },
+        body: JSON.stringify(body),
+      })
+    ).text();
     expect(viaGateway.length).toBeGreaterThan(1_000_000);
     // Same events; only the random ids and timestamps differ.
     const shape = (text: string) => text.replace(/"([a-z_]*id|created_at)":("[^"]*"|\d+)/g, "");
     expect(shape(viaGateway)).toBe(shape(direct));
-    expect(gateway.usage("big")).toEqual({ inputTokens: 50, cachedInputTokens: 0, outputTokens: 65536, reasoningTokens: 0 });
+    expect(gateway.usage("big")).toEqual({
+      inputTokens: 50,
+      cachedInputTokens: 0,
+      outputTokens: 65536,
+      reasoningTokens: 0,
+    });
   });
 
   it("meters each run's tokens from response.completed", async () => {
     const token = gateway.issueRunToken({ runId: "metered" });
-    expect(gateway.usage("metered")).toEqual({ inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0 });
+    expect(gateway.usage("metered")).toEqual({
+      inputTokens: 0,
+      cachedInputTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+    });
     await (await ask(token, { model: "metered", input: conversation(0), tools: [EXEC_COMMAND] })).text();
     await (await ask(token, { model: "metered", input: conversation(1), tools: [EXEC_COMMAND] })).text();
     const total = { inputTokens: 2500, cachedInputTokens: 1300, outputTokens: 38, reasoningTokens: 12 };
     expect(gateway.usage("metered")).toEqual(total);
     expect(usageEvents.filter((e) => e.runId === "metered")).toEqual([
-      { runId: "metered", usage: { inputTokens: 1200, cachedInputTokens: 200, outputTokens: 30, reasoningTokens: 12 }, total: { inputTokens: 1200, cachedInputTokens: 200, outputTokens: 30, reasoningTokens: 12 } },
-      { runId: "metered", usage: { inputTokens: 1300, cachedInputTokens: 1100, outputTokens: 8, reasoningTokens: 0 }, total },
+      {
+        runId: "metered",
+        usage: { inputTokens: 1200, cachedInputTokens: 200, outputTokens: 30, reasoningTokens: 12 },
+        total: { inputTokens: 1200, cachedInputTokens: 200, outputTokens: 30, reasoningTokens: 12 },
+      },
+      {
+        runId: "metered",
+        usage: { inputTokens: 1300, cachedInputTokens: 1100, outputTokens: 8, reasoningTokens: 0 },
+        total,
+      },
     ]);
     gateway.revoke("metered");
     expect(gateway.usage("metered")).toEqual(total);
@@ -172,7 +251,15 @@ describe("model gateway in front of the mock model", () => {
     expect(exceeded).toEqual([{ runId: "budget", usedTokens: 200, budgetTokens: 150 }]);
     const refused = await ask(token, { model: "budget", input: conversation(2), tools: [EXEC_COMMAND] });
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: { type: "token_budget_exceeded", code: "token_budget_exceeded", param: null, message: "Run budget has used 200 tokens, reaching its budget of 150; the model gateway accepts no more requests for it." } });
+    expect(await refused.json()).toEqual({
+      error: {
+        type: "token_budget_exceeded",
+        code: "token_budget_exceeded",
+        param: null,
+        message:
+          "Run budget has used 200 tokens, reaching its budget of 150; the model gateway accepts no more requests for it.",
+      },
+    });
     expect((await ask(token, { model: "budget", input: [] })).status).toBe(429);
     expect(seen.length).toBe(before + 2);
     expect(exceeded).toHaveLength(1);
@@ -191,14 +278,26 @@ describe("model gateway streaming mechanics", () => {
   async function gatewayFor(handler: http.RequestListener, options: Partial<ModelGatewayOptions> = {}) {
     const upstream = await listen(handler);
     started.push(upstream);
-    const gateway = await startModelGateway({ upstreamBaseUrl: upstream.url, credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }), ...options });
+    const gateway = await startModelGateway({
+      upstreamBaseUrl: upstream.url,
+      credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
+      ...options,
+    });
     gateways.push(gateway);
     return { gateway, token: gateway.issueRunToken({ runId: "r" }) };
   }
 
-  function request(gateway: ModelGateway, token: string): { req: http.ClientRequest; response: Promise<http.IncomingMessage> } {
-    const req = http.request(`${gateway.url}/responses`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
-    const response = new Promise<http.IncomingMessage>((resolve, reject) => req.once("response", resolve).once("error", reject));
+  function request(
+    gateway: ModelGateway,
+    token: string,
+  ): { req: http.ClientRequest; response: Promise<http.IncomingMessage> } {
+    const req = http.request(`${gateway.url}/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const response = new Promise<http.IncomingMessage>((resolve, reject) =>
+      req.once("response", resolve).once("error", reject),
+    );
     req.end("{}");
     return { req, response };
   }
@@ -209,11 +308,17 @@ describe("model gateway streaming mechanics", () => {
     const { gateway, token } = await gatewayFor((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write('data: {"type":"response.created"}\n\n');
-      void released.then(() => res.end('data: {"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":4}}}\n\n'));
+      void released.then(() =>
+        res.end('data: {"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":4}}}\n\n'),
+      );
     });
     const { response } = request(gateway, token);
     const res = await response;
-    const first = await withTimeout(new Promise<string>((resolve) => res.once("data", (chunk: Buffer) => resolve(chunk.toString()))), 5000, "first chunk while the upstream is still open");
+    const first = await withTimeout(
+      new Promise<string>((resolve) => res.once("data", (chunk: Buffer) => resolve(chunk.toString()))),
+      5000,
+      "first chunk while the upstream is still open",
+    );
     expect(first).toContain("response.created");
     release();
     await new Promise((resolve) => res.on("end", resolve).resume());
@@ -272,8 +377,13 @@ describe("model gateway streaming mechanics", () => {
     const framings = ["chunked", "length", "close"] as const;
     for (const framing of framings) {
       const { gateway, token } = await gatewayFor((_req, res) => {
-        if (framing === "length") res.writeHead(200, { "content-type": "application/octet-stream", "content-length": data.length });
-        else res.writeHead(200, { "content-type": "application/octet-stream", ...(framing === "close" ? { connection: "close" } : {}) });
+        if (framing === "length")
+          res.writeHead(200, { "content-type": "application/octet-stream", "content-length": data.length });
+        else
+          res.writeHead(200, {
+            "content-type": "application/octet-stream",
+            ...(framing === "close" ? { connection: "close" } : {}),
+          });
         if (framing === "close") res.useChunkedEncodingByDefault = false;
         // a trickle of small uneven writes, so the gateway reads small pieces while its own writes are queued
         let at = 0;
@@ -311,10 +421,19 @@ describe("model gateway streaming mechanics", () => {
       res.end("{}");
     });
     started.push(upstream);
-    const bareHost = await startModelGateway({ upstreamBaseUrl: upstream.url.replace(/\/v1$/, ""), credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
-    const withSlash = await startModelGateway({ upstreamBaseUrl: `${upstream.url}/`, credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
+    const bareHost = await startModelGateway({
+      upstreamBaseUrl: upstream.url.replace(/\/v1$/, ""),
+      credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
+    });
+    const withSlash = await startModelGateway({
+      upstreamBaseUrl: `${upstream.url}/`,
+      credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
+    });
     gateways.push(bareHost, withSlash);
-    const get = (gateway: ModelGateway, pathAndQuery: string) => fetch(`${gateway.url}${pathAndQuery}`, { headers: { authorization: `Bearer ${gateway.issueRunToken({ runId: "p" })}` } });
+    const get = (gateway: ModelGateway, pathAndQuery: string) =>
+      fetch(`${gateway.url}${pathAndQuery}`, {
+        headers: { authorization: `Bearer ${gateway.issueRunToken({ runId: "p" })}` },
+      });
     expect((await get(bareHost, "/models?limit=2")).status).toBe(200);
     expect((await get(withSlash, "/responses/abc")).status).toBe(200);
     expect(seenPaths).toEqual(["/models?limit=2", "/v1/responses/abc"]);
@@ -329,11 +448,22 @@ describe("model gateway streaming mechanics", () => {
     const { gateway, token } = await gatewayFor(
       (req, res) => {
         res.writeHead(401, { "content-type": "application/json", "set-cookie": "session=upstream" });
-        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${String(req.headers.authorization).slice(7)}.`, type: "invalid_request_error" } }));
+        res.end(
+          JSON.stringify({
+            error: {
+              message: `Incorrect API key provided: ${String(req.headers.authorization).slice(7)}.`,
+              type: "invalid_request_error",
+            },
+          }),
+        );
       },
       { log: (line) => logs.push(line) },
     );
-    const res = await fetch(`${gateway.url}/responses`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: "{}" });
+    const res = await fetch(`${gateway.url}/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      body: "{}",
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("set-cookie")).toBeNull();
     const body = await res.text();
@@ -346,9 +476,16 @@ describe("model gateway streaming mechanics", () => {
   it("explains an unreachable upstream (502) and a missing credential (503)", async () => {
     const closed = await listen(() => undefined);
     await closeServer(closed.server);
-    const unreachable = await startModelGateway({ upstreamBaseUrl: closed.url, credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }) });
+    const unreachable = await startModelGateway({
+      upstreamBaseUrl: closed.url,
+      credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
+    });
     gateways.push(unreachable);
-    const res = await fetch(`${unreachable.url}/responses`, { method: "POST", headers: { authorization: `Bearer ${unreachable.issueRunToken({ runId: "x" })}` }, body: "{}" });
+    const res = await fetch(`${unreachable.url}/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${unreachable.issueRunToken({ runId: "x" })}` },
+      body: "{}",
+    });
     expect(res.status).toBe(502);
     expect(await res.text()).toMatch(/could not reach the upstream API at 127\.0\.0\.1:\d+: connect ECONNREFUSED/);
 
@@ -357,15 +494,27 @@ describe("model gateway streaming mechanics", () => {
       upstreamBaseUrl: closed.url,
       credential: () => {
         calls += 1;
-        throw new AppError({ code: "PRECONDITION_FAILED", message: "The host's Codex is signed in with ChatGPT. Give invariant-web an OpenAI API key: …" });
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          message: "The host's Codex is signed in with ChatGPT. Give invariant-web an OpenAI API key: …",
+        });
       },
     });
     gateways.push(unsigned);
     const token = unsigned.issueRunToken({ runId: "y" });
     for (let i = 0; i < 2; i++) {
-      const refused = await fetch(`${unsigned.url}/responses`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: "{}" });
+      const refused = await fetch(`${unsigned.url}/responses`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+        body: "{}",
+      });
       expect(refused.status).toBe(503);
-      expect(await refused.json()).toMatchObject({ error: { type: "gateway_not_signed_in", message: expect.stringMatching(/signed in with ChatGPT\. Give invariant-web an OpenAI API key/) as string } });
+      expect(await refused.json()).toMatchObject({
+        error: {
+          type: "gateway_not_signed_in",
+          message: expect.stringMatching(/signed in with ChatGPT\. Give invariant-web an OpenAI API key/) as string,
+        },
+      });
     }
     expect(calls).toBe(2); // fixed credentials are picked up without a restart
   });

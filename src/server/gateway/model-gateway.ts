@@ -52,14 +52,41 @@ export interface ModelGateway {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
-const DROP_REQUEST = new Set([...HOP_BY_HOP, "host", "content-length", "expect", "authorization", "api-key", "x-api-key", "accept-encoding", "cookie", "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+const DROP_REQUEST = new Set([
+  ...HOP_BY_HOP,
+  "host",
+  "content-length",
+  "expect",
+  "authorization",
+  "api-key",
+  "x-api-key",
+  "accept-encoding",
+  "cookie",
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+]);
 const DROP_RESPONSE = new Set([...HOP_BY_HOP, "set-cookie", "openai-organization"]);
 const ERROR_BODY_LIMIT = 256 * 1024;
 const REQUEST_BODY_LIMIT = 64 * 1024 * 1024;
 
 function connectionTokens(value: string | string[] | undefined): string[] {
-  return String(value ?? "").toLowerCase().split(",").map((t) => t.trim());
+  return String(value ?? "")
+    .toLowerCase()
+    .split(",")
+    .map((t) => t.trim());
 }
 
 /** The request's headers as lines for the upstream, without hop-by-hop and dropped ones. */
@@ -85,13 +112,23 @@ function headerObject(lines: [string, string][], drop: Set<string>): http.Outgoi
   return out;
 }
 
-function sendError(res: http.ServerResponse, status: number, type: string, message: string, extraHeaders: http.OutgoingHttpHeaders = {}): void {
+function sendError(
+  res: http.ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  extraHeaders: http.OutgoingHttpHeaders = {},
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = JSON.stringify({ error: { message, type, code: type, param: null } });
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...extraHeaders });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    ...extraHeaders,
+  });
   res.end(body);
 }
 
@@ -109,7 +146,10 @@ function errorMessageOf(body: string): string {
 export async function startModelGateway(options: ModelGatewayOptions): Promise<ModelGateway> {
   const upstream = new URL(options.upstreamBaseUrl);
   const upstreamPath = upstream.pathname.replace(/\/+$/, ""); // "" for a bare host
-  const upstreamClient = createUpstreamClient({ baseUrl: upstream, ...(options.upstreamTls ? { tls: options.upstreamTls } : {}) });
+  const upstreamClient = createUpstreamClient({
+    baseUrl: upstream,
+    ...(options.upstreamTls ? { tls: options.upstreamTls } : {}),
+  });
   const allowed = options.allowedPaths ?? ["/responses", "/models"];
   const runs = createRunTokens();
   const log = options.log ?? (() => undefined);
@@ -123,18 +163,34 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     const header = req.headers.authorization;
     const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match?.[1]) {
-      sendError(res, 401, "missing_run_token", "The model gateway needs `Authorization: Bearer <run token>`; this request has none. Each run gets its token from invariant-web.");
+      sendError(
+        res,
+        401,
+        "missing_run_token",
+        "The model gateway needs `Authorization: Bearer <run token>`; this request has none. Each run gets its token from invariant-web.",
+      );
       return null;
     }
     const run = runs.lookup(match[1]);
     if (!run) {
-      sendError(res, 401, "invalid_run_token", "This run token is not valid: it is unknown, or its run has ended and the token was revoked.");
+      sendError(
+        res,
+        401,
+        "invalid_run_token",
+        "This run token is not valid: it is unknown, or its run has ended and the token was revoked.",
+      );
       return null;
     }
     return run;
   }
 
-  function forward(req: http.IncomingMessage, res: http.ServerResponse, run: RunRecord, apiKey: string, subPath: string): void {
+  function forward(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    run: RunRecord,
+    apiKey: string,
+    subPath: string,
+  ): void {
     const search = new URL(req.url ?? "/", "http://gateway").search;
     const headers = headerLines(req.headers, DROP_REQUEST);
     headers.push(["authorization", `Bearer ${apiKey}`], ["accept-encoding", "identity"]);
@@ -142,7 +198,9 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     let size = 0;
     let sent = false;
     // With a Content-Length the request goes upstream as soon as its last byte is here, not a tick later at "end".
-    const declared = /^\d{1,15}$/.test(req.headers["content-length"] ?? "") ? Number(req.headers["content-length"]) : null;
+    const declared = /^\d{1,15}$/.test(req.headers["content-length"] ?? "")
+      ? Number(req.headers["content-length"])
+      : null;
     const sendOnce = () => {
       if (sent || res.destroyed) return;
       sent = true;
@@ -156,7 +214,13 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     req.on("error", () => res.destroy());
     req.on("end", () => {
       if (size > REQUEST_BODY_LIMIT) {
-        sendError(res, 413, "request_too_large", `The model gateway forwards request bodies up to ${REQUEST_BODY_LIMIT / 1024 / 1024} MiB; this one has ${size} bytes.`, { connection: "close" });
+        sendError(
+          res,
+          413,
+          "request_too_large",
+          `The model gateway forwards request bodies up to ${REQUEST_BODY_LIMIT / 1024 / 1024} MiB; this one has ${size} bytes.`,
+          { connection: "close" },
+        );
         return;
       }
       sendOnce();
@@ -211,7 +275,9 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
               mode = "error";
               return;
             }
-            const streaming = head.headers.some(([name, value]) => name === "content-type" && value.includes("text/event-stream"));
+            const streaming = head.headers.some(
+              ([name, value]) => name === "content-type" && value.includes("text/event-stream"),
+            );
             if (streaming) meter = usageMeter(run);
             if (res.destroyed || !res.socket) return abort();
             if (head.framing === "chunked" && req.httpVersionMinor >= 1) {
@@ -272,7 +338,12 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
             if (mode === "none" || mode === "error") {
               log(`model gateway: upstream ${upstream.host} failed for run ${run.runId}: ${message}`);
               run.lastUpstreamError = `no answer (${message})`;
-              sendError(res, 502, "upstream_unreachable", `The model gateway could not reach the upstream API at ${upstream.host}: ${message}`);
+              sendError(
+                res,
+                502,
+                "upstream_unreachable",
+                `The model gateway could not reach the upstream API at ${upstream.host}: ${message}`,
+              );
               return;
             }
             // The upstream dropping the connection mid-body (not our client going away) is the run's problem to report.
@@ -293,8 +364,14 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
         if (!recorded) return;
         options.onUsage?.({ runId: run.runId, usage, total: recorded.total });
         if (recorded.crossedBudget && run.budgetTokens !== null) {
-          log(`model gateway: run ${run.runId} reached its token budget (${totalTokens(recorded.total)} of ${run.budgetTokens})`);
-          options.onBudgetExceeded?.({ runId: run.runId, usedTokens: totalTokens(recorded.total), budgetTokens: run.budgetTokens });
+          log(
+            `model gateway: run ${run.runId} reached its token budget (${totalTokens(recorded.total)} of ${run.budgetTokens})`,
+          );
+          options.onBudgetExceeded?.({
+            runId: run.runId,
+            usedTokens: totalTokens(recorded.total),
+            budgetTokens: run.budgetTokens,
+          });
         }
       },
       onStreamError: (message) => {
@@ -310,12 +387,27 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     const subPath = pathname.startsWith("/v1/") ? pathname.slice("/v1".length) : null;
     // Encoded dots, slashes and backslashes could be decoded into other paths upstream: not forwarded.
     const encodedSeparator = /%2e|%2f|%5c/i.test(pathname);
-    if (subPath === null || encodedSeparator || !allowed.some((prefix) => subPath === prefix || subPath.startsWith(`${prefix}/`))) {
-      sendError(res, 404, "not_found", `The model gateway forwards only ${allowed.map((p) => `/v1${p}`).join(" and ")}, not ${pathname}.`);
+    if (
+      subPath === null ||
+      encodedSeparator ||
+      !allowed.some((prefix) => subPath === prefix || subPath.startsWith(`${prefix}/`))
+    ) {
+      sendError(
+        res,
+        404,
+        "not_found",
+        `The model gateway forwards only ${allowed.map((p) => `/v1${p}`).join(" and ")}, not ${pathname}.`,
+      );
       return;
     }
     if (run.budgetExceeded) {
-      sendError(res, 429, "token_budget_exceeded", `Run ${run.runId} has used ${totalTokens(run.usage)} tokens, reaching its budget of ${run.budgetTokens ?? 0}; the model gateway accepts no more requests for it.`, { "retry-after": "86400" });
+      sendError(
+        res,
+        429,
+        "token_budget_exceeded",
+        `Run ${run.runId} has used ${totalTokens(run.usage)} tokens, reaching its budget of ${run.budgetTokens ?? 0}; the model gateway accepts no more requests for it.`,
+        { "retry-after": "86400" },
+      );
       return;
     }
     if (!credential) {
@@ -324,7 +416,12 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         log(`model gateway: ${message}`);
-        sendError(res, 503, "gateway_not_signed_in", isAppError(error) ? message : `The model gateway has no usable credential: ${message}`);
+        sendError(
+          res,
+          503,
+          "gateway_not_signed_in",
+          isAppError(error) ? message : `The model gateway has no usable credential: ${message}`,
+        );
         return;
       }
     }
@@ -339,7 +436,10 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
       sendError(res, 500, "gateway_error", "The model gateway failed to handle the request.");
     }
   });
-  const { port, baseUrl } = await listenHttp(server, { ...(options.host ? { host: options.host } : {}), ...(options.port ? { port: options.port } : {}) });
+  const { port, baseUrl } = await listenHttp(server, {
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.port ? { port: options.port } : {}),
+  });
 
   return {
     url: `${baseUrl}/v1`,

@@ -39,7 +39,15 @@ export function createRunTokens() {
      */
     issue(options: { runId: string; budgetTokens?: number | null }): string {
       const token = `${RUN_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
-      const run = runs.get(options.runId) ?? { runId: options.runId, tokenHash: null, budgetTokens: null, usage: ZERO_USAGE, budgetExceeded: false, lastUpstreamError: null, inFlight: new Set() };
+      const run = runs.get(options.runId) ?? {
+        runId: options.runId,
+        tokenHash: null,
+        budgetTokens: null,
+        usage: ZERO_USAGE,
+        budgetExceeded: false,
+        lastUpstreamError: null,
+        inFlight: new Set(),
+      };
       dropToken(run);
       run.tokenHash = hashToken(token);
       run.budgetTokens = options.budgetTokens ?? null;
@@ -73,7 +81,8 @@ export function createRunTokens() {
       const run = runs.get(runId);
       if (!run) return null;
       run.usage = addUsage(run.usage, usage);
-      const crossedBudget = !run.budgetExceeded && run.budgetTokens !== null && totalTokens(run.usage) >= run.budgetTokens;
+      const crossedBudget =
+        !run.budgetExceeded && run.budgetTokens !== null && totalTokens(run.usage) >= run.budgetTokens;
       if (crossedBudget) run.budgetExceeded = true;
       return { total: run.usage, crossedBudget };
     },

@@ -24,11 +24,17 @@ describe("SSE usage meter", () => {
     "a large completed event, no trailing newline": `data: ${delta}\n\ndata: ${completed(10, 5, `{"type":"message","content":[{"type":"output_text","text":${JSON.stringify(bigText)}}]}`)}`,
   };
 
-  it.each(Object.entries(streams))("finds the usage of response.completed (%s), however the bytes are chunked", (_name, stream) => {
-    for (const size of [1, 3, 7, 159, 160, 161, 4096, 1 << 20]) {
-      expect(meter(stream, size)).toEqual({ usages: [{ inputTokens: 10, cachedInputTokens: 2, outputTokens: 5, reasoningTokens: 1 }], errors: [] });
-    }
-  });
+  it.each(Object.entries(streams))(
+    "finds the usage of response.completed (%s), however the bytes are chunked",
+    (_name, stream) => {
+      for (const size of [1, 3, 7, 159, 160, 161, 4096, 1 << 20]) {
+        expect(meter(stream, size)).toEqual({
+          usages: [{ inputTokens: 10, cachedInputTokens: 2, outputTokens: 5, reasoningTokens: 1 }],
+          errors: [],
+        });
+      }
+    },
+  );
 
   it("counts every finished response, reports failures, ignores junk", () => {
     const stream = [

@@ -15,8 +15,15 @@ export interface SseUsageMeterHandlers {
 
 const HEAD_BYTES = 160;
 const NEWLINE = 0x0a;
-const INTERESTING_EVENTS = new Set(["response.completed", "response.incomplete", "response.failed", "response.done", "error"]);
-const INTERESTING_TYPE = /"type"\s*:\s*"(response\.completed|response\.incomplete|response\.failed|response\.done|error)"/;
+const INTERESTING_EVENTS = new Set([
+  "response.completed",
+  "response.incomplete",
+  "response.failed",
+  "response.done",
+  "error",
+]);
+const INTERESTING_TYPE =
+  /"type"\s*:\s*"(response\.completed|response\.incomplete|response\.failed|response\.done|error)"/;
 
 interface SseEvent {
   type?: unknown;
@@ -75,7 +82,8 @@ export function createSseUsageMeter(handlers: SseUsageMeterHandlers) {
       lastEvent = ""; // a blank line ends the event
       return;
     }
-    if (interesting(chunk.toString("utf8", start, Math.min(stop, start + HEAD_BYTES)))) finishLine(chunk.toString("utf8", start, stop));
+    if (interesting(chunk.toString("utf8", start, Math.min(stop, start + HEAD_BYTES))))
+      finishLine(chunk.toString("utf8", start, stop));
   }
 
   function endOfLine(): void {

@@ -75,13 +75,19 @@ interface Connection {
 function parseHead(text: string, method: string): (UpstreamResponseHead & { keepAlive: boolean }) | null {
   const lines = text.split("\r\n");
   const status = STATUS_LINE.exec(lines[0] ?? "");
-  if (!status) throw new UpstreamProtocolError(`the upstream answered with something other than HTTP/1.x (${JSON.stringify((lines[0] ?? "").slice(0, 40))})`);
+  if (!status)
+    throw new UpstreamProtocolError(
+      `the upstream answered with something other than HTTP/1.x (${JSON.stringify((lines[0] ?? "").slice(0, 40))})`,
+    );
   const code = Number(status[2]);
   const headers: [string, string][] = [];
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(":");
     const name = colon > 0 ? line.slice(0, colon) : "";
-    if (!TOKEN.test(name)) throw new UpstreamProtocolError(`the upstream sent a malformed header line (${JSON.stringify(line.slice(0, 40))})`);
+    if (!TOKEN.test(name))
+      throw new UpstreamProtocolError(
+        `the upstream sent a malformed header line (${JSON.stringify(line.slice(0, 40))})`,
+      );
     headers.push([name.toLowerCase(), line.slice(colon + 1).trim()]);
   }
   if (code >= 100 && code < 200) {
@@ -96,10 +102,14 @@ function parseHead(text: string, method: string): (UpstreamResponseHead & { keep
   let framing: UpstreamResponseHead["framing"];
   if (method === "HEAD" || code === 204 || code === 304) framing = "none";
   else if (transferEncoding.length > 0) {
-    if (transferEncoding.join(",").trim().toLowerCase() !== "chunked") throw new UpstreamProtocolError(`the upstream used a transfer encoding the gateway does not relay (${transferEncoding.join(", ")})`);
+    if (transferEncoding.join(",").trim().toLowerCase() !== "chunked")
+      throw new UpstreamProtocolError(
+        `the upstream used a transfer encoding the gateway does not relay (${transferEncoding.join(", ")})`,
+      );
     framing = "chunked";
   } else if (contentLength.length > 0) {
-    if (!contentLength.every((v) => /^\d{1,15}$/.test(v) && v === contentLength[0])) throw new UpstreamProtocolError("the upstream sent an invalid content-length");
+    if (!contentLength.every((v) => /^\d{1,15}$/.test(v) && v === contentLength[0]))
+      throw new UpstreamProtocolError("the upstream sent an invalid content-length");
     framing = Number(contentLength[0]) === 0 ? "none" : "length";
   } else framing = "close";
   return { status: code, headers, framing, keepAlive: keepAlive && framing !== "close" };
@@ -114,13 +124,24 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
   let closed = false;
 
   function connect(): Connection {
-    const conn: Connection = { socket: null as unknown as net.Socket, onChunk: null, readBuffer: Buffer.allocUnsafe(READ_SIZE), chunkKept: false };
+    const conn: Connection = {
+      socket: null as unknown as net.Socket,
+      onChunk: null,
+      readBuffer: Buffer.allocUnsafe(READ_SIZE),
+      chunkKept: false,
+    };
     const deliver = (chunk: Buffer) => {
       if (conn.onChunk) conn.onChunk(chunk);
       else conn.socket.destroy(); // bytes on an idle connection: it cannot be reused
     };
     if (secure) {
-      conn.socket = tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ["http/1.1"], ...options.tls });
+      conn.socket = tls.connect({
+        host,
+        port,
+        servername: net.isIP(host) ? undefined : host,
+        ALPNProtocols: ["http/1.1"],
+        ...options.tls,
+      });
       conn.socket.on("data", deliver);
     } else {
       conn.socket = net.connect({
@@ -202,7 +223,8 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
       if (!head) return;
       if (head.framing === "chunked") {
         const step = reader.push(chunk);
-        if ((step.forward.length > 0 || step.done) && handlers.onRaw(step.forward, step.done) === true) conn.chunkKept = true;
+        if ((step.forward.length > 0 || step.done) && handlers.onRaw(step.forward, step.done) === true)
+          conn.chunkKept = true;
         if (step.done) finish(null, head.keepAlive && step.leftover === 0);
       } else if (head.framing === "length") {
         const part = chunk.length > bodyLeft ? chunk.subarray(0, bodyLeft) : chunk;
@@ -227,7 +249,8 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
         for (;;) {
           const end = all.indexOf("\r\n\r\n", start, "latin1");
           if (end === -1) {
-            if (all.length - start > MAX_HEAD) throw new UpstreamProtocolError("the upstream's response head is too large");
+            if (all.length - start > MAX_HEAD)
+              throw new UpstreamProtocolError("the upstream's response head is too large");
             headParts = [all.subarray(start)];
             return;
           }
@@ -244,7 +267,11 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
           return;
         }
       } catch (error) {
-        fail(error instanceof ChunkedBodyError ? new UpstreamProtocolError(`the upstream sent a malformed chunked body (${error.message})`) : (error as Error));
+        fail(
+          error instanceof ChunkedBodyError
+            ? new UpstreamProtocolError(`the upstream sent a malformed chunked body (${error.message})`)
+            : (error as Error),
+        );
       }
     }
 
@@ -256,7 +283,13 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
       if (finished) return;
       if (reused && received === 0) return void retry();
       if (head?.framing === "close") return finish(null, false);
-      fail(new Error(head ? "the upstream closed the connection before the response was complete" : "the upstream closed the connection without answering"));
+      fail(
+        new Error(
+          head
+            ? "the upstream closed the connection before the response was complete"
+            : "the upstream closed the connection without answering",
+        ),
+      );
     }
 
     function onSocketError(error: Error): void {
@@ -271,7 +304,8 @@ export function createUpstreamClient(options: { baseUrl: URL; tls?: tls.Connecti
       socket.on("end", onEnd).on("close", onClose).on("error", onSocketError);
       let text = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${baseUrl.host}\r\n`;
       for (const [name, value] of req.headers) text += `${name}: ${value}\r\n`;
-      if (req.body.length > 0 || req.method === "POST" || req.method === "PUT" || req.method === "PATCH") text += `content-length: ${req.body.length}\r\n`;
+      if (req.body.length > 0 || req.method === "POST" || req.method === "PUT" || req.method === "PATCH")
+        text += `content-length: ${req.body.length}\r\n`;
       text += "connection: keep-alive\r\n\r\n";
       socket.cork();
       socket.write(text, "latin1");

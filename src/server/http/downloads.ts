@@ -20,7 +20,11 @@ function notFound(res: http.ServerResponse, message: string): void {
  * File downloads for anyone with a valid token, admins and viewers alike: study reports and trial logs.
  * Returns false when the path is not a download.
  */
-export async function handleDownload(options: { pathname: string; services: AppServices; res: http.ServerResponse }): Promise<boolean> {
+export async function handleDownload(options: {
+  pathname: string;
+  services: AppServices;
+  res: http.ServerResponse;
+}): Promise<boolean> {
   const { pathname, services, res } = options;
   const report = REPORT_PATH.exec(pathname);
   const trialLog = TRIAL_LOG_PATH.exec(pathname);

@@ -2,7 +2,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** Listens on host:port (0 = any free port) and returns the bound port and an http base URL for it. */
-export async function listenHttp(server: Server, options: { host?: string; port?: number }): Promise<{ port: number; baseUrl: string }> {
+export async function listenHttp(
+  server: Server,
+  options: { host?: string; port?: number },
+): Promise<{ port: number; baseUrl: string }> {
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

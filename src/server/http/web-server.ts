@@ -6,7 +6,13 @@ import { Server as SocketServer } from "socket.io";
 import { subscribeSchema, serverToClient } from "../../shared/event-catalog";
 import type { Identity } from "../../shared/roles";
 import { loadOrCreateAccessToken } from "../access/access-token";
-import { isAllowedHost, isAllowedOrigin, tokenCookie, tokenFromHeaders, type GuardOptions } from "../access/request-guard";
+import {
+  isAllowedHost,
+  isAllowedOrigin,
+  tokenCookie,
+  tokenFromHeaders,
+  type GuardOptions,
+} from "../access/request-guard";
 import { createAppServices } from "../app-services";
 import { handleDownload } from "./downloads";
 import { openDb } from "../db/client";
@@ -69,7 +75,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     serveClient: false,
     path: "/socket.io",
     // refused at the handshake: a foreign Host (DNS rebinding) or a foreign Origin (cross-site)
-    allowRequest: (req, callback) => callback(null, isAllowedHost(req.headers.host, guard) && isAllowedOrigin(req.headers.origin, guard)),
+    allowRequest: (req, callback) =>
+      callback(null, isAllowedHost(req.headers.host, guard) && isAllowedOrigin(req.headers.origin, guard)),
   });
   const publicUrl = `http://${displayHost(options.host)}:${options.port}`;
   const services = createAppServices({
@@ -96,7 +103,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     log: options.log,
   });
 
-  const nextApp = next({ dev: options.dev ?? false, dir: options.root, hostname: displayHost(options.host), port: options.port, customServer: true });
+  const nextApp = next({
+    dev: options.dev ?? false,
+    dir: options.root,
+    hostname: displayHost(options.host),
+    port: options.port,
+    customServer: true,
+  });
   await Promise.all([nextApp.prepare(), recorder.start()]);
   services.start();
   const handleNext = nextApp.getRequestHandler();
@@ -131,7 +144,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (url.pathname.startsWith("/socket.io/")) return; // socket.io answers these itself
     const wantsJson = url.pathname.startsWith("/api/");
     if (!isAllowedHost(req.headers.host, guard)) {
-      refuse(res, 421, "Host not allowed", `This server answers only to ${displayHost(options.host)}:${options.port} and localhost. Set INVARIANT_ALLOWED_HOSTS to add a name.`, wantsJson);
+      refuse(
+        res,
+        421,
+        "Host not allowed",
+        `This server answers only to ${displayHost(options.host)}:${options.port} and localhost. Set INVARIANT_ALLOWED_HOSTS to add a name.`,
+        wantsJson,
+      );
       return;
     }
     if (!isAllowedOrigin(req.headers.origin, guard)) {
@@ -148,7 +167,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (queryToken !== null && (req.method === "GET" || req.method === "HEAD")) {
       const identity = await services.access.identify(queryToken);
       if (!identity) {
-        refuse(res, 401, "This link is not valid", "The access link is wrong or was revoked. Ask the person who runs invariant-web for a new link.", wantsJson);
+        refuse(
+          res,
+          401,
+          "This link is not valid",
+          "The access link is wrong or was revoked. Ask the person who runs invariant-web for a new link.",
+          wantsJson,
+        );
         return;
       }
       url.searchParams.delete("token");
@@ -159,9 +184,17 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       res.end();
       return;
     }
-    const identity = await services.access.identify(tokenFromHeaders({ cookie: req.headers.cookie, authorization: req.headers.authorization }));
+    const identity = await services.access.identify(
+      tokenFromHeaders({ cookie: req.headers.cookie, authorization: req.headers.authorization }),
+    );
     if (!identity) {
-      refuse(res, 401, "Access token required", "Open the URL that invariant-web printed when it started (it carries the access token), or ask its admin for a viewer link.", wantsJson);
+      refuse(
+        res,
+        401,
+        "Access token required",
+        "Open the URL that invariant-web printed when it started (it carries the access token), or ask its admin for a viewer link.",
+        wantsJson,
+      );
       return;
     }
     if (url.pathname.startsWith("/api/trpc/") || url.pathname === "/api/trpc") {
@@ -177,14 +210,21 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       });
       return;
     }
-    if ((req.method === "GET" || req.method === "HEAD") && (await handleDownload({ pathname: url.pathname, services, res }))) return;
+    if (
+      (req.method === "GET" || req.method === "HEAD") &&
+      (await handleDownload({ pathname: url.pathname, services, res }))
+    )
+      return;
     await handleNext(req, res);
   }
 
   httpServer.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
     handleRequest(req, res).catch((error: unknown) => {
-      options.log(`http ${req.method ?? "?"} ${req.url ?? "?"}: ${error instanceof Error ? error.stack : String(error)}`);
-      if (!res.headersSent) refuse(res, 500, "Something went wrong", "The server hit an unexpected error; details are in its log.", true);
+      options.log(
+        `http ${req.method ?? "?"} ${req.url ?? "?"}: ${error instanceof Error ? error.stack : String(error)}`,
+      );
+      if (!res.headersSent)
+        refuse(res, 500, "Something went wrong", "The server hit an unexpected error; details are in its log.", true);
       else res.end();
     });
   });

@@ -24,7 +24,13 @@ const checkSchema = z.object({
 export const selfcheckJob = {
   name: "worker.selfcheck",
   schema: z.object({ requestedAt: z.string() }),
-  result: z.object({ workerId: z.string(), host: z.string(), pid: z.number(), ok: z.boolean(), checks: z.array(checkSchema) }),
+  result: z.object({
+    workerId: z.string(),
+    host: z.string(),
+    pid: z.number(),
+    ok: z.boolean(),
+    checks: z.array(checkSchema),
+  }),
 } satisfies JobDefinition<z.ZodType, z.ZodType>;
 
 export type SelfcheckResult = z.infer<typeof selfcheckJob.result>;

@@ -4,7 +4,11 @@ import { harnessSchema } from "../agents/harness";
 import type { JobDefinition } from "./job-catalog";
 
 const limitsSchema = z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() });
-const testFileSchema = z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int() });
+const testFileSchema = z.object({
+  path: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: z.number().int(),
+});
 
 /** What every run of a study's checks needs: the frozen image and snapshot, and the captured tests. */
 const checksSchema = z.object({

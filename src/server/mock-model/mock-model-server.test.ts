@@ -11,9 +11,21 @@ import { writeFileCommand } from "./responses-request";
 const SHIPPED = path.resolve(import.meta.dirname, "..", "..", "..", "mock-scripts");
 
 // Tool declarations in the shapes Codex 0.171 sends (exec_command declares `login`); the other two as older Codex versions did.
-const EXEC_COMMAND = { type: "function", name: "exec_command", parameters: { type: "object", properties: { cmd: { type: "string" }, login: { type: "boolean" } } } };
-const SHELL_COMMAND = { type: "function", name: "shell_command", parameters: { type: "object", properties: { command: { type: "string" } } } };
-const SHELL = { type: "function", name: "shell", parameters: { type: "object", properties: { command: { type: "array" } } } };
+const EXEC_COMMAND = {
+  type: "function",
+  name: "exec_command",
+  parameters: { type: "object", properties: { cmd: { type: "string" }, login: { type: "boolean" } } },
+};
+const SHELL_COMMAND = {
+  type: "function",
+  name: "shell_command",
+  parameters: { type: "object", properties: { command: { type: "string" } } },
+};
+const SHELL = {
+  type: "function",
+  name: "shell",
+  parameters: { type: "object", properties: { command: { type: "array" } } },
+};
 
 interface SseEvent {
   type: string;
@@ -44,7 +56,13 @@ const scripts: Record<string, MockScriptInput> = {
   teapot: { steps: [{ kind: "fail", status: 418, message: "I am a teapot." }] },
   reset: { steps: [{ kind: "cut", mode: "reset", partialText: "half" }] },
   close: { steps: [{ kind: "cut", mode: "close" }] },
-  thinking: { thinkMs: 400, steps: [{ kind: "reply", text: "after a while" }, { kind: "reply", text: "at once", thinkMs: 0 }] },
+  thinking: {
+    thinkMs: 400,
+    steps: [
+      { kind: "reply", text: "after a while" },
+      { kind: "reply", text: "at once", thinkMs: 0 },
+    ],
+  },
 };
 
 describe("mock model over HTTP", () => {
@@ -55,13 +73,20 @@ describe("mock model over HTTP", () => {
   });
   afterAll(() => mock.close());
 
-  const post = (body: unknown, init: RequestInit = {}) => fetch(`${mock.url}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), ...init });
+  const post = (body: unknown, init: RequestInit = {}) =>
+    fetch(`${mock.url}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      ...init,
+    });
   const ask = async (model: string, input: unknown[] = [], tools: unknown[] = [EXEC_COMMAND]) => {
     const response = await post({ model, stream: true, input, tools });
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     return parseSse(await response.text());
   };
-  const doneItems = (events: SseEvent[]) => events.filter((e) => e.type === "response.output_item.done").map((e) => e.item as Record<string, unknown>);
+  const doneItems = (events: SseEvent[]) =>
+    events.filter((e) => e.type === "response.output_item.done").map((e) => e.item as Record<string, unknown>);
 
   it("binds loopback and answers only POST /v1/responses", async () => {
     expect(mock.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
@@ -72,19 +97,42 @@ describe("mock model over HTTP", () => {
     expect((await post("not an object")).status).toBe(400);
     const unknown = await post({ model: "nope", input: [] });
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(/No mock script is named "nope"\. Available: .*hello/);
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(
+      /No mock script is named "nope"\. Available: .*hello/,
+    );
   });
 
   it("answers a shell step with a function_call to the offered tool, in Codex's argument shapes", async () => {
     const events = await ask("steps");
-    expect(events.map((e) => e.type)).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.output_item.done", "response.output_item.added", "response.output_item.done", "response.completed"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.output_item.done",
+      "response.output_item.added",
+      "response.output_item.done",
+      "response.completed",
+    ]);
     const [reasoning, call] = doneItems(events);
     expect(reasoning).toMatchObject({ type: "reasoning", summary: [{ type: "summary_text", text: "Look first." }] });
     expect(call).toMatchObject({ type: "function_call", name: "exec_command" });
     expect(JSON.parse(call!.arguments as string)).toEqual({ cmd: "ls -la", login: false });
-    expect(events.at(-1)).toMatchObject({ response: { status: "completed", usage: { input_tokens: 11, input_tokens_details: { cached_tokens: 3 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 16 } } });
+    expect(events.at(-1)).toMatchObject({
+      response: {
+        status: "completed",
+        usage: {
+          input_tokens: 11,
+          input_tokens_details: { cached_tokens: 3 },
+          output_tokens: 5,
+          output_tokens_details: { reasoning_tokens: 2 },
+          total_tokens: 16,
+        },
+      },
+    });
 
-    const [viaShellCommand] = doneItems(await ask("steps", [], [SHELL_COMMAND, SHELL])).filter((i) => i.type === "function_call");
+    const [viaShellCommand] = doneItems(await ask("steps", [], [SHELL_COMMAND, SHELL])).filter(
+      (i) => i.type === "function_call",
+    );
     expect(viaShellCommand).toMatchObject({ name: "shell_command" });
     expect(JSON.parse(viaShellCommand!.arguments as string)).toEqual({ command: "ls -la" });
     const [viaShell] = doneItems(await ask("shell", [], [EXEC_COMMAND, SHELL]));
@@ -102,16 +150,28 @@ describe("mock model over HTTP", () => {
     ];
     const user = { type: "message", role: "user", content: [{ type: "input_text", text: "go" }] };
     const write = doneItems(await ask("steps", [user, ...call(1)]))[0]!;
-    expect(JSON.parse(write.arguments as string)).toEqual({ cmd: `mkdir -p -- 'dir' && printf '%s' 'x' > 'dir/a b.txt'`, login: false });
+    expect(JSON.parse(write.arguments as string)).toEqual({
+      cmd: `mkdir -p -- 'dir' && printf '%s' 'x' > 'dir/a b.txt'`,
+      login: false,
+    });
     const reply = await ask("steps", [user, ...call(1), ...call(2)]);
-    expect(doneItems(reply)[0]).toMatchObject({ type: "message", role: "assistant", content: [{ type: "output_text", text: "done" }] });
-    expect(reply.at(-1)).toMatchObject({ response: { usage: { input_tokens: 1, output_tokens: 1, input_tokens_details: { cached_tokens: 0 } } } });
+    expect(doneItems(reply)[0]).toMatchObject({
+      type: "message",
+      role: "assistant",
+      content: [{ type: "output_text", text: "done" }],
+    });
+    expect(reply.at(-1)).toMatchObject({
+      response: { usage: { input_tokens: 1, output_tokens: 1, input_tokens_details: { cached_tokens: 0 } } },
+    });
     // A resumed thread: the earlier reply is in the input, so the script goes on with its next step.
     const assistant = { type: "message", role: "assistant", content: [{ type: "output_text", text: "done" }] };
     const resumed = doneItems(await ask("steps", [user, ...call(1), ...call(2), assistant, user]))[0]!;
     expect(JSON.parse(resumed.arguments as string)).toMatchObject({ cmd: "second turn" });
     const past = doneItems(await ask("steps", [...call(1), ...call(2), assistant, ...call(3)]))[0]!;
-    expect(past).toMatchObject({ type: "message", content: [{ text: '(The mock script "steps" has no more steps.)' }] });
+    expect(past).toMatchObject({
+      type: "message",
+      content: [{ text: '(The mock script "steps" has no more steps.)' }],
+    });
     expect(seen.filter((r) => r.model === "steps").map((r) => r.stepIndex)).toContain(4);
   });
 
@@ -138,7 +198,12 @@ describe("mock model over HTTP", () => {
     await expect(reset.text()).rejects.toThrow();
 
     const closed = parseSse(await (await post({ model: "close", input: [] })).text());
-    expect(closed.map((e) => e.type)).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.output_text.delta"]);
+    expect(closed.map((e) => e.type)).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.output_text.delta",
+    ]);
   });
 
   it("thinks for the scripted time before answering (the script's thinkMs, or a step's own)", async () => {
@@ -162,7 +227,12 @@ describe("mock model checks", () => {
   it("requires the configured API key when given one", async () => {
     const mock = await startMockModel({ scripts, apiKey: "sk-test-RECOGNISABLE-123" });
     try {
-      const ask = (authorization?: string) => fetch(`${mock.url}/responses`, { method: "POST", headers: authorization ? { authorization } : {}, body: JSON.stringify({ model: "teapot", input: [] }) });
+      const ask = (authorization?: string) =>
+        fetch(`${mock.url}/responses`, {
+          method: "POST",
+          headers: authorization ? { authorization } : {},
+          body: JSON.stringify({ model: "teapot", input: [] }),
+        });
       expect((await ask()).status).toBe(401);
       expect((await ask("Bearer sk-wrong")).status).toBe(401);
       expect((await ask("Bearer sk-test-RECOGNISABLE-123")).status).toBe(418);
@@ -172,7 +242,11 @@ describe("mock model checks", () => {
   });
 
   it("refuses invalid scripts with the field at fault", async () => {
-    await expect(startMockModel({ scripts: { bad: { steps: [{ kind: "reply" }] } as unknown as MockScriptInput } })).rejects.toSatisfy((error) => isAppError(error) && /Mock script "bad" is invalid: steps\.0\.text/.test(error.message));
+    await expect(
+      startMockModel({ scripts: { bad: { steps: [{ kind: "reply" }] } as unknown as MockScriptInput } }),
+    ).rejects.toSatisfy(
+      (error) => isAppError(error) && /Mock script "bad" is invalid: steps\.0\.text/.test(error.message),
+    );
     const dir = tempDir("mock-scripts");
     fs.writeFileSync(path.join(dir, "broken.json"), "{");
     expect(() => readMockScript({ dir, name: "broken" })).toThrow(/not valid JSON/);

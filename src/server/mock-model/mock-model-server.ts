@@ -1,8 +1,23 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { isAppError } from "../errors/app-error";
-import { isScriptName, listMockScripts, parseMockScript, readMockScript, type MockScript, type MockScriptInput, type MockStep } from "./mock-script";
-import { offeredShellTools, responsesRequestSchema, shellCallArguments, stepIndexOf, writeFileCommand, type ResponsesRequest } from "./responses-request";
+import {
+  isScriptName,
+  listMockScripts,
+  parseMockScript,
+  readMockScript,
+  type MockScript,
+  type MockScriptInput,
+  type MockStep,
+} from "./mock-script";
+import {
+  offeredShellTools,
+  responsesRequestSchema,
+  shellCallArguments,
+  stepIndexOf,
+  writeFileCommand,
+  type ResponsesRequest,
+} from "./responses-request";
 import { listenHttp } from "../http/listen";
 
 /**
@@ -64,7 +79,15 @@ async function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
 function sseWriter(res: http.ServerResponse, responseId: string, model: string) {
   let sequence = 0;
   const createdAt = Math.floor(Date.now() / 1000);
-  const response = (status: string, extra: Record<string, unknown> = {}) => ({ id: responseId, object: "response", created_at: createdAt, status, model, output: [], ...extra });
+  const response = (status: string, extra: Record<string, unknown> = {}) => ({
+    id: responseId,
+    object: "response",
+    created_at: createdAt,
+    status,
+    model,
+    output: [],
+    ...extra,
+  });
   return {
     response,
     async send(type: string, payload: Record<string, unknown>): Promise<void> {
@@ -84,21 +107,45 @@ function sseWriter(res: http.ServerResponse, responseId: string, model: string) 
   };
 }
 
-async function answer(options: { res: http.ServerResponse; script: MockScript; step: MockStep | null; request: ResponsesRequest; scriptName: string }): Promise<void> {
+async function answer(options: {
+  res: http.ServerResponse;
+  script: MockScript;
+  step: MockStep | null;
+  request: ResponsesRequest;
+  scriptName: string;
+}): Promise<void> {
   const { res, script, request } = options;
-  const step: MockStep = options.step ?? { kind: "reply", text: `(The mock script "${options.scriptName}" has no more steps.)`, repeat: 1, deltaChars: 4096 };
-  if (step.kind === "fail") return apiError(res, step.status, step.message, step.status >= 500 ? "server_error" : "invalid_request_error");
+  const step: MockStep = options.step ?? {
+    kind: "reply",
+    text: `(The mock script "${options.scriptName}" has no more steps.)`,
+    repeat: 1,
+    deltaChars: 4096,
+  };
+  if (step.kind === "fail")
+    return apiError(res, step.status, step.message, step.status >= 500 ? "server_error" : "invalid_request_error");
 
   let item: Record<string, unknown> | null = null;
   if (step.kind === "run" || step.kind === "write-file") {
     const offered = offeredShellTools(request);
     const tool = step.tool ? offered.find((t) => t.name === step.tool) : offered[0];
     if (!tool) {
-      return apiError(res, 400, `The mock script "${options.scriptName}" needs a shell tool (${step.tool ?? "exec_command, shell_command or shell"}) but the request offers none.`, "invalid_request_error");
+      return apiError(
+        res,
+        400,
+        `The mock script "${options.scriptName}" needs a shell tool (${step.tool ?? "exec_command, shell_command or shell"}) but the request offers none.`,
+        "invalid_request_error",
+      );
     }
     const command = step.kind === "run" ? step.command : writeFileCommand({ path: step.path, content: step.content });
     const callId = `call_${randomUUID().replaceAll("-", "")}`;
-    item = { type: "function_call", id: `fc_${randomUUID().replaceAll("-", "")}`, call_id: callId, name: tool.name, arguments: JSON.stringify(shellCallArguments({ tool, command, login: step.login })), status: "completed" };
+    item = {
+      type: "function_call",
+      id: `fc_${randomUUID().replaceAll("-", "")}`,
+      call_id: callId,
+      name: tool.name,
+      arguments: JSON.stringify(shellCallArguments({ tool, command, login: step.login })),
+      status: "completed",
+    };
   }
 
   const responseId = `resp_${randomUUID().replaceAll("-", "")}`;
@@ -108,28 +155,46 @@ async function answer(options: { res: http.ServerResponse; script: MockScript; s
   await sse.send("response.created", { response: sse.response("in_progress") });
   await sse.send("response.in_progress", { response: sse.response("in_progress") });
   const thinkMs = step.kind === "cut" ? 0 : (step.thinkMs ?? script.thinkMs);
-  if (thinkMs > 0) await new Promise<void>((resolve) => {
-    // a real model takes time to answer; a client that goes away ends the wait
-    const timer = setTimeout(resolve, thinkMs);
-    res.once("close", () => {
-      clearTimeout(timer);
-      resolve();
+  if (thinkMs > 0)
+    await new Promise<void>((resolve) => {
+      // a real model takes time to answer; a client that goes away ends the wait
+      const timer = setTimeout(resolve, thinkMs);
+      res.once("close", () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
-  });
   if (res.destroyed) return;
   let outputIndex = 0;
 
   const reasoning = step.kind === "cut" ? undefined : step.reasoning;
   if (reasoning !== undefined) {
-    const reasoningItem = { type: "reasoning", id: `rs_${randomUUID().replaceAll("-", "")}`, summary: [{ type: "summary_text", text: reasoning }], content: [], encrypted_content: null };
-    await sse.send("response.output_item.added", { output_index: outputIndex, item: { ...reasoningItem, summary: [] } });
+    const reasoningItem = {
+      type: "reasoning",
+      id: `rs_${randomUUID().replaceAll("-", "")}`,
+      summary: [{ type: "summary_text", text: reasoning }],
+      content: [],
+      encrypted_content: null,
+    };
+    await sse.send("response.output_item.added", {
+      output_index: outputIndex,
+      item: { ...reasoningItem, summary: [] },
+    });
     await sse.send("response.output_item.done", { output_index: outputIndex++, item: reasoningItem });
   }
 
   if (step.kind === "cut") {
     const messageId = `msg_${randomUUID().replaceAll("-", "")}`;
-    await sse.send("response.output_item.added", { output_index: outputIndex, item: { type: "message", id: messageId, role: "assistant", status: "in_progress", content: [] } });
-    await sse.send("response.output_text.delta", { item_id: messageId, output_index: outputIndex, content_index: 0, delta: step.partialText });
+    await sse.send("response.output_item.added", {
+      output_index: outputIndex,
+      item: { type: "message", id: messageId, role: "assistant", status: "in_progress", content: [] },
+    });
+    await sse.send("response.output_text.delta", {
+      item_id: messageId,
+      output_index: outputIndex,
+      content_index: 0,
+      delta: step.partialText,
+    });
     if (step.mode === "close") {
       res.end();
     } else {
@@ -143,14 +208,43 @@ async function answer(options: { res: http.ServerResponse; script: MockScript; s
   if (step.kind === "reply") {
     const messageId = `msg_${randomUUID().replaceAll("-", "")}`;
     const text = step.text.repeat(step.repeat);
-    await sse.send("response.output_item.added", { output_index: outputIndex, item: { type: "message", id: messageId, role: "assistant", status: "in_progress", content: [] } });
-    await sse.send("response.content_part.added", { item_id: messageId, output_index: outputIndex, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+    await sse.send("response.output_item.added", {
+      output_index: outputIndex,
+      item: { type: "message", id: messageId, role: "assistant", status: "in_progress", content: [] },
+    });
+    await sse.send("response.content_part.added", {
+      item_id: messageId,
+      output_index: outputIndex,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [] },
+    });
     for (let at = 0; at < text.length && !res.destroyed; at += step.deltaChars) {
-      await sse.send("response.output_text.delta", { item_id: messageId, output_index: outputIndex, content_index: 0, delta: text.slice(at, at + step.deltaChars) });
+      await sse.send("response.output_text.delta", {
+        item_id: messageId,
+        output_index: outputIndex,
+        content_index: 0,
+        delta: text.slice(at, at + step.deltaChars),
+      });
     }
-    await sse.send("response.output_text.done", { item_id: messageId, output_index: outputIndex, content_index: 0, text });
-    const message = { type: "message", id: messageId, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
-    await sse.send("response.content_part.done", { item_id: messageId, output_index: outputIndex, content_index: 0, part: message.content[0] });
+    await sse.send("response.output_text.done", {
+      item_id: messageId,
+      output_index: outputIndex,
+      content_index: 0,
+      text,
+    });
+    const message = {
+      type: "message",
+      id: messageId,
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text, annotations: [] }],
+    };
+    await sse.send("response.content_part.done", {
+      item_id: messageId,
+      output_index: outputIndex,
+      content_index: 0,
+      part: message.content[0],
+    });
     await sse.send("response.output_item.done", { output_index: outputIndex, item: message });
   } else if (item) {
     await sse.send("response.output_item.added", { output_index: outputIndex, item });
@@ -183,7 +277,8 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const pathname = new URL(req.url ?? "/", "http://mock").pathname;
-    if (pathname !== "/v1/responses") return apiError(res, 404, `The mock model serves only POST /v1/responses, not ${pathname}.`, "not_found");
+    if (pathname !== "/v1/responses")
+      return apiError(res, 404, `The mock model serves only POST /v1/responses, not ${pathname}.`, "not_found");
     if (req.method !== "POST") return apiError(res, 405, "Use POST /v1/responses.", "invalid_request_error");
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       return apiError(res, 401, "The mock model did not receive the API key it expects.", "invalid_api_key");
@@ -197,13 +292,25 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       return apiError(res, 400, "The request body is not JSON.", "invalid_request_error");
     }
     const parsed = responsesRequestSchema.safeParse(json);
-    if (!parsed.success) return apiError(res, 400, `Not a Responses API request: ${parsed.error.issues[0]?.message ?? "invalid"}`, "invalid_request_error");
+    if (!parsed.success)
+      return apiError(
+        res,
+        400,
+        `Not a Responses API request: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+        "invalid_request_error",
+      );
     const request = parsed.data;
-    if (request.stream === false) return apiError(res, 400, "The mock model only streams (send stream: true).", "invalid_request_error");
+    if (request.stream === false)
+      return apiError(res, 400, "The mock model only streams (send stream: true).", "invalid_request_error");
     const script = findScript(request.model);
     if (!script) {
       const available = [...inMemory.keys(), ...(options.scriptsDir ? listMockScripts(options.scriptsDir) : [])];
-      return apiError(res, 404, `No mock script is named "${request.model}". Available: ${available.join(", ") || "none"}.`, "model_not_found");
+      return apiError(
+        res,
+        404,
+        `No mock script is named "${request.model}". Available: ${available.join(", ") || "none"}.`,
+        "model_not_found",
+      );
     }
     const stepIndex = stepIndexOf(request);
     options.onRequest?.({ model: request.model, stepIndex, headers: req.headers, body: request });
@@ -219,7 +326,10 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       apiError(res, isAppError(error) ? 400 : 500, error instanceof Error ? error.message : String(error));
     });
   });
-  const { port, baseUrl } = await listenHttp(server, { ...(options.host ? { host: options.host } : {}), ...(options.port ? { port: options.port } : {}) });
+  const { port, baseUrl } = await listenHttp(server, {
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.port ? { port: options.port } : {}),
+  });
   return {
     url: `${baseUrl}/v1`,
     port,

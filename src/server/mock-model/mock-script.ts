@@ -39,9 +39,15 @@ export const mockStepSchema = z.discriminatedUnion("kind", [
   z.strictObject({
     kind: z.literal("write-file"),
     /** Relative to the agent's working directory, or absolute. */
-    path: z.string().min(1).refine((p) => !p.includes("\0"), "path must not contain NUL"),
+    path: z
+      .string()
+      .min(1)
+      .refine((p) => !p.includes("\0"), "path must not contain NUL"),
     /** Written exactly (no trailing newline added). Keep it under ~100 KB: it travels as one shell argument. */
-    content: z.string().refine((c) => !c.includes("\0"), "content must not contain NUL").refine((c) => Buffer.byteLength(c) <= 100_000, "content is limited to 100,000 bytes"),
+    content: z
+      .string()
+      .refine((c) => !c.includes("\0"), "content must not contain NUL")
+      .refine((c) => Buffer.byteLength(c) <= 100_000, "content is limited to 100,000 bytes"),
     ...shellFields,
   }),
   z.strictObject({
@@ -88,7 +94,9 @@ export function isScriptName(name: string): boolean {
 export function parseMockScript(options: { name: string; json: unknown }): MockScript {
   const result = mockScriptSchema.safeParse(options.json);
   if (!result.success) {
-    const issues = result.error.issues.map((issue) => `${issue.path.join(".") || "(script)"}: ${issue.message}`).join("; ");
+    const issues = result.error.issues
+      .map((issue) => `${issue.path.join(".") || "(script)"}: ${issue.message}`)
+      .join("; ");
     throw new AppError({ code: "BAD_REQUEST", message: `Mock script "${options.name}" is invalid: ${issues}` });
   }
   return result.data;
@@ -107,7 +115,10 @@ export function readMockScript(options: { dir: string; name: string }): MockScri
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new AppError({ code: "BAD_REQUEST", message: `Mock script "${options.name}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+    throw new AppError({
+      code: "BAD_REQUEST",
+      message: `Mock script "${options.name}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    });
   }
   return parseMockScript({ name: options.name, json });
 }

@@ -9,7 +9,11 @@ export const responsesRequestSchema = z.looseObject({
   model: z.string().min(1),
   stream: z.boolean().optional(),
   input: z.array(z.looseObject({ type: z.string().optional(), role: z.string().optional() })).default([]),
-  tools: z.array(z.looseObject({ type: z.string().optional(), name: z.string().optional(), parameters: z.unknown().optional() })).default([]),
+  tools: z
+    .array(
+      z.looseObject({ type: z.string().optional(), name: z.string().optional(), parameters: z.unknown().optional() }),
+    )
+    .default([]),
 });
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
 
@@ -61,7 +65,11 @@ export function writeFileCommand(options: { path: string; content: string }): st
  * The `function_call` arguments that make Codex run `command` with the chosen tool, in the shapes
  * Codex declares: `exec_command {cmd, login?}`, `shell_command {command, login?}`, `shell {command: [argv]}`.
  */
-export function shellCallArguments(options: { tool: OfferedTool; command: string; login: boolean }): Record<string, unknown> {
+export function shellCallArguments(options: {
+  tool: OfferedTool;
+  command: string;
+  login: boolean;
+}): Record<string, unknown> {
   const { tool, command, login } = options;
   const loginArg = "login" in tool.properties ? { login } : {};
   switch (tool.name) {

@@ -25,18 +25,35 @@ const BUSY_STUDY_STATES = new Set(["preflight", "running", "stopping"]);
  * environment images, snapshots and workspaces — through the removal journal. The files in the
  * project's own directory are never touched. Refused while one of its studies or builds is running.
  */
-export async function removeProject(deps: ProjectRemovalDeps, id: string): Promise<{ id: string; hostPath: string; leftovers: string[] }> {
+export async function removeProject(
+  deps: ProjectRemovalDeps,
+  id: string,
+): Promise<{ id: string; hostPath: string; leftovers: string[] }> {
   const project = await deps.projects.findById(id);
-  if (!project) throw new AppError({ code: "NOT_FOUND", message: `No project with id ${id}. It may have been removed; reload the project list.` });
+  if (!project)
+    throw new AppError({
+      code: "NOT_FOUND",
+      message: `No project with id ${id}. It may have been removed; reload the project list.`,
+    });
   const studies = await deps.studies.list({ projectId: id });
   const busy = studies.find((study) => BUSY_STUDY_STATES.has(study.state));
-  if (busy) throw new AppError({ code: "CONFLICT", message: `The study "${busy.title}" is ${busy.state}; stop it first, then remove the project.` });
+  if (busy)
+    throw new AppError({
+      code: "CONFLICT",
+      message: `The study "${busy.title}" is ${busy.state}; stop it first, then remove the project.`,
+    });
   const versions = await deps.environments.list(id);
   const building = versions.find((version) => version.status === "building");
-  if (building) throw new AppError({ code: "CONFLICT", message: `Environment v${building.version} is still being prepared; wait for it to finish, then remove the project.` });
+  if (building)
+    throw new AppError({
+      code: "CONFLICT",
+      message: `Environment v${building.version} is still being prepared; wait for it to finish, then remove the project.`,
+    });
 
   const parts = await Promise.all(studies.map((study) => studyRemovalParts(deps.studies, study.id)));
-  const environmentImages = [...versions].sort((a, b) => b.version - a.version).flatMap((version) => (version.imageId ? [version.imageId] : []));
+  const environmentImages = [...versions]
+    .sort((a, b) => b.version - a.version)
+    .flatMap((version) => (version.imageId ? [version.imageId] : []));
   const snapshots = await deps.snapshots.listForProject(id);
   const leftovers = await deps.journal.remove(
     {
@@ -44,8 +61,17 @@ export async function removeProject(deps: ProjectRemovalDeps, id: string): Promi
       projectId: id,
       // trial images first, then the environment's, newest first: an image goes after those built on it
       imageIds: [...parts.flatMap((part) => part.imageIds), ...environmentImages],
-      workspaceIds: [...new Set([...parts.flatMap((part) => part.workspaceIds), ...(await workspacesOfProject({ dataDir: deps.dataDir, projectId: id }))])],
-      paths: [...parts.flatMap((part) => part.paths), ...snapshots.map((snapshot) => path.join("snapshots", snapshot.id)), ...versions.flatMap((version) => (version.logPath ? [version.logPath] : []))],
+      workspaceIds: [
+        ...new Set([
+          ...parts.flatMap((part) => part.workspaceIds),
+          ...(await workspacesOfProject({ dataDir: deps.dataDir, projectId: id })),
+        ]),
+      ],
+      paths: [
+        ...parts.flatMap((part) => part.paths),
+        ...snapshots.map((snapshot) => path.join("snapshots", snapshot.id)),
+        ...versions.flatMap((version) => (version.logPath ? [version.logPath] : [])),
+      ],
     },
     () => deps.projects.remove(id),
   );

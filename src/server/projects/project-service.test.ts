@@ -29,7 +29,14 @@ describe("adding a project", () => {
     const project = await service.add({ hostPath: `${dir}-link` });
     expect(project.hostPath).toBe(dir);
     expect(project.name).toBe(path.basename(dir));
-    expect(project).toMatchObject({ networkMode: "none", cpus: 2, memoryBytes: 4 * GIB, swapBytes: 0, pids: 512, baseImage: null });
+    expect(project).toMatchObject({
+      networkMode: "none",
+      cpus: 2,
+      memoryBytes: 4 * GIB,
+      swapBytes: 0,
+      pids: 512,
+      baseImage: null,
+    });
     expect((await service.list()).map((p) => p.id)).toContain(project.id);
   });
 
@@ -38,7 +45,11 @@ describe("adding a project", () => {
     ["a missing path", "/definitely/not/here", /does not exist/],
   ])("refuses %s and writes nothing", async (_label, hostPath, message) => {
     const before = await projectCount();
-    await expect(service.add({ hostPath })).rejects.toMatchObject({ code: "BAD_REQUEST", field: "hostPath", message: expect.stringMatching(message) as unknown });
+    await expect(service.add({ hostPath })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      field: "hostPath",
+      message: expect.stringMatching(message) as unknown,
+    });
     expect(await projectCount()).toBe(before);
   });
 
@@ -64,7 +75,10 @@ describe("adding a project", () => {
   it("refuses a directory already added, by its real path", async () => {
     const dir = tempDir("twice");
     await service.add({ hostPath: dir, name: "first" });
-    await expect(service.add({ hostPath: `${dir}/.` })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining('"first"') as unknown });
+    await expect(service.add({ hostPath: `${dir}/.` })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining('"first"') as unknown,
+    });
   });
 
   it("refuses the data dir, anything inside it, and anything containing it", async () => {
@@ -72,22 +86,45 @@ describe("adding a project", () => {
     fs.mkdirSync(inside, { recursive: true });
     await expect(service.add({ hostPath: dataDir })).rejects.toThrow(/inside invariant-web's data directory/);
     await expect(service.add({ hostPath: inside })).rejects.toThrow(/inside invariant-web's data directory/);
-    await expect(service.add({ hostPath: path.dirname(dataDir) })).rejects.toThrow(/contains invariant-web's data directory/);
+    await expect(service.add({ hostPath: path.dirname(dataDir) })).rejects.toThrow(
+      /contains invariant-web's data directory/,
+    );
   });
 });
 
 describe("settings", () => {
   it("updates settings and keeps bytes exact beyond 32 bits", async () => {
     const project = await service.add({ hostPath: tempDir("settings") });
-    const updated = await service.update({ id: project.id, settings: { networkMode: "internet", memoryBytes: 6 * GIB + 1, swapBytes: GIB, pids: 1024, baseImage: "invariant-base:bookworm", defaultConfiguration: { harness: "codex", model: "gpt-x", reasoningEffort: "high", instructions: "" } } });
-    expect(updated).toMatchObject({ networkMode: "internet", memoryBytes: 6 * GIB + 1, swapBytes: GIB, pids: 1024, baseImage: "invariant-base:bookworm" });
+    const updated = await service.update({
+      id: project.id,
+      settings: {
+        networkMode: "internet",
+        memoryBytes: 6 * GIB + 1,
+        swapBytes: GIB,
+        pids: 1024,
+        baseImage: "invariant-base:bookworm",
+        defaultConfiguration: { harness: "codex", model: "gpt-x", reasoningEffort: "high", instructions: "" },
+      },
+    });
+    expect(updated).toMatchObject({
+      networkMode: "internet",
+      memoryBytes: 6 * GIB + 1,
+      swapBytes: GIB,
+      pids: 1024,
+      baseImage: "invariant-base:bookworm",
+    });
     expect((await service.get(project.id)).defaultConfiguration.reasoningEffort).toBe("high");
   });
 
   it("refuses limits beyond this host and leaves the project unchanged", async () => {
     const project = await service.add({ hostPath: tempDir("limits") });
-    await expect(service.update({ id: project.id, settings: { cpus: 8 } })).rejects.toMatchObject({ field: "cpus", message: expect.stringContaining("4 CPUs") as unknown });
-    await expect(service.update({ id: project.id, settings: { memoryBytes: 32 * GIB } })).rejects.toMatchObject({ field: "memoryBytes" });
+    await expect(service.update({ id: project.id, settings: { cpus: 8 } })).rejects.toMatchObject({
+      field: "cpus",
+      message: expect.stringContaining("4 CPUs") as unknown,
+    });
+    await expect(service.update({ id: project.id, settings: { memoryBytes: 32 * GIB } })).rejects.toMatchObject({
+      field: "memoryBytes",
+    });
     expect(await service.get(project.id)).toEqual(project);
   });
 
@@ -95,4 +132,3 @@ describe("settings", () => {
     await expect(service.get("nope")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });
-

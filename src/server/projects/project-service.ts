@@ -53,45 +53,81 @@ export async function validateProjectDirectory(options: {
 }): Promise<string> {
   const field = "hostPath";
   if (!path.isAbsolute(options.hostPath)) {
-    throw new AppError({ code: "BAD_REQUEST", field, message: `"${options.hostPath}" is not an absolute path. Enter the full path, for example /home/me/code/app.` });
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field,
+      message: `"${options.hostPath}" is not an absolute path. Enter the full path, for example /home/me/code/app.`,
+    });
   }
   let realPath: string;
   try {
     realPath = await fs.realpath(options.hostPath);
   } catch {
-    throw new AppError({ code: "BAD_REQUEST", field, message: `${options.hostPath} does not exist. Check the spelling, or create the directory first.` });
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field,
+      message: `${options.hostPath} does not exist. Check the spelling, or create the directory first.`,
+    });
   }
   const stat = await fs.stat(realPath);
   if (!stat.isDirectory()) {
-    throw new AppError({ code: "BAD_REQUEST", field, message: `${options.hostPath} is a file, not a directory. Choose the project's top-level folder.` });
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field,
+      message: `${options.hostPath} is a file, not a directory. Choose the project's top-level folder.`,
+    });
   }
   try {
     await (options.checkReadable ?? ((dir: string) => fs.access(dir, constants.R_OK | constants.X_OK)))(realPath);
   } catch {
-    throw new AppError({ code: "BAD_REQUEST", field, message: `${options.hostPath} is not readable by this user. Fix its permissions (for example chmod u+rx) and try again.` });
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field,
+      message: `${options.hostPath} is not readable by this user. Fix its permissions (for example chmod u+rx) and try again.`,
+    });
   }
   if (isInside(realPath, options.dataDir)) {
-    throw new AppError({ code: "BAD_REQUEST", field, message: `${options.hostPath} is inside invariant-web's data directory (${options.dataDir}). Choose a directory of your own.` });
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field,
+      message: `${options.hostPath} is inside invariant-web's data directory (${options.dataDir}). Choose a directory of your own.`,
+    });
   }
   if (isInside(options.dataDir, realPath)) {
-    throw new AppError({ code: "BAD_REQUEST", field, message: `${options.hostPath} contains invariant-web's data directory (${options.dataDir}), so snapshots would copy it. Choose the project's own folder, or move the data dir with --data-dir.` });
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field,
+      message: `${options.hostPath} contains invariant-web's data directory (${options.dataDir}), so snapshots would copy it. Choose the project's own folder, or move the data dir with --data-dir.`,
+    });
   }
   return realPath;
 }
 
 function checkAgainstHost(settings: Partial<ProjectSettings>, host: HostLimits): void {
   if (settings.cpus !== undefined && settings.cpus > host.cpus) {
-    throw new AppError({ code: "BAD_REQUEST", field: "cpus", message: `This host has ${host.cpus} CPUs; a project can use at most that many.` });
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field: "cpus",
+      message: `This host has ${host.cpus} CPUs; a project can use at most that many.`,
+    });
   }
   if (settings.memoryBytes !== undefined && settings.memoryBytes > host.memoryBytes) {
-    throw new AppError({ code: "BAD_REQUEST", field: "memoryBytes", message: `This host has ${(host.memoryBytes / GIB).toFixed(1)} GiB of memory; a project can use at most that much.` });
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field: "memoryBytes",
+      message: `This host has ${(host.memoryBytes / GIB).toFixed(1)} GiB of memory; a project can use at most that much.`,
+    });
   }
 }
 
 export function createProjectService(deps: ProjectServiceDeps) {
   async function get(id: string): Promise<ProjectView> {
     const project = await deps.projects.findById(id);
-    if (!project) throw new AppError({ code: "NOT_FOUND", message: `No project with id ${id}. It may have been removed; reload the project list.` });
+    if (!project)
+      throw new AppError({
+        code: "NOT_FOUND",
+        message: `No project with id ${id}. It may have been removed; reload the project list.`,
+      });
     return project;
   }
 
@@ -100,10 +136,18 @@ export function createProjectService(deps: ProjectServiceDeps) {
     get,
 
     async add(input: AddProjectInput): Promise<ProjectView> {
-      const realPath = await validateProjectDirectory({ hostPath: input.hostPath, dataDir: deps.dataDir, ...(deps.checkReadable ? { checkReadable: deps.checkReadable } : {}) });
+      const realPath = await validateProjectDirectory({
+        hostPath: input.hostPath,
+        dataDir: deps.dataDir,
+        ...(deps.checkReadable ? { checkReadable: deps.checkReadable } : {}),
+      });
       const existing = await deps.projects.findByHostPath(realPath);
       if (existing) {
-        throw new AppError({ code: "CONFLICT", field: "hostPath", message: `${realPath} is already added as project "${existing.name}".` });
+        throw new AppError({
+          code: "CONFLICT",
+          field: "hostPath",
+          message: `${realPath} is already added as project "${existing.name}".`,
+        });
       }
       const name = input.name?.trim() || path.basename(realPath) || realPath;
       const settings = projectSettingsSchema.parse(defaultSettings({ name, host: deps.host }));
@@ -115,7 +159,6 @@ export function createProjectService(deps: ProjectServiceDeps) {
       checkAgainstHost(input.settings, deps.host);
       return deps.projects.update(input.id, input.settings);
     },
-
   };
 }
 

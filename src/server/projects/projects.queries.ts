@@ -68,7 +68,10 @@ export function createProjectQueries(db: Db) {
     },
     /** The project with everything that hangs off it, and its recorded events, in one transaction. */
     async remove(id: string): Promise<void> {
-      await db.$transaction([db.eventLog.deleteMany({ where: { projectId: id } }), db.project.deleteMany({ where: { id } })]);
+      await db.$transaction([
+        db.eventLog.deleteMany({ where: { projectId: id } }),
+        db.project.deleteMany({ where: { id } }),
+      ]);
     },
   };
 }

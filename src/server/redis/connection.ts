@@ -13,7 +13,9 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
   }
   const parsed = new URL(url);
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-    throw new Error(`Unsupported Redis URL "${url}": use redis://host:port, rediss://host:port or unix:///path/to/redis.sock.`);
+    throw new Error(
+      `Unsupported Redis URL "${url}": use redis://host:port, rediss://host:port or unix:///path/to/redis.sock.`,
+    );
   }
   return {
     host: parsed.hostname,
@@ -27,12 +29,23 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
 
 /** A connection suitable for BullMQ workers and blocking reads (no per-command retry limit). */
 export function connectRedis(options: { url: string; name: string }): Redis {
-  return new Redis({ ...redisOptionsFromUrl(options.url), connectionName: options.name, maxRetriesPerRequest: null, lazyConnect: false });
+  return new Redis({
+    ...redisOptionsFromUrl(options.url),
+    connectionName: options.name,
+    maxRetriesPerRequest: null,
+    lazyConnect: false,
+  });
 }
 
 /** Pings Redis once with a short timeout; resolves to the server version or throws a readable error. */
 export async function probeRedis(options: { url: string; timeoutMs?: number }): Promise<{ version: string }> {
-  const client = new Redis({ ...redisOptionsFromUrl(options.url), lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: options.timeoutMs ?? 2000, retryStrategy: () => null });
+  const client = new Redis({
+    ...redisOptionsFromUrl(options.url),
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: options.timeoutMs ?? 2000,
+    retryStrategy: () => null,
+  });
   client.on("error", () => undefined);
   try {
     await client.connect();

@@ -46,12 +46,20 @@ describe("private Redis", () => {
   });
 
   it("fails with install advice when redis-server is missing", async () => {
-    await expect(startPrivateRedis({ dataDir: tempDir("redis"), redisServer: "/nonexistent/redis-server" })).rejects.toThrow(/Could not run \/nonexistent\/redis-server.*apt-get install redis-server.*--redis-url/);
+    await expect(
+      startPrivateRedis({ dataDir: tempDir("redis"), redisServer: "/nonexistent/redis-server" }),
+    ).rejects.toThrow(/Could not run \/nonexistent\/redis-server.*apt-get install redis-server.*--redis-url/);
   });
 
   it("parses every supported Redis URL form and refuses others", () => {
     expect(redisOptionsFromUrl("unix:///tmp/r.sock?db=3")).toEqual({ path: "/tmp/r.sock", db: 3 });
-    expect(redisOptionsFromUrl("redis://user:p%40ss@host:6380/2")).toMatchObject({ host: "host", port: 6380, username: "user", password: "p@ss", db: 2 });
+    expect(redisOptionsFromUrl("redis://user:p%40ss@host:6380/2")).toMatchObject({
+      host: "host",
+      port: 6380,
+      username: "user",
+      password: "p@ss",
+      db: 2,
+    });
     expect(redisOptionsFromUrl("rediss://host")).toMatchObject({ host: "host", port: 6379, tls: {} });
     expect(() => redisOptionsFromUrl("http://host")).toThrow(/Unsupported Redis URL/);
   });

@@ -19,7 +19,6 @@ export function findRedisServer(): string | null {
   return result.status === 0 && found ? found : null;
 }
 
-
 /** Stops a private Redis left behind by a launcher that was killed (its pid file is in the data dir). */
 async function stopLeftover(pidFile: string): Promise<void> {
   let pid: number;
@@ -61,7 +60,28 @@ export async function startPrivateRedis(options: { dataDir: string; redisServer?
   const logFile = path.join(dir, "redis.log");
   const child: ChildProcess = spawn(
     binary,
-    ["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--dir", dir, "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--pidfile", pidFile, "--logfile", logFile, "--daemonize", "no"],
+    [
+      "--port",
+      "0",
+      "--unixsocket",
+      socket,
+      "--unixsocketperm",
+      "700",
+      "--dir",
+      dir,
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "everysec",
+      "--save",
+      "",
+      "--pidfile",
+      pidFile,
+      "--logfile",
+      logFile,
+      "--daemonize",
+      "no",
+    ],
     { stdio: "ignore" },
   );
   let spawnError: Error | null = null;
@@ -76,9 +96,13 @@ export async function startPrivateRedis(options: { dataDir: string; redisServer?
   const deadline = Date.now() + 10_000;
   let started = false;
   while (Date.now() < deadline) {
-    const exitCode = await Promise.race([exited, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 50))]);
+    const exitCode = await Promise.race([
+      exited,
+      new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 50)),
+    ]);
     if (exitCode !== "waiting") {
-      if (spawnError) throw new Error(`Could not run ${binary}: ${(spawnError as Error).message}. ${REDIS_INSTALL_HINT}`);
+      if (spawnError)
+        throw new Error(`Could not run ${binary}: ${(spawnError as Error).message}. ${REDIS_INSTALL_HINT}`);
       throw new Error(`redis-server exited with code ${String(exitCode)} while starting; see ${logFile}.`);
     }
     try {

@@ -43,7 +43,9 @@ export function quoteBlock(text: string): string {
     .map((line, index) => {
       if (line.trim() === "") return ">";
       const indent = /^[ \t]*/.exec(line)?.[0] ?? "";
-      const body = escapeInline(line.slice(indent.length)).replace(LINE_START_SYNTAX, (marker) => marker.replace(/^(\d*)(.)$/, "$1\\$2"));
+      const body = escapeInline(line.slice(indent.length)).replace(LINE_START_SYNTAX, (marker) =>
+        marker.replace(/^(\d*)(.)$/, "$1\\$2"),
+      );
       const spaces = indent.replace(/\t/g, "    ").replace(/ /g, "&nbsp;");
       const next = lines[index + 1];
       const hardBreak = next !== undefined && next.trim() !== "" ? "\\" : "";
@@ -70,7 +72,10 @@ export function codeSpan(text: string): string {
   const line = text.replace(LINE_BREAK, " ");
   if (line === "") return "—";
   const fence = "`".repeat(longestRun(line, "`") + 1);
-  const pad = line.startsWith("`") || line.endsWith("`") || (line.startsWith(" ") && line.endsWith(" ") && line.trim() !== "") ? " " : "";
+  const pad =
+    line.startsWith("`") || line.endsWith("`") || (line.startsWith(" ") && line.endsWith(" ") && line.trim() !== "")
+      ? " "
+      : "";
   return `${fence}${pad}${line}${pad}${fence}`;
 }
 

@@ -54,7 +54,11 @@ function cell(value: CsvCell): string {
 
 const text = (value: string | null): CsvCell => (value === null ? null : { text: value });
 
-function row(options: { report: StudyReport; configuration: ReportConfiguration | undefined; trial: ReportTrial }): CsvCell[] {
+function row(options: {
+  report: StudyReport;
+  configuration: ReportConfiguration | undefined;
+  trial: ReportTrial;
+}): CsvCell[] {
   const { trial, configuration } = options;
   const verdict = trial.verdict;
   return [
@@ -91,6 +95,13 @@ export function renderCsvReport(input: StudyReport): string {
   const report = parseStudyReport(input);
   const configurations = new Map(report.configurations.map((configuration) => [configuration.choice, configuration]));
   const trials = [...report.trials].sort((a, b) => a.choice - b.choice || a.repeat - b.repeat || a.attempt - b.attempt);
-  const lines = [CSV_COLUMNS.join(","), ...trials.map((trial) => row({ report, configuration: configurations.get(trial.choice), trial }).map(cell).join(","))];
+  const lines = [
+    CSV_COLUMNS.join(","),
+    ...trials.map((trial) =>
+      row({ report, configuration: configurations.get(trial.choice), trial })
+        .map(cell)
+        .join(","),
+    ),
+  ];
   return lines.map((line) => `${line}\r\n`).join("");
 }

@@ -19,8 +19,15 @@ export function slugify(text: string): string {
  * `study-<slug of the title>-<id>.<format>`, for a download or `--output` default. Only `[a-z0-9._-]`
  * (the id keeps its case): no path separators, no leading dot, nothing a shell or a browser must quote.
  */
-export function reportFileName(options: { report: { study: Pick<StudyReport["study"], "id" | "title"> }; format: ReportFormat }): string {
+export function reportFileName(options: {
+  report: { study: Pick<StudyReport["study"], "id" | "title"> };
+  format: ReportFormat;
+}): string {
   const slug = slugify(options.report.study.title);
-  const id = options.report.study.id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64) || "unknown";
+  const id =
+    options.report.study.id
+      .replace(/[^A-Za-z0-9_-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 64) || "unknown";
   return `study-${slug ? `${slug}-` : ""}${id}.${options.format}`;
 }

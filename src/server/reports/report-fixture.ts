@@ -7,9 +7,18 @@ import { reportTokens, type ReportTrial, type ReportVerdict, type StudyReport } 
  * and HTML, a missing verdict and an exit-code verdict.
  */
 
-const counted = (passed: number, total: number): ReportVerdict => ({ passed, failed: total - passed, skipped: 0, total, source: "node-test", ok: passed === total });
+const counted = (passed: number, total: number): ReportVerdict => ({
+  passed,
+  failed: total - passed,
+  skipped: 0,
+  total,
+  source: "node-test",
+  ok: passed === total,
+});
 
-const trial = (fields: Partial<ReportTrial> & Pick<ReportTrial, "id" | "choice" | "repeat" | "state">): ReportTrial => ({
+const trial = (
+  fields: Partial<ReportTrial> & Pick<ReportTrial, "id" | "choice" | "repeat" | "state">,
+): ReportTrial => ({
   attempt: 1,
   verdict: null,
   exitCode: null,
@@ -25,9 +34,33 @@ const trial = (fields: Partial<ReportTrial> & Pick<ReportTrial, "id" | "choice" 
 });
 
 const configurations: StudyReport["configurations"] = [
-  { choice: 1, harness: "codex", model: "gpt-5-codex", reasoningEffort: "high", instructions: "Keep changes small.\nNo | pipes in names.", command: null, repeats: 1 },
-  { choice: 2, harness: "codex", model: "o4-mini <b>", reasoningEffort: "medium", instructions: "", command: null, repeats: 3 },
-  { choice: 3, harness: "command", model: "=cmd|' /C calc'!A0", reasoningEffort: "minimal", instructions: "", command: "./agents/fix.sh --fast", repeats: 1 },
+  {
+    choice: 1,
+    harness: "codex",
+    model: "gpt-5-codex",
+    reasoningEffort: "high",
+    instructions: "Keep changes small.\nNo | pipes in names.",
+    command: null,
+    repeats: 1,
+  },
+  {
+    choice: 2,
+    harness: "codex",
+    model: "o4-mini <b>",
+    reasoningEffort: "medium",
+    instructions: "",
+    command: null,
+    repeats: 3,
+  },
+  {
+    choice: 3,
+    harness: "command",
+    model: "=cmd|' /C calc'!A0",
+    reasoningEffort: "minimal",
+    instructions: "",
+    command: "./agents/fix.sh --fast",
+    repeats: 1,
+  },
 ];
 
 const trials: ReportTrial[] = [
@@ -82,7 +115,7 @@ const trials: ReportTrial[] = [
     repeat: 3,
     attempt: 2,
     state: "error",
-    error: 'Container exited 137, "OOM"\n<script>alert(\'x\')</script> | see logs',
+    error: "Container exited 137, \"OOM\"\n<script>alert('x')</script> | see logs",
     startedAt: "2025-03-01T14:16:00.000Z",
     finishedAt: "2025-03-01T14:16:30.000Z",
   }),
@@ -110,7 +143,8 @@ export const REPORT_FIXTURE: StudyReport = {
     title: "Fix the | parser <script>alert(1)</script> — naïve café ✓",
     projectId: "cm7project01",
     projectName: "demo *app*",
-    taskPrompt: "Make the parser accept `a|b` tokens.\n\n# Not a heading\n- not a list\n<script>alert('task')</script>\n    indented line\nDone when `npm test` passes.",
+    taskPrompt:
+      "Make the parser accept `a|b` tokens.\n\n# Not a heading\n- not a list\n<script>alert('task')</script>\n    indented line\nDone when `npm test` passes.",
     testCommand: "npm test -- --test-reporter=spec ```",
     junitPath: null,
     testFiles: [{ path: "test/parser.test.js", sha256: "ab".repeat(32), bytes: 4312 }],

@@ -1,5 +1,11 @@
 import { aggregateByConfiguration, trialHasTokens } from "../../shared/study-aggregates";
-import type { ReportBaseline, ReportConfiguration, ReportTrial, StudyAggregate, StudyReport } from "../../shared/study-report";
+import type {
+  ReportBaseline,
+  ReportConfiguration,
+  ReportTrial,
+  StudyAggregate,
+  StudyReport,
+} from "../../shared/study-report";
 import { codeBlock, codeSpan, escapeCell, escapeInline, quoteBlock } from "./markdown-text";
 import { parseStudyReport } from "./parse-study-report";
 
@@ -44,7 +50,11 @@ const tableHead = (cells: string[]): string[] => [tableRow(cells), tableRow(cell
 
 function configurationCells(configuration: ReportConfiguration | undefined): string[] {
   if (configuration === undefined) return [NONE, NONE, NONE];
-  return [escapeCell(configuration.harness), escapeCell(configuration.model), escapeCell(configuration.reasoningEffort)];
+  return [
+    escapeCell(configuration.harness),
+    escapeCell(configuration.model),
+    escapeCell(configuration.reasoningEffort),
+  ];
 }
 
 function trialLabel(options: { trial: ReportTrial; several: boolean }): string {
@@ -69,11 +79,25 @@ function header(report: StudyReport): string[] {
 
 function taskSection(report: StudyReport): string[] {
   const { study } = report;
-  const lines = ["## Task", "", study.taskPrompt.trim() === "" ? "_No task prompt was recorded._" : quoteBlock(study.taskPrompt), "", "Judged by this test command:", ""];
-  lines.push(study.testCommand.trim() === "" ? "_No test command was recorded._" : codeBlock({ text: study.testCommand, language: "sh" }));
+  const lines = [
+    "## Task",
+    "",
+    study.taskPrompt.trim() === "" ? "_No task prompt was recorded._" : quoteBlock(study.taskPrompt),
+    "",
+    "Judged by this test command:",
+    "",
+  ];
+  lines.push(
+    study.testCommand.trim() === ""
+      ? "_No test command was recorded._"
+      : codeBlock({ text: study.testCommand, language: "sh" }),
+  );
   if (study.testFiles.length > 0) {
     lines.push("", "Test files, fixed for every trial:", "");
-    for (const file of study.testFiles) lines.push(`- ${codeSpan(file.path)}: ${formatNumber(file.bytes)} bytes, sha256 ${codeSpan(file.sha256.slice(0, 12))}`);
+    for (const file of study.testFiles)
+      lines.push(
+        `- ${codeSpan(file.path)}: ${formatNumber(file.bytes)} bytes, sha256 ${codeSpan(file.sha256.slice(0, 12))}`,
+      );
   }
   if (study.junitPath !== null) lines.push("", `JUnit report read from ${codeSpan(study.junitPath)}.`);
   return lines;
@@ -108,8 +132,16 @@ function configurationsSection(report: StudyReport): string[] {
   return lines;
 }
 
-function resultsSection(options: { configurations: Map<number, ReportConfiguration>; trials: ReportTrial[]; trialCounts: Map<number, number> }): string[] {
-  const lines = ["## Results", "", ...tableHead(["Choice", "harness", "model", "effort", "tests passed", "agent seconds", "tokens", "state"])];
+function resultsSection(options: {
+  configurations: Map<number, ReportConfiguration>;
+  trials: ReportTrial[];
+  trialCounts: Map<number, number>;
+}): string[] {
+  const lines = [
+    "## Results",
+    "",
+    ...tableHead(["Choice", "harness", "model", "effort", "tests passed", "agent seconds", "tokens", "state"]),
+  ];
   for (const trial of options.trials) {
     lines.push(
       tableRow([
@@ -126,7 +158,10 @@ function resultsSection(options: { configurations: Map<number, ReportConfigurati
   return lines;
 }
 
-function spreadCell(options: { spread: { min: number; max: number } | null; format: (value: number) => string }): string {
+function spreadCell(options: {
+  spread: { min: number; max: number } | null;
+  format: (value: number) => string;
+}): string {
   return options.spread === null ? NONE : `${options.format(options.spread.min)}–${options.format(options.spread.max)}`;
 }
 
@@ -138,11 +173,26 @@ function aggregatesSection(report: StudyReport): string[] {
     "",
     "Over finished trials. Pass rate: the finished trials that passed every test they counted, or, judged by exit code only, exited 0.",
     "",
-    ...tableHead(["Choice", "harness", "model", "effort", "finished", "pass rate", "median tests passed", "median agent seconds", "agent seconds min–max", "median tokens", "tokens min–max"]),
+    ...tableHead([
+      "Choice",
+      "harness",
+      "model",
+      "effort",
+      "finished",
+      "pass rate",
+      "median tests passed",
+      "median agent seconds",
+      "agent seconds min–max",
+      "median tokens",
+      "tokens min–max",
+    ]),
   ];
   for (const configuration of report.configurations) {
     const aggregate = (recorded.get(configuration.choice) ?? computed.get(configuration.choice)) as StudyAggregate;
-    const passRate = aggregate.passRate === null ? NONE : `${Math.round(aggregate.passRate * 100)}% (${aggregate.passedAll}/${aggregate.finished})`;
+    const passRate =
+      aggregate.passRate === null
+        ? NONE
+        : `${Math.round(aggregate.passRate * 100)}% (${aggregate.passedAll}/${aggregate.finished})`;
     lines.push(
       tableRow([
         String(configuration.choice),
@@ -165,7 +215,9 @@ function errorsSection(options: { trials: ReportTrial[]; trialCounts: Map<number
   if (failed.length === 0) return [];
   const lines = ["## Errors", ""];
   for (const trial of failed) {
-    lines.push(`- Choice ${trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 })}: ${escapeInline(trial.error ?? "")}`);
+    lines.push(
+      `- Choice ${trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 })}: ${escapeInline(trial.error ?? "")}`,
+    );
   }
   return lines;
 }

@@ -77,7 +77,11 @@ function refusal(render: () => string): AppError {
 describe("study report schema and JSON", () => {
   it("accepts the fixture and writes it as pretty JSON that parses back to the same report", () => {
     const json = renderJsonReport(REPORT_FIXTURE);
-    expect(json.startsWith('{\n  "schema": "invariant-web/study-report",\n  "version": 1,\n  "generatedAt": "2025-03-01T15:00:00.000Z",\n')).toBe(true);
+    expect(
+      json.startsWith(
+        '{\n  "schema": "invariant-web/study-report",\n  "version": 1,\n  "generatedAt": "2025-03-01T15:00:00.000Z",\n',
+      ),
+    ).toBe(true);
     expect(json.endsWith("}\n")).toBe(true);
     expect(json.endsWith("\n\n")).toBe(false);
     const parsed: unknown = JSON.parse(json);
@@ -88,7 +92,7 @@ describe("study report schema and JSON", () => {
   it("keeps the tricky text byte for byte", () => {
     const parsed = studyReportSchema.parse(JSON.parse(renderJsonReport(REPORT_FIXTURE)));
     expect(parsed.study.title).toBe("Fix the | parser <script>alert(1)</script> — naïve café ✓");
-    expect(parsed.trials[3]?.error).toBe('Container exited 137, "OOM"\n<script>alert(\'x\')</script> | see logs');
+    expect(parsed.trials[3]?.error).toBe("Container exited 137, \"OOM\"\n<script>alert('x')</script> | see logs");
     expect(parsed.configurations[2]?.model).toBe("=cmd|' /C calc'!A0");
   });
 
@@ -131,7 +135,9 @@ describe("study report schema and JSON", () => {
       ),
     );
     expect(error.message).toContain("Choice 2 appears twice.\n  → at configurations[2].choice");
-    expect(error.message).toContain("Trial trial-1 names choice 9, which is not a configuration of this study.\n  → at trials[0].choice");
+    expect(error.message).toContain(
+      "Trial trial-1 names choice 9, which is not a configuration of this study.\n  → at trials[0].choice",
+    );
     expect(error.message).toContain("→ at aggregates[0].choice");
   });
 
@@ -150,8 +156,8 @@ describe("CSV", () => {
       "cm7study0001,1,1,1,codex,gpt-5-codex,high,succeeded,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,",
       "cm7study0001,2,1,1,codex,o4-mini <b>,medium,succeeded,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,",
       "cm7study0001,2,2,1,codex,o4-mini <b>,medium,failed,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,",
-      "cm7study0001,2,3,2,codex,o4-mini <b>,medium,error,,,,,,,,0,0,0,0,0,,\"Container exited 137, \"\"OOM\"\"\n<script>alert('x')</script> | see logs\"",
-      "cm7study0001,3,1,1,command,'=cmd|' /C calc'!A0,minimal,succeeded,,,,,exit-code,5.04,38,0,0,0,0,0,\"'=HYPERLINK(\"\"http://x.example\"\",\"\"y\"\")\",",
+      'cm7study0001,2,3,2,codex,o4-mini <b>,medium,error,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs"',
+      'cm7study0001,3,1,1,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",',
     ]);
   });
 
@@ -170,7 +176,8 @@ describe("CSV", () => {
   });
 
   it("guards text that a spreadsheet would run, and only at the start", () => {
-    for (const text of ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "＝1"]) expect(guardFormula(text)).toBe(`'${text}`);
+    for (const text of ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "＝1"])
+      expect(guardFormula(text)).toBe(`'${text}`);
     for (const text of ["a=b", "", "gpt-5", "'quoted"]) expect(guardFormula(text)).toBe(text);
   });
 
@@ -195,7 +202,15 @@ describe("Markdown", () => {
   });
 
   it("quotes the task line by line, with nothing in it becoming a heading, list or HTML", () => {
-    expect(block(markdown, "> Make the parser accept \\`a\\|b\\` tokens.")).toEqual(["> Make the parser accept \\`a\\|b\\` tokens.", ">", "> \\# Not a heading\\", "> \\- not a list\\", "> &lt;script&gt;alert('task')&lt;/script&gt;\\", "> &nbsp;&nbsp;&nbsp;&nbsp;indented line\\", "> Done when \\`npm test\\` passes."]);
+    expect(block(markdown, "> Make the parser accept \\`a\\|b\\` tokens.")).toEqual([
+      "> Make the parser accept \\`a\\|b\\` tokens.",
+      ">",
+      "> \\# Not a heading\\",
+      "> \\- not a list\\",
+      "> &lt;script&gt;alert('task')&lt;/script&gt;\\",
+      "> &nbsp;&nbsp;&nbsp;&nbsp;indented line\\",
+      "> Done when \\`npm test\\` passes.",
+    ]);
   });
 
   it("puts the test command in a fence longer than any backtick run in it", () => {
@@ -213,7 +228,9 @@ describe("Markdown", () => {
   });
 
   it("writes one results row per trial: counts, pass/fail for exit codes, a dash for nothing", () => {
-    expect(block(markdown, "| Choice | harness | model | effort | tests passed | agent seconds | tokens | state |")).toEqual([
+    expect(
+      block(markdown, "| Choice | harness | model | effort | tests passed | agent seconds | tokens | state |"),
+    ).toEqual([
       "| Choice | harness | model | effort | tests passed | agent seconds | tokens | state |",
       "| --- | --- | --- | --- | --- | --- | --- | --- |",
       "| 1 | codex | gpt-5-codex | high | 23/23 | 312.5 | 129,000 | succeeded |",
@@ -225,7 +242,12 @@ describe("Markdown", () => {
   });
 
   it("adds the per-configuration table when a configuration ran more than once", () => {
-    expect(block(markdown, "| Choice | harness | model | effort | finished | pass rate | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |")).toEqual([
+    expect(
+      block(
+        markdown,
+        "| Choice | harness | model | effort | finished | pass rate | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
+      ),
+    ).toEqual([
       "| Choice | harness | model | effort | finished | pass rate | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
       "| 1 | codex | gpt-5-codex | high | 1/1 | 100% (1/1) | 23 | 312.5 | 312.5–312.5 | 129,000 | 129,000–129,000 |",
@@ -243,18 +265,25 @@ describe("Markdown", () => {
       }),
     );
     expect(single).not.toContain("## Per configuration");
-    expect(single).toContain("Each configuration ran once, so every row is a single run: this is not a ranking of models or harnesses");
+    expect(single).toContain(
+      "Each configuration ran once, so every row is a single run: this is not a ranking of models or harnesses",
+    );
     expect(single.endsWith("can give different results._\n")).toBe(true);
   });
 
   it("lists trial errors on one escaped line each", () => {
     expect(block(markdown, "## Errors")).toEqual(["## Errors"]);
-    expect(markdown).toContain("\n- Choice 2 #3 (attempt 2): Container exited 137, \"OOM\" &lt;script&gt;alert('x')&lt;/script&gt; \\| see logs\n");
+    expect(markdown).toContain(
+      "\n- Choice 2 #3 (attempt 2): Container exited 137, \"OOM\" &lt;script&gt;alert('x')&lt;/script&gt; \\| see logs\n",
+    );
   });
 
   it("lets no user text add a table cell or raw HTML", () => {
     expect(markdown).not.toContain("<");
-    const tables = markdown.split("\n\n").filter((chunk) => chunk.startsWith("| ")).map((chunk) => chunk.split("\n"));
+    const tables = markdown
+      .split("\n\n")
+      .filter((chunk) => chunk.startsWith("| "))
+      .map((chunk) => chunk.split("\n"));
     expect(tables).toHaveLength(2);
     for (const [head, ...rows] of tables) {
       const columns = head!.split(" | ").length;
@@ -276,14 +305,23 @@ describe("Markdown", () => {
     );
     expect(bare.split("\n")[0]).toBe("# Untitled study");
     expect(bare).toContain("· started — · finished —");
-    expect(bare).toContain("- Environment: not recorded\n- Image: not recorded\n- Snapshot: not recorded\n- Baseline: not recorded\n");
+    expect(bare).toContain(
+      "- Environment: not recorded\n- Image: not recorded\n- Snapshot: not recorded\n- Baseline: not recorded\n",
+    );
     expect(bare).toContain("_No trials were recorded._");
   });
 
   it("shows a verdict with no total as its passed count, and a baseline without counts by its source", () => {
     const partial = renderMarkdownReport(
       variant((report) => {
-        report.trials[0]!.verdict = { passed: 7, failed: null, skipped: null, total: null, source: "summary-line", ok: true };
+        report.trials[0]!.verdict = {
+          passed: 7,
+          failed: null,
+          skipped: null,
+          total: null,
+          source: "summary-line",
+          ok: true,
+        };
         report.baseline = { passed: null, failed: null, skipped: null, total: null, source: "exit-code" };
       }),
     );
@@ -298,13 +336,17 @@ describe("Markdown", () => {
 
 describe("Markdown text", () => {
   it("escapes inline syntax, HTML and line breaks", () => {
-    expect(escapeInline("a|b *c* _d_ [e](f) `g` ~h~ $i$ \\ <j> & k\r\nl")).toBe("a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\`g\\` \\~h\\~ \\$i\\$ \\\\ &lt;j&gt; &amp; k l");
+    expect(escapeInline("a|b *c* _d_ [e](f) `g` ~h~ $i$ \\ <j> & k\r\nl")).toBe(
+      "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\`g\\` \\~h\\~ \\$i\\$ \\\\ &lt;j&gt; &amp; k l",
+    );
     expect(escapeCell(null)).toBe("—");
     expect(escapeCell(" ")).toBe("—");
   });
 
   it("quotes blocks, escaping block markers at the start of a line only", () => {
-    expect(quoteBlock("1. one\n2) two\n\n> q\n=== \n+ plus - minus\n")).toBe("> 1\\. one\\\n> 2\\) two\n>\n> &gt; q\\\n> \\===\\\n> \\+ plus - minus");
+    expect(quoteBlock("1. one\n2) two\n\n> q\n=== \n+ plus - minus\n")).toBe(
+      "> 1\\. one\\\n> 2\\) two\n>\n> &gt; q\\\n> \\===\\\n> \\+ plus - minus",
+    );
   });
 
   it("makes code spans and blocks that no backtick run can close early", () => {
@@ -318,8 +360,12 @@ describe("Markdown text", () => {
 
 describe("report file names", () => {
   it("is study-<slug>-<id>.<format>, safe characters only", () => {
-    expect(reportFileName({ report: REPORT_FIXTURE, format: "md" })).toBe("study-fix-the-parser-script-alert-1-script-naive-cafe-cm7study0001.md");
-    expect(reportFileName({ report: { study: { id: "c1", title: "../../etc/passwd" } }, format: "csv" })).toBe("study-etc-passwd-c1.csv");
+    expect(reportFileName({ report: REPORT_FIXTURE, format: "md" })).toBe(
+      "study-fix-the-parser-script-alert-1-script-naive-cafe-cm7study0001.md",
+    );
+    expect(reportFileName({ report: { study: { id: "c1", title: "../../etc/passwd" } }, format: "csv" })).toBe(
+      "study-etc-passwd-c1.csv",
+    );
     expect(reportFileName({ report: { study: { id: "../x y", title: "✓✓" } }, format: "json" })).toBe("study-x-y.json");
     expect(reportFileName({ report: { study: { id: "///", title: "" } }, format: "json" })).toBe("study-unknown.json");
   });

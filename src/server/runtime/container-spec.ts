@@ -45,7 +45,13 @@ export function toDockerLabels(labels: ContainerLabels): Record<string, string> 
     ...(labels.study ? { [LABEL.study]: labels.study } : {}),
     ...(labels.trial ? { [LABEL.trial]: labels.trial } : {}),
     ...(labels.session ? { [LABEL.session]: labels.session } : {}),
-    ...(labels.worker ? { [LABEL.worker]: labels.worker.id, [LABEL.workerHost]: labels.worker.host, [LABEL.workerPid]: String(labels.worker.pid) } : {}),
+    ...(labels.worker
+      ? {
+          [LABEL.worker]: labels.worker.id,
+          [LABEL.workerHost]: labels.worker.host,
+          [LABEL.workerPid]: String(labels.worker.pid),
+        }
+      : {}),
     ...(labels.worker?.instance ? { [LABEL.instance]: labels.worker.instance } : {}),
   };
 }
@@ -84,8 +90,15 @@ export function checkMounts(mounts: readonly Mount[], hostHome: string): void {
     if (FORBIDDEN_MOUNT_SOURCES.includes(mount.hostPath) || mount.hostPath.endsWith("/docker.sock")) {
       throw new Error(`Refusing to mount ${mount.hostPath}: containers never get the Docker socket.`);
     }
-    if (mount.hostPath === hostHome || mount.hostPath === "/" || mount.hostPath === "/root" || mount.hostPath === "/home") {
-      throw new Error(`Refusing to mount ${mount.hostPath}: containers never get a host home directory or the host root.`);
+    if (
+      mount.hostPath === hostHome ||
+      mount.hostPath === "/" ||
+      mount.hostPath === "/root" ||
+      mount.hostPath === "/home"
+    ) {
+      throw new Error(
+        `Refusing to mount ${mount.hostPath}: containers never get a host home directory or the host root.`,
+      );
     }
   }
 }

@@ -12,7 +12,13 @@ afterAll(async () => {
 const limits = { cpus: 0.5, memoryBytes: 256 * 1024 * 1024, swapBytes: 64 * 1024 * 1024, pids: 100 };
 
 async function run(network: "none" | "internet", script: string) {
-  const id = await runtime.createContainer({ image: BASE_IMAGE, command: ["sh", "-c", script], labels: { project: "p-test", role: "probe", study: "s1", trial: "t1" }, limits, network });
+  const id = await runtime.createContainer({
+    image: BASE_IMAGE,
+    command: ["sh", "-c", script],
+    labels: { project: "p-test", role: "probe", study: "s1", trial: "t1" },
+    limits,
+    network,
+  });
   created.push(id);
   let output = "";
   const { exitCode } = await runtime.runToExit(id, (chunk) => (output += chunk), { timeoutMs: 30_000 });
@@ -26,10 +32,28 @@ describe("containers through the runtime", () => {
   it("carry the project's limits, no-new-privileges, an init process, our labels and no mounts we did not choose", async () => {
     const { id, exitCode } = await run("none", "true");
     expect(exitCode).toBe(0);
-    const info = dockerInspect("container", id) as { HostConfig: Record<string, unknown>; Config: { Labels: Record<string, string> }; Mounts: unknown[] };
-    expect(info.HostConfig).toMatchObject({ NanoCpus: 500_000_000, Memory: limits.memoryBytes, MemorySwap: limits.memoryBytes + limits.swapBytes, PidsLimit: 100, Init: true, Privileged: false, NetworkMode: "none" });
+    const info = dockerInspect("container", id) as {
+      HostConfig: Record<string, unknown>;
+      Config: { Labels: Record<string, string> };
+      Mounts: unknown[];
+    };
+    expect(info.HostConfig).toMatchObject({
+      NanoCpus: 500_000_000,
+      Memory: limits.memoryBytes,
+      MemorySwap: limits.memoryBytes + limits.swapBytes,
+      PidsLimit: 100,
+      Init: true,
+      Privileged: false,
+      NetworkMode: "none",
+    });
     expect(info.HostConfig.SecurityOpt).toEqual(["no-new-privileges:true"]);
-    expect(info.Config.Labels).toMatchObject({ "invariant.managed": "true", "invariant.project": "p-test", "invariant.role": "probe", "invariant.study": "s1", "invariant.trial": "t1" });
+    expect(info.Config.Labels).toMatchObject({
+      "invariant.managed": "true",
+      "invariant.project": "p-test",
+      "invariant.role": "probe",
+      "invariant.study": "s1",
+      "invariant.trial": "t1",
+    });
     expect(info.Mounts).toEqual([]);
   });
 
@@ -41,23 +65,51 @@ describe("containers through the runtime", () => {
   });
 
   it("enforce the process limit", async () => {
-    const { output } = await run("none", "for i in $(seq 1 150); do sleep 1 & done 2>&1 | grep -c 'fork\\|Resource' || true");
+    const { output } = await run(
+      "none",
+      "for i in $(seq 1 150); do sleep 1 & done 2>&1 | grep -c 'fork\\|Resource' || true",
+    );
     expect(Number(output.trim().split("\n").at(-1))).toBeGreaterThan(0);
   });
 
   it("refuse the Docker socket and host home directories as mounts", async () => {
-    const spec = { image: BASE_IMAGE, command: ["true"], labels: { project: "p", role: "probe" as const }, limits, network: "none" as const };
-    await expect(runtime.createContainer({ ...spec, mounts: [{ hostPath: "/var/run/docker.sock", containerPath: "/var/run/docker.sock", readOnly: true }] })).rejects.toThrow(/never get the Docker socket/);
-    await expect(runtime.createContainer({ ...spec, mounts: [{ hostPath: os.homedir(), containerPath: "/home", readOnly: true }] })).rejects.toThrow(/host home/);
+    const spec = {
+      image: BASE_IMAGE,
+      command: ["true"],
+      labels: { project: "p", role: "probe" as const },
+      limits,
+      network: "none" as const,
+    };
+    await expect(
+      runtime.createContainer({
+        ...spec,
+        mounts: [{ hostPath: "/var/run/docker.sock", containerPath: "/var/run/docker.sock", readOnly: true }],
+      }),
+    ).rejects.toThrow(/never get the Docker socket/);
+    await expect(
+      runtime.createContainer({
+        ...spec,
+        mounts: [{ hostPath: os.homedir(), containerPath: "/home", readOnly: true }],
+      }),
+    ).rejects.toThrow(/host home/);
     const workspace = tempDir("mount");
-    const id = await runtime.createContainer({ ...spec, mounts: [{ hostPath: workspace, containerPath: "/workspace", readOnly: false }] });
+    const id = await runtime.createContainer({
+      ...spec,
+      mounts: [{ hostPath: workspace, containerPath: "/workspace", readOnly: false }],
+    });
     created.push(id);
     const info = dockerInspect("container", id) as { Mounts: { Source: string; Destination: string }[] };
     expect(info.Mounts.map((m) => [m.Source, m.Destination])).toEqual([[workspace, "/workspace"]]);
   });
 
   it("run commands in a running container, with and without a TTY", async () => {
-    const id = await runtime.createContainer({ image: BASE_IMAGE, command: ["sleep", "60"], labels: { project: "p", role: "probe" }, limits, network: "none" });
+    const id = await runtime.createContainer({
+      image: BASE_IMAGE,
+      command: ["sleep", "60"],
+      labels: { project: "p", role: "probe" },
+      limits,
+      network: "none",
+    });
     created.push(id);
     await runtime.startContainer(id);
     const plain = await runtime.exec(id, ["sh", "-c", "echo out; echo err >&2; exit 4"], { env: { GREETING: "x" } });
@@ -80,7 +132,13 @@ describe("containers through the runtime", () => {
   it("stop a container that outlives its time limit", async () => {
     const { exitCode } = await runtime.runToExit(
       await (async () => {
-        const id = await runtime.createContainer({ image: BASE_IMAGE, command: ["sleep", "60"], labels: { project: "p", role: "probe" }, limits, network: "none" });
+        const id = await runtime.createContainer({
+          image: BASE_IMAGE,
+          command: ["sleep", "60"],
+          labels: { project: "p", role: "probe" },
+          limits,
+          network: "none",
+        });
         created.push(id);
         return id;
       })(),

@@ -26,17 +26,32 @@ export interface ContainerRuntime {
   createContainer(spec: ContainerSpec): Promise<string>;
   startContainer(id: string): Promise<void>;
   /** Streams combined stdout/stderr lines until the container exits; resolves to the exit code. */
-  runToExit(id: string, onOutput: (chunk: string) => void, options?: { timeoutMs?: number }): Promise<{ exitCode: number; timedOut: boolean }>;
+  runToExit(
+    id: string,
+    onOutput: (chunk: string) => void,
+    options?: { timeoutMs?: number },
+  ): Promise<{ exitCode: number; timedOut: boolean }>;
   stopContainer(id: string, options?: { timeoutSeconds?: number }): Promise<void>;
   removeContainer(id: string): Promise<void>;
-  commitContainer(id: string, options: { repository: string; tag: string; labels: Record<string, string> }): Promise<string>;
+  commitContainer(
+    id: string,
+    options: { repository: string; tag: string; labels: Record<string, string> },
+  ): Promise<string>;
   inspectImage(reference: string): Promise<ImageInfo | null>;
   removeImage(reference: string): Promise<void>;
   listManagedContainers(): Promise<ContainerSummary[]>;
   /** Runs a command in a running container and collects its output (no TTY). */
-  exec(id: string, command: string[], options?: { env?: Record<string, string>; workingDir?: string }): Promise<{ exitCode: number; output: string }>;
+  exec(
+    id: string,
+    command: string[],
+    options?: { env?: Record<string, string>; workingDir?: string },
+  ): Promise<{ exitCode: number; output: string }>;
   /** Opens an interactive TTY process in a running container: a two-way stream plus resize (terminal sessions). */
-  execTty(id: string, command: string[], options?: { env?: Record<string, string>; columns?: number; rows?: number }): Promise<TtyProcess>;
+  execTty(
+    id: string,
+    command: string[],
+    options?: { env?: Record<string, string>; columns?: number; rows?: number },
+  ): Promise<TtyProcess>;
 }
 
 export interface TtyProcess {
@@ -64,11 +79,21 @@ function isNotFound(error: unknown): boolean {
 }
 
 export function createDockerRuntime(options: DockerRuntimeOptions = {}): ContainerRuntime {
-  const docker = new Docker({ ...(options.socketPath ? { socketPath: options.socketPath } : {}), timeout: options.timeoutMs ?? 0 });
+  const docker = new Docker({
+    ...(options.socketPath ? { socketPath: options.socketPath } : {}),
+    timeout: options.timeoutMs ?? 0,
+  });
   /** Docker multiplexes stdout and stderr on one stream when there is no TTY; both go to `into`. */
   const demux = (stream: NodeJS.ReadableStream, into: NodeJS.WritableStream) =>
-    (docker.modem as { demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void }).demuxStream(stream, into, into);
-  const versionClient = new Docker({ ...(options.socketPath ? { socketPath: options.socketPath } : {}), timeout: options.timeoutMs ?? 5000 });
+    (
+      docker.modem as {
+        demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void;
+      }
+    ).demuxStream(stream, into, into);
+  const versionClient = new Docker({
+    ...(options.socketPath ? { socketPath: options.socketPath } : {}),
+    timeout: options.timeoutMs ?? 5000,
+  });
 
   return {
     async version() {
@@ -220,7 +245,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
         Env: envList(ttyOptions.env),
       });
       const stream = await exec.start({ hijack: true, stdin: true, Tty: true });
-      if (ttyOptions.columns && ttyOptions.rows) await exec.resize({ w: ttyOptions.columns, h: ttyOptions.rows }).catch(() => undefined);
+      if (ttyOptions.columns && ttyOptions.rows)
+        await exec.resize({ w: ttyOptions.columns, h: ttyOptions.rows }).catch(() => undefined);
       return {
         stream,
         resize: async (columns, rows) => {

@@ -6,7 +6,17 @@ import { reconcileContainers } from "./reconciler";
 
 /** The decision logic, over a listed set of containers (the real-engine path is in test/reconciler.test.ts). */
 function container(id: string, labels: Record<string, string>): ContainerSummary {
-  return { id, labels: { [LABEL.managed]: "true", [LABEL.project]: "p", [LABEL.role]: "prepare", [LABEL.instance]: "ours", ...labels }, state: "running" };
+  return {
+    id,
+    labels: {
+      [LABEL.managed]: "true",
+      [LABEL.project]: "p",
+      [LABEL.role]: "prepare",
+      [LABEL.instance]: "ours",
+      ...labels,
+    },
+    state: "running",
+  };
 }
 
 describe("reconciler decisions", () => {
@@ -15,13 +25,27 @@ describe("reconciler decisions", () => {
     const published: EventInput[] = [];
     const containers = [
       container("mine-active", { [LABEL.worker]: "me", [LABEL.workerHost]: "here", [LABEL.workerPid]: "1" }),
-      container("mine-stale", { [LABEL.worker]: "me", [LABEL.workerHost]: "here", [LABEL.workerPid]: "1", [LABEL.environment]: "v9" }),
-      container("same-host-alive-other-redis", { [LABEL.worker]: "other", [LABEL.workerHost]: "here", [LABEL.workerPid]: "42" }),
+      container("mine-stale", {
+        [LABEL.worker]: "me",
+        [LABEL.workerHost]: "here",
+        [LABEL.workerPid]: "1",
+        [LABEL.environment]: "v9",
+      }),
+      container("same-host-alive-other-redis", {
+        [LABEL.worker]: "other",
+        [LABEL.workerHost]: "here",
+        [LABEL.workerPid]: "42",
+      }),
       container("same-host-dead", { [LABEL.worker]: "dead", [LABEL.workerHost]: "here", [LABEL.workerPid]: "43" }),
       container("remote-live", { [LABEL.worker]: "remote-1", [LABEL.workerHost]: "there", [LABEL.workerPid]: "7" }),
       container("remote-silent", { [LABEL.worker]: "remote-2", [LABEL.workerHost]: "there", [LABEL.workerPid]: "8" }),
       container("unowned-probe", { [LABEL.role]: "probe" }),
-      container("other-installation-dead", { [LABEL.worker]: "x", [LABEL.workerHost]: "here", [LABEL.workerPid]: "44", [LABEL.instance]: "theirs" }),
+      container("other-installation-dead", {
+        [LABEL.worker]: "x",
+        [LABEL.workerHost]: "here",
+        [LABEL.workerPid]: "44",
+        [LABEL.instance]: "theirs",
+      }),
     ];
     const runtime = {
       listManagedContainers: () => Promise.resolve(containers),
@@ -44,6 +68,12 @@ describe("reconciler decisions", () => {
     });
     expect(removed.sort()).toEqual(["mine-stale", "remote-silent", "same-host-dead"]);
     expect(report.kept).toBe(5);
-    expect(published).toEqual([expect.objectContaining({ type: "environment.finished", projectId: "p", data: expect.objectContaining({ versionId: "v9", status: "failed" }) as unknown })]);
+    expect(published).toEqual([
+      expect.objectContaining({
+        type: "environment.finished",
+        projectId: "p",
+        data: expect.objectContaining({ versionId: "v9", status: "failed" }) as unknown,
+      }),
+    ]);
   });
 });

@@ -29,7 +29,9 @@ function ownerGone(container: ContainerSummary, deps: ReconcilerDeps, live: Set<
   if (container.labels[LABEL.workerHost] === deps.self.host) {
     // on this host the process table is the truth (another invariant-web with its own Redis may own it)
     const pid = Number(container.labels[LABEL.workerPid]);
-    return Number.isInteger(pid) && deps.isProcessAlive(pid) ? null : `its worker (pid ${container.labels[LABEL.workerPid] ?? "?"} on this host) is gone`;
+    return Number.isInteger(pid) && deps.isProcessAlive(pid)
+      ? null
+      : `its worker (pid ${container.labels[LABEL.workerPid] ?? "?"} on this host) is gone`;
   }
   return live.has(owner) ? null : `its worker ${owner} stopped sending heartbeats`;
 }
@@ -59,7 +61,12 @@ export async function reconcileContainers(deps: ReconcilerDeps): Promise<Reconci
       await deps.publish({
         type: "environment.finished",
         projectId,
-        data: { versionId, status: "failed", durationMs: 0, error: `Interrupted: ${reason}; its container was removed. The previous version stays active.` },
+        data: {
+          versionId,
+          status: "failed",
+          durationMs: 0,
+          error: `Interrupted: ${reason}; its container was removed. The previous version stays active.`,
+        },
       });
     }
   }

@@ -61,7 +61,8 @@ export function displayPath(rel: BytePath): string {
   const bytes = bytesOf(rel);
   if (isUtf8(bytes)) return bytes.toString("utf8");
   let text = "";
-  for (const byte of bytes) text += byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, "0")}`;
+  for (const byte of bytes)
+    text += byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, "0")}`;
   return text;
 }
 
@@ -74,7 +75,9 @@ function isAscii(rel: BytePath): boolean {
 export function toPathText(rel: BytePath): PathText {
   if (isAscii(rel)) return { path: rel }; // the common case: ASCII bytes are the same text
   const bytes = bytesOf(rel);
-  return isUtf8(bytes) ? { path: bytes.toString("utf8") } : { path: displayPath(rel), pathBytes: bytes.toString("base64") };
+  return isUtf8(bytes)
+    ? { path: bytes.toString("utf8") }
+    : { path: displayPath(rel), pathBytes: bytes.toString("base64") };
 }
 
 export function fromPathText(text: PathText): BytePath {
@@ -97,7 +100,17 @@ export function unsafePathReason(rel: BytePath): string | null {
   return null;
 }
 
-const C_ESCAPES: Record<number, string> = { 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\" };
+const C_ESCAPES: Record<number, string> = {
+  7: "\\a",
+  8: "\\b",
+  9: "\\t",
+  10: "\\n",
+  11: "\\v",
+  12: "\\f",
+  13: "\\r",
+  34: '\\"',
+  92: "\\\\",
+};
 
 /**
  * Quotes a path the way git does in patch headers: unchanged when it is plain, otherwise in double

@@ -9,7 +9,13 @@ import fs from "node:fs/promises";
  */
 export class NotRegularFileError extends Error {
   constructor(readonly reason: "missing" | "symlink" | "not-a-file") {
-    super(reason === "missing" ? "the file is gone" : reason === "symlink" ? "the file is now a symlink" : "the path is not a regular file");
+    super(
+      reason === "missing"
+        ? "the file is gone"
+        : reason === "symlink"
+          ? "the file is now a symlink"
+          : "the path is not a regular file",
+    );
   }
 }
 
@@ -21,7 +27,9 @@ export class FileTooLargeError extends Error {
 
 const STREAM_CHUNK = 1024 * 1024;
 
-export async function openRegularFile(fsPath: Buffer | string): Promise<{ handle: fs.FileHandle; size: number; executable: boolean }> {
+export async function openRegularFile(
+  fsPath: Buffer | string,
+): Promise<{ handle: fs.FileHandle; size: number; executable: boolean }> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(fsPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
@@ -40,7 +48,9 @@ export async function openRegularFile(fsPath: Buffer | string): Promise<{ handle
 }
 
 /** sha256 and size of a regular file, streamed (for files too big to hold). */
-export async function hashRegularFile(fsPath: Buffer | string): Promise<{ sha256: string; size: number; executable: boolean }> {
+export async function hashRegularFile(
+  fsPath: Buffer | string,
+): Promise<{ sha256: string; size: number; executable: boolean }> {
   const { handle, executable } = await openRegularFile(fsPath);
   try {
     const hash = createHash("sha256");
@@ -83,7 +93,10 @@ function openRegularFileSync(fsPath: Buffer | string): { fd: number; size: numbe
 }
 
 /** The whole content of a regular file, with synchronous calls (see yielder.ts for why); reads the size fstat reported. */
-export function readRegularFileSync(fsPath: Buffer | string, options: { maxBytes?: number } = {}): { data: Buffer; executable: boolean } {
+export function readRegularFileSync(
+  fsPath: Buffer | string,
+  options: { maxBytes?: number } = {},
+): { data: Buffer; executable: boolean } {
   const { fd, size, executable } = openRegularFileSync(fsPath);
   try {
     if (options.maxBytes !== undefined && size > options.maxBytes) throw new FileTooLargeError(size);

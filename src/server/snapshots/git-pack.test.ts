@@ -22,7 +22,9 @@ describe("the pack writer", () => {
     for (const object of packed) expect(verify).toContain(object.oid);
 
     const fd = fs.openSync(path.join(dir, `${name}.pack`), "r");
-    contents.forEach((data, index) => expect(readPacked(fd, packed[index]?.offset ?? -1, data.length).equals(data)).toBe(true));
+    contents.forEach((data, index) =>
+      expect(readPacked(fd, packed[index]?.offset ?? -1, data.length).equals(data)).toBe(true),
+    );
     fs.closeSync(fd);
     expect(fs.readdirSync(dir).sort()).toEqual([`${name}.idx`, `${name}.pack`]);
   });

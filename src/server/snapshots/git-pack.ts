@@ -43,7 +43,7 @@ function adler32(data: Buffer): number {
   let a = 1;
   let b = 0;
   const n = data.length;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const end = Math.min(i + 5552, n); // the most bytes before the sums can overflow 2^32
     for (; i + 8 <= end; i += 8) {
       a += data[i]!;
@@ -82,14 +82,15 @@ function packedSpan(size: number): number {
 export function readPacked(fd: number, offset: number, size: number): Buffer {
   const span = packedSpan(size);
   const raw = Buffer.allocUnsafe(span);
-  for (let read = 0; read < span; ) {
+  for (let read = 0; read < span;) {
     const n = fs.readSync(fd, raw, read, span - read, offset + read);
     if (n === 0) throw new Error("the snapshot's pack is shorter than its manifest says");
     read += n;
   }
   if (size <= BLOCK) return raw;
   const content = Buffer.allocUnsafe(size);
-  for (let from = 0, to = 0; to < size; from += BLOCK + BLOCK_HEADER, to += BLOCK) raw.copy(content, to, from, from + Math.min(BLOCK, size - to));
+  for (let from = 0, to = 0; to < size; from += BLOCK + BLOCK_HEADER, to += BLOCK)
+    raw.copy(content, to, from, from + Math.min(BLOCK, size - to));
   return content;
 }
 
@@ -119,13 +120,15 @@ export function createPackWriter(options: { dir: string }): PackWriter {
   let offset = 0; // bytes appended so far, buffered or not
 
   function flush(): void {
-    for (let written = 0; written < pendingLength; ) written += fs.writeSync(fd, pending, written, pendingLength - written);
+    for (let written = 0; written < pendingLength;)
+      written += fs.writeSync(fd, pending, written, pendingLength - written);
     pendingLength = 0;
   }
   function append(bytes: Buffer): void {
     if (pendingLength + bytes.length > WRITE_BUFFER) flush();
     if (bytes.length > WRITE_BUFFER) {
-      for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+      for (let written = 0; written < bytes.length;)
+        written += fs.writeSync(fd, bytes, written, bytes.length - written);
     } else {
       bytes.copy(pending, pendingLength);
       pendingLength += bytes.length;
@@ -151,7 +154,13 @@ export function createPackWriter(options: { dir: string }): PackWriter {
       for (let at = 0; ; at += BLOCK) {
         const length = Math.min(BLOCK, data.length - at);
         const final = at + length >= data.length;
-        const blockHeader = Buffer.from([final ? 1 : 0, length & 0xff, length >> 8, ~length & 0xff, (~length >> 8) & 0xff]);
+        const blockHeader = Buffer.from([
+          final ? 1 : 0,
+          length & 0xff,
+          length >> 8,
+          ~length & 0xff,
+          (~length >> 8) & 0xff,
+        ]);
         const chunk = data.subarray(at, at + length);
         crc = zlib.crc32(blockHeader, crc);
         // zlib's crc32 of an empty buffer may be handed a null pointer, which means "start over": skip it
@@ -177,7 +186,7 @@ export function createPackWriter(options: { dir: string }): PackWriter {
       // the trailer is the SHA-1 of everything before it; read it back (from the page cache)
       const hash = createHash("sha1");
       const chunk = Buffer.allocUnsafe(CHUNK);
-      for (let position = 0; position < offset; ) {
+      for (let position = 0; position < offset;) {
         const read = fs.readSync(fd, chunk, 0, Math.min(CHUNK, offset - position), position);
         if (read === 0) throw new Error("pack file shrank while being written");
         hash.update(chunk.subarray(0, read));

@@ -33,11 +33,13 @@ type AddObject = (type: GitObjectType, data: Buffer) => string;
 function writeDir(node: DirNode, add: AddObject): string {
   const items: { key: string; name: BytePath; mode: string; oid: string }[] = [];
   for (const [name, file] of node.files) items.push({ key: name, name, mode: file.mode, oid: file.oid });
-  for (const [name, child] of node.dirs) items.push({ key: `${name}/`, name, mode: "40000", oid: writeDir(child, add) });
+  for (const [name, child] of node.dirs)
+    items.push({ key: `${name}/`, name, mode: "40000", oid: writeDir(child, add) });
   // git sorts tree entries by name bytes, comparing a directory as if its name ended in "/"
   items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const parts: Buffer[] = [];
-  for (const item of items) parts.push(Buffer.from(`${item.mode} `), bytesOf(item.name), Buffer.from([0]), Buffer.from(item.oid, "hex"));
+  for (const item of items)
+    parts.push(Buffer.from(`${item.mode} `), bytesOf(item.name), Buffer.from([0]), Buffer.from(item.oid, "hex"));
   return add("tree", Buffer.concat(parts));
 }
 
@@ -97,7 +99,13 @@ export const runSystemGit: GitRunner = (args) =>
     execFile("git", [...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-        reject(new AppError({ code: "PRECONDITION_FAILED", message: "git is not installed on this host: snapshots are materialised as git repositories. Install git (for example apt-get install git) and try again." }));
+        reject(
+          new AppError({
+            code: "PRECONDITION_FAILED",
+            message:
+              "git is not installed on this host: snapshots are materialised as git repositories. Install git (for example apt-get install git) and try again.",
+          }),
+        );
       } else reject(new Error(`git ${args.join(" ")} failed: ${stderr.trim() || error.message}`));
     });
   });

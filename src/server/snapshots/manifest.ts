@@ -74,7 +74,9 @@ const manifestSchema = z.object({
   bytes: z.number().int(),
   // entries are checked one by one below: zod over 100,000 objects costs more than the rest of a read
   entries: z.array(z.unknown()),
-  skipped: z.array(z.object({ ...pathTextSchema, kind: z.enum(["fifo", "socket", "block-device", "character-device", "unknown"]) })),
+  skipped: z.array(
+    z.object({ ...pathTextSchema, kind: z.enum(["fifo", "socket", "block-device", "character-device", "unknown"]) }),
+  ),
   excluded: z.object({
     counts: z.record(z.string(), z.number()),
     secrets: z.array(z.object(pathTextSchema)),
@@ -87,7 +89,15 @@ type EntryJson = z.infer<typeof entrySchema>;
 function entryToJson(entry: ManifestEntry): EntryJson {
   const { path: rel, target } = entry;
   const text = toPathText(rel);
-  const json: EntryJson = { path: text.path, type: entry.type, mode: entry.mode, size: entry.size, sha256: entry.sha256, oid: entry.oid, offset: entry.offset };
+  const json: EntryJson = {
+    path: text.path,
+    type: entry.type,
+    mode: entry.mode,
+    size: entry.size,
+    sha256: entry.sha256,
+    oid: entry.oid,
+    offset: entry.offset,
+  };
   if (text.pathBytes !== undefined) json.pathBytes = text.pathBytes;
   if (target !== undefined) {
     const targetText = toPathText(target);
@@ -130,8 +140,17 @@ function entryFromJson(json: EntryJson): ManifestEntry {
   // a manifest is ours, in a private directory; still, a path that could leave a workspace is never trusted
   const unsafe = unsafePathReason(rel);
   if (unsafe) throw new Error(`The snapshot manifest is damaged: entry ${JSON.stringify(json.path)}: ${unsafe}.`);
-  const entry: ManifestEntry = { path: rel, type: json.type, mode: json.mode, size: json.size, sha256: json.sha256, oid: json.oid, offset: json.offset };
-  if (json.target !== undefined) entry.target = fromPathText({ path: json.target, ...(json.targetBytes ? { pathBytes: json.targetBytes } : {}) });
+  const entry: ManifestEntry = {
+    path: rel,
+    type: json.type,
+    mode: json.mode,
+    size: json.size,
+    sha256: json.sha256,
+    oid: json.oid,
+    offset: json.offset,
+  };
+  if (json.target !== undefined)
+    entry.target = fromPathText({ path: json.target, ...(json.targetBytes ? { pathBytes: json.targetBytes } : {}) });
   return entry;
 }
 
@@ -146,7 +165,9 @@ export function snapshotIdOf(options: { projectId: string; entries: readonly Man
   hash.update(`${MANIFEST_FORMAT}\0${options.projectId}\0`);
   // one line per entry: path bytes (hex, so any byte is fine), type, mode, size, sha256, target bytes (hex)
   for (const entry of options.entries) {
-    hash.update(`${bytesOf(entry.path).toString("hex")} ${entry.type} ${entry.mode} ${entry.size} ${entry.sha256} ${entry.target === undefined ? "-" : bytesOf(entry.target).toString("hex")}\n`);
+    hash.update(
+      `${bytesOf(entry.path).toString("hex")} ${entry.type} ${entry.mode} ${entry.size} ${entry.sha256} ${entry.target === undefined ? "-" : bytesOf(entry.target).toString("hex")}\n`,
+    );
   }
   return hash.digest("hex");
 }
@@ -175,7 +196,8 @@ export function snapshotsDir(dataDir: string): string {
 }
 
 export function snapshotDir(dataDir: string, snapshotId: string): string {
-  if (!/^[0-9a-f]{64}$/.test(snapshotId)) throw new AppError({ code: "BAD_REQUEST", message: `"${snapshotId}" is not a snapshot id (64 hex digits).` });
+  if (!/^[0-9a-f]{64}$/.test(snapshotId))
+    throw new AppError({ code: "BAD_REQUEST", message: `"${snapshotId}" is not a snapshot id (64 hex digits).` });
   return path.join(snapshotsDir(dataDir), snapshotId);
 }
 
@@ -189,7 +211,10 @@ export async function readManifest(options: { dataDir: string; snapshotId: strin
   try {
     text = await fs.readFile(path.join(snapshotDir(options.dataDir, options.snapshotId), MANIFEST_FILE), "utf8");
   } catch {
-    throw new AppError({ code: "NOT_FOUND", message: `Snapshot ${options.snapshotId} is not in the data directory. It may have been deleted; take a new snapshot.` });
+    throw new AppError({
+      code: "NOT_FOUND",
+      message: `Snapshot ${options.snapshotId} is not in the data directory. It may have been deleted; take a new snapshot.`,
+    });
   }
   return parseManifest(text);
 }

@@ -3,7 +3,11 @@
  * the call settles only after the running ones finish (so callers can clean up safely), then
  * rethrows that first error.
  */
-export async function runLimited<T>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function runLimited<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | null = null;
   async function worker(): Promise<void> {

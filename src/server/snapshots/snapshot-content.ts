@@ -12,7 +12,8 @@ export interface SnapshotContent {
 export function openSnapshotContent(options: { dataDir: string; manifest: Manifest }): SnapshotContent {
   const fd = fs.openSync(packPath(options.dataDir, options.manifest), "r");
   return {
-    read: (entry) => (entry.type === "symlink" ? bytesOf(entry.target ?? "") : readPacked(fd, entry.offset, entry.size)),
+    read: (entry) =>
+      entry.type === "symlink" ? bytesOf(entry.target ?? "") : readPacked(fd, entry.offset, entry.size),
     close: () => fs.closeSync(fd),
   };
 }

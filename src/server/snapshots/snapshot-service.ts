@@ -27,7 +27,11 @@ export function snapshotView(options: { manifest: Manifest; record: SnapshotReco
     bytes: manifest.bytes,
     commit: manifest.commit,
     skipped: manifest.skipped.map((item) => ({ ...toPathText(item.path), kind: item.kind })),
-    excluded: { counts: { ...manifest.excluded.counts }, secrets: manifest.excluded.secrets.map(toPathText), ignoredByGitignore: manifest.excluded.ignoredByGitignore },
+    excluded: {
+      counts: { ...manifest.excluded.counts },
+      secrets: manifest.excluded.secrets.map(toPathText),
+      ignoredByGitignore: manifest.excluded.ignoredByGitignore,
+    },
     createdAt: options.record.createdAt,
     reused: options.reused,
   };
@@ -41,7 +45,14 @@ function summaryView(record: SnapshotRecord): SnapshotSummaryView {
   } catch {
     // an unreadable list counts as empty
   }
-  return { id: record.id, projectId: record.projectId, fileCount: record.fileCount, bytes: record.bytes, skippedCount, createdAt: record.createdAt };
+  return {
+    id: record.id,
+    projectId: record.projectId,
+    fileCount: record.fileCount,
+    bytes: record.bytes,
+    skippedCount,
+    createdAt: record.createdAt,
+  };
 }
 
 /** Snapshots of projects: freeze the files (snapshot-store), record the row (snapshots.queries). */
@@ -50,7 +61,11 @@ export function createSnapshotService(deps: SnapshotServiceDeps) {
 
   async function project(projectId: string) {
     const found = await deps.projects.findById(projectId);
-    if (!found) throw new AppError({ code: "NOT_FOUND", message: `No project with id ${projectId}. It may have been removed; reload the project list.` });
+    if (!found)
+      throw new AppError({
+        code: "NOT_FOUND",
+        message: `No project with id ${projectId}. It may have been removed; reload the project list.`,
+      });
     return found;
   }
 
@@ -60,7 +75,13 @@ export function createSnapshotService(deps: SnapshotServiceDeps) {
       const found = await project(input.projectId);
       const limits = { ...(deps.limits ?? DEFAULT_SNAPSHOT_LIMITS), ...input.limits };
       return withProjectLock(found.id, async () => {
-        const result = await createSnapshot({ projectRoot: found.hostPath, projectId: found.id, dataDir: deps.dataDir, limits, ...(deps.git ? { git: deps.git } : {}) });
+        const result = await createSnapshot({
+          projectRoot: found.hostPath,
+          projectId: found.id,
+          dataDir: deps.dataDir,
+          limits,
+          ...(deps.git ? { git: deps.git } : {}),
+        });
         const { manifest } = result;
         const record = await deps.snapshots.upsert({
           id: manifest.id,
@@ -80,8 +101,16 @@ export function createSnapshotService(deps: SnapshotServiceDeps) {
 
     async get(input: { snapshotId: string }): Promise<SnapshotView> {
       const record = await deps.snapshots.findById(input.snapshotId);
-      if (!record) throw new AppError({ code: "NOT_FOUND", message: `No snapshot ${input.snapshotId}. Take a new snapshot of the project.` });
-      return snapshotView({ manifest: await readManifest({ dataDir: deps.dataDir, snapshotId: record.id }), record, reused: false });
+      if (!record)
+        throw new AppError({
+          code: "NOT_FOUND",
+          message: `No snapshot ${input.snapshotId}. Take a new snapshot of the project.`,
+        });
+      return snapshotView({
+        manifest: await readManifest({ dataDir: deps.dataDir, snapshotId: record.id }),
+        record,
+        reused: false,
+      });
     },
   };
 }

@@ -69,10 +69,30 @@ describe("a snapshot", () => {
     expect(reused).toBe(false);
     const byPath = new Map(manifest.entries.map((entry) => [entry.path, entry]));
     expect([...byPath.keys()].sort()).toEqual(
-      [".gitignore", "bin/run.sh", "dangling", "data.bin", "empty.txt", "link-to-etc", utf8("name with spaces.txt"), NEWLINE, NON_UTF8, "pkg/.gitignore", "pkg/keep.log", "rel-link", "src/app.ts", utf8("日本語/ファイル.md")].sort(),
+      [
+        ".gitignore",
+        "bin/run.sh",
+        "dangling",
+        "data.bin",
+        "empty.txt",
+        "link-to-etc",
+        utf8("name with spaces.txt"),
+        NEWLINE,
+        NON_UTF8,
+        "pkg/.gitignore",
+        "pkg/keep.log",
+        "rel-link",
+        "src/app.ts",
+        utf8("日本語/ファイル.md"),
+      ].sort(),
     );
     expect(byPath.get("bin/run.sh")).toMatchObject({ type: "file", mode: "100755" });
-    expect(byPath.get("src/app.ts")).toMatchObject({ type: "file", mode: "100644", size: 20, sha256: sha("export const a = 1;\n") });
+    expect(byPath.get("src/app.ts")).toMatchObject({
+      type: "file",
+      mode: "100644",
+      size: 20,
+      sha256: sha("export const a = 1;\n"),
+    });
     expect(byPath.get("empty.txt")).toMatchObject({ size: 0, sha256: sha("") });
     expect(byPath.get("data.bin")).toMatchObject({ size: BINARY.length, sha256: sha(BINARY) });
     // links are kept as links, never followed: nothing of /etc is in the snapshot
@@ -88,7 +108,15 @@ describe("a snapshot", () => {
 
   it("leaves out secrets and caches, says which secrets, and reports special files", async () => {
     const { manifest } = await createSnapshot({ projectRoot: project, projectId: "p1", dataDir: tempDir("snap-data") });
-    expect(manifest.excluded.secrets.map(displayPath).sort()).toEqual([".aws", ".env", ".env.local", ".npmrc", "certs/server.pem", "certs/tls.key", "config/id_rsa"]);
+    expect(manifest.excluded.secrets.map(displayPath).sort()).toEqual([
+      ".aws",
+      ".env",
+      ".env.local",
+      ".npmrc",
+      "certs/server.pem",
+      "certs/tls.key",
+      "config/id_rsa",
+    ]);
     expect(manifest.excluded.counts).toMatchObject({ secrets: 7, vcs: 1, dependencies: 2 });
     expect(manifest.excluded.ignoredByGitignore).toBe(2); // debug.log, build/
     expect(manifest.skipped).toEqual([
@@ -114,11 +142,15 @@ describe("a snapshot", () => {
         const [mode, , oid] = meta.split(" ");
         return { path: name, mode, oid };
       });
-    expect(tree).toEqual(expect.arrayContaining(manifest.entries.map((entry) => ({ path: entry.path, mode: entry.mode, oid: entry.oid }))));
+    expect(tree).toEqual(
+      expect.arrayContaining(manifest.entries.map((entry) => ({ path: entry.path, mode: entry.mode, oid: entry.oid }))),
+    );
     expect(tree).toHaveLength(manifest.entries.length);
     const latin1Entry = manifest.entries.find((entry) => entry.path === NON_UTF8);
     expect(git(dataDir, ["--git-dir", gitDir, "cat-file", "blob", latin1Entry?.oid ?? ""])).toBe("latin1\n");
-    expect(git(dataDir, ["--git-dir", gitDir, "log", "--format=%an %ad", "--date=iso-strict"]).trim()).toBe("invariant-web 2000-01-01T00:00:00+00:00");
+    expect(git(dataDir, ["--git-dir", gitDir, "log", "--format=%an %ad", "--date=iso-strict"]).trim()).toBe(
+      "invariant-web 2000-01-01T00:00:00+00:00",
+    );
   });
 
   it("has the same id for the same content, reuses it, and a new id after a change", async () => {
@@ -146,13 +178,32 @@ describe("limits", () => {
   }
 
   it.each([
-    ["maxFiles", { maxFiles: 5 }, /the project has 14 files after exclusions; the limit is 5 \(maxFiles\)\. Directories with the most files: .*(bin|src|pkg)\/ \(/],
-    ["maxFileBytes", { maxFileBytes: 10 }, /exceed the single-file limit of 10 B \(maxFileBytes\): src\/app\.ts \(20 B\)/],
-    ["maxTotalBytes", { maxTotalBytes: 40 }, /holds .* after exclusions; the limit is 40 B \(maxTotalBytes\)\..*largest files: src\/app\.ts \(20 B\)/],
+    [
+      "maxFiles",
+      { maxFiles: 5 },
+      /the project has 14 files after exclusions; the limit is 5 \(maxFiles\)\. Directories with the most files: .*(bin|src|pkg)\/ \(/,
+    ],
+    [
+      "maxFileBytes",
+      { maxFileBytes: 10 },
+      /exceed the single-file limit of 10 B \(maxFileBytes\): src\/app\.ts \(20 B\)/,
+    ],
+    [
+      "maxTotalBytes",
+      { maxTotalBytes: 40 },
+      /holds .* after exclusions; the limit is 40 B \(maxTotalBytes\)\..*largest files: src\/app\.ts \(20 B\)/,
+    ],
   ])("refuses past %s, explains, and writes nothing", async (_name, limits, message) => {
     const dataDir = tempDir("snap-data");
     const before = dataDirListing(dataDir);
-    await expect(createSnapshot({ projectRoot: project, projectId: "p1", dataDir, limits: { ...DEFAULT_SNAPSHOT_LIMITS, ...limits } })).rejects.toMatchObject({
+    await expect(
+      createSnapshot({
+        projectRoot: project,
+        projectId: "p1",
+        dataDir,
+        limits: { ...DEFAULT_SNAPSHOT_LIMITS, ...limits },
+      }),
+    ).rejects.toMatchObject({
       code: "PRECONDITION_FAILED",
       message: expect.stringMatching(message) as unknown,
     });
@@ -161,7 +212,14 @@ describe("limits", () => {
 
   it("leaves no temporary directory behind when git fails", async () => {
     const dataDir = tempDir("snap-data");
-    await expect(createSnapshot({ projectRoot: project, projectId: "p1", dataDir, git: () => Promise.reject(new Error("git exploded")) })).rejects.toThrow("git exploded");
+    await expect(
+      createSnapshot({
+        projectRoot: project,
+        projectId: "p1",
+        dataDir,
+        git: () => Promise.reject(new Error("git exploded")),
+      }),
+    ).rejects.toThrow("git exploded");
     expect(fs.readdirSync(path.join(dataDir, "snapshots"))).toEqual([]);
   });
 });

@@ -6,7 +6,17 @@ import type { ExclusionCategory } from "./exclusion-rules";
 import { FileTooLargeError, NotRegularFileError, readRegularFileSync, sha256Of } from "./file-read";
 import { createPackWriter, gitObjectId, type PackWriter } from "./git-pack";
 import { commitObject, runSystemGit, writeIndex, writeRepositoryFiles, writeTrees, type GitRunner } from "./git-repo";
-import { MANIFEST_FILE, MANIFEST_FORMAT, readManifest, serializeManifest, snapshotDir, snapshotIdOf, snapshotsDir, type Manifest, type ManifestEntry } from "./manifest";
+import {
+  MANIFEST_FILE,
+  MANIFEST_FORMAT,
+  readManifest,
+  serializeManifest,
+  snapshotDir,
+  snapshotIdOf,
+  snapshotsDir,
+  type Manifest,
+  type ManifestEntry,
+} from "./manifest";
 import { checkSnapshotLimits, DEFAULT_SNAPSHOT_LIMITS, type SnapshotLimits } from "./snapshot-limits";
 import { walkTree, type WalkResult } from "./tree-walker";
 import { createYielder } from "./yielder";
@@ -41,17 +51,32 @@ function readWalkedFile(root: string, rel: BytePath, maxBytes: number): { data: 
     return readRegularFileSync(toFsPath(root, rel), { maxBytes });
   } catch (error) {
     // grown past the limit since the walk
-    if (error instanceof FileTooLargeError) checkSnapshotLimits([{ kind: "file", path: rel, size: error.size, executable: false }], { ...DEFAULT_SNAPSHOT_LIMITS, maxFileBytes: maxBytes });
+    if (error instanceof FileTooLargeError)
+      checkSnapshotLimits([{ kind: "file", path: rel, size: error.size, executable: false }], {
+        ...DEFAULT_SNAPSHOT_LIMITS,
+        maxFileBytes: maxBytes,
+      });
     if (!(error instanceof NotRegularFileError)) throw error;
-    const what = { missing: "was deleted", symlink: "was replaced by a symlink", "not-a-file": "stopped being a regular file" }[error.reason];
-    throw new AppError({ code: "CONFLICT", message: `${displayPath(rel)} ${what} while the snapshot was being taken. Nothing was saved; try again when the project is quiet.` });
+    const what = {
+      missing: "was deleted",
+      symlink: "was replaced by a symlink",
+      "not-a-file": "stopped being a regular file",
+    }[error.reason];
+    throw new AppError({
+      code: "CONFLICT",
+      message: `${displayPath(rel)} ${what} while the snapshot was being taken. Nothing was saved; try again when the project is quiet.`,
+    });
   }
 }
 
 function summarizeExclusions(walk: WalkResult): Manifest["excluded"] {
   const counts: Partial<Record<ExclusionCategory, number>> = {};
   for (const item of walk.excluded) counts[item.category] = (counts[item.category] ?? 0) + 1;
-  return { counts, secrets: walk.excluded.filter((item) => item.category === "secrets").map((item) => item.path), ignoredByGitignore: walk.ignoredCount };
+  return {
+    counts,
+    secrets: walk.excluded.filter((item) => item.category === "secrets").map((item) => item.path),
+    ignoredByGitignore: walk.ignoredCount,
+  };
 }
 
 function hasManifest(dir: string): boolean {
@@ -59,7 +84,12 @@ function hasManifest(dir: string): boolean {
 }
 
 /** Reads, hashes and packs every walked entry, in path order. */
-async function packEntries(options: { root: string; walk: WalkResult; pack: PackWriter; limits: SnapshotLimits }): Promise<ManifestEntry[]> {
+async function packEntries(options: {
+  root: string;
+  walk: WalkResult;
+  pack: PackWriter;
+  limits: SnapshotLimits;
+}): Promise<ManifestEntry[]> {
   const { root, walk, pack, limits } = options;
   const yielder = createYielder();
   const entries: ManifestEntry[] = [];
@@ -69,16 +99,37 @@ async function packEntries(options: { root: string; walk: WalkResult; pack: Pack
     if (entry.kind === "symlink") {
       const data = bytesOf(entry.target); // git stores a link as a blob holding its target
       const { oid, offset } = pack.add("blob", data);
-      entries.push({ path: entry.path, type: "symlink", mode: "120000", size: data.length, sha256: sha256Of(data), oid, offset, target: entry.target });
+      entries.push({
+        path: entry.path,
+        type: "symlink",
+        mode: "120000",
+        size: data.length,
+        sha256: sha256Of(data),
+        oid,
+        offset,
+        target: entry.target,
+      });
       continue;
     }
     const { data, executable } = readWalkedFile(root, entry.path, limits.maxFileBytes);
     totalBytes += data.length;
     const { oid, offset } = pack.add("blob", data, gitObjectId("blob", data));
-    entries.push({ path: entry.path, type: "file", mode: executable ? "100755" : "100644", size: data.length, sha256: sha256Of(data), oid, offset });
+    entries.push({
+      path: entry.path,
+      type: "file",
+      mode: executable ? "100755" : "100644",
+      size: data.length,
+      sha256: sha256Of(data),
+      oid,
+      offset,
+    });
   }
   // files may have grown since the walk
-  if (totalBytes > limits.maxTotalBytes) checkSnapshotLimits(entries.map((entry) => ({ kind: "file", path: entry.path, size: entry.size, executable: false })), limits);
+  if (totalBytes > limits.maxTotalBytes)
+    checkSnapshotLimits(
+      entries.map((entry) => ({ kind: "file", path: entry.path, size: entry.size, executable: false })),
+      limits,
+    );
   return entries;
 }
 
@@ -134,7 +185,11 @@ export async function createSnapshot(options: CreateSnapshotOptions): Promise<Sn
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
       // the same snapshot was finished concurrently: keep that one
-      return { manifest: { ...(await readManifest({ dataDir: options.dataDir, snapshotId: id })), skipped, excluded }, reused: true, dir: finalDir };
+      return {
+        manifest: { ...(await readManifest({ dataDir: options.dataDir, snapshotId: id })), skipped, excluded },
+        reused: true,
+        dir: finalDir,
+      };
     }
     return { manifest, reused: false, dir: finalDir };
   } finally {

@@ -14,7 +14,14 @@ export interface SnapshotRecord {
 }
 
 function toRecord(row: SnapshotRow): SnapshotRecord {
-  return { id: row.id, projectId: row.projectId, fileCount: row.fileCount, bytes: Number(row.bytes), skipped: row.skipped, createdAt: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    fileCount: row.fileCount,
+    bytes: Number(row.bytes),
+    skipped: row.skipped,
+    createdAt: row.createdAt.toISOString(),
+  };
 }
 
 export function createSnapshotQueries(db: Db) {
@@ -31,7 +38,13 @@ export function createSnapshotQueries(db: Db) {
     async upsert(input: Omit<SnapshotRecord, "createdAt">): Promise<SnapshotRecord> {
       const row = await db.snapshot.upsert({
         where: { id: input.id },
-        create: { id: input.id, projectId: input.projectId, fileCount: input.fileCount, bytes: BigInt(input.bytes), skipped: input.skipped },
+        create: {
+          id: input.id,
+          projectId: input.projectId,
+          fileCount: input.fileCount,
+          bytes: BigInt(input.bytes),
+          skipped: input.skipped,
+        },
         update: {},
       });
       return toRecord(row);

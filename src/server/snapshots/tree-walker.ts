@@ -55,12 +55,17 @@ export interface WalkOptions {
 const GITIGNORE = Buffer.from(".gitignore");
 const MAX_IGNORE_FILE_BYTES = 4 * 1024 * 1024;
 
-const alwaysRules: { rule: IgnoreRule; category: ExclusionCategory; pattern: string }[] = ALWAYS_EXCLUDED.flatMap((entry) => {
-  const rule = compileRule(entry.pattern, { anyDepth: true });
-  return rule ? [{ rule, category: entry.category, pattern: entry.pattern }] : [];
-});
+const alwaysRules: { rule: IgnoreRule; category: ExclusionCategory; pattern: string }[] = ALWAYS_EXCLUDED.flatMap(
+  (entry) => {
+    const rule = compileRule(entry.pattern, { anyDepth: true });
+    return rule ? [{ rule, category: entry.category, pattern: entry.pattern }] : [];
+  },
+);
 
-export function alwaysExcludedRule(rel: BytePath, isDir: boolean): { category: ExclusionCategory; pattern: string } | null {
+export function alwaysExcludedRule(
+  rel: BytePath,
+  isDir: boolean,
+): { category: ExclusionCategory; pattern: string } | null {
   for (const candidate of alwaysRules) {
     if (matchRules([candidate.rule], rel, isDir) === true) return candidate;
   }
@@ -69,7 +74,15 @@ export function alwaysExcludedRule(rel: BytePath, isDir: boolean): { category: E
 
 type EntryType = "dir" | "file" | "symlink" | SpecialKind;
 
-function typeOf(item: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isBlockDevice(): boolean; isCharacterDevice(): boolean }): EntryType | null {
+function typeOf(item: {
+  isDirectory(): boolean;
+  isFile(): boolean;
+  isSymbolicLink(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isBlockDevice(): boolean;
+  isCharacterDevice(): boolean;
+}): EntryType | null {
   if (item.isDirectory()) return "dir";
   if (item.isFile()) return "file";
   if (item.isSymbolicLink()) return "symlink";
@@ -103,12 +116,17 @@ export async function walkTree(options: WalkOptions): Promise<WalkResult> {
   const result: WalkResult = { entries: [], skipped: [], excluded: [], ignoredCount: 0 };
   const yielder = createYielder();
   const infoExclude = readInfoExclude(root);
-  const pending: { dirRel: BytePath; ignores: readonly IgnoreFile[] }[] = [{ dirRel: "", ignores: infoExclude ? [infoExclude] : [] }];
+  const pending: { dirRel: BytePath; ignores: readonly IgnoreFile[] }[] = [
+    { dirRel: "", ignores: infoExclude ? [infoExclude] : [] },
+  ];
 
   for (let next = pending.pop(); next; next = pending.pop()) {
     if (yielder.due()) await yielder.pause();
     const { dirRel } = next;
-    const dirents: Dirent<Buffer>[] = fs.readdirSync(toFsPath(root, dirRel), { withFileTypes: true, encoding: "buffer" });
+    const dirents: Dirent<Buffer>[] = fs.readdirSync(toFsPath(root, dirRel), {
+      withFileTypes: true,
+      encoding: "buffer",
+    });
     let ignores = next.ignores;
     if (dirents.some((dirent) => dirent.name.equals(GITIGNORE) && dirent.isFile())) {
       const file = readIgnoreFile(toFsPath(root, joinPath(dirRel, ".gitignore")), dirRel);
@@ -137,7 +155,8 @@ export async function walkTree(options: WalkOptions): Promise<WalkResult> {
         }
       }
       if (type === "dir") pending.push({ dirRel: rel, ignores });
-      else if (type === "file" && stat) result.entries.push({ kind: "file", path: rel, size: stat.size, executable: (stat.mode & 0o100) !== 0 });
+      else if (type === "file" && stat)
+        result.entries.push({ kind: "file", path: rel, size: stat.size, executable: (stat.mode & 0o100) !== 0 });
       else if (type === "symlink") {
         const target = fromBytes(fs.readlinkSync(fsPath, { encoding: "buffer" }));
         result.entries.push({ kind: "symlink", path: rel, target, size: target.length });

@@ -14,7 +14,13 @@ function setup() {
     fs.writeFileSync(path.join(dataDir, relative), text);
   };
   const exists = (relative: string) => fs.existsSync(path.join(dataDir, relative));
-  const removal: Removal = { owner: { kind: "study", id: "s1" }, projectId: "p1", imageIds: [], workspaceIds: [], paths: ["trials/t1", "studies/s1"] };
+  const removal: Removal = {
+    owner: { kind: "study", id: "s1" },
+    projectId: "p1",
+    imageIds: [],
+    workspaceIds: [],
+    paths: ["trials/t1", "studies/s1"],
+  };
   return { dataDir, logged, journal, file, exists, removal };
 }
 
@@ -27,13 +33,20 @@ describe("the removal journal", () => {
     let deleted = false;
     expect(await journal.remove(removal, () => Promise.resolve(void (deleted = true)))).toEqual([]);
     expect(deleted).toBe(true);
-    expect([exists("trials/t1"), exists("studies/s1"), exists("trials/t2/attempt-1/trial.log"), exists("deletions/study-s1.json")]).toEqual([false, false, true, false]);
+    expect([
+      exists("trials/t1"),
+      exists("studies/s1"),
+      exists("trials/t2/attempt-1/trial.log"),
+      exists("deletions/study-s1.json"),
+    ]).toEqual([false, false, true, false]);
   });
 
   it("touches nothing when the rows could not be deleted, and drops its journal", async () => {
     const { journal, file, exists, removal } = setup();
     file("trials/t1/attempt-1/trial.log");
-    await expect(journal.remove(removal, () => Promise.reject(new Error("database is locked")))).rejects.toThrow("database is locked");
+    await expect(journal.remove(removal, () => Promise.reject(new Error("database is locked")))).rejects.toThrow(
+      "database is locked",
+    );
     expect([exists("trials/t1/attempt-1/trial.log"), exists("deletions/study-s1.json")]).toEqual([true, false]);
   });
 
@@ -53,9 +66,27 @@ describe("the removal journal", () => {
     // as a crash right after the transaction leaves it: the journal, and the files still there
     file("trials/t1/attempt-1/trial.log");
     file("snapshots/abc/manifest.json");
-    file("deletions/study-gone.json", JSON.stringify({ owner: { kind: "study", id: "gone" }, projectId: "p1", imageIds: [], workspaceIds: [], paths: ["trials/t1"] }));
+    file(
+      "deletions/study-gone.json",
+      JSON.stringify({
+        owner: { kind: "study", id: "gone" },
+        projectId: "p1",
+        imageIds: [],
+        workspaceIds: [],
+        paths: ["trials/t1"],
+      }),
+    );
     // as a crash before the transaction leaves it: the rows are still there, so nothing may be removed
-    file("deletions/project-kept.json", JSON.stringify({ owner: { kind: "project", id: "kept" }, projectId: "kept", imageIds: [], workspaceIds: [], paths: ["snapshots/abc"] }));
+    file(
+      "deletions/project-kept.json",
+      JSON.stringify({
+        owner: { kind: "project", id: "kept" },
+        projectId: "kept",
+        imageIds: [],
+        workspaceIds: [],
+        paths: ["snapshots/abc"],
+      }),
+    );
     file("deletions/study-garbled.json", "{not json");
     await journal.resume((owner) => Promise.resolve(owner.id === "kept"));
     expect([exists("trials/t1"), exists("deletions/study-gone.json")]).toEqual([false, false]);

@@ -64,10 +64,14 @@ export function createRemovalJournal(deps: RemovalJournalDeps) {
       }
     }
     for (const workspaceId of removal.workspaceIds) {
-      await removeWorkspace({ dataDir: deps.dataDir, workspaceId }).catch((error: unknown) => leftovers.push(`workspace ${workspaceId}: ${message(error)}`));
+      await removeWorkspace({ dataDir: deps.dataDir, workspaceId }).catch((error: unknown) =>
+        leftovers.push(`workspace ${workspaceId}: ${message(error)}`),
+      );
     }
     for (const relative of removal.paths) {
-      await removeTree(path.join(deps.dataDir, relative)).catch((error: unknown) => leftovers.push(`${relative}: ${message(error)}`));
+      await removeTree(path.join(deps.dataDir, relative)).catch((error: unknown) =>
+        leftovers.push(`${relative}: ${message(error)}`),
+      );
     }
     if (leftovers.length === 0) await fsp.rm(fileOf(removal.owner), { force: true });
     return leftovers;
@@ -79,7 +83,12 @@ export function createRemovalJournal(deps: RemovalJournalDeps) {
      * Returns what could not be removed yet (kept in the journal for the next start).
      */
     async remove(removal: Removal, deleteRows: () => Promise<void>): Promise<string[]> {
-      const checked = removalSchema.parse({ ...removal, paths: removal.paths.filter((relative) => !path.isAbsolute(relative) && !relative.split(path.sep).includes("..")) });
+      const checked = removalSchema.parse({
+        ...removal,
+        paths: removal.paths.filter(
+          (relative) => !path.isAbsolute(relative) && !relative.split(path.sep).includes(".."),
+        ),
+      });
       fs.mkdirSync(dir, { recursive: true });
       const temp = `${fileOf(checked.owner)}.tmp`;
       fs.writeFileSync(temp, JSON.stringify(checked));
@@ -109,7 +118,10 @@ export function createRemovalJournal(deps: RemovalJournalDeps) {
           continue;
         }
         const leftovers = await sweep(parsed);
-        if (leftovers.length > 0) deps.log(`storage: could not yet remove what the deleted ${parsed.owner.kind} ${parsed.owner.id} left: ${leftovers.join("; ")}`);
+        if (leftovers.length > 0)
+          deps.log(
+            `storage: could not yet remove what the deleted ${parsed.owner.kind} ${parsed.owner.id} left: ${leftovers.join("; ")}`,
+          );
       }
     },
   };

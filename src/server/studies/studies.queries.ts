@@ -1,6 +1,27 @@
 import type { Db } from "../db/client";
-import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES, TERMINAL_TRIAL_STATES, type StudyCounts, type StudyState, type StudySummaryView, type StudyView, type TestFileView, type TestResultView, type TrialState, type VerdictView } from "../../shared/study-schemas";
-import { configurationView, countInto, emptyCounts, iso, parseJson, repeatNumbers, summary, trialView } from "./study-views";
+import {
+  ACTIVE_TRIAL_STATES,
+  RETRYABLE_TRIAL_STATES,
+  TERMINAL_TRIAL_STATES,
+  type StudyCounts,
+  type StudyState,
+  type StudySummaryView,
+  type StudyView,
+  type TestFileView,
+  type TestResultView,
+  type TrialState,
+  type VerdictView,
+} from "../../shared/study-schemas";
+import {
+  configurationView,
+  countInto,
+  emptyCounts,
+  iso,
+  parseJson,
+  repeatNumbers,
+  summary,
+  trialView,
+} from "./study-views";
 
 export interface NewStudy {
   projectId: string;
@@ -17,7 +38,15 @@ export interface NewStudy {
   agentTimeoutSec: number;
   evalTimeoutSec: number;
   createdBy: string;
-  configurations: { harness: "codex" | "command"; model: string; reasoningEffort: string; instructions: string; overrides: string[]; command: string | null; repeats: number }[];
+  configurations: {
+    harness: "codex" | "command";
+    model: string;
+    reasoningEffort: string;
+    instructions: string;
+    overrides: string[];
+    command: string | null;
+    repeats: number;
+  }[];
 }
 
 export interface PreflightOutcome {
@@ -51,7 +80,11 @@ const NOT_TERMINAL = ["queued", ...ACTIVE_TRIAL_STATES];
 /** Studies, configurations and trials in SQLite. Returns plain views; the only module here that touches Prisma. */
 export function createStudyQueries(db: Db) {
   async function counts(studyIds: string[]): Promise<Map<string, StudyCounts>> {
-    const grouped = await db.trial.groupBy({ by: ["studyId", "state"], where: { studyId: { in: studyIds } }, _count: { _all: true } });
+    const grouped = await db.trial.groupBy({
+      by: ["studyId", "state"],
+      where: { studyId: { in: studyIds } },
+      _count: { _all: true },
+    });
     const byStudy = new Map<string, StudyCounts>();
     for (const id of studyIds) byStudy.set(id, emptyCounts());
     for (const group of grouped) countInto(byStudy.get(group.studyId) ?? emptyCounts(), group.state, group._count._all);
@@ -84,10 +117,21 @@ export function createStudyQueries(db: Db) {
     },
 
     /** What deleting a study must remove besides its rows: every attempt's workspace and image (earlier attempts are only in the events), and the artifacts' files. */
-    async deletionPlan(studyId: string): Promise<{ trialIds: string[]; workspaceIds: string[]; imageIds: string[]; artifactPaths: string[] }> {
-      const trials = await db.trial.findMany({ where: { studyId }, select: { id: true, workspaceId: true, committedImageId: true } });
-      const finished = await db.eventLog.findMany({ where: { studyId, type: "trial.finished" }, select: { payload: true } });
-      const artifacts = await db.artifact.findMany({ where: { OR: [{ studyId }, { trial: { studyId } }] }, select: { path: true } });
+    async deletionPlan(
+      studyId: string,
+    ): Promise<{ trialIds: string[]; workspaceIds: string[]; imageIds: string[]; artifactPaths: string[] }> {
+      const trials = await db.trial.findMany({
+        where: { studyId },
+        select: { id: true, workspaceId: true, committedImageId: true },
+      });
+      const finished = await db.eventLog.findMany({
+        where: { studyId, type: "trial.finished" },
+        select: { payload: true },
+      });
+      const artifacts = await db.artifact.findMany({
+        where: { OR: [{ studyId }, { trial: { studyId } }] },
+        select: { path: true },
+      });
       const workspaceIds = new Set(trials.flatMap((trial) => (trial.workspaceId ? [trial.workspaceId] : [])));
       const imageIds = new Set(trials.flatMap((trial) => (trial.committedImageId ? [trial.committedImageId] : [])));
       for (const { payload } of finished) {
@@ -95,18 +139,31 @@ export function createStudyQueries(db: Db) {
         if (typeof data?.workspaceId === "string") workspaceIds.add(data.workspaceId);
         if (typeof data?.committedImageId === "string") imageIds.add(data.committedImageId);
       }
-      return { trialIds: trials.map((trial) => trial.id), workspaceIds: [...workspaceIds], imageIds: [...imageIds], artifactPaths: artifacts.map((artifact) => artifact.path) };
+      return {
+        trialIds: trials.map((trial) => trial.id),
+        workspaceIds: [...workspaceIds],
+        imageIds: [...imageIds],
+        artifactPaths: artifacts.map((artifact) => artifact.path),
+      };
     },
 
     /** The study with its configurations, trials, results, artifacts and recorded events, in one transaction. */
     async deleteStudy(studyId: string): Promise<void> {
-      await db.$transaction([db.eventLog.deleteMany({ where: { studyId } }), db.study.deleteMany({ where: { id: studyId } })]);
+      await db.$transaction([
+        db.eventLog.deleteMany({ where: { studyId } }),
+        db.study.deleteMany({ where: { id: studyId } }),
+      ]);
     },
 
     async find(studyId: string): Promise<StudyView | null> {
       const row = await db.study.findUnique({
         where: { id: studyId },
-        include: { project: { select: { name: true } }, configurations: { orderBy: { position: "asc" } }, trials: true, environment: { select: { version: true } } },
+        include: {
+          project: { select: { name: true } },
+          configurations: { orderBy: { position: "asc" } },
+          trials: true,
+          environment: { select: { version: true } },
+        },
       });
       if (!row) return null;
       const positions = new Map(row.configurations.map((configuration) => [configuration.id, configuration.position]));
@@ -123,8 +180,14 @@ export function createStudyQueries(db: Db) {
         junitPath: row.junitPath,
         testFiles: parseJson<TestFileView[]>(row.testFiles, []),
         snapshotId: row.snapshotId,
-        preflight: row.preflightOutput === null ? null : { exitCode: row.preflightExitCode, output: row.preflightOutput },
-        environment: { versionId: row.environmentVersionId, version: row.environment?.version ?? null, imageId: row.imageId, imageDigest: row.imageDigest },
+        preflight:
+          row.preflightOutput === null ? null : { exitCode: row.preflightExitCode, output: row.preflightOutput },
+        environment: {
+          versionId: row.environmentVersionId,
+          version: row.environment?.version ?? null,
+          imageId: row.imageId,
+          imageDigest: row.imageDigest,
+        },
         concurrency: row.concurrency,
         agentTimeoutSec: row.agentTimeoutSec,
         evalTimeoutSec: row.evalTimeoutSec,
@@ -136,20 +199,30 @@ export function createStudyQueries(db: Db) {
     },
 
     async list(options: { projectId?: string | undefined }): Promise<StudySummaryView[]> {
-      const rows = await db.study.findMany({ where: options.projectId ? { projectId: options.projectId } : {}, include: { project: { select: { name: true } } }, orderBy: { createdAt: "desc" } });
+      const rows = await db.study.findMany({
+        where: options.projectId ? { projectId: options.projectId } : {},
+        include: { project: { select: { name: true } } },
+        orderBy: { createdAt: "desc" },
+      });
       const byStudy = await counts(rows.map((row) => row.id));
       return rows.map((row) => summary(row, byStudy.get(row.id) ?? emptyCounts()));
     },
 
     async state(studyId: string): Promise<{ state: StudyState; projectId: string; concurrency: number } | null> {
-      const row = await db.study.findUnique({ where: { id: studyId }, select: { state: true, projectId: true, concurrency: true } });
+      const row = await db.study.findUnique({
+        where: { id: studyId },
+        select: { state: true, projectId: true, concurrency: true },
+      });
       return row ? { state: row.state as StudyState, projectId: row.projectId, concurrency: row.concurrency } : null;
     },
 
     /** Records the baseline and, if it passed, creates the trials (configurations × repeats). Only once: false if already recorded. */
     async recordPreflight(studyId: string, outcome: PreflightOutcome, now: Date): Promise<boolean> {
       return db.$transaction(async (tx) => {
-        const study = await tx.study.findUnique({ where: { id: studyId }, include: { configurations: { orderBy: { position: "asc" } } } });
+        const study = await tx.study.findUnique({
+          where: { id: studyId },
+          include: { configurations: { orderBy: { position: "asc" } } },
+        });
         if (study?.state !== "preflight") return false;
         const verdict = outcome.verdict;
         await tx.study.update({
@@ -172,7 +245,9 @@ export function createStudyQueries(db: Db) {
           let tick = now.getTime();
           for (const configuration of study.configurations) {
             for (let repeat = 0; repeat < configuration.repeats; repeat += 1) {
-              await tx.trial.create({ data: { studyId, configurationId: configuration.id, queuedAt: new Date(tick++) } });
+              await tx.trial.create({
+                data: { studyId, configurationId: configuration.id, queuedAt: new Date(tick++) },
+              });
             }
           }
         }
@@ -182,25 +257,45 @@ export function createStudyQueries(db: Db) {
 
     /** Trials of a running study that hold a slot (running, or handed to the queue), and the next ones waiting for a slot. */
     async dispatchState(studyId: string): Promise<{ inFlight: number; waiting: string[] }> {
-      const trials = await db.trial.findMany({ where: { studyId, state: { in: NOT_TERMINAL } }, select: { id: true, state: true, enqueuedAt: true }, orderBy: [{ queuedAt: "asc" }, { id: "asc" }] });
+      const trials = await db.trial.findMany({
+        where: { studyId, state: { in: NOT_TERMINAL } },
+        select: { id: true, state: true, enqueuedAt: true },
+        orderBy: [{ queuedAt: "asc" }, { id: "asc" }],
+      });
       const inFlight = trials.filter((trial) => trial.state !== "queued" || trial.enqueuedAt !== null).length;
-      return { inFlight, waiting: trials.filter((trial) => trial.state === "queued" && trial.enqueuedAt === null).map((trial) => trial.id) };
+      return {
+        inFlight,
+        waiting: trials
+          .filter((trial) => trial.state === "queued" && trial.enqueuedAt === null)
+          .map((trial) => trial.id),
+      };
     },
 
     async trialForJob(trialId: string) {
-      const row = await db.trial.findUnique({ where: { id: trialId }, include: { configuration: true, study: { include: { project: true } } } });
+      const row = await db.trial.findUnique({
+        where: { id: trialId },
+        include: { configuration: true, study: { include: { project: true } } },
+      });
       return row;
     },
 
     async markEnqueued(trialId: string, now: Date): Promise<void> {
-      await db.trial.updateMany({ where: { id: trialId, state: "queued", enqueuedAt: null }, data: { enqueuedAt: now } });
+      await db.trial.updateMany({
+        where: { id: trialId, state: "queued", enqueuedAt: null },
+        data: { enqueuedAt: now },
+      });
     },
 
     async clearEnqueued(trialId: string): Promise<void> {
       await db.trial.updateMany({ where: { id: trialId, state: "queued" }, data: { enqueuedAt: null } });
     },
 
-    async trialStarted(options: { trialId: string; attempt: number; workerId: string | null; at: Date }): Promise<boolean> {
+    async trialStarted(options: {
+      trialId: string;
+      attempt: number;
+      workerId: string | null;
+      at: Date;
+    }): Promise<boolean> {
       const { count } = await db.trial.updateMany({
         where: { id: options.trialId, attempt: options.attempt, state: "queued" },
         data: { state: "preparing", step: "Starting", workerId: options.workerId, startedAt: options.at },
@@ -208,14 +303,26 @@ export function createStudyQueries(db: Db) {
       return count > 0;
     },
 
-    async trialProgress(options: { trialId: string; attempt: number; state: "preparing" | "agent" | "evaluating"; step: string; usage: TrialFinish["usage"]; commandsRun: number | null }): Promise<boolean> {
+    async trialProgress(options: {
+      trialId: string;
+      attempt: number;
+      state: "preparing" | "agent" | "evaluating";
+      step: string;
+      usage: TrialFinish["usage"];
+      commandsRun: number | null;
+    }): Promise<boolean> {
       const { count } = await db.trial.updateMany({
         where: { id: options.trialId, attempt: options.attempt, state: { in: [...ACTIVE_TRIAL_STATES] } },
         data: {
           state: options.state,
           step: options.step,
           ...(options.usage
-            ? { inputTokens: options.usage.inputTokens, cachedInputTokens: options.usage.cachedInputTokens, outputTokens: options.usage.outputTokens, reasoningTokens: options.usage.reasoningTokens }
+            ? {
+                inputTokens: options.usage.inputTokens,
+                cachedInputTokens: options.usage.cachedInputTokens,
+                outputTokens: options.usage.outputTokens,
+                reasoningTokens: options.usage.reasoningTokens,
+              }
             : {}),
           ...(options.commandsRun === null ? {} : { commandsRun: options.commandsRun }),
         },
@@ -224,7 +331,12 @@ export function createStudyQueries(db: Db) {
     },
 
     /** Records a trial's end (only for its current attempt, and only once). */
-    async trialFinished(options: { trialId: string; attempt: number; at: Date; finish: TrialFinish }): Promise<boolean> {
+    async trialFinished(options: {
+      trialId: string;
+      attempt: number;
+      at: Date;
+      finish: TrialFinish;
+    }): Promise<boolean> {
       const { finish } = options;
       return db.$transaction(async (tx) => {
         const { count } = await tx.trial.updateMany({
@@ -243,7 +355,12 @@ export function createStudyQueries(db: Db) {
             agentSeconds: finish.agentSeconds,
             evalSeconds: finish.evalSeconds,
             ...(finish.usage
-              ? { inputTokens: finish.usage.inputTokens, cachedInputTokens: finish.usage.cachedInputTokens, outputTokens: finish.usage.outputTokens, reasoningTokens: finish.usage.reasoningTokens }
+              ? {
+                  inputTokens: finish.usage.inputTokens,
+                  cachedInputTokens: finish.usage.cachedInputTokens,
+                  outputTokens: finish.usage.outputTokens,
+                  reasoningTokens: finish.usage.reasoningTokens,
+                }
               : {}),
             commandsRun: finish.commandsRun,
             threadId: finish.threadId,
@@ -260,7 +377,14 @@ export function createStudyQueries(db: Db) {
         await tx.evaluationResult.deleteMany({ where: { trialId: options.trialId } });
         if (finish.tests.length > 0) {
           await tx.evaluationResult.createMany({
-            data: finish.tests.map((test, position) => ({ trialId: options.trialId, position, name: test.name, status: test.status, durationMs: test.durationMs, message: test.message })),
+            data: finish.tests.map((test, position) => ({
+              trialId: options.trialId,
+              position,
+              name: test.name,
+              status: test.status,
+              durationMs: test.durationMs,
+              message: test.message,
+            })),
           });
         }
         return true;
@@ -268,7 +392,13 @@ export function createStudyQueries(db: Db) {
     },
 
     /** Ends trials that will not finish by themselves (stopped while queued, or their worker died). */
-    async endTrials(options: { trialIds: string[]; state: "stopped" | "interrupted" | "error"; reason: string; at: Date; onlyStates: readonly TrialState[] }): Promise<string[]> {
+    async endTrials(options: {
+      trialIds: string[];
+      state: "stopped" | "interrupted" | "error";
+      reason: string;
+      at: Date;
+      onlyStates: readonly TrialState[];
+    }): Promise<string[]> {
       const ended: string[] = [];
       for (const trialId of options.trialIds) {
         const { count } = await db.trial.updateMany({
@@ -286,17 +416,28 @@ export function createStudyQueries(db: Db) {
       if (open > 0) return false;
       const study = await db.study.findUnique({ where: { id: studyId }, select: { state: true } });
       if (study?.state === "running") {
-        await db.study.updateMany({ where: { id: studyId, state: "running" }, data: { state: "done", finishedAt: now } });
+        await db.study.updateMany({
+          where: { id: studyId, state: "running" },
+          data: { state: "done", finishedAt: now },
+        });
         return true;
       }
       if (study?.state === "stopping") {
-        await db.study.updateMany({ where: { id: studyId, state: "stopping" }, data: { state: "stopped", finishedAt: now } });
+        await db.study.updateMany({
+          where: { id: studyId, state: "stopping" },
+          data: { state: "stopped", finishedAt: now },
+        });
         return true;
       }
       return false;
     },
 
-    async setStudyState(options: { studyId: string; from: readonly StudyState[]; to: StudyState; finishedAt?: Date | null }): Promise<boolean> {
+    async setStudyState(options: {
+      studyId: string;
+      from: readonly StudyState[];
+      to: StudyState;
+      finishedAt?: Date | null;
+    }): Promise<boolean> {
       const { count } = await db.study.updateMany({
         where: { id: options.studyId, state: { in: [...options.from] } },
         data: { state: options.to, ...(options.finishedAt === undefined ? {} : { finishedAt: options.finishedAt }) },
@@ -304,8 +445,13 @@ export function createStudyQueries(db: Db) {
       return count > 0;
     },
 
-    async trialsOf(studyId: string): Promise<{ id: string; state: string; attempt: number; enqueuedAt: Date | null; workerId: string | null }[]> {
-      return db.trial.findMany({ where: { studyId }, select: { id: true, state: true, attempt: true, enqueuedAt: true, workerId: true } });
+    async trialsOf(
+      studyId: string,
+    ): Promise<{ id: string; state: string; attempt: number; enqueuedAt: Date | null; workerId: string | null }[]> {
+      return db.trial.findMany({
+        where: { studyId },
+        select: { id: true, state: true, attempt: true, enqueuedAt: true, workerId: true },
+      });
     },
 
     /** Puts retryable trials back in the queue as a new attempt; returns the ids that were reset. */
@@ -354,24 +500,54 @@ export function createStudyQueries(db: Db) {
     },
 
     /** Trials that hold a slot, across studies: for the sweeper that finds trials whose worker died. */
-    async activeTrials(): Promise<{ id: string; studyId: string; state: string; attempt: number; workerId: string | null; startedAt: Date | null; enqueuedAt: Date | null }[]> {
+    async activeTrials(): Promise<
+      {
+        id: string;
+        studyId: string;
+        state: string;
+        attempt: number;
+        workerId: string | null;
+        startedAt: Date | null;
+        enqueuedAt: Date | null;
+      }[]
+    > {
       return db.trial.findMany({
         where: { OR: [{ state: { in: [...ACTIVE_TRIAL_STATES] } }, { state: "queued", enqueuedAt: { not: null } }] },
-        select: { id: true, studyId: true, state: true, attempt: true, workerId: true, startedAt: true, enqueuedAt: true },
+        select: {
+          id: true,
+          studyId: true,
+          state: true,
+          attempt: true,
+          workerId: true,
+          startedAt: true,
+          enqueuedAt: true,
+        },
       });
     },
 
     async studiesInStates(states: readonly StudyState[]): Promise<string[]> {
-      return (await db.study.findMany({ where: { state: { in: [...states] } }, select: { id: true } })).map((row) => row.id);
+      return (await db.study.findMany({ where: { state: { in: [...states] } }, select: { id: true } })).map(
+        (row) => row.id,
+      );
     },
 
     async trialTests(trialId: string): Promise<TestResultView[]> {
-      const rows = await db.evaluationResult.findMany({ where: { trialId }, orderBy: { position: "asc" }, select: { name: true, status: true, durationMs: true, message: true } });
-      return rows.map((row) => ({ ...row, status: row.status === "passed" || row.status === "skipped" ? row.status : "failed" }));
+      const rows = await db.evaluationResult.findMany({
+        where: { trialId },
+        orderBy: { position: "asc" },
+        select: { name: true, status: true, durationMs: true, message: true },
+      });
+      return rows.map((row) => ({
+        ...row,
+        status: row.status === "passed" || row.status === "skipped" ? row.status : "failed",
+      }));
     },
 
     async trialLocation(trialId: string): Promise<{ studyId: string; attempt: number; projectId: string } | null> {
-      const row = await db.trial.findUnique({ where: { id: trialId }, select: { studyId: true, attempt: true, study: { select: { projectId: true } } } });
+      const row = await db.trial.findUnique({
+        where: { id: trialId },
+        select: { studyId: true, attempt: true, study: { select: { projectId: true } } },
+      });
       return row ? { studyId: row.studyId, attempt: row.attempt, projectId: row.study.projectId } : null;
     },
   };

@@ -21,7 +21,8 @@ export async function studyDefaults(options: {
   liveWorkers: () => Promise<{ id: string; concurrency: number }[]>;
 }): Promise<StudyDefaultsView> {
   const project = await options.projects.findById(options.projectId);
-  if (!project) throw new AppError({ code: "NOT_FOUND", field: "projectId", message: `No project with id ${options.projectId}.` });
+  if (!project)
+    throw new AppError({ code: "NOT_FOUND", field: "projectId", message: `No project with id ${options.projectId}.` });
   const byCpu = Math.max(1, Math.floor(options.host.cpus / project.cpus));
   const byMemory = Math.max(1, Math.floor((options.host.memoryBytes * 0.8) / project.memoryBytes));
   const workers = await options.liveWorkers();
@@ -32,7 +33,9 @@ export async function studyDefaults(options: {
   const reasoning = [
     `${options.host.cpus} host CPUs ÷ ${project.cpus} per trial = ${byCpu}`,
     `80% of ${gib(options.host.memoryBytes)} host memory ÷ ${gib(project.memoryBytes)} per trial = ${byMemory}`,
-    slots > 0 ? `${workers.length} live worker${workers.length === 1 ? "" : "s"} with ${slots} slot${slots === 1 ? "" : "s"}` : "no live worker yet (trials wait in the queue until one starts)",
+    slots > 0
+      ? `${workers.length} live worker${workers.length === 1 ? "" : "s"} with ${slots} slot${slots === 1 ? "" : "s"}`
+      : "no live worker yet (trials wait in the queue until one starts)",
     `at most ${MAX_DEFAULT_CONCURRENCY} by default`,
   ].join("; ");
   const environment = await options.environments.active(project.id);
@@ -44,18 +47,31 @@ export async function studyDefaults(options: {
     evalTimeoutSec: 600,
     configuration: project.defaultConfiguration,
     environment: ready ? { versionId: ready.id, version: ready.version } : null,
-    blocker: ready ? null : `${project.name} has no ready environment. Prepare one on the project page before starting a study.`,
+    blocker: ready
+      ? null
+      : `${project.name} has no ready environment. Prepare one on the project page before starting a study.`,
   };
 }
 
 /** Files of the project the way a snapshot sees them (ignore rules applied), filtered by a substring, for picking test files. */
-export async function listProjectFiles(options: { projectId: string; query: string; projects: Pick<ProjectQueries, "findById"> }): Promise<{ files: ProjectFileView[]; total: number }> {
+export async function listProjectFiles(options: {
+  projectId: string;
+  query: string;
+  projects: Pick<ProjectQueries, "findById">;
+}): Promise<{ files: ProjectFileView[]; total: number }> {
   const project = await options.projects.findById(options.projectId);
-  if (!project) throw new AppError({ code: "NOT_FOUND", field: "projectId", message: `No project with id ${options.projectId}.` });
+  if (!project)
+    throw new AppError({ code: "NOT_FOUND", field: "projectId", message: `No project with id ${options.projectId}.` });
   const walked = await walkTree({ root: project.hostPath }).catch((error: unknown) => {
-    throw new AppError({ code: "PRECONDITION_FAILED", message: `Could not read ${project.hostPath}: ${error instanceof Error ? error.message : String(error)}` });
+    throw new AppError({
+      code: "PRECONDITION_FAILED",
+      message: `Could not read ${project.hostPath}: ${error instanceof Error ? error.message : String(error)}`,
+    });
   });
   const needle = options.query.trim().toLowerCase();
-  const matching = walked.entries.filter((entry) => entry.kind === "file").map((entry) => ({ path: displayPath(entry.path), bytes: entry.size })).filter((file) => !needle || file.path.toLowerCase().includes(needle));
+  const matching = walked.entries
+    .filter((entry) => entry.kind === "file")
+    .map((entry) => ({ path: displayPath(entry.path), bytes: entry.size }))
+    .filter((file) => !needle || file.path.toLowerCase().includes(needle));
   return { files: matching.slice(0, MAX_LISTED_FILES), total: matching.length };
 }

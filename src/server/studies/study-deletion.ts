@@ -24,17 +24,38 @@ export async function studyRemovalParts(studies: Pick<StudyQueries, "deletionPla
     trials: plan.trialIds.length,
     imageIds: plan.imageIds,
     workspaceIds: plan.workspaceIds,
-    paths: [path.join("studies", studyId), ...plan.trialIds.map((trialId) => path.join("trials", trialId)), ...plan.artifactPaths],
+    paths: [
+      path.join("studies", studyId),
+      ...plan.trialIds.map((trialId) => path.join("trials", trialId)),
+      ...plan.artifactPaths,
+    ],
   };
 }
 
-export async function deleteStudy(deps: { studies: Pick<StudyQueries, "find" | "deletionPlan" | "deleteStudy">; journal: RemovalJournal }, studyId: string): Promise<StudyDeletionResult> {
+export async function deleteStudy(
+  deps: { studies: Pick<StudyQueries, "find" | "deletionPlan" | "deleteStudy">; journal: RemovalJournal },
+  studyId: string,
+): Promise<StudyDeletionResult> {
   const study = await deps.studies.find(studyId);
-  if (!study) throw new AppError({ code: "NOT_FOUND", message: `No study with id ${studyId}. It may have been deleted already; open the study list.` });
+  if (!study)
+    throw new AppError({
+      code: "NOT_FOUND",
+      message: `No study with id ${studyId}. It may have been deleted already; open the study list.`,
+    });
   if (!DELETABLE_STATES.has(study.state)) {
-    throw new AppError({ code: "CONFLICT", message: `"${study.title}" is ${study.state}; stop it first (or wait for it to finish), then delete it.` });
+    throw new AppError({
+      code: "CONFLICT",
+      message: `"${study.title}" is ${study.state}; stop it first (or wait for it to finish), then delete it.`,
+    });
   }
   const parts = await studyRemovalParts(deps.studies, studyId);
-  const leftovers = await deps.journal.remove({ owner: { kind: "study", id: studyId }, projectId: study.projectId, ...parts }, () => deps.studies.deleteStudy(studyId));
-  return { studyId, removed: { trials: parts.trials, workspaces: parts.workspaceIds.length, images: parts.imageIds.length }, leftovers };
+  const leftovers = await deps.journal.remove(
+    { owner: { kind: "study", id: studyId }, projectId: study.projectId, ...parts },
+    () => deps.studies.deleteStudy(studyId),
+  );
+  return {
+    studyId,
+    removed: { trials: parts.trials, workspaces: parts.workspaceIds.length, images: parts.imageIds.length },
+    leftovers,
+  };
 }

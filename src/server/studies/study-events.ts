@@ -7,7 +7,14 @@ const MAX_TEST_ROWS = 5000;
 
 const evaluationFileSchema = z.object({
   verdict: z.object({
-    tests: z.array(z.object({ name: z.string(), status: z.enum(["passed", "failed", "skipped"]), durationMs: z.number().nullable(), message: z.string().nullable() })),
+    tests: z.array(
+      z.object({
+        name: z.string(),
+        status: z.enum(["passed", "failed", "skipped"]),
+        durationMs: z.number().nullable(),
+        message: z.string().nullable(),
+      }),
+    ),
   }),
 });
 
@@ -18,7 +25,9 @@ async function testsFrom(file: string | null, log: (message: string) => void): P
     const parsed = evaluationFileSchema.parse(JSON.parse(await fsp.readFile(file, "utf8")));
     return parsed.verdict.tests.slice(0, MAX_TEST_ROWS);
   } catch (error) {
-    log(`studies: could not read per-test results from ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    log(
+      `studies: could not read per-test results from ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return [];
   }
 }
@@ -28,18 +37,47 @@ async function testsFrom(file: string | null, log: (message: string) => void): P
  * attempt, a state that can still change), so a replayed or late event changes nothing.
  * Returns the study id when something changed.
  */
-export async function recordStudyEvent(options: { studies: StudyQueries; event: InvariantEvent; now: Date; log: (message: string) => void }): Promise<string | null> {
+export async function recordStudyEvent(options: {
+  studies: StudyQueries;
+  event: InvariantEvent;
+  now: Date;
+  log: (message: string) => void;
+}): Promise<string | null> {
   const { event, studies } = options;
   const at = new Date(event.at);
   switch (event.type) {
     case "study.preflight-finished": {
-      const changed = await studies.recordPreflight(event.studyId, { status: event.data.status, refusal: event.data.refusal, verdict: event.data.verdict, exitCode: event.data.exitCode, outputTail: event.data.outputTail }, options.now);
+      const changed = await studies.recordPreflight(
+        event.studyId,
+        {
+          status: event.data.status,
+          refusal: event.data.refusal,
+          verdict: event.data.verdict,
+          exitCode: event.data.exitCode,
+          outputTail: event.data.outputTail,
+        },
+        options.now,
+      );
       return changed ? event.studyId : null;
     }
     case "trial.started":
-      return (await studies.trialStarted({ trialId: event.trialId, attempt: event.data.attempt, workerId: event.workerId ?? null, at })) ? event.studyId : null;
+      return (await studies.trialStarted({
+        trialId: event.trialId,
+        attempt: event.data.attempt,
+        workerId: event.workerId ?? null,
+        at,
+      }))
+        ? event.studyId
+        : null;
     case "trial.progress":
-      await studies.trialProgress({ trialId: event.trialId, attempt: event.data.attempt, state: event.data.state, step: event.data.step, usage: event.data.usage, commandsRun: event.data.commandsRun });
+      await studies.trialProgress({
+        trialId: event.trialId,
+        attempt: event.data.attempt,
+        state: event.data.state,
+        step: event.data.step,
+        usage: event.data.usage,
+        commandsRun: event.data.commandsRun,
+      });
       return null; // progress frees no slot
     case "trial.finished": {
       const { data } = event;

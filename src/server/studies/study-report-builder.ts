@@ -1,5 +1,11 @@
 import { aggregateByConfiguration } from "../../shared/study-aggregates";
-import { reportTokens, STUDY_REPORT_SCHEMA_ID, STUDY_REPORT_VERSION, type ReportTrial, type StudyReport } from "../../shared/study-report";
+import {
+  reportTokens,
+  STUDY_REPORT_SCHEMA_ID,
+  STUDY_REPORT_VERSION,
+  type ReportTrial,
+  type StudyReport,
+} from "../../shared/study-report";
 import type { StudyView } from "../../shared/study-schemas";
 import { renderCsvReport } from "../reports/report-csv";
 import { reportFileName, type ReportFormat } from "../reports/report-filename";
@@ -19,7 +25,12 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
     exitCode: trial.exitCode,
     agentSeconds: trial.agentSeconds,
     evalSeconds: trial.evalSeconds,
-    tokens: reportTokens({ input: trial.tokens.input, cachedInput: trial.tokens.cachedInput, output: trial.tokens.output, reasoning: trial.tokens.reasoning }),
+    tokens: reportTokens({
+      input: trial.tokens.input,
+      cachedInput: trial.tokens.cachedInput,
+      output: trial.tokens.output,
+      reasoning: trial.tokens.reasoning,
+    }),
     threadId: trial.threadId,
     harnessVersion: trial.harnessVersion,
     error: trial.error,
@@ -58,7 +69,15 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
     },
     environment: study.environment,
     snapshotId: study.snapshotId,
-    baseline: study.baseline ? { passed: study.baseline.passed, failed: study.baseline.failed, skipped: study.baseline.skipped, total: study.baseline.total, source: study.baseline.source } : null,
+    baseline: study.baseline
+      ? {
+          passed: study.baseline.passed,
+          failed: study.baseline.failed,
+          skipped: study.baseline.skipped,
+          total: study.baseline.total,
+          source: study.baseline.source,
+        }
+      : null,
     configurations,
     trials,
     aggregates: aggregateByConfiguration({ configurations, trials }),
@@ -72,8 +91,21 @@ export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
 };
 
 /** The report in one format, with its file name. */
-export function renderStudyReport(options: { study: StudyView; format: ReportFormat; generatedAt: Date }): { fileName: string; contentType: string; body: string } {
+export function renderStudyReport(options: { study: StudyView; format: ReportFormat; generatedAt: Date }): {
+  fileName: string;
+  contentType: string;
+  body: string;
+} {
   const report = buildStudyReport(options);
-  const body = options.format === "md" ? renderMarkdownReport(report) : options.format === "json" ? renderJsonReport(report) : renderCsvReport(report);
-  return { fileName: reportFileName({ report, format: options.format }), contentType: REPORT_CONTENT_TYPES[options.format], body };
+  const body =
+    options.format === "md"
+      ? renderMarkdownReport(report)
+      : options.format === "json"
+        ? renderJsonReport(report)
+        : renderCsvReport(report);
+  return {
+    fileName: reportFileName({ report, format: options.format }),
+    contentType: REPORT_CONTENT_TYPES[options.format],
+    body,
+  };
 }

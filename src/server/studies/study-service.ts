@@ -12,7 +12,12 @@ import { readTestFiles, storeTestFiles, testFilesDir } from "../trials/test-file
 import { trialLogPath } from "../trials/trial-log";
 import { createKeyedLock } from "../locks/keyed-lock";
 import type { InvariantEvent } from "../../shared/event-catalog";
-import { createStudyInputSchema, type CreateStudyInput, type StudySummaryView, type StudyView } from "../../shared/study-schemas";
+import {
+  createStudyInputSchema,
+  type CreateStudyInput,
+  type StudySummaryView,
+  type StudyView,
+} from "../../shared/study-schemas";
 import type { StudyQueries } from "./studies.queries";
 import { createTrialDispatcher } from "./trial-dispatcher";
 import { deleteStudy } from "./study-deletion";
@@ -54,17 +59,24 @@ export function createStudyService(deps: StudyServiceDeps) {
 
   async function study(studyId: string): Promise<StudyView> {
     const found = await deps.studies.find(studyId);
-    if (!found) throw new AppError({ code: "NOT_FOUND", message: `No study with id ${studyId}. It may have been removed; open the study list.` });
+    if (!found)
+      throw new AppError({
+        code: "NOT_FOUND",
+        message: `No study with id ${studyId}. It may have been removed; open the study list.`,
+      });
     return found;
   }
 
   async function announce(studyId: string, projectId: string, reason: string, trialIds: string[] = []) {
-    await publish({ type: "study.changed", projectId, studyId, data: { reason, trialIds } }).catch((error: unknown) => deps.log(`studies: could not publish a change: ${String(error)}`));
+    await publish({ type: "study.changed", projectId, studyId, data: { reason, trialIds } }).catch((error: unknown) =>
+      deps.log(`studies: could not publish a change: ${String(error)}`),
+    );
   }
 
   return {
     defaults: (projectId: string) => studyDefaults({ ...deps, projectId }),
-    projectFiles: (input: { projectId: string; query: string }) => listProjectFiles({ projects: deps.projects, ...input }),
+    projectFiles: (input: { projectId: string; query: string }) =>
+      listProjectFiles({ projects: deps.projects, ...input }),
 
     /**
      * Checks everything, freezes the snapshot and the environment image, captures the test files, and
@@ -73,16 +85,35 @@ export function createStudyService(deps: StudyServiceDeps) {
     async create(raw: CreateStudyInput, createdBy: string): Promise<StudyView> {
       const input = createStudyInputSchema.parse(raw);
       const project = await deps.projects.findById(input.projectId);
-      if (!project) throw new AppError({ code: "NOT_FOUND", field: "projectId", message: `No project with id ${input.projectId}; choose one from the list.` });
+      if (!project)
+        throw new AppError({
+          code: "NOT_FOUND",
+          field: "projectId",
+          message: `No project with id ${input.projectId}; choose one from the list.`,
+        });
       const environment = await deps.environments.active(project.id);
       if (!environment || environment.status !== "ready" || !environment.imageId) {
-        throw new AppError({ code: "PRECONDITION_FAILED", field: "projectId", message: `${project.name} has no ready environment yet. Prepare one on the project page first.` });
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          field: "projectId",
+          message: `${project.name} has no ready environment yet. Prepare one on the project page first.`,
+        });
       }
       const image = await deps.runtime.inspectImage(environment.imageId);
-      if (!image) throw new AppError({ code: "PRECONDITION_FAILED", field: "projectId", message: `The image of ${project.name}'s environment v${environment.version} is gone from Docker. Prepare the environment again.` });
+      if (!image)
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          field: "projectId",
+          message: `The image of ${project.name}'s environment v${environment.version} is gone from Docker. Prepare the environment again.`,
+        });
       const files = await readTestFiles({ projectRoot: project.hostPath, files: input.testFiles });
       const snapshot = await deps.snapshots.create({ projectId: project.id });
-      const projectLimits = { cpus: project.cpus, memoryBytes: project.memoryBytes, swapBytes: project.swapBytes, pids: project.pids };
+      const projectLimits = {
+        cpus: project.cpus,
+        memoryBytes: project.memoryBytes,
+        swapBytes: project.swapBytes,
+        pids: project.pids,
+      };
       const concurrency = input.concurrency ?? (await studyDefaults({ ...deps, projectId: project.id })).concurrency;
       const studyId = await deps.studies.create({
         projectId: project.id,
@@ -131,7 +162,11 @@ export function createStudyService(deps: StudyServiceDeps) {
         // nothing half-made stays behind
         await deps.studies.deleteStudy(studyId);
         await fsp.rm(testFilesDir({ dataDir: deps.dataDir, studyId }), { recursive: true, force: true });
-        throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `Could not queue the study's preflight: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+        throw new AppError({
+          code: "INTERNAL_SERVER_ERROR",
+          message: `Could not queue the study's preflight: ${error instanceof Error ? error.message : String(error)}`,
+          cause: error,
+        });
       }
       await announce(studyId, project.id, "created");
       return study(studyId);
@@ -150,18 +185,37 @@ export function createStudyService(deps: StudyServiceDeps) {
           await deps.studies.setStudyState({ studyId, from: ["preflight"], to: "stopped", finishedAt: now() });
         } else if (found.state === "running" || found.state === "stopping") {
           await deps.studies.setStudyState({ studyId, from: ["running"], to: "stopping" });
-          const open = found.trials.filter((trial) => trial.state === "queued" || trial.state === "preparing" || trial.state === "agent" || trial.state === "evaluating");
+          const open = found.trials.filter(
+            (trial) =>
+              trial.state === "queued" ||
+              trial.state === "preparing" ||
+              trial.state === "agent" ||
+              trial.state === "evaluating",
+          );
           for (const trial of open) await deps.redis.set(trialStopKey(trial.id), reason, "EX", STOP_KEY_TTL_SECONDS);
           const cancelled: string[] = [];
-          const enqueued = new Set((await deps.studies.trialsOf(studyId)).filter((row) => row.enqueuedAt).map((row) => row.id));
+          const enqueued = new Set(
+            (await deps.studies.trialsOf(studyId)).filter((row) => row.enqueuedAt).map((row) => row.id),
+          );
           for (const trial of open.filter((candidate) => candidate.state === "queued")) {
-            const removed = await deps.queue.remove(trialJobId({ trialId: trial.id, attempt: trial.attempt })).catch(() => 0);
+            const removed = await deps.queue
+              .remove(trialJobId({ trialId: trial.id, attempt: trial.attempt }))
+              .catch(() => 0);
             if (removed === 1 || !enqueued.has(trial.id)) cancelled.push(trial.id);
           }
-          await deps.studies.endTrials({ trialIds: cancelled, state: "stopped", reason, at: now(), onlyStates: ["queued"] });
+          await deps.studies.endTrials({
+            trialIds: cancelled,
+            state: "stopped",
+            reason,
+            at: now(),
+            onlyStates: ["queued"],
+          });
           await deps.studies.finishIfComplete(studyId, now());
         } else {
-          throw new AppError({ code: "CONFLICT", message: `This study is ${found.state}; only a running study can be stopped.` });
+          throw new AppError({
+            code: "CONFLICT",
+            message: `This study is ${found.state}; only a running study can be stopped.`,
+          });
         }
         await announce(studyId, found.projectId, reason);
         return study(studyId);
@@ -173,7 +227,9 @@ export function createStudyService(deps: StudyServiceDeps) {
       return withStudyLock(studyId, async () => {
         const found = await study(studyId);
         const result = await deleteStudy({ studies: deps.studies, journal: deps.journal }, studyId);
-        deps.log(`studies: ${by} deleted "${found.title}" (${studyId})${result.leftovers.length > 0 ? `; left for the next start: ${result.leftovers.join("; ")}` : ""}`);
+        deps.log(
+          `studies: ${by} deleted "${found.title}" (${studyId})${result.leftovers.length > 0 ? `; left for the next start: ${result.leftovers.join("; ")}` : ""}`,
+        );
         await announce(studyId, found.projectId, `Deleted by ${by}.`);
         return result;
       });
@@ -184,22 +240,52 @@ export function createStudyService(deps: StudyServiceDeps) {
       return withStudyLock(input.studyId, async () => {
         const found = await study(input.studyId);
         if (found.state === "preflight" || found.state === "refused") {
-          throw new AppError({ code: "CONFLICT", message: found.state === "refused" ? "The preflight refused this study; fix the test command and create a new study." : "Wait for the preflight to finish." });
+          throw new AppError({
+            code: "CONFLICT",
+            message:
+              found.state === "refused"
+                ? "The preflight refused this study; fix the test command and create a new study."
+                : "Wait for the preflight to finish.",
+          });
         }
         const unknown = input.trialIds.filter((id) => !found.trials.some((trial) => trial.id === id));
-        if (unknown.length > 0) throw new AppError({ code: "BAD_REQUEST", field: "trialIds", message: `Not trials of this study: ${unknown.join(", ")}.` });
+        if (unknown.length > 0)
+          throw new AppError({
+            code: "BAD_REQUEST",
+            field: "trialIds",
+            message: `Not trials of this study: ${unknown.join(", ")}.`,
+          });
         for (const trialId of input.trialIds) await deps.redis.del(trialStopKey(trialId));
         const reset = await deps.studies.retry({ studyId: input.studyId, trialIds: input.trialIds, now: now() });
-        if (reset.length === 0) throw new AppError({ code: "CONFLICT", field: "trialIds", message: "None of these trials can be retried: only failed, errored, stopped or interrupted trials can (a retry may already be queued)." });
-        await deps.studies.setStudyState({ studyId: input.studyId, from: ["done", "stopped", "stopping"], to: "running", finishedAt: null });
+        if (reset.length === 0)
+          throw new AppError({
+            code: "CONFLICT",
+            field: "trialIds",
+            message:
+              "None of these trials can be retried: only failed, errored, stopped or interrupted trials can (a retry may already be queued).",
+          });
+        await deps.studies.setStudyState({
+          studyId: input.studyId,
+          from: ["done", "stopped", "stopping"],
+          to: "running",
+          finishedAt: null,
+        });
         await dispatcher.topUp(input.studyId);
-        await announce(input.studyId, found.projectId, `${reset.length} trial${reset.length === 1 ? "" : "s"} retried by ${by}.`, reset);
+        await announce(
+          input.studyId,
+          found.projectId,
+          `${reset.length} trial${reset.length === 1 ? "" : "s"} retried by ${by}.`,
+          reset,
+        );
         return study(input.studyId);
       });
     },
 
     /** The last `tailBytes` of a trial's current attempt's log ("" before it starts). */
-    async trialLog(input: { trialId: string; tailBytes: number }): Promise<{ text: string; truncated: boolean; path: string }> {
+    async trialLog(input: {
+      trialId: string;
+      tailBytes: number;
+    }): Promise<{ text: string; truncated: boolean; path: string }> {
       const location = await deps.studies.trialLocation(input.trialId);
       if (!location) throw new AppError({ code: "NOT_FOUND", message: `No trial with id ${input.trialId}.` });
       const file = trialLogPath({ dataDir: deps.dataDir, trialId: input.trialId, attempt: location.attempt });

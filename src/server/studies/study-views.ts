@@ -1,7 +1,16 @@
 import type { z } from "zod";
 import type { Db } from "../db/client";
 import type { reasoningEffortSchema } from "../../shared/project-schemas";
-import { ACTIVE_TRIAL_STATES, type ConfigurationView, type StudyCounts, type StudyState, type StudySummaryView, type TrialState, type TrialView, type VerdictView } from "../../shared/study-schemas";
+import {
+  ACTIVE_TRIAL_STATES,
+  type ConfigurationView,
+  type StudyCounts,
+  type StudyState,
+  type StudySummaryView,
+  type TrialState,
+  type TrialView,
+  type VerdictView,
+} from "../../shared/study-schemas";
 
 /** Study rows → the plain views the API returns (no database access here). */
 export type StudyRow = Awaited<ReturnType<Db["study"]["findUniqueOrThrow"]>>;
@@ -28,7 +37,9 @@ export function configurationView(row: ConfigurationRow): ConfigurationView {
     choice: row.position,
     harness: row.harness === "command" ? "command" : "codex",
     model: row.model,
-    reasoningEffort: (EFFORTS as readonly string[]).includes(row.reasoningEffort) ? (row.reasoningEffort as z.infer<typeof reasoningEffortSchema>) : "medium",
+    reasoningEffort: (EFFORTS as readonly string[]).includes(row.reasoningEffort)
+      ? (row.reasoningEffort as z.infer<typeof reasoningEffortSchema>)
+      : "medium",
     instructions: row.instructions,
     overrides: parseJson<string[]>(row.overrides, []),
     command: row.command,
@@ -38,7 +49,14 @@ export function configurationView(row: ConfigurationRow): ConfigurationView {
 
 export function trialVerdict(row: TrialRow): VerdictView | null {
   if (!row.verdictSource) return null;
-  return { passed: row.verdictPassed, failed: row.verdictFailed, skipped: row.verdictSkipped, total: row.verdictTotal, source: row.verdictSource, ok: row.verdictOk ?? false };
+  return {
+    passed: row.verdictPassed,
+    failed: row.verdictFailed,
+    skipped: row.verdictSkipped,
+    total: row.verdictTotal,
+    source: row.verdictSource,
+    ok: row.verdictOk ?? false,
+  };
 }
 
 export function trialView(row: TrialRow, choice: number, repeat: number): TrialView {
@@ -66,7 +84,10 @@ export function trialView(row: TrialRow, choice: number, repeat: number): TrialV
     harnessVersion: row.harnessVersion,
     committedImageId: row.committedImageId,
     workspaceId: row.workspaceId,
-    diff: row.diffFiles === null ? null : { files: row.diffFiles, insertions: row.diffInsertions ?? 0, deletions: row.diffDeletions ?? 0 },
+    diff:
+      row.diffFiles === null
+        ? null
+        : { files: row.diffFiles, insertions: row.diffInsertions ?? 0, deletions: row.diffDeletions ?? 0 },
     error: row.error,
     queuedAt: row.queuedAt.toISOString(),
     startedAt: iso(row.startedAt),
@@ -76,7 +97,14 @@ export function trialView(row: TrialRow, choice: number, repeat: number): TrialV
 
 export function baseline(row: StudyRow): VerdictView | null {
   if (!row.baselineSource) return null;
-  return { passed: row.baselinePassed, failed: row.baselineFailed, skipped: row.baselineSkipped, total: row.baselineTotal, source: row.baselineSource, ok: row.baselineOk ?? false };
+  return {
+    passed: row.baselinePassed,
+    failed: row.baselineFailed,
+    skipped: row.baselineSkipped,
+    total: row.baselineTotal,
+    source: row.baselineSource,
+    ok: row.baselineOk ?? false,
+  };
 }
 
 export function emptyCounts(): StudyCounts {
@@ -87,7 +115,14 @@ export function countInto(counts: StudyCounts, state: string, n: number): void {
   counts.total += n;
   if (state === "queued") counts.queued += n;
   else if ((ACTIVE_TRIAL_STATES as readonly string[]).includes(state)) counts.running += n;
-  else if (state === "succeeded" || state === "failed" || state === "error" || state === "stopped" || state === "interrupted") counts[state] += n;
+  else if (
+    state === "succeeded" ||
+    state === "failed" ||
+    state === "error" ||
+    state === "stopped" ||
+    state === "interrupted"
+  )
+    counts[state] += n;
 }
 
 export function summary(row: StudyRow & { project: { name: string } }, counts: StudyCounts): StudySummaryView {
@@ -109,7 +144,9 @@ export function summary(row: StudyRow & { project: { name: string } }, counts: S
 export function repeatNumbers(trials: readonly TrialRow[]): Map<string, number> {
   const next = new Map<string, number>();
   const numbers = new Map<string, number>();
-  for (const trial of [...trials].sort((a, b) => a.queuedAt.getTime() - b.queuedAt.getTime() || a.id.localeCompare(b.id))) {
+  for (const trial of [...trials].sort(
+    (a, b) => a.queuedAt.getTime() - b.queuedAt.getTime() || a.id.localeCompare(b.id),
+  )) {
     const n = (next.get(trial.configurationId) ?? 0) + 1;
     next.set(trial.configurationId, n);
     numbers.set(trial.id, n);

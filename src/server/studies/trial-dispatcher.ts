@@ -10,7 +10,12 @@ import type { StudyQueries } from "./studies.queries";
  * A job's id is its trial id and attempt: queueing the same attempt twice (a double click, a replayed
  * event, a restart between queueing and recording it) is a no-op in BullMQ.
  */
-export function createTrialDispatcher(deps: { studies: StudyQueries; queue: Queue; log: (message: string) => void; clock: () => Date }) {
+export function createTrialDispatcher(deps: {
+  studies: StudyQueries;
+  queue: Queue;
+  log: (message: string) => void;
+  clock: () => Date;
+}) {
   const withLock = createKeyedLock();
 
   function jobFor(trial: NonNullable<Awaited<ReturnType<StudyQueries["trialForJob"]>>>): TrialRunJob {
@@ -26,7 +31,12 @@ export function createTrialDispatcher(deps: { studies: StudyQueries; queue: Queu
       junitPath: study.junitPath,
       testFiles: JSON.parse(study.testFiles) as TestFileView[],
       network: project.networkMode === "internet" ? "internet" : "none",
-      limits: { cpus: project.cpus, memoryBytes: Number(project.memoryBytes), swapBytes: Number(project.swapBytes), pids: project.pids },
+      limits: {
+        cpus: project.cpus,
+        memoryBytes: Number(project.memoryBytes),
+        swapBytes: Number(project.swapBytes),
+        pids: project.pids,
+      },
       evalTimeoutMs: study.evalTimeoutSec * 1000,
       trialId: trial.id,
       attempt: trial.attempt,
@@ -34,7 +44,13 @@ export function createTrialDispatcher(deps: { studies: StudyQueries; queue: Queu
       harness:
         configuration.harness === "command"
           ? { kind: "command", command: configuration.command ?? "" }
-          : { kind: "codex", model: configuration.model, reasoningEffort: configuration.reasoningEffort, instructions: configuration.instructions, overrides },
+          : {
+              kind: "codex",
+              model: configuration.model,
+              reasoningEffort: configuration.reasoningEffort,
+              instructions: configuration.instructions,
+              overrides,
+            },
       agentTimeoutMs: study.agentTimeoutSec * 1000,
     });
   }
@@ -51,11 +67,18 @@ export function createTrialDispatcher(deps: { studies: StudyQueries; queue: Queu
           const trial = await deps.studies.trialForJob(trialId);
           if (!trial) continue;
           try {
-            await deps.queue.add(trialRunJob.name, jobFor(trial), { jobId: trialJobId({ trialId, attempt: trial.attempt }), removeOnComplete: 1000, removeOnFail: 1000, attempts: 1 });
+            await deps.queue.add(trialRunJob.name, jobFor(trial), {
+              jobId: trialJobId({ trialId, attempt: trial.attempt }),
+              removeOnComplete: 1000,
+              removeOnFail: 1000,
+              attempts: 1,
+            });
             await deps.studies.markEnqueued(trialId, deps.clock());
             queued += 1;
           } catch (error) {
-            deps.log(`studies: could not queue trial ${trialId}: ${error instanceof Error ? error.message : String(error)}; will try again`);
+            deps.log(
+              `studies: could not queue trial ${trialId}: ${error instanceof Error ? error.message : String(error)}; will try again`,
+            );
             break;
           }
         }

@@ -30,7 +30,12 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
     const containers = await deps.runtime.listManagedContainers();
     for (const container of containers) {
       const trial = container.labels[LABEL.trial];
-      if (trial && trialIds.has(trial)) await deps.runtime.removeContainer(container.id).catch((error: unknown) => deps.log(`sweeper: could not remove ${container.id.slice(0, 12)}: ${String(error)}`));
+      if (trial && trialIds.has(trial))
+        await deps.runtime
+          .removeContainer(container.id)
+          .catch((error: unknown) =>
+            deps.log(`sweeper: could not remove ${container.id.slice(0, 12)}: ${String(error)}`),
+          );
     }
   }
 
@@ -50,7 +55,13 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
         const state = await deps.queue.getJobState(jobId);
         if (state === "failed") {
           const reason = `Interrupted before it started: ${(await failedReason(jobId)) ?? "its worker stopped"}. Retry it to run it again.`;
-          const ended = await deps.studies.endTrials({ trialIds: [trial.id], state: "interrupted", reason, at: deps.clock(), onlyStates: ["queued"] });
+          const ended = await deps.studies.endTrials({
+            trialIds: [trial.id],
+            state: "interrupted",
+            reason,
+            at: deps.clock(),
+            onlyStates: ["queued"],
+          });
           interrupted.push(...ended);
         } else if (state === "unknown") {
           await deps.studies.clearEnqueued(trial.id);
@@ -63,12 +74,28 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
         // the worker is alive; a job that failed outside the trial's own error handling still ends the trial
         if ((await deps.queue.getJobState(jobId)) !== "failed") continue;
         const reason = `The worker failed this trial: ${(await failedReason(jobId)) ?? "unknown error"}.`;
-        interrupted.push(...(await deps.studies.endTrials({ trialIds: [trial.id], state: "error", reason, at: deps.clock(), onlyStates: ["preparing", "agent", "evaluating"] })));
+        interrupted.push(
+          ...(await deps.studies.endTrials({
+            trialIds: [trial.id],
+            state: "error",
+            reason,
+            at: deps.clock(),
+            onlyStates: ["preparing", "agent", "evaluating"],
+          })),
+        );
         touchedStudies.add(trial.studyId);
         continue;
       }
       const reason = `Interrupted: the worker running it (${trial.workerId ?? "unknown"}) stopped while the trial was ${trial.state}. Its containers were removed; retry it to run it again.`;
-      interrupted.push(...(await deps.studies.endTrials({ trialIds: [trial.id], state: "interrupted", reason, at: deps.clock(), onlyStates: ["preparing", "agent", "evaluating"] })));
+      interrupted.push(
+        ...(await deps.studies.endTrials({
+          trialIds: [trial.id],
+          state: "interrupted",
+          reason,
+          at: deps.clock(),
+          onlyStates: ["preparing", "agent", "evaluating"],
+        })),
+      );
       touchedStudies.add(trial.studyId);
     }
     await removeContainersOf(new Set(interrupted));
@@ -78,7 +105,17 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
       const state = await deps.queue.getJobState(preflightJobId(studyId));
       if (state !== "failed") continue;
       const reason = (await failedReason(preflightJobId(studyId))) ?? "its worker stopped";
-      const changed = await deps.studies.recordPreflight(studyId, { status: "refused", refusal: `The preflight could not run: ${reason}. Create the study again.`, verdict: null, exitCode: null, outputTail: "" }, deps.clock());
+      const changed = await deps.studies.recordPreflight(
+        studyId,
+        {
+          status: "refused",
+          refusal: `The preflight could not run: ${reason}. Create the study again.`,
+          verdict: null,
+          exitCode: null,
+          outputTail: "",
+        },
+        deps.clock(),
+      );
       if (changed) {
         refused.push(studyId);
         touchedStudies.add(studyId);
@@ -92,11 +129,27 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
     }
     for (const trialId of interrupted) {
       const location = await deps.studies.trialLocation(trialId);
-      if (location) await deps.publish({ type: "study.changed", projectId: location.projectId, studyId: location.studyId, data: { reason: "A trial was interrupted.", trialIds: [trialId] } }).catch(() => undefined);
+      if (location)
+        await deps
+          .publish({
+            type: "study.changed",
+            projectId: location.projectId,
+            studyId: location.studyId,
+            data: { reason: "A trial was interrupted.", trialIds: [trialId] },
+          })
+          .catch(() => undefined);
     }
     for (const studyId of refused) {
       const study = await deps.studies.state(studyId);
-      if (study) await deps.publish({ type: "study.changed", projectId: study.projectId, studyId, data: { reason: "The preflight could not run.", trialIds: [] } }).catch(() => undefined);
+      if (study)
+        await deps
+          .publish({
+            type: "study.changed",
+            projectId: study.projectId,
+            studyId,
+            data: { reason: "The preflight could not run.", trialIds: [] },
+          })
+          .catch(() => undefined);
     }
     return { interrupted, requeued, refused };
   }

@@ -21,7 +21,8 @@ export interface SystemServiceDeps {
 export function createSystemService(deps: SystemServiceDeps) {
   const clock = deps.clock ?? (() => new Date());
   return {
-    doctor: (): Promise<DoctorReport> => runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl }),
+    doctor: (): Promise<DoctorReport> =>
+      runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl }),
     workers: (): Promise<WorkerInfo[]> => listWorkers(deps.redis),
     recentEvents: (limit: number) => deps.events.recent({ limit }),
 
@@ -29,14 +30,25 @@ export function createSystemService(deps: SystemServiceDeps) {
     async selfcheck(options: { timeoutMs?: number } = {}): Promise<SelfcheckResult> {
       const workers = await listWorkers(deps.redis);
       if (workers.length === 0) {
-        throw new AppError({ code: "PRECONDITION_FAILED", message: "No worker is online. Start one with `invariant-web worker`, or restart invariant-web." });
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          message: "No worker is online. Start one with `invariant-web worker`, or restart invariant-web.",
+        });
       }
       const data = selfcheckJob.schema.parse({ requestedAt: clock().toISOString() });
-      const job = await deps.queue.add(selfcheckJob.name, data, { removeOnComplete: 100, removeOnFail: 100, attempts: 1 });
+      const job = await deps.queue.add(selfcheckJob.name, data, {
+        removeOnComplete: 100,
+        removeOnFail: 100,
+        attempts: 1,
+      });
       try {
         return selfcheckJob.result.parse(await job.waitUntilFinished(deps.queueEvents, options.timeoutMs ?? 30_000));
       } catch (error) {
-        throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `The worker self-check did not finish: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+        throw new AppError({
+          code: "INTERNAL_SERVER_ERROR",
+          message: `The worker self-check did not finish: ${error instanceof Error ? error.message : String(error)}`,
+          cause: error,
+        });
       }
     },
   };

@@ -24,11 +24,20 @@ const OUTPUT_TAIL_CHARS = 8 * 1024;
  * The study's checks on the untouched snapshot, in the frozen image, before any model call: the
  * baseline verdict (say 0/23), or a refusal saying why the command cannot judge anything.
  */
-export async function runPreflight(deps: PreflightDeps, job: StudyPreflightJob): Promise<{ status: "passed" | "refused" }> {
+export async function runPreflight(
+  deps: PreflightDeps,
+  job: StudyPreflightJob,
+): Promise<{ status: "passed" | "refused" }> {
   const clock = deps.clock ?? Date.now;
   const started = clock();
   const ids = { projectId: job.projectId, studyId: job.studyId, workerId: deps.worker.id };
-  let result: { status: "passed" | "refused"; refusal: string | null; verdict: Awaited<ReturnType<typeof runEvaluation>>["verdict"] | null; exitCode: number | null; outputTail: string };
+  let result: {
+    status: "passed" | "refused";
+    refusal: string | null;
+    verdict: Awaited<ReturnType<typeof runEvaluation>>["verdict"] | null;
+    exitCode: number | null;
+    outputTail: string;
+  };
   let workspaceId: string | null = null;
   try {
     const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
@@ -57,10 +66,22 @@ export async function runPreflight(deps: PreflightDeps, job: StudyPreflightJob):
     const refusal = evaluation.timedOut
       ? `The test command did not finish within the evaluation time limit (${Math.round(job.evalTimeoutMs / 1000)} s) on the untouched project. Raise the limit or make the command faster.`
       : preflightRefusal({ verdict: evaluation.verdict, exitCode: evaluation.exitCode, output: evaluation.output });
-    result = { status: refusal ? "refused" : "passed", refusal, verdict: evaluation.verdict, exitCode: evaluation.exitCode, outputTail: evaluation.output.slice(-OUTPUT_TAIL_CHARS) };
+    result = {
+      status: refusal ? "refused" : "passed",
+      refusal,
+      verdict: evaluation.verdict,
+      exitCode: evaluation.exitCode,
+      outputTail: evaluation.output.slice(-OUTPUT_TAIL_CHARS),
+    };
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
-    result = { status: "refused", refusal: `The test command could not be run: ${text}`, verdict: null, exitCode: null, outputTail: "" };
+    result = {
+      status: "refused",
+      refusal: `The test command could not be run: ${text}`,
+      verdict: null,
+      exitCode: null,
+      outputTail: "",
+    };
   } finally {
     if (workspaceId) await removeWorkspace({ dataDir: deps.dataDir, workspaceId }).catch(() => undefined);
   }
@@ -71,7 +92,16 @@ export async function runPreflight(deps: PreflightDeps, job: StudyPreflightJob):
     data: {
       status: result.status,
       refusal: result.refusal,
-      verdict: verdict ? { passed: verdict.passed, failed: verdict.failed, skipped: verdict.skipped, total: verdict.total, source: verdict.source, ok: verdict.ok } : null,
+      verdict: verdict
+        ? {
+            passed: verdict.passed,
+            failed: verdict.failed,
+            skipped: verdict.skipped,
+            total: verdict.total,
+            source: verdict.source,
+            ok: verdict.ok,
+          }
+        : null,
       exitCode: result.exitCode,
       durationMs: clock() - started,
       outputTail: result.outputTail,

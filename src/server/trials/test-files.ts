@@ -26,12 +26,37 @@ async function readProjectFile(options: { root: string; relative: string; field:
   for (const [index, segment] of segments.entries()) {
     current = path.join(current, segment);
     const stat = await fsp.lstat(current).catch(() => null);
-    if (!stat) throw new AppError({ code: "BAD_REQUEST", field, message: `${relative} is not in the project (${current} does not exist). Pick the file from the project tree or upload it.` });
-    if (stat.isSymbolicLink()) throw new AppError({ code: "BAD_REQUEST", field, message: `${relative} goes through a symbolic link; pick the real file, or upload it.` });
+    if (!stat)
+      throw new AppError({
+        code: "BAD_REQUEST",
+        field,
+        message: `${relative} is not in the project (${current} does not exist). Pick the file from the project tree or upload it.`,
+      });
+    if (stat.isSymbolicLink())
+      throw new AppError({
+        code: "BAD_REQUEST",
+        field,
+        message: `${relative} goes through a symbolic link; pick the real file, or upload it.`,
+      });
     const last = index === segments.length - 1;
-    if (!last && !stat.isDirectory()) throw new AppError({ code: "BAD_REQUEST", field, message: `${relative}: ${segments.slice(0, index + 1).join("/")} is not a directory.` });
-    if (last && !stat.isFile()) throw new AppError({ code: "BAD_REQUEST", field, message: `${relative} is not a regular file; test files are files.` });
-    if (last && stat.size > MAX_TEST_FILE_BYTES) throw new AppError({ code: "BAD_REQUEST", field, message: `${relative} is ${stat.size} bytes; a test file is at most 5 MiB.` });
+    if (!last && !stat.isDirectory())
+      throw new AppError({
+        code: "BAD_REQUEST",
+        field,
+        message: `${relative}: ${segments.slice(0, index + 1).join("/")} is not a directory.`,
+      });
+    if (last && !stat.isFile())
+      throw new AppError({
+        code: "BAD_REQUEST",
+        field,
+        message: `${relative} is not a regular file; test files are files.`,
+      });
+    if (last && stat.size > MAX_TEST_FILE_BYTES)
+      throw new AppError({
+        code: "BAD_REQUEST",
+        field,
+        message: `${relative} is ${stat.size} bytes; a test file is at most 5 MiB.`,
+      });
   }
   return fsp.readFile(current);
 }
@@ -43,19 +68,34 @@ export interface CapturedTestFile {
 }
 
 /** Reads every test file (from the project or the upload) into memory; nothing is written. Refuses with the field at fault. */
-export async function readTestFiles(options: { projectRoot: string; files: readonly TestFileInput[] }): Promise<CapturedTestFile[]> {
+export async function readTestFiles(options: {
+  projectRoot: string;
+  files: readonly TestFileInput[];
+}): Promise<CapturedTestFile[]> {
   const captured: CapturedTestFile[] = [];
   for (const [index, file] of options.files.entries()) {
     const field = `testFiles.${index}.path`;
-    const data = file.source === "upload" ? Buffer.from(file.contentBase64, "base64") : await readProjectFile({ root: options.projectRoot, relative: file.path, field });
-    if (data.length > MAX_TEST_FILE_BYTES) throw new AppError({ code: "BAD_REQUEST", field, message: `${file.path} is ${data.length} bytes; a test file is at most 5 MiB.` });
+    const data =
+      file.source === "upload"
+        ? Buffer.from(file.contentBase64, "base64")
+        : await readProjectFile({ root: options.projectRoot, relative: file.path, field });
+    if (data.length > MAX_TEST_FILE_BYTES)
+      throw new AppError({
+        code: "BAD_REQUEST",
+        field,
+        message: `${file.path} is ${data.length} bytes; a test file is at most 5 MiB.`,
+      });
     captured.push({ path: file.path, data, sha256: sha256(data) });
   }
   return captured;
 }
 
 /** Stores captured files by hash; returns what the study records. */
-export async function storeTestFiles(options: { dataDir: string; studyId: string; files: readonly CapturedTestFile[] }): Promise<TestFileView[]> {
+export async function storeTestFiles(options: {
+  dataDir: string;
+  studyId: string;
+  files: readonly CapturedTestFile[];
+}): Promise<TestFileView[]> {
   const dir = testFilesDir(options);
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   for (const file of options.files) {
@@ -79,11 +119,19 @@ async function clearPath(target: string): Promise<void> {
  * Writes the captured bytes over `tree`. Every parent on the way is made a real directory (a symlink
  * the agent planted there is removed first), and each stored file's hash is checked before use.
  */
-export async function restoreTestFiles(options: { dataDir: string; studyId: string; tree: string; files: readonly TestFileView[] }): Promise<void> {
+export async function restoreTestFiles(options: {
+  dataDir: string;
+  studyId: string;
+  tree: string;
+  files: readonly TestFileView[];
+}): Promise<void> {
   const dir = testFilesDir(options);
   for (const file of options.files) {
     const data = await fsp.readFile(path.join(dir, file.sha256));
-    if (sha256(data) !== file.sha256) throw new Error(`The stored copy of test file ${file.path} no longer matches its hash ${file.sha256.slice(0, 12)}; the data dir was modified. Create the study again.`);
+    if (sha256(data) !== file.sha256)
+      throw new Error(
+        `The stored copy of test file ${file.path} no longer matches its hash ${file.sha256.slice(0, 12)}; the data dir was modified. Create the study again.`,
+      );
     const segments = file.path.split("/");
     let current = options.tree;
     for (const segment of segments.slice(0, -1)) {

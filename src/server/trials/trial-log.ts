@@ -24,7 +24,11 @@ const MAX_EVENT_CHARS = 16 * 1024;
  * batches of at most 250 ms as `trial.log` events (the live tail). A chatty command cannot flood the
  * event stream: a batch keeps at most 16 KiB and says how much it left out; the file keeps everything.
  */
-export function openTrialLog(options: { file: string; publish: (text: string) => Promise<unknown>; intervalMs?: number }): TrialLog {
+export function openTrialLog(options: {
+  file: string;
+  publish: (text: string) => Promise<unknown>;
+  intervalMs?: number;
+}): TrialLog {
   fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
   const fd = fs.openSync(options.file, "a", 0o600);
   let pending = "";

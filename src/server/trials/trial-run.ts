@@ -47,7 +47,9 @@ function describe(event: CodexEvent): string | null {
     case "command.finished":
       return `${event.outputTail ? `${event.outputTail.replace(/\n?$/, "\n")}` : ""}[exit ${event.exitCode ?? "?"}]\n`;
     case "file.changed":
-      return event.status === "completed" ? `${event.changes.map((change) => `~ ${change.kind} ${change.path}`).join("\n")}\n` : null;
+      return event.status === "completed"
+        ? `${event.changes.map((change) => `~ ${change.kind} ${change.path}`).join("\n")}\n`
+        : null;
     case "agent.message":
       return `agent: ${event.text}\n`;
     case "turn.failed":
@@ -85,9 +87,17 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
     publish: (text) => deps.publish({ type: "trial.log", ...ids, data: { attempt: job.attempt, text } }),
   });
   const note = (text: string) => log.write(`[${new Date(clock()).toISOString().slice(11, 19)}] ${text}\n`);
-  const progress = (state: "preparing" | "agent" | "evaluating", step: string, extra: { usage?: TokenUsage | null; commandsRun?: number } = {}) => {
+  const progress = (
+    state: "preparing" | "agent" | "evaluating",
+    step: string,
+    extra: { usage?: TokenUsage | null; commandsRun?: number } = {},
+  ) => {
     note(step);
-    return deps.publish({ type: "trial.progress", ...ids, data: { attempt: job.attempt, state, step, usage: extra.usage ?? null, commandsRun: extra.commandsRun ?? null } });
+    return deps.publish({
+      type: "trial.progress",
+      ...ids,
+      data: { attempt: job.attempt, state, step, usage: extra.usage ?? null, commandsRun: extra.commandsRun ?? null },
+    });
   };
 
   let stoppedBy: string | null = null;
@@ -106,7 +116,8 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
         if (!reason || stoppedBy) return;
         stoppedBy = reason;
         deps.stopAgent(runId, reason);
-        if (currentContainer) void deps.runtime.stopContainer(currentContainer, { timeoutSeconds: 1 }).catch(() => undefined);
+        if (currentContainer)
+          void deps.runtime.stopContainer(currentContainer, { timeoutSeconds: 1 }).catch(() => undefined);
       })
       .catch(() => undefined);
   }, deps.pollMs ?? 1000);
@@ -122,14 +133,25 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
       const extraMounts = [{ hostPath: gitObjects, containerPath: gitObjects }];
 
       if (!stoppedBy) {
-        await progress("agent", job.harness.kind === "codex" ? `Running Codex (${job.harness.model}, effort ${job.harness.reasoningEffort})` : "Running the agent command");
+        await progress(
+          "agent",
+          job.harness.kind === "codex"
+            ? `Running Codex (${job.harness.model}, effort ${job.harness.reasoningEffort})`
+            : "Running the agent command",
+        );
         let lastPublished = "";
         const ticker = setInterval(() => {
           const usage = deps.meteredUsage(runId);
           const key = `${JSON.stringify(usage)}|${commandsRun}`;
           if (key === lastPublished) return;
           lastPublished = key;
-          void deps.publish({ type: "trial.progress", ...ids, data: { attempt: job.attempt, state: "agent", step: "Agent running", usage, commandsRun } }).catch(() => undefined);
+          void deps
+            .publish({
+              type: "trial.progress",
+              ...ids,
+              data: { attempt: job.attempt, state: "agent", step: "Agent running", usage, commandsRun },
+            })
+            .catch(() => undefined);
         }, 1000);
         try {
           agent = await deps.runAgent(
@@ -146,7 +168,10 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
               timeoutMs: job.agentTimeoutMs,
               labels: { study: job.studyId, trial: job.trialId },
               extraMounts,
-              commit: { repository: `invariant-trial/${job.projectId.toLowerCase()}`, tag: `${job.trialId.toLowerCase()}-${job.attempt}` },
+              commit: {
+                repository: `invariant-trial/${job.projectId.toLowerCase()}`,
+                tag: `${job.trialId.toLowerCase()}-${job.attempt}`,
+              },
             },
             (event) => {
               if (event.type === "command.started") commandsRun += 1;
@@ -157,7 +182,9 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
         } finally {
           clearInterval(ticker);
         }
-        note(`Agent ${agent.outcome.status}${agent.outcome.status === "succeeded" ? "" : `: ${agent.outcome.reason}`} after ${agent.agentSeconds.toFixed(1)} s`);
+        note(
+          `Agent ${agent.outcome.status}${agent.outcome.status === "succeeded" ? "" : `: ${agent.outcome.reason}`} after ${agent.agentSeconds.toFixed(1)} s`,
+        );
         if (agent.commitError) note(agent.commitError);
       }
 
@@ -165,10 +192,17 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
         await progress("evaluating", "Recording the diff against the snapshot");
         const manifest = await readManifest({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
         const changes = await diffWorkspace({ dataDir: deps.dataDir, manifest, workspaceRoot: workspace.path });
-        diff = { files: changes.totals.files, insertions: changes.totals.insertions, deletions: changes.totals.deletions };
+        diff = {
+          files: changes.totals.files,
+          insertions: changes.totals.insertions,
+          deletions: changes.totals.deletions,
+        };
         note(`${diff.files} files changed, ${diff.insertions} insertions(+), ${diff.deletions} deletions(-)`);
 
-        await progress("evaluating", `Restoring ${job.testFiles.length} captured test file${job.testFiles.length === 1 ? "" : "s"} and running: ${job.testCommand}`);
+        await progress(
+          "evaluating",
+          `Restoring ${job.testFiles.length} captured test file${job.testFiles.length === 1 ? "" : "s"} and running: ${job.testCommand}`,
+        );
         const tree = path.join(dir, "evaluation");
         await fsp.rm(tree, { recursive: true, force: true });
         await copyTree("cp", ["-a", "--reflink=auto", `${workspace.path}/.`, `${tree}/`]).catch(async () => {
@@ -187,7 +221,13 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
             network: job.network,
             limits: job.limits,
             timeoutMs: job.evalTimeoutMs,
-            labels: { project: job.projectId, role: "evaluation", worker: deps.worker, study: job.studyId, trial: job.trialId },
+            labels: {
+              project: job.projectId,
+              role: "evaluation",
+              worker: deps.worker,
+              study: job.studyId,
+              trial: job.trialId,
+            },
             onOutput: (text) => log.write(text),
             onContainer: (id) => {
               currentContainer = id;
@@ -200,9 +240,15 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
           await fsp.rm(tree, { recursive: true, force: true });
         }
         evaluationFile = path.join(dir, "evaluation.json");
-        await fsp.writeFile(evaluationFile, JSON.stringify({ verdict: evaluation.verdict, exitCode: evaluation.exitCode, timedOut: evaluation.timedOut }));
-        note(`Verdict: ${verdictText(evaluation.verdict)} (${evaluation.verdict.source}), test command exit ${evaluation.exitCode ?? "—"} after ${(evaluation.durationMs / 1000).toFixed(1)} s`);
-        if (evaluation.timedOut) error = `The test command ran past the evaluation time limit (${Math.round(job.evalTimeoutMs / 1000)} s) and was stopped.`;
+        await fsp.writeFile(
+          evaluationFile,
+          JSON.stringify({ verdict: evaluation.verdict, exitCode: evaluation.exitCode, timedOut: evaluation.timedOut }),
+        );
+        note(
+          `Verdict: ${verdictText(evaluation.verdict)} (${evaluation.verdict.source}), test command exit ${evaluation.exitCode ?? "—"} after ${(evaluation.durationMs / 1000).toFixed(1)} s`,
+        );
+        if (evaluation.timedOut)
+          error = `The test command ran past the evaluation time limit (${Math.round(job.evalTimeoutMs / 1000)} s) and was stopped.`;
       }
     }
   } catch (caught) {
@@ -212,7 +258,13 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
     clearInterval(poll);
   }
 
-  const state: TrialEndState = stoppedBy ? "stopped" : error ? "error" : agent && agent.outcome.status !== "succeeded" ? "failed" : "succeeded";
+  const state: TrialEndState = stoppedBy
+    ? "stopped"
+    : error
+      ? "error"
+      : agent && agent.outcome.status !== "succeeded"
+        ? "failed"
+        : "succeeded";
   const reason = stoppedBy ?? error ?? (agent && agent.outcome.status !== "succeeded" ? agent.outcome.reason : null);
   note(`Trial ${state}${reason ? `: ${reason}` : ""}`);
   await log.close();
@@ -224,7 +276,16 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
       attempt: job.attempt,
       state,
       error: reason,
-      verdict: verdict ? { passed: verdict.passed, failed: verdict.failed, skipped: verdict.skipped, total: verdict.total, source: verdict.source, ok: verdict.ok } : null,
+      verdict: verdict
+        ? {
+            passed: verdict.passed,
+            failed: verdict.failed,
+            skipped: verdict.skipped,
+            total: verdict.total,
+            source: verdict.source,
+            ok: verdict.ok,
+          }
+        : null,
       evaluationFile: verdict ? evaluationFile : null,
       exitCode: evaluation?.exitCode ?? null,
       agentSeconds: agent?.agentSeconds ?? null,

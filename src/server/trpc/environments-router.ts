@@ -5,12 +5,26 @@ const projectInput = z.object({ projectId: z.string().min(1) });
 const versionInput = z.object({ versionId: z.string().min(1) });
 
 export const environmentsRouter = router({
-  overview: procedure.input(projectInput).query(({ ctx, input }) => ctx.services.environments.overview(input.projectId)),
+  overview: procedure
+    .input(projectInput)
+    .query(({ ctx, input }) => ctx.services.environments.overview(input.projectId)),
   log: procedure.input(versionInput).query(({ ctx, input }) => ctx.services.environments.log(input.versionId)),
-  prepare: procedure.input(projectInput).mutation(({ ctx, input }) => ctx.services.environments.prepare(input.projectId)),
+  prepare: procedure
+    .input(projectInput)
+    .mutation(({ ctx, input }) => ctx.services.environments.prepare(input.projectId)),
   prepareWithCommand: procedure
-    .input(projectInput.extend({ command: z.string().trim().min(1, "Enter a command to run, for example: apt-get install -y ripgrep").max(10_000, "Commands are at most 10,000 characters.") }))
+    .input(
+      projectInput.extend({
+        command: z
+          .string()
+          .trim()
+          .min(1, "Enter a command to run, for example: apt-get install -y ripgrep")
+          .max(10_000, "Commands are at most 10,000 characters."),
+      }),
+    )
     .mutation(({ ctx, input }) => ctx.services.environments.prepareWithCommand(input.projectId, input.command)),
-  activate: procedure.input(versionInput).mutation(({ ctx, input }) => ctx.services.environments.activate(input.versionId)),
+  activate: procedure
+    .input(versionInput)
+    .mutation(({ ctx, input }) => ctx.services.environments.activate(input.versionId)),
   remove: procedure.input(versionInput).mutation(({ ctx, input }) => ctx.services.environments.remove(input.versionId)),
 });

@@ -52,7 +52,10 @@ const mapErrors = t.middleware(async ({ next }) => {
  */
 const roleGate = t.middleware(({ ctx, type, next }) => {
   if (type === "mutation" && ctx.identity.role !== "admin") {
-    throw new TRPCError({ code: "FORBIDDEN", message: "This is a read-only viewer link: changes need the admin's access link." });
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "This is a read-only viewer link: changes need the admin's access link.",
+    });
   }
   return next();
 });

@@ -13,7 +13,15 @@ const createCaller = createCallerFactory(appRouter);
 beforeAll(async () => {
   const { db: database, dataDir } = await migratedDb();
   db = database;
-  services = createAppServices({ db, redisUrl: redisUrlFor(inject("redisUrl"), 2), dataDir, adminToken: "a_admintokenadmintokenadmintoken00", publicUrl: "http://127.0.0.1:1", version: "test", runtime: createDockerRuntime() });
+  services = createAppServices({
+    db,
+    redisUrl: redisUrlFor(inject("redisUrl"), 2),
+    dataDir,
+    adminToken: "a_admintokenadmintokenadmintoken00",
+    publicUrl: "http://127.0.0.1:1",
+    version: "test",
+    runtime: createDockerRuntime(),
+  });
 });
 afterAll(async () => {
   await services.close();
@@ -33,11 +41,23 @@ function mutationPaths(): string[] {
 describe("viewer role", () => {
   it("is refused FORBIDDEN on every mutation, before any input is read", async () => {
     const paths = mutationPaths();
-    expect(paths).toEqual(expect.arrayContaining(["projects.add", "projects.update", "projects.remove", "system.createViewerLink", "system.revokeViewerLink", "system.selfcheck"]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "projects.add",
+        "projects.update",
+        "projects.remove",
+        "system.createViewerLink",
+        "system.revokeViewerLink",
+        "system.selfcheck",
+      ]),
+    );
     const caller = viewer() as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
     for (const procedurePath of paths) {
       const [namespace = "", name = ""] = procedurePath.split(".");
-      await expect(caller[namespace]?.[name]?.({ id: "x", hostPath: tempDir("v"), label: "x", settings: {} }), procedurePath).rejects.toMatchObject({ code: "FORBIDDEN" });
+      await expect(
+        caller[namespace]?.[name]?.({ id: "x", hostPath: tempDir("v"), label: "x", settings: {} }),
+        procedurePath,
+      ).rejects.toMatchObject({ code: "FORBIDDEN" });
     }
     expect(await db.project.count()).toBe(0);
     expect(await db.viewerLink.count()).toBe(0);
@@ -54,13 +74,21 @@ describe("viewer role", () => {
 
 describe("errors", () => {
   it("maps domain errors to their code with the field they concern", async () => {
-    await expect(admin().projects.add({ hostPath: "/does/not/exist" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("does not exist") as unknown });
+    await expect(admin().projects.add({ hostPath: "/does/not/exist" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("does not exist") as unknown,
+    });
     await expect(admin().projects.get({ id: "missing" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
   it("rejects out-of-range settings at the boundary with a message per field", async () => {
     const project = await admin().projects.add({ hostPath: tempDir("range") });
-    await expect(admin().projects.update({ id: project.id, settings: { pids: 5 } })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("At least 16 processes") as unknown });
-    await expect(admin().projects.update({ id: project.id, settings: { baseImage: "Not An Image!" } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(admin().projects.update({ id: project.id, settings: { pids: 5 } })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("At least 16 processes") as unknown,
+    });
+    await expect(
+      admin().projects.update({ id: project.id, settings: { baseImage: "Not An Image!" } }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(admin().projects.get({ id: project.id })).resolves.toMatchObject({ pids: 512, baseImage: null });
   });
 });
@@ -75,7 +103,9 @@ describe("viewer links", () => {
     expect(stored.tokenHash).not.toContain(token);
     await admin().system.revokeViewerLink({ id: link.id });
     await expect(services.access.identify(token)).resolves.toBeNull();
-    await expect(services.access.identify("a_admintokenadmintokenadmintoken00")).resolves.toMatchObject({ role: "admin" });
+    await expect(services.access.identify("a_admintokenadmintokenadmintoken00")).resolves.toMatchObject({
+      role: "admin",
+    });
     await expect(services.access.identify("a_wrong")).resolves.toBeNull();
   });
 });

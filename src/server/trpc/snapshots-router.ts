@@ -1,4 +1,8 @@
-import { createSnapshotInputSchema, projectSnapshotsInputSchema, snapshotIdInputSchema } from "../../shared/snapshot-schemas";
+import {
+  createSnapshotInputSchema,
+  projectSnapshotsInputSchema,
+  snapshotIdInputSchema,
+} from "../../shared/snapshot-schemas";
 import { procedure, router } from "./init";
 
 export const snapshotsRouter = router({

@@ -13,15 +13,29 @@ import { procedure, router } from "./init";
 export const studiesRouter = router({
   list: procedure.input(listStudiesInputSchema).query(({ ctx, input }) => ctx.services.studies.list(input)),
   get: procedure.input(studyIdInputSchema).query(({ ctx, input }) => ctx.services.studies.get(input.studyId)),
-  defaults: procedure.input(studyDefaultsInputSchema).query(({ ctx, input }) => ctx.services.studies.defaults(input.projectId)),
-  projectFiles: procedure.input(projectFilesInputSchema).query(({ ctx, input }) => ctx.services.studies.projectFiles(input)),
+  defaults: procedure
+    .input(studyDefaultsInputSchema)
+    .query(({ ctx, input }) => ctx.services.studies.defaults(input.projectId)),
+  projectFiles: procedure
+    .input(projectFilesInputSchema)
+    .query(({ ctx, input }) => ctx.services.studies.projectFiles(input)),
   trialLog: procedure.input(trialLogInputSchema).query(async ({ ctx, input }) => {
     const { text, truncated } = await ctx.services.studies.trialLog(input);
     return { text, truncated };
   }),
-  trialTests: procedure.input(trialIdInputSchema).query(({ ctx, input }) => ctx.services.studies.trialTests(input.trialId)),
-  create: procedure.input(createStudyInputSchema).mutation(({ ctx, input }) => ctx.services.studies.create(input, ctx.identity.subject)),
-  stop: procedure.input(studyIdInputSchema).mutation(({ ctx, input }) => ctx.services.studies.stop(input.studyId, ctx.identity.subject)),
-  remove: procedure.input(studyIdInputSchema).mutation(({ ctx, input }) => ctx.services.studies.remove(input.studyId, ctx.identity.subject)),
-  retry: procedure.input(retryTrialsInputSchema).mutation(({ ctx, input }) => ctx.services.studies.retry(input, ctx.identity.subject)),
+  trialTests: procedure
+    .input(trialIdInputSchema)
+    .query(({ ctx, input }) => ctx.services.studies.trialTests(input.trialId)),
+  create: procedure
+    .input(createStudyInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.create(input, ctx.identity.subject)),
+  stop: procedure
+    .input(studyIdInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.stop(input.studyId, ctx.identity.subject)),
+  remove: procedure
+    .input(studyIdInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.remove(input.studyId, ctx.identity.subject)),
+  retry: procedure
+    .input(retryTrialsInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.retry(input, ctx.identity.subject)),
 });

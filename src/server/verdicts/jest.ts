@@ -10,7 +10,14 @@ import { RunSegments } from "./run-segments";
 import { clipMessage, type Counts, type FormatResult, type TestCaseResult, type TestStatus } from "./verdict";
 
 const SUMMARY = /^Tests:\s+(.+)$/;
-const MARKERS: Record<string, TestStatus> = { "✓": "passed", "√": "passed", "✕": "failed", "×": "failed", "○": "skipped", "✎": "skipped" };
+const MARKERS: Record<string, TestStatus> = {
+  "✓": "passed",
+  "√": "passed",
+  "✕": "failed",
+  "×": "failed",
+  "○": "skipped",
+  "✎": "skipped",
+};
 const FILE_HEADER = /^(PASS|FAIL)\s+\S/;
 /** A code frame line (`  4 |` or `> 4 |`) or a stack line ends a failure message. */
 const MESSAGE_END = /^(>\s*)?\d+\s\||^at\s/;
@@ -100,12 +107,19 @@ export function parseJest(options: { lines: readonly string[] }): FormatResult |
     if (text.startsWith("○ skipped ")) rest = rest.slice("skipped ".length);
     else if (text.startsWith("✎ todo ")) rest = rest.slice("todo ".length);
     const { name, durationMs } = splitDuration(rest);
-    segments.addRow({ name: [...groups.map((group) => group.name), name].join(" > "), status, durationMs, message: null });
+    segments.addRow({
+      name: [...groups.map((group) => group.name), name].join(" > "),
+      status,
+      durationMs,
+      message: null,
+    });
   }
   finishFailure();
 
   const found = segments.result({ requireSummary: true });
   if (!found?.summary) return null;
-  const tests: TestCaseResult[] = found.rows.map((row) => (row.status === "failed" ? { ...row, message: messages.get(row.name) ?? null } : row));
+  const tests: TestCaseResult[] = found.rows.map((row) =>
+    row.status === "failed" ? { ...row, message: messages.get(row.name) ?? null } : row,
+  );
   return { source: "jest", counts: found.summary, tests };
 }

@@ -6,7 +6,17 @@
  * `errors`); only a document without any `<testcase>` falls back to the suites' attributes.
  */
 import { scanXml, decodeEntities } from "./xml-scanner";
-import { clipMessage, countRows, emptyCounts, roundMs, MAX_MESSAGE_CHARS, type Counts, type FormatResult, type TestCaseResult, type TestStatus } from "./verdict";
+import {
+  clipMessage,
+  countRows,
+  emptyCounts,
+  roundMs,
+  MAX_MESSAGE_CHARS,
+  type Counts,
+  type FormatResult,
+  type TestCaseResult,
+  type TestStatus,
+} from "./verdict";
 
 /** Node's junit reporter writes "test" as every case's classname: its enclosing suites (describe blocks) name it instead. */
 const NODE_PLACEHOLDER_CLASSNAME = "test";
@@ -43,7 +53,10 @@ function attributeCount(attributes: Map<string, string>, name: string): number {
 }
 
 function caseName(open: OpenCase): string {
-  const prefix = open.classname === NODE_PLACEHOLDER_CLASSNAME ? open.suites.filter((suite) => suite !== "").join(" > ") : open.classname;
+  const prefix =
+    open.classname === NODE_PLACEHOLDER_CLASSNAME
+      ? open.suites.filter((suite) => suite !== "").join(" > ")
+      : open.classname;
   if (prefix === "" || open.name === "") return open.name || prefix;
   return `${prefix} > ${open.name}`;
 }
@@ -68,7 +81,12 @@ export function parseJunit(options: { documents: readonly string[] }): JunitResu
     const finishCase = () => {
       if (!open) return;
       finishCapture();
-      rows.push({ name: caseName(open), status: open.status, durationMs: open.durationMs, message: open.status === "passed" ? null : open.message });
+      rows.push({
+        name: caseName(open),
+        status: open.status,
+        durationMs: open.durationMs,
+        message: open.status === "passed" ? null : open.message,
+      });
       open = null;
     };
 
@@ -84,7 +102,15 @@ export function parseJunit(options: { documents: readonly string[] }): JunitResu
           if (!selfClosing) suites.push(attributes.get("name") ?? "");
         } else if (name === "testcase") {
           finishCase();
-          open = { name: attributes.get("name") ?? "", classname: attributes.get("classname") ?? attributes.get("class") ?? "", suites: [...suites], durationMs: secondsToMs(attributes.get("time")), status: "passed", message: null, capture: null };
+          open = {
+            name: attributes.get("name") ?? "",
+            classname: attributes.get("classname") ?? attributes.get("class") ?? "",
+            suites: [...suites],
+            durationMs: secondsToMs(attributes.get("time")),
+            status: "passed",
+            message: null,
+            capture: null,
+          };
           if (selfClosing) finishCase();
         } else if (open && (name === "failure" || name === "error" || name === "skipped")) {
           finishCapture();
@@ -125,7 +151,10 @@ export function parseJunit(options: { documents: readonly string[] }): JunitResu
 function addAttributeCounts(totals: Counts, attributes: Map<string, string>): void {
   const tests = attributeCount(attributes, "tests");
   const failed = Math.min(tests, attributeCount(attributes, "failures") + attributeCount(attributes, "errors"));
-  const skipped = Math.min(tests - failed, attributeCount(attributes, "skipped") || attributeCount(attributes, "disabled"));
+  const skipped = Math.min(
+    tests - failed,
+    attributeCount(attributes, "skipped") || attributeCount(attributes, "disabled"),
+  );
   totals.passed += tests - failed - skipped;
   totals.failed += failed;
   totals.skipped += skipped;

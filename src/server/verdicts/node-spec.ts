@@ -73,7 +73,9 @@ export function parseNodeSpec(options: { lines: readonly string[] }): FormatResu
       const value = parseCount(summary[2]!) ?? 0;
       const current = segments.currentSummary();
       const field = key as keyof SpecSummary;
-      segments.setSummary(current && current[field] === undefined ? { ...current, [field]: value } : { [field]: value });
+      segments.setSummary(
+        current && current[field] === undefined ? { ...current, [field]: value } : { [field]: value },
+      );
       continue;
     }
 
@@ -105,7 +107,11 @@ export function parseNodeSpec(options: { lines: readonly string[] }): FormatResu
   if (!found || !summary || (summary.pass === undefined && summary.fail === undefined)) return null;
   return {
     source: "node-test",
-    counts: { passed: summary.pass ?? 0, failed: (summary.fail ?? 0) + (summary.cancelled ?? 0), skipped: (summary.skipped ?? 0) + (summary.todo ?? 0) },
+    counts: {
+      passed: summary.pass ?? 0,
+      failed: (summary.fail ?? 0) + (summary.cancelled ?? 0),
+      skipped: (summary.skipped ?? 0) + (summary.todo ?? 0),
+    },
     tests: found.rows,
   };
 }

@@ -18,7 +18,15 @@ import { parseVitest } from "./vitest";
 type OutputParser = (options: { lines: readonly string[] }) => FormatResult | null;
 
 /** Output formats, most preferred first. */
-const OUTPUT_PARSERS: readonly OutputParser[] = [parseTap, parseNodeSpec, parseVitest, parseJest, parseMocha, parsePytest, parseSummaryLine];
+const OUTPUT_PARSERS: readonly OutputParser[] = [
+  parseTap,
+  parseNodeSpec,
+  parseVitest,
+  parseJest,
+  parseMocha,
+  parsePytest,
+  parseSummaryLine,
+];
 
 /** A parser bug must not lose the evaluation: it counts as "format not found". */
 function tryParse<T>(parse: () => T | null): T | null {
@@ -42,7 +50,10 @@ export function parseVerdict(input: { output: string; exitCode: number | null; j
 function parseCounts(input: { output: string; exitCode: number | null; junitXml?: string[] }): Verdict {
   const documents = input.junitXml ?? [];
   const junit = documents.length > 0 ? tryParse(() => parseJunit({ documents })) : null;
-  if (junit && (junit.caseCount > 0 || junit.result.counts.passed + junit.result.counts.failed + junit.result.counts.skipped > 0)) {
+  if (
+    junit &&
+    (junit.caseCount > 0 || junit.result.counts.passed + junit.result.counts.failed + junit.result.counts.skipped > 0)
+  ) {
     return verdictFromFormat(junit.result);
   }
   const lines = outputLines({ output: input.output });

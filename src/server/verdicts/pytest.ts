@@ -10,7 +10,14 @@ import { indentOf, parseCount } from "./output-text";
 import { RunSegments } from "./run-segments";
 import { clipMessage, type Counts, type FormatResult, type TestCaseResult, type TestStatus } from "./verdict";
 
-const OUTCOMES: Record<string, TestStatus> = { PASSED: "passed", XPASS: "passed", FAILED: "failed", ERROR: "failed", SKIPPED: "skipped", XFAIL: "skipped" };
+const OUTCOMES: Record<string, TestStatus> = {
+  PASSED: "passed",
+  XPASS: "passed",
+  FAILED: "failed",
+  ERROR: "failed",
+  SKIPPED: "skipped",
+  XFAIL: "skipped",
+};
 const COUNT_LABELS: Record<string, keyof Counts | null> = {
   passed: "passed",
   xpassed: "passed",
@@ -80,7 +87,12 @@ export function parsePytest(options: { lines: readonly string[] }): FormatResult
     if (row) {
       const status = OUTCOMES[row[1]!]!;
       const reason = row[2] ?? null;
-      verbose.push({ name: text.slice(0, row.index), status, durationMs: null, message: status === "passed" ? null : clipMessage(reason) });
+      verbose.push({
+        name: text.slice(0, row.index),
+        status,
+        durationMs: null,
+        message: status === "passed" ? null : clipMessage(reason),
+      });
     }
   }
 
@@ -90,8 +102,12 @@ export function parsePytest(options: { lines: readonly string[] }): FormatResult
   let tests = summary.verbose.length > 0 ? summary.verbose : summary.short;
   if (summary.verbose.length > 0 && summary.short.length > 0) {
     // -v with -r: the verbose rows, with the failure messages from the short summary
-    const messages = new Map(summary.short.filter((row) => row.status === "failed").map((row) => [row.name, row.message]));
-    tests = summary.verbose.map((row) => (row.status === "failed" && messages.get(row.name) ? { ...row, message: messages.get(row.name) ?? null } : row));
+    const messages = new Map(
+      summary.short.filter((row) => row.status === "failed").map((row) => [row.name, row.message]),
+    );
+    tests = summary.verbose.map((row) =>
+      row.status === "failed" && messages.get(row.name) ? { ...row, message: messages.get(row.name) ?? null } : row,
+    );
   }
   return { source: "pytest", counts: summary.counts, tests };
 }
@@ -104,5 +120,10 @@ function shortRow(status: TestStatus, rest: string): TestCaseResult {
   }
   const separator = rest.indexOf(" - ", Math.max(0, rest.lastIndexOf("::")));
   if (separator < 0) return { name: rest, status, durationMs: null, message: null };
-  return { name: rest.slice(0, separator), status, durationMs: null, message: status === "passed" ? null : clipMessage(rest.slice(separator + 3)) };
+  return {
+    name: rest.slice(0, separator),
+    status,
+    durationMs: null,
+    message: status === "passed" ? null : clipMessage(rest.slice(separator + 3)),
+  };
 }

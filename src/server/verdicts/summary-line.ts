@@ -15,7 +15,10 @@ export function parseSummaryItems(line: string): Counts | null {
   let text = line.trim();
   if (text === "" || text.length > 200) return null;
   text = text.replace(LABEL, "");
-  text = text.replace(/\s+\([^()]*\)$/, "").replace(/\s+in\s+\d+(?:\.\d+)?\s*m?s$/i, "").replace(/[.!]$/, "");
+  text = text
+    .replace(/\s+\([^()]*\)$/, "")
+    .replace(/\s+in\s+\d+(?:\.\d+)?\s*m?s$/i, "")
+    .replace(/[.!]$/, "");
   const counts: Counts = { passed: 0, failed: 0, skipped: 0 };
   const seen = new Set<string>();
   for (const part of text.split(/[,;|]/)) {

@@ -72,7 +72,11 @@ function parseDescription(text: string): Pick<PendingPoint, "name" | "directive"
     const word = /^(skip|todo)[a-z]*/i.exec(after);
     if (!word) break;
     const reason = after.slice(word[0].length).trim().replace(/^-\s*/, "");
-    return { name: unescapeTap(description.slice(0, i).trim()), directive: word[1]!.toLowerCase() === "skip" ? "skip" : "todo", reason };
+    return {
+      name: unescapeTap(description.slice(0, i).trim()),
+      directive: word[1]!.toLowerCase() === "skip" ? "skip" : "todo",
+      reason,
+    };
   }
   return { name: unescapeTap(description), directive: null, reason: "" };
 }
@@ -127,9 +131,19 @@ export function parseTap(options: { lines: readonly string[] }): FormatResult | 
     pending = null;
     if (!point || point.isSuite) return;
     const status = point.directive !== null ? "skipped" : point.ok ? "passed" : "failed";
-    const message = status === "failed" ? clipMessage(point.error ?? point.diagnostics.join("\n")) : status === "skipped" ? clipMessage(point.reason) : null;
+    const message =
+      status === "failed"
+        ? clipMessage(point.error ?? point.diagnostics.join("\n"))
+        : status === "skipped"
+          ? clipMessage(point.reason)
+          : null;
     const ancestors = subtests.filter((entry) => entry.indent < point.indent).map((entry) => entry.name);
-    const row: TestCaseResult = { name: [...ancestors, point.name].join(" > "), status, durationMs: point.durationMs, message };
+    const row: TestCaseResult = {
+      name: [...ancestors, point.name].join(" > "),
+      status,
+      durationMs: point.durationMs,
+      message,
+    };
     segments.addRow(row);
   };
 
@@ -181,7 +195,16 @@ export function parseTap(options: { lines: readonly string[] }): FormatResult | 
       numberedPoints++;
       while (subtests.length > 0 && subtests[subtests.length - 1]!.indent > indent) subtests.pop();
       if (subtests.length > 0 && subtests[subtests.length - 1]!.indent === indent) subtests.pop();
-      pending = { indent, ok: point[1] === "ok", ...parseDescription(point[3] ?? ""), durationMs: null, error: null, isSuite: false, diagnostics: [], stackSeen: false };
+      pending = {
+        indent,
+        ok: point[1] === "ok",
+        ...parseDescription(point[3] ?? ""),
+        durationMs: null,
+        error: null,
+        isSuite: false,
+        diagnostics: [],
+        stackSeen: false,
+      };
       continue;
     }
 

@@ -2,7 +2,8 @@
  * The verdict of one evaluation: what a study's test command reported, parsed from the JUnit XML it
  * wrote or from its output (see docs/verdicts.md). Pure data and the helpers every format parser shares.
  */
-export type VerdictSource = "junit" | "tap" | "node-test" | "vitest" | "jest" | "mocha" | "pytest" | "summary-line" | "exit-code";
+export type VerdictSource =
+  "junit" | "tap" | "node-test" | "vitest" | "jest" | "mocha" | "pytest" | "summary-line" | "exit-code";
 
 export type TestStatus = "passed" | "failed" | "skipped";
 
@@ -71,11 +72,29 @@ export function verdictFromFormat(result: FormatResult): Verdict {
   const { passed, failed, skipped } = result.counts;
   const total = passed + failed + skipped;
   const { tests, truncated } = selectRows(result.tests);
-  return { source: result.source, passed, failed, skipped, total, ok: failed === 0 && total > 0, tests, testsTruncated: truncated };
+  return {
+    source: result.source,
+    passed,
+    failed,
+    skipped,
+    total,
+    ok: failed === 0 && total > 0,
+    tests,
+    testsTruncated: truncated,
+  };
 }
 
 export function exitCodeVerdict(options: { exitCode: number | null }): Verdict {
-  return { source: "exit-code", passed: null, failed: null, skipped: null, total: null, ok: options.exitCode === 0, tests: [], testsTruncated: false };
+  return {
+    source: "exit-code",
+    passed: null,
+    failed: null,
+    skipped: null,
+    total: null,
+    ok: options.exitCode === 0,
+    tests: [],
+    testsTruncated: false,
+  };
 }
 
 /** Milliseconds rounded to the microsecond (so 0.000902 s reads 0.902, not 0.9019999999). */

@@ -10,7 +10,14 @@ import { RunSegments } from "./run-segments";
 import { clipMessage, type Counts, type FormatResult, type TestCaseResult, type TestStatus } from "./verdict";
 
 const SUMMARY = /^Tests {2,}(.+)$/;
-const MARKERS: Record<string, TestStatus> = { "✓": "passed", "√": "passed", "×": "failed", "✗": "failed", "↓": "skipped", "□": "skipped" };
+const MARKERS: Record<string, TestStatus> = {
+  "✓": "passed",
+  "√": "passed",
+  "×": "failed",
+  "✗": "failed",
+  "↓": "skipped",
+  "□": "skipped",
+};
 /** A file's line, `✓ math.test.js (8 tests | 1 skipped) 3ms`: not a test. */
 const FILE_LINE = /\(\d+ tests?(?: \||\))/;
 

@@ -13,7 +13,13 @@ export interface WorkspaceServiceDeps {
 }
 
 function view(info: WorkspaceInfo): WorkspaceView {
-  return { id: info.id, projectId: info.projectId, snapshotId: info.snapshotId, path: info.path, createdAt: info.createdAt };
+  return {
+    id: info.id,
+    projectId: info.projectId,
+    snapshotId: info.snapshotId,
+    path: info.path,
+    createdAt: info.createdAt,
+  };
 }
 
 /** Private writable copies of snapshots, and their diffs against the snapshot. */
@@ -21,7 +27,10 @@ export function createWorkspaceService(deps: WorkspaceServiceDeps) {
   return {
     async create(input: { snapshotId: string }): Promise<WorkspaceView> {
       if (!(await deps.snapshots.findById(input.snapshotId))) {
-        throw new AppError({ code: "NOT_FOUND", message: `No snapshot ${input.snapshotId}. Take a snapshot of the project first.` });
+        throw new AppError({
+          code: "NOT_FOUND",
+          message: `No snapshot ${input.snapshotId}. Take a snapshot of the project first.`,
+        });
       }
       return view(await createWorkspace({ dataDir: deps.dataDir, snapshotId: input.snapshotId }));
     },
@@ -39,7 +48,12 @@ export function createWorkspaceService(deps: WorkspaceServiceDeps) {
     async diff(input: { workspaceId: string }): Promise<WorkspaceDiffView> {
       const workspace = await readWorkspace({ dataDir: deps.dataDir, workspaceId: input.workspaceId });
       const manifest = await readManifest({ dataDir: deps.dataDir, snapshotId: workspace.snapshotId });
-      const diff = await diffWorkspace({ dataDir: deps.dataDir, manifest, workspaceRoot: workspace.path, ...(deps.diffCaps ? { caps: deps.diffCaps } : {}) });
+      const diff = await diffWorkspace({
+        dataDir: deps.dataDir,
+        manifest,
+        workspaceRoot: workspace.path,
+        ...(deps.diffCaps ? { caps: deps.diffCaps } : {}),
+      });
       return diffView({ workspaceId: workspace.id, diff });
     },
   };

@@ -40,7 +40,10 @@ describe("a workspace", () => {
     expect(listTree(workspace.path, { skip: notSecretOrGit })).toEqual(listTree(project, { skip: notSecretOrGit }));
     expect(fs.readlinkSync(path.join(workspace.path, "link-to-etc"))).toBe("/etc");
     expect(fs.existsSync(path.join(workspace.path, ".env"))).toBe(false);
-    await expect(readWorkspace({ dataDir, workspaceId: workspace.id })).resolves.toMatchObject({ id: workspace.id, path: workspace.path });
+    await expect(readWorkspace({ dataDir, workspaceId: workspace.id })).resolves.toMatchObject({
+      id: workspace.id,
+      path: workspace.path,
+    });
   });
 
   it("is a clean git checkout of the snapshot's commit, and `git diff` shows an edit", async () => {
@@ -53,7 +56,9 @@ describe("a workspace", () => {
     const diff = git(cwd, ["diff"]);
     expect(diff).toContain("diff --git a/src/app.ts b/src/app.ts");
     expect(diff).toContain("-line 2\n+line two\n");
-    expect(git(cwd, ["diff", "--name-only", "-z"]).split("\0").filter(Boolean).sort()).toEqual([NON_UTF8, "src/app.ts"].sort());
+    expect(git(cwd, ["diff", "--name-only", "-z"]).split("\0").filter(Boolean).sort()).toEqual(
+      [NON_UTF8, "src/app.ts"].sort(),
+    );
     // an agent can commit in it
     git(cwd, ["commit", "-q", "-am", "agent edit"]);
     expect(git(cwd, ["rev-list", "--count", "HEAD"]).trim()).toBe("2");
@@ -72,7 +77,9 @@ describe("a workspace", () => {
     const second = await createWorkspace({ dataDir, snapshotId: manifest.id });
     expect(read(second.path, "src/app.ts").toString()).toBe("line 1\nline 2\nline 3\n");
     expect(fs.statSync(path.join(second.path, "bin/tool")).mode & 0o777).toBe(0o755);
-    expect(fs.readFileSync(path.join(second.path, ".git/objects/info/alternates"), "utf8")).toBe(`${path.join(snapshotDir(dataDir, manifest.id), "git", "objects")}\n`);
+    expect(fs.readFileSync(path.join(second.path, ".git/objects/info/alternates"), "utf8")).toBe(
+      `${path.join(snapshotDir(dataDir, manifest.id), "git", "objects")}\n`,
+    );
     expect(fs.readdirSync(path.join(second.path, ".git/objects/pack"))).toEqual([]);
     git(second.path, ["fsck", "--no-dangling"]);
   });

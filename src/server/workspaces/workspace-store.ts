@@ -45,7 +45,12 @@ export function workspacesDir(dataDir: string): string {
 }
 
 function workspaceDir(dataDir: string, workspaceId: string): string {
-  if (!WORKSPACE_ID.test(workspaceId)) throw new AppError({ code: "BAD_REQUEST", field: "workspaceId", message: `"${workspaceId}" is not a workspace id (ws- and 24 hex digits).` });
+  if (!WORKSPACE_ID.test(workspaceId))
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field: "workspaceId",
+      message: `"${workspaceId}" is not a workspace id (ws- and 24 hex digits).`,
+    });
   return path.join(workspacesDir(dataDir), workspaceId);
 }
 
@@ -59,7 +64,11 @@ function directoriesOf(manifest: Manifest): BytePath[] {
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /** Writes the snapshot's files and its .git into `tree` (which must exist and be empty). */
-export async function materializeSnapshot(options: { dataDir: string; manifest: Manifest; tree: string }): Promise<void> {
+export async function materializeSnapshot(options: {
+  dataDir: string;
+  manifest: Manifest;
+  tree: string;
+}): Promise<void> {
   const { dataDir, manifest, tree } = options;
   const yielder = createYielder();
   for (const dir of directoriesOf(manifest)) fs.mkdirSync(toFsPath(tree, dir));
@@ -75,7 +84,7 @@ export async function materializeSnapshot(options: { dataDir: string; manifest: 
       const data = content.read(entry);
       const fd = fs.openSync(target, CREATE, entry.mode === "100755" ? 0o755 : 0o644);
       try {
-        for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written);
+        for (let written = 0; written < data.length;) written += fs.writeSync(fd, data, written, data.length - written);
       } finally {
         fs.closeSync(fd);
       }
@@ -83,26 +92,39 @@ export async function materializeSnapshot(options: { dataDir: string; manifest: 
   } finally {
     content.close();
   }
-  writeWorkspaceGit({ snapshotGit: path.join(snapshotDir(dataDir, manifest.id), "git"), gitDir: path.join(tree, ".git") });
+  writeWorkspaceGit({
+    snapshotGit: path.join(snapshotDir(dataDir, manifest.id), "git"),
+    gitDir: path.join(tree, ".git"),
+  });
 }
 
 /** The workspace's own .git: copies of the small files, and the snapshot's objects as an alternate. */
 function writeWorkspaceGit(options: { snapshotGit: string; gitDir: string }): void {
   const { snapshotGit, gitDir } = options;
-  for (const dir of ["refs/heads", "refs/tags", "objects/info", "objects/pack"]) fs.mkdirSync(path.join(gitDir, dir), { recursive: true });
+  for (const dir of ["refs/heads", "refs/tags", "objects/info", "objects/pack"])
+    fs.mkdirSync(path.join(gitDir, dir), { recursive: true });
   for (const file of ["HEAD", "config", "index", `refs/heads/${SNAPSHOT_BRANCH}`]) {
     fs.copyFileSync(path.join(snapshotGit, file), path.join(gitDir, file), constants.COPYFILE_FICLONE);
   }
   fs.writeFileSync(path.join(gitDir, "objects", "info", "alternates"), `${path.join(snapshotGit, "objects")}\n`);
 }
 
-export async function createWorkspace(options: { dataDir: string; snapshotId: string; now?: () => Date }): Promise<WorkspaceInfo> {
+export async function createWorkspace(options: {
+  dataDir: string;
+  snapshotId: string;
+  now?: () => Date;
+}): Promise<WorkspaceInfo> {
   const manifest = await readManifest({ dataDir: options.dataDir, snapshotId: options.snapshotId });
   const id = `ws-${randomBytes(12).toString("hex")}`;
   await fsp.mkdir(workspacesDir(options.dataDir), { recursive: true, mode: 0o700 });
   // built under a temporary name, so a half-made workspace is never visible under its id
   const temp = path.join(workspacesDir(options.dataDir), `.tmp-${id}`);
-  const meta: WorkspaceMeta = { id, projectId: manifest.projectId, snapshotId: manifest.id, createdAt: (options.now?.() ?? new Date()).toISOString() };
+  const meta: WorkspaceMeta = {
+    id,
+    projectId: manifest.projectId,
+    snapshotId: manifest.id,
+    createdAt: (options.now?.() ?? new Date()).toISOString(),
+  };
   try {
     await fsp.mkdir(path.join(temp, TREE_DIR), { recursive: true, mode: 0o700 });
     await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: path.join(temp, TREE_DIR) });
@@ -121,7 +143,11 @@ export async function workspacesOfProject(options: { dataDir: string; projectId:
   const names = await fsp.readdir(workspacesDir(options.dataDir)).catch(() => [] as string[]);
   const ids: string[] = [];
   for (const name of names.filter((entry) => WORKSPACE_ID.test(entry))) {
-    const meta = metaSchema.safeParse(JSON.parse(await fsp.readFile(path.join(workspacesDir(options.dataDir), name, META_FILE), "utf8").catch(() => "null")));
+    const meta = metaSchema.safeParse(
+      JSON.parse(
+        await fsp.readFile(path.join(workspacesDir(options.dataDir), name, META_FILE), "utf8").catch(() => "null"),
+      ),
+    );
     if (meta.success && meta.data.projectId === options.projectId) ids.push(name);
   }
   return ids;
@@ -133,7 +159,10 @@ export async function readWorkspace(options: { dataDir: string; workspaceId: str
   try {
     text = await fsp.readFile(path.join(dir, META_FILE), "utf8");
   } catch {
-    throw new AppError({ code: "NOT_FOUND", message: `No workspace ${options.workspaceId}. It may have been removed with its run.` });
+    throw new AppError({
+      code: "NOT_FOUND",
+      message: `No workspace ${options.workspaceId}. It may have been removed with its run.`,
+    });
   }
   return { ...metaSchema.parse(JSON.parse(text)), dir, path: path.join(dir, TREE_DIR) };
 }
@@ -143,7 +172,8 @@ export async function removeTree(dir: string): Promise<void> {
   try {
     await fsp.rm(dir, { recursive: true, force: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EACCES" && (error as NodeJS.ErrnoException).code !== "EPERM") throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EACCES" && (error as NodeJS.ErrnoException).code !== "EPERM")
+      throw error;
     await makeWritable(Buffer.from(dir));
     await fsp.rm(dir, { recursive: true, force: true });
   }
@@ -157,7 +187,10 @@ async function makeWritable(dir: Buffer): Promise<void> {
   }
 }
 
-export async function removeWorkspace(options: { dataDir: string; workspaceId: string }): Promise<{ removed: boolean }> {
+export async function removeWorkspace(options: {
+  dataDir: string;
+  workspaceId: string;
+}): Promise<{ removed: boolean }> {
   const dir = workspaceDir(options.dataDir, options.workspaceId);
   const existed = await fsp.access(dir).then(
     () => true,

@@ -28,7 +28,12 @@ export default function ProjectPage() {
   );
 
   if (project.isPending) return <p className="text-muted">Loading project…</p>;
-  if (project.error) return <p role="alert" className="text-red-400">{describeError(project.error).message}</p>;
+  if (project.error)
+    return (
+      <p role="alert" className="text-red-400">
+        {describeError(project.error).message}
+      </p>
+    );
   const data = project.data;
   return (
     <>
@@ -40,10 +45,18 @@ export default function ProjectPage() {
       <ProjectStudiesPanel projectId={data.id} isAdmin={isAdmin} />
       {isAdmin ? (
         <Panel title="Remove">
-          <p className="mb-3 text-sm text-muted">Removing forgets this project and deletes what invariant-web keeps for it: its studies with their results, its environment images, snapshots and workspaces. The files in {data.hostPath} are never touched.</p>
+          <p className="mb-3 text-sm text-muted">
+            Removing forgets this project and deletes what invariant-web keeps for it: its studies with their results,
+            its environment images, snapshots and workspaces. The files in {data.hostPath} are never touched.
+          </p>
           {confirming ? (
             <div className="flex gap-3">
-              <button type="button" className={dangerButtonClass} onClick={() => remove.mutate({ id })} disabled={remove.isPending}>
+              <button
+                type="button"
+                className={dangerButtonClass}
+                onClick={() => remove.mutate({ id })}
+                disabled={remove.isPending}
+              >
                 Yes, forget {data.name}
               </button>
               <button type="button" className={secondaryButtonClass} onClick={() => setConfirming(false)}>
@@ -55,7 +68,11 @@ export default function ProjectPage() {
               Remove project
             </button>
           )}
-          {remove.error ? <p role="alert" className="mt-2 text-sm text-red-400">{describeError(remove.error).message}</p> : null}
+          {remove.error ? (
+            <p role="alert" className="mt-2 text-sm text-red-400">
+              {describeError(remove.error).message}
+            </p>
+          ) : null}
         </Panel>
       ) : null}
     </>

@@ -33,7 +33,6 @@ function toDraft(project: ProjectView): Draft {
   };
 }
 
-
 export function SettingsForm({ project, readOnly }: { project: ProjectView; readOnly: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -49,7 +48,10 @@ export function SettingsForm({ project, readOnly }: { project: ProjectView; read
     }),
   );
   const error = update.error ? describeError(update.error) : null;
-  const errorFor = (field: string) => error?.fieldErrors[`settings.${field}`]?.[0] ?? error?.fieldErrors[field]?.[0] ?? (error?.field === field ? error.message : null);
+  const errorFor = (field: string) =>
+    error?.fieldErrors[`settings.${field}`]?.[0] ??
+    error?.fieldErrors[field]?.[0] ??
+    (error?.field === field ? error.message : null);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
     setSaved(false);
     setDraft((current) => ({ ...current, [key]: value }));
@@ -67,7 +69,11 @@ export function SettingsForm({ project, readOnly }: { project: ProjectView; read
         swapBytes: Math.round(Number(draft.swapGiB) * GIB),
         pids: Number(draft.pids),
         baseImage: draft.baseImage.trim() === "" ? null : draft.baseImage.trim(),
-        defaultConfiguration: { ...project.defaultConfiguration, model: draft.model, reasoningEffort: draft.reasoningEffort },
+        defaultConfiguration: {
+          ...project.defaultConfiguration,
+          model: draft.model,
+          reasoningEffort: draft.reasoningEffort,
+        },
       },
     });
   }
@@ -80,32 +86,91 @@ export function SettingsForm({ project, readOnly }: { project: ProjectView; read
         <Field id="name" label="Name" error={errorFor("name")}>
           <input id="name" className={inputClass} value={draft.name} onChange={(e) => set("name", e.target.value)} />
         </Field>
-        <Field id="networkMode" label="Network" hint="none: no network at all (loopback only). internet: a normal bridge network." error={errorFor("networkMode")}>
-          <select id="networkMode" className={inputClass} value={draft.networkMode} onChange={(e) => set("networkMode", e.target.value === "internet" ? "internet" : "none")}>
+        <Field
+          id="networkMode"
+          label="Network"
+          hint="none: no network at all (loopback only). internet: a normal bridge network."
+          error={errorFor("networkMode")}
+        >
+          <select
+            id="networkMode"
+            className={inputClass}
+            value={draft.networkMode}
+            onChange={(e) => set("networkMode", e.target.value === "internet" ? "internet" : "none")}
+          >
             <option value="none">none (isolated)</option>
             <option value="internet">internet</option>
           </select>
         </Field>
-        <Field id="baseImage" label="Base image" hint="Empty uses the global default. Must exist locally when there is no registry." error={errorFor("baseImage")}>
-          <input id="baseImage" className={inputClass} placeholder="default" value={draft.baseImage} onChange={(e) => set("baseImage", e.target.value)} />
+        <Field
+          id="baseImage"
+          label="Base image"
+          hint="Empty uses the global default. Must exist locally when there is no registry."
+          error={errorFor("baseImage")}
+        >
+          <input
+            id="baseImage"
+            className={inputClass}
+            placeholder="default"
+            value={draft.baseImage}
+            onChange={(e) => set("baseImage", e.target.value)}
+          />
         </Field>
         <Field id="cpus" label="CPUs per container" error={errorFor("cpus")}>
-          <input id="cpus" type="number" step="0.1" className={inputClass} value={draft.cpus} onChange={(e) => set("cpus", e.target.value)} />
+          <input
+            id="cpus"
+            type="number"
+            step="0.1"
+            className={inputClass}
+            value={draft.cpus}
+            onChange={(e) => set("cpus", e.target.value)}
+          />
         </Field>
         <Field id="memoryBytes" label="Memory (GiB)" error={errorFor("memoryBytes")}>
-          <input id="memoryBytes" type="number" step="0.25" className={inputClass} value={draft.memoryGiB} onChange={(e) => set("memoryGiB", e.target.value)} />
+          <input
+            id="memoryBytes"
+            type="number"
+            step="0.25"
+            className={inputClass}
+            value={draft.memoryGiB}
+            onChange={(e) => set("memoryGiB", e.target.value)}
+          />
         </Field>
         <Field id="swapBytes" label="Extra swap (GiB)" error={errorFor("swapBytes")}>
-          <input id="swapBytes" type="number" step="0.25" className={inputClass} value={draft.swapGiB} onChange={(e) => set("swapGiB", e.target.value)} />
+          <input
+            id="swapBytes"
+            type="number"
+            step="0.25"
+            className={inputClass}
+            value={draft.swapGiB}
+            onChange={(e) => set("swapGiB", e.target.value)}
+          />
         </Field>
         <Field id="pids" label="Process limit" error={errorFor("pids")}>
-          <input id="pids" type="number" className={inputClass} value={draft.pids} onChange={(e) => set("pids", e.target.value)} />
+          <input
+            id="pids"
+            type="number"
+            className={inputClass}
+            value={draft.pids}
+            onChange={(e) => set("pids", e.target.value)}
+          />
         </Field>
         <Field id="model" label="Default model" error={errorFor("defaultConfiguration")}>
-          <input id="model" className={inputClass} placeholder="e.g. gpt-5-codex" value={draft.model} onChange={(e) => set("model", e.target.value)} />
+          <input
+            id="model"
+            className={inputClass}
+            placeholder="e.g. gpt-5-codex"
+            value={draft.model}
+            onChange={(e) => set("model", e.target.value)}
+          />
         </Field>
         <Field id="reasoningEffort" label="Default reasoning effort" error={null}>
-          <select id="reasoningEffort" className={inputClass} value={draft.reasoningEffort} onChange={(e) => set("reasoningEffort", e.target.value as Draft["reasoningEffort"])}>
+          <select
+            id="reasoningEffort"
+            className={inputClass}
+            value={draft.reasoningEffort}
+            onChange={(e) => set("reasoningEffort", e.target.value as Draft["reasoningEffort"])}
+          >
             {(["minimal", "low", "medium", "high", "xhigh"] as const).map((effort) => (
               <option key={effort} value={effort}>
                 {effort}

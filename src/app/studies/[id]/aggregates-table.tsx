@@ -6,9 +6,18 @@ import { Panel } from "../../_components/ui";
 import { formatCount, formatPercent, formatSeconds } from "../study-format";
 
 /** Per-configuration pass rate, medians and min–max spread; shown when some configuration ran more than once. */
-export function AggregatesTable({ configurations, trials }: { configurations: readonly ConfigurationView[]; trials: readonly TrialView[] }) {
+export function AggregatesTable({
+  configurations,
+  trials,
+}: {
+  configurations: readonly ConfigurationView[];
+  trials: readonly TrialView[];
+}) {
   const aggregates = useMemo(() => aggregateByConfiguration({ configurations, trials }), [configurations, trials]);
-  const byChoice = useMemo(() => new Map(configurations.map((configuration) => [configuration.choice, configuration])), [configurations]);
+  const byChoice = useMemo(
+    () => new Map(configurations.map((configuration) => [configuration.choice, configuration])),
+    [configurations],
+  );
   if (!aggregates.some((aggregate) => aggregate.trials > 1)) return null;
   return (
     <Panel title="Per configuration" className="mt-6">
@@ -31,9 +40,18 @@ export function AggregatesTable({ configurations, trials }: { configurations: re
             {aggregates.map((aggregate) => {
               const configuration = byChoice.get(aggregate.choice);
               return (
-                <tr key={aggregate.choice} className="border-t border-line" data-testid="aggregate-row" data-choice={aggregate.choice}>
+                <tr
+                  key={aggregate.choice}
+                  className="border-t border-line"
+                  data-testid="aggregate-row"
+                  data-choice={aggregate.choice}
+                >
                   <td className="px-2 py-2 tabular-nums">{aggregate.choice}</td>
-                  <td className="px-2 py-2 text-xs">{configuration ? `${configuration.harness} · ${configuration.model} · ${configuration.reasoningEffort}` : "—"}</td>
+                  <td className="px-2 py-2 text-xs">
+                    {configuration
+                      ? `${configuration.harness} · ${configuration.model} · ${configuration.reasoningEffort}`
+                      : "—"}
+                  </td>
                   <td className="px-2 py-2 text-right tabular-nums">
                     {aggregate.finished}/{aggregate.trials}
                   </td>
@@ -45,11 +63,21 @@ export function AggregatesTable({ configurations, trials }: { configurations: re
                       </span>
                     ) : null}
                   </td>
-                  <td className="px-2 py-2 text-right tabular-nums">{aggregate.medianTestsPassed === null ? "—" : aggregate.medianTestsPassed}</td>
+                  <td className="px-2 py-2 text-right tabular-nums">
+                    {aggregate.medianTestsPassed === null ? "—" : aggregate.medianTestsPassed}
+                  </td>
                   <td className="px-2 py-2 text-right tabular-nums">{formatSeconds(aggregate.medianAgentSeconds)}</td>
-                  <td className="px-2 py-2 text-right tabular-nums text-muted">{aggregate.agentSeconds ? `${formatSeconds(aggregate.agentSeconds.min)}–${formatSeconds(aggregate.agentSeconds.max)}` : "—"}</td>
+                  <td className="px-2 py-2 text-right tabular-nums text-muted">
+                    {aggregate.agentSeconds
+                      ? `${formatSeconds(aggregate.agentSeconds.min)}–${formatSeconds(aggregate.agentSeconds.max)}`
+                      : "—"}
+                  </td>
                   <td className="px-2 py-2 text-right tabular-nums">{formatCount(aggregate.medianTokens)}</td>
-                  <td className="px-2 py-2 text-right tabular-nums text-muted">{aggregate.tokens ? `${formatCount(aggregate.tokens.min)}–${formatCount(aggregate.tokens.max)}` : "—"}</td>
+                  <td className="px-2 py-2 text-right tabular-nums text-muted">
+                    {aggregate.tokens
+                      ? `${formatCount(aggregate.tokens.min)}–${formatCount(aggregate.tokens.max)}`
+                      : "—"}
+                  </td>
                 </tr>
               );
             })}

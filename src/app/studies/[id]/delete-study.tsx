@@ -31,15 +31,30 @@ export function DeleteStudy({ study }: { study: StudyView }) {
   }
   const trials = study.trials.length;
   return (
-    <div role="group" aria-label="Confirm deletion" className="max-w-sm rounded-md border border-red-500/40 p-3 text-sm">
+    <div
+      role="group"
+      aria-label="Confirm deletion"
+      className="max-w-sm rounded-md border border-red-500/40 p-3 text-sm"
+    >
       <p>
-        Delete “{study.title}” with its {trials} trial{trials === 1 ? "" : "s"}: their workspaces, images, logs and results. Applied results stay in the project. This cannot be undone.
+        Delete “{study.title}” with its {trials} trial{trials === 1 ? "" : "s"}: their workspaces, images, logs and
+        results. Applied results stay in the project. This cannot be undone.
       </p>
       <div className="mt-3 flex gap-2">
-        <button type="button" className={`${dangerButtonClass} ${focusRing}`} disabled={remove.isPending} onClick={() => remove.mutate({ studyId: study.id })}>
+        <button
+          type="button"
+          className={`${dangerButtonClass} ${focusRing}`}
+          disabled={remove.isPending}
+          onClick={() => remove.mutate({ studyId: study.id })}
+        >
           {remove.isPending ? "Deleting…" : "Delete"}
         </button>
-        <button type="button" className={`${secondaryButtonClass} ${focusRing}`} disabled={remove.isPending} onClick={() => setConfirming(false)}>
+        <button
+          type="button"
+          className={`${secondaryButtonClass} ${focusRing}`}
+          disabled={remove.isPending}
+          onClick={() => setConfirming(false)}
+        >
           Cancel
         </button>
       </div>

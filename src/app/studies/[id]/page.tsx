@@ -33,14 +33,22 @@ export default function StudyPage() {
   const queryClient = useQueryClient();
   const { isAdmin } = useRole();
   const connected = useSocketConnected();
-  const study = useQuery(trpc.studies.get.queryOptions({ studyId: id }, { refetchInterval: connected ? false : 5_000 }));
+  const study = useQuery(
+    trpc.studies.get.queryOptions({ studyId: id }, { refetchInterval: connected ? false : 5_000 }),
+  );
   const tails = useStudyLive(id);
   const [openTrialId, setOpenTrialId] = useState<string | null>(null);
 
-  const store = useCallback((next: StudyView) => queryClient.setQueryData(trpc.studies.get.queryKey({ studyId: id }), next), [queryClient, trpc, id]);
+  const store = useCallback(
+    (next: StudyView) => queryClient.setQueryData(trpc.studies.get.queryKey({ studyId: id }), next),
+    [queryClient, trpc, id],
+  );
   const stop = useMutation(trpc.studies.stop.mutationOptions({ onSuccess: store }));
   const retry = useMutation(trpc.studies.retry.mutationOptions({ onSuccess: store }));
-  const onOpen = useCallback((trialId: string) => setOpenTrialId((current) => (current === trialId ? null : trialId)), []);
+  const onOpen = useCallback(
+    (trialId: string) => setOpenTrialId((current) => (current === trialId ? null : trialId)),
+    [],
+  );
   const onRetry = useCallback((trialIds: string[]) => retry.mutate({ studyId: id, trialIds }), [retry, id]);
 
   const data = study.data;
@@ -48,12 +56,23 @@ export default function StudyPage() {
     () =>
       [...(data?.trials ?? [])]
         .sort((a, b) => a.choice - b.choice || a.repeat - b.repeat)
-        .map((trial) => ({ label: trialLabel(trial), tokens: trialHasTokens(trial) ? trial.tokens.total : null, seconds: trial.agentSeconds })),
+        .map((trial) => ({
+          label: trialLabel(trial),
+          tokens: trialHasTokens(trial) ? trial.tokens.total : null,
+          seconds: trial.agentSeconds,
+        })),
     [data?.trials],
   );
   const configurations = data?.configurations;
   const renderDetail = useCallback(
-    (trial: TrialView) => <TrialDetail trial={trial} configuration={configurations?.find((configuration) => configuration.choice === trial.choice)} tails={tails} onClose={() => setOpenTrialId(null)} />,
+    (trial: TrialView) => (
+      <TrialDetail
+        trial={trial}
+        configuration={configurations?.find((configuration) => configuration.choice === trial.choice)}
+        tails={tails}
+        onClose={() => setOpenTrialId(null)}
+      />
+    ),
     [configurations, tails],
   );
 
@@ -74,7 +93,14 @@ export default function StudyPage() {
   const hasMeasurements = points.some((point) => point.tokens !== null || point.seconds !== null);
   return (
     <>
-      <StudyHeader study={data} canStop={canStop} canDelete={canDelete} stopping={stop.isPending || data.state === "stopping"} onStop={() => stop.mutate({ studyId: id })} stopError={stop.error ? describeError(stop.error).message : null} />
+      <StudyHeader
+        study={data}
+        canStop={canStop}
+        canDelete={canDelete}
+        stopping={stop.isPending || data.state === "stopping"}
+        onStop={() => stop.mutate({ studyId: id })}
+        stopError={stop.error ? describeError(stop.error).message : null}
+      />
       <PreflightPanel study={data} />
       <Panel title="Trials">
         <div className="mb-4 max-w-xl">

@@ -8,7 +8,10 @@ export function PreflightPanel({ study }: { study: StudyView }) {
     <Panel title="Preflight" className="mb-6">
       {study.state === "preflight" ? (
         <p role="status" className="flex items-center gap-2 text-sm">
-          <span aria-hidden="true" className="inline-block h-4 w-4 animate-spin rounded-full border-2 border-line border-t-accent" />
+          <span
+            aria-hidden="true"
+            className="inline-block h-4 w-4 animate-spin rounded-full border-2 border-line border-t-accent"
+          />
           Running the test command on the untouched project…
         </p>
       ) : null}
@@ -17,10 +20,16 @@ export function PreflightPanel({ study }: { study: StudyView }) {
           Baseline: {formatBaseline(study.baseline)}
         </p>
       ) : study.state !== "preflight" && !study.refusal ? (
-        <p className="text-sm text-muted">{study.state === "stopped" ? "Stopped before the preflight finished." : "No baseline recorded."}</p>
+        <p className="text-sm text-muted">
+          {study.state === "stopped" ? "Stopped before the preflight finished." : "No baseline recorded."}
+        </p>
       ) : null}
       {study.refusal ? (
-        <div role="alert" data-testid="refusal" className="mt-3 whitespace-pre-wrap rounded-md border border-red-500/60 bg-red-500/10 p-3 text-sm text-red-200">
+        <div
+          role="alert"
+          data-testid="refusal"
+          className="mt-3 whitespace-pre-wrap rounded-md border border-red-500/60 bg-red-500/10 p-3 text-sm text-red-200"
+        >
           {study.refusal}
         </div>
       ) : null}
@@ -29,7 +38,10 @@ export function PreflightPanel({ study }: { study: StudyView }) {
           <summary className="cursor-pointer text-muted">
             Output of the baseline run{study.preflight.exitCode === null ? "" : ` (exit ${study.preflight.exitCode})`}
           </summary>
-          <pre data-testid="preflight-output" className="mt-2 max-h-80 overflow-auto whitespace-pre-wrap rounded-md bg-black/40 p-3 text-xs">
+          <pre
+            data-testid="preflight-output"
+            className="mt-2 max-h-80 overflow-auto whitespace-pre-wrap rounded-md bg-black/40 p-3 text-xs"
+          >
             {study.preflight.output}
           </pre>
         </details>

@@ -19,7 +19,21 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 }
 
 /** Title, state, project, times, Stop or Delete; then what was frozen: task, test command, environment, snapshot, test files. */
-export function StudyHeader({ study, canStop, canDelete, stopping, onStop, stopError }: { study: StudyView; canStop: boolean; canDelete: boolean; stopping: boolean; onStop: () => void; stopError: string | null }) {
+export function StudyHeader({
+  study,
+  canStop,
+  canDelete,
+  stopping,
+  onStop,
+  stopError,
+}: {
+  study: StudyView;
+  canStop: boolean;
+  canDelete: boolean;
+  stopping: boolean;
+  onStop: () => void;
+  stopError: string | null;
+}) {
   return (
     <>
       <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
@@ -59,7 +73,10 @@ export function StudyHeader({ study, canStop, canDelete, stopping, onStop, stopE
       <Panel title="Study" className="mb-6">
         <details className="mb-4 rounded-md border border-line">
           <summary className={`cursor-pointer px-3 py-2 text-sm ${focusRing}`}>Task prompt</summary>
-          <pre className="max-h-96 overflow-auto whitespace-pre-wrap border-t border-line px-3 py-2 text-sm" data-testid="task-prompt">
+          <pre
+            className="max-h-96 overflow-auto whitespace-pre-wrap border-t border-line px-3 py-2 text-sm"
+            data-testid="task-prompt"
+          >
             {study.taskPrompt}
           </pre>
         </details>
@@ -88,7 +105,9 @@ export function StudyHeader({ study, canStop, canDelete, stopping, onStop, stopE
             agent {study.agentTimeoutSec} s · evaluation {study.evalTimeoutSec} s
           </Fact>
         </dl>
-        <h3 className="mb-1 mt-4 text-xs uppercase tracking-wide text-muted">Captured test files ({study.testFiles.length})</h3>
+        <h3 className="mb-1 mt-4 text-xs uppercase tracking-wide text-muted">
+          Captured test files ({study.testFiles.length})
+        </h3>
         {study.testFiles.length === 0 ? (
           <p className="text-sm text-muted">None: the test command judged the files as the agent left them.</p>
         ) : (

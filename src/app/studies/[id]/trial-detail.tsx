@@ -10,7 +10,11 @@ import type { LogTails } from "./log-tails";
 import { TrialLog } from "./trial-log";
 import { trialLabel } from "./trial-row";
 
-const testStatusStyle: Record<string, string> = { passed: "text-emerald-300", failed: "text-red-300", skipped: "text-muted" };
+const testStatusStyle: Record<string, string> = {
+  passed: "text-emerald-300",
+  failed: "text-red-300",
+  skipped: "text-muted",
+};
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -22,7 +26,17 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 }
 
 /** One trial in full: outcome, diff, thread, per-test results (failed first) and its live log. */
-export function TrialDetail({ trial, configuration, tails, onClose }: { trial: TrialView; configuration: ConfigurationView | undefined; tails: LogTails; onClose: () => void }) {
+export function TrialDetail({
+  trial,
+  configuration,
+  tails,
+  onClose,
+}: {
+  trial: TrialView;
+  configuration: ConfigurationView | undefined;
+  tails: LogTails;
+  onClose: () => void;
+}) {
   const trpc = useTRPC();
   const finished = isTerminalTrialState(trial.state);
   const tests = useQuery(trpc.studies.trialTests.queryOptions({ trialId: trial.id }, { enabled: finished }));
@@ -33,14 +47,23 @@ export function TrialDetail({ trial, configuration, tails, onClose }: { trial: T
   const failedCount = orderedTests.filter((row) => row.status === "failed").length;
 
   return (
-    <section aria-label={`Trial ${trialLabel(trial)}`} data-testid="trial-detail" data-trial-id={trial.id} className="my-2 rounded-lg border border-line bg-[#0b0d12]/60 p-4">
+    <section
+      aria-label={`Trial ${trialLabel(trial)}`}
+      data-testid="trial-detail"
+      data-trial-id={trial.id}
+      className="my-2 rounded-lg border border-line bg-[#0b0d12]/60 p-4"
+    >
       <div className="mb-4 flex items-start justify-between gap-4">
         <div>
           <h3 className="text-sm font-semibold">Trial {trialLabel(trial)}</h3>
           <p className="text-sm text-muted">
-            {configuration ? `${configuration.harness} · ${configuration.model} · ${configuration.reasoningEffort}` : null}
+            {configuration
+              ? `${configuration.harness} · ${configuration.model} · ${configuration.reasoningEffort}`
+              : null}
             {configuration?.command ? <code className="ml-2 font-mono text-xs">{configuration.command}</code> : null}
-            {configuration?.instructions ? <span className="mt-1 block whitespace-pre-wrap text-xs">Instructions: {configuration.instructions}</span> : null}
+            {configuration?.instructions ? (
+              <span className="mt-1 block whitespace-pre-wrap text-xs">Instructions: {configuration.instructions}</span>
+            ) : null}
           </p>
         </div>
         <button type="button" className={`${secondaryButtonClass} ${focusRing}`} onClick={onClose}>
@@ -48,7 +71,11 @@ export function TrialDetail({ trial, configuration, tails, onClose }: { trial: T
         </button>
       </div>
       {trial.error ? (
-        <div role="alert" data-testid="trial-error" className="mb-4 whitespace-pre-wrap rounded-md border border-red-500/60 bg-red-500/10 p-3 text-sm text-red-200">
+        <div
+          role="alert"
+          data-testid="trial-error"
+          className="mb-4 whitespace-pre-wrap rounded-md border border-red-500/60 bg-red-500/10 p-3 text-sm text-red-200"
+        >
           {trial.error}
         </div>
       ) : null}
@@ -58,14 +85,20 @@ export function TrialDetail({ trial, configuration, tails, onClose }: { trial: T
           {trial.verdict ? <span className="ml-1 text-xs text-muted">({trial.verdict.source})</span> : null}
         </Fact>
         <Fact label="Exit code">{trial.exitCode ?? "—"}</Fact>
-        <Fact label="Diff">{trial.diff ? `${trial.diff.files} file${trial.diff.files === 1 ? "" : "s"}, +${trial.diff.insertions} −${trial.diff.deletions}` : "—"}</Fact>
+        <Fact label="Diff">
+          {trial.diff
+            ? `${trial.diff.files} file${trial.diff.files === 1 ? "" : "s"}, +${trial.diff.insertions} −${trial.diff.deletions}`
+            : "—"}
+        </Fact>
         <Fact label="Seconds">
           agent {formatSeconds(trial.agentSeconds)} · eval {formatSeconds(trial.evalSeconds)}
         </Fact>
         <Fact label="Tokens">
           {trial.tokens.total.toLocaleString("en-US")}{" "}
           <span className="text-xs text-muted">
-            (in {trial.tokens.input.toLocaleString("en-US")}, cached {trial.tokens.cachedInput.toLocaleString("en-US")}, out {trial.tokens.output.toLocaleString("en-US")}, reasoning {trial.tokens.reasoning.toLocaleString("en-US")})
+            (in {trial.tokens.input.toLocaleString("en-US")}, cached {trial.tokens.cachedInput.toLocaleString("en-US")},
+            out {trial.tokens.output.toLocaleString("en-US")}, reasoning{" "}
+            {trial.tokens.reasoning.toLocaleString("en-US")})
           </span>
         </Fact>
         <Fact label="Thread">
@@ -88,9 +121,15 @@ export function TrialDetail({ trial, configuration, tails, onClose }: { trial: T
       <h3 className="mb-1 text-xs uppercase tracking-wide text-muted">
         Tests{tests.data ? ` (${tests.data.length}${failedCount > 0 ? `, ${failedCount} failed` : ""})` : ""}
       </h3>
-      {!finished ? <p className="mb-4 text-sm text-muted">Per-test results appear when the evaluation finishes.</p> : null}
+      {!finished ? (
+        <p className="mb-4 text-sm text-muted">Per-test results appear when the evaluation finishes.</p>
+      ) : null}
       {tests.error ? <p className="mb-4 text-sm text-red-400">{describeError(tests.error).message}</p> : null}
-      {finished && tests.data?.length === 0 ? <p className="mb-4 text-sm text-muted">No per-test results (the verdict came from {trial.verdict?.source ?? "nowhere"}).</p> : null}
+      {finished && tests.data?.length === 0 ? (
+        <p className="mb-4 text-sm text-muted">
+          No per-test results (the verdict came from {trial.verdict?.source ?? "nowhere"}).
+        </p>
+      ) : null}
       {orderedTests.length > 0 ? (
         <div className="mb-4 max-h-80 overflow-auto rounded-md border border-line">
           <table className="w-full text-left text-sm" aria-label="Test results">
@@ -104,10 +143,17 @@ export function TrialDetail({ trial, configuration, tails, onClose }: { trial: T
             </thead>
             <tbody>
               {orderedTests.map((row, index) => (
-                <tr key={`${index}:${row.name}`} className="border-t border-line align-top" data-testid="test-result" data-status={row.status}>
+                <tr
+                  key={`${index}:${row.name}`}
+                  className="border-t border-line align-top"
+                  data-testid="test-result"
+                  data-status={row.status}
+                >
                   <td className="px-2 py-1 font-mono text-xs">{row.name}</td>
                   <td className={`px-2 py-1 text-xs ${testStatusStyle[row.status] ?? ""}`}>{row.status}</td>
-                  <td className="px-2 py-1 text-right text-xs tabular-nums">{row.durationMs === null ? "—" : Math.round(row.durationMs)}</td>
+                  <td className="px-2 py-1 text-right text-xs tabular-nums">
+                    {row.durationMs === null ? "—" : Math.round(row.durationMs)}
+                  </td>
                   <td className="max-w-md whitespace-pre-wrap px-2 py-1 text-xs text-muted">{row.message ?? ""}</td>
                 </tr>
               ))}

@@ -34,7 +34,8 @@ export function TrialLog({ trialId, attempt, tails }: { trialId: string; attempt
     queryClient
       .fetchQuery({ ...trpc.studies.trialLog.queryOptions({ trialId, tailBytes: LOG_TAIL_CHARS }), staleTime: 0 })
       .then((result) => {
-        if (!cancelled) setSaved({ key, text: result.text, truncated: result.truncated, seqAtStart, seqAtLoad: tails.currentSeq() });
+        if (!cancelled)
+          setSaved({ key, text: result.text, truncated: result.truncated, seqAtStart, seqAtLoad: tails.currentSeq() });
       })
       .catch((cause: unknown) => {
         if (!cancelled) setError(describeError(cause).message);
@@ -73,7 +74,9 @@ export function TrialLog({ trialId, attempt, tails }: { trialId: string; attempt
   return (
     <div>
       <div className="mb-1 flex items-center justify-between">
-        <h3 className="text-xs uppercase tracking-wide text-muted">Log{current && (current.truncated || cut) ? " (last 64 KiB)" : ""}</h3>
+        <h3 className="text-xs uppercase tracking-wide text-muted">
+          Log{current && (current.truncated || cut) ? " (last 64 KiB)" : ""}
+        </h3>
         <a href={`/api/trials/${trialId}/log`} download className={`text-xs text-accent underline ${focusRing}`}>
           Download full log
         </a>

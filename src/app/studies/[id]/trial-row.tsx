@@ -1,6 +1,11 @@
 "use client";
 import { memo, type KeyboardEvent } from "react";
-import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES, type ConfigurationView, type TrialView } from "../../../shared/study-schemas";
+import {
+  ACTIVE_TRIAL_STATES,
+  RETRYABLE_TRIAL_STATES,
+  type ConfigurationView,
+  type TrialView,
+} from "../../../shared/study-schemas";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { TrialStateBadge } from "../state-badge";
 import { focusRing, formatCount, formatSeconds, formatVerdict } from "../study-format";
@@ -22,7 +27,16 @@ export function trialLabel(trial: Pick<TrialView, "choice" | "repeat">): string 
 }
 
 /** One trial of the results table; memoized so a refetch re-renders only the rows that changed. */
-export const TrialRow = memo(function TrialRow({ trial, configuration, showRepeat, showSelect, open, checked, onOpen, onCheck }: TrialRowProps) {
+export const TrialRow = memo(function TrialRow({
+  trial,
+  configuration,
+  showRepeat,
+  showSelect,
+  open,
+  checked,
+  onOpen,
+  onCheck,
+}: TrialRowProps) {
   const active = ACTIVE_TRIAL_STATES.includes(trial.state);
   const retryable = RETRYABLE_TRIAL_STATES.includes(trial.state);
   const verdict = formatVerdict(trial.verdict);
@@ -49,17 +63,31 @@ export const TrialRow = memo(function TrialRow({ trial, configuration, showRepea
     >
       {showSelect ? (
         <td className="px-2 py-2" onClick={(event) => event.stopPropagation()}>
-          {retryable ? <input type="checkbox" aria-label={`Select trial ${trialLabel(trial)} for retry`} checked={checked} onChange={(event) => onCheck(trial.id, event.target.checked)} className="accent-[#7c9cff]" /> : null}
+          {retryable ? (
+            <input
+              type="checkbox"
+              aria-label={`Select trial ${trialLabel(trial)} for retry`}
+              checked={checked}
+              onChange={(event) => onCheck(trial.id, event.target.checked)}
+              className="accent-[#7c9cff]"
+            />
+          ) : null}
         </td>
       ) : null}
       <td className="px-2 py-2 tabular-nums">{trial.choice}</td>
       {showRepeat ? <td className="px-2 py-2 tabular-nums">{trial.repeat}</td> : null}
       <td className="px-2 py-2">{configuration?.harness ?? "—"}</td>
-      <td className="max-w-48 truncate px-2 py-2 font-mono text-xs" title={configuration?.harness === "command" ? (configuration.command ?? undefined) : configuration?.model}>
+      <td
+        className="max-w-48 truncate px-2 py-2 font-mono text-xs"
+        title={configuration?.harness === "command" ? (configuration.command ?? undefined) : configuration?.model}
+      >
         {configuration?.model ?? "—"}
       </td>
       <td className="px-2 py-2">{configuration?.reasoningEffort ?? "—"}</td>
-      <td className={`px-2 py-2 tabular-nums ${trial.verdict?.ok ? "text-emerald-300" : trial.verdict ? "text-red-300" : "text-muted"}`} data-testid="trial-tests">
+      <td
+        className={`px-2 py-2 tabular-nums ${trial.verdict?.ok ? "text-emerald-300" : trial.verdict ? "text-red-300" : "text-muted"}`}
+        data-testid="trial-tests"
+      >
         {verdict}
       </td>
       <td className="px-2 py-2 text-right tabular-nums" data-testid="trial-seconds">

@@ -1,6 +1,11 @@
 "use client";
 import { Fragment, useCallback, useMemo, useState, type ReactNode } from "react";
-import { RETRYABLE_TRIAL_STATES, TRIAL_STATES, type ConfigurationView, type TrialView } from "../../../shared/study-schemas";
+import {
+  RETRYABLE_TRIAL_STATES,
+  TRIAL_STATES,
+  type ConfigurationView,
+  type TrialView,
+} from "../../../shared/study-schemas";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { buttonClass } from "../../_components/ui";
 import { EFFORTS } from "../new/form-model";
@@ -90,10 +95,16 @@ export function TrialsTable({
 }) {
   const [sort, setSort] = useState<Sort>({ key: "choice", dir: 1 });
   const [checkedIds, setCheckedIds] = useState<ReadonlySet<string>>(() => new Set());
-  const byChoice = useMemo(() => new Map(configurations.map((configuration) => [configuration.choice, configuration])), [configurations]);
+  const byChoice = useMemo(
+    () => new Map(configurations.map((configuration) => [configuration.choice, configuration])),
+    [configurations],
+  );
   const sorted = useMemo(() => sortTrials(trials, byChoice, sort), [trials, byChoice, sort]);
   const showRepeat = configurations.some((configuration) => configuration.repeats > 1);
-  const retryable = useMemo(() => new Set(trials.filter((trial) => RETRYABLE_TRIAL_STATES.includes(trial.state)).map((trial) => trial.id)), [trials]);
+  const retryable = useMemo(
+    () => new Set(trials.filter((trial) => RETRYABLE_TRIAL_STATES.includes(trial.state)).map((trial) => trial.id)),
+    [trials],
+  );
   const selected = [...checkedIds].filter((id) => retryable.has(id));
   const showSelect = canRetry && retryable.size > 0;
   const columnCount = columns.length - (showRepeat ? 0 : 1) + (showSelect ? 1 : 0);
@@ -106,7 +117,8 @@ export function TrialsTable({
       return next;
     });
   }, []);
-  const toggleSort = (key: SortKey) => setSort((current) => (current.key === key ? { key, dir: current.dir === 1 ? -1 : 1 } : { key, dir: 1 }));
+  const toggleSort = (key: SortKey) =>
+    setSort((current) => (current.key === key ? { key, dir: current.dir === 1 ? -1 : 1 } : { key, dir: 1 }));
   const retry = () => {
     onRetry(selected);
     setCheckedIds(new Set());
@@ -116,10 +128,19 @@ export function TrialsTable({
     <div>
       {showSelect ? (
         <div className="mb-3 flex flex-wrap items-center gap-3">
-          <button type="button" className={`${buttonClass} ${focusRing}`} disabled={selected.length === 0 || retrying} onClick={retry}>
+          <button
+            type="button"
+            className={`${buttonClass} ${focusRing}`}
+            disabled={selected.length === 0 || retrying}
+            onClick={retry}
+          >
             {retrying ? "Retrying…" : `Retry selected${selected.length > 0 ? ` (${selected.length})` : ""}`}
           </button>
-          <button type="button" className={`text-xs text-accent underline ${focusRing}`} onClick={() => setCheckedIds(new Set(retryable))}>
+          <button
+            type="button"
+            className={`text-xs text-accent underline ${focusRing}`}
+            onClick={() => setCheckedIds(new Set(retryable))}
+          >
             Select all retryable ({retryable.size})
           </button>
         </div>
@@ -138,8 +159,16 @@ export function TrialsTable({
                 .map((column) => {
                   const active = sort.key === column.key;
                   return (
-                    <th key={column.key} className={`px-2 py-2 ${column.numeric ? "text-right" : ""}`} aria-sort={active ? (sort.dir === 1 ? "ascending" : "descending") : "none"}>
-                      <button type="button" className={`uppercase hover:text-ink ${active ? "text-ink" : ""} ${focusRing}`} onClick={() => toggleSort(column.key)}>
+                    <th
+                      key={column.key}
+                      className={`px-2 py-2 ${column.numeric ? "text-right" : ""}`}
+                      aria-sort={active ? (sort.dir === 1 ? "ascending" : "descending") : "none"}
+                    >
+                      <button
+                        type="button"
+                        className={`uppercase hover:text-ink ${active ? "text-ink" : ""} ${focusRing}`}
+                        onClick={() => toggleSort(column.key)}
+                      >
                         {column.label}
                         <span aria-hidden="true" className="ml-1 inline-block w-2">
                           {active ? (sort.dir === 1 ? "▲" : "▼") : ""}

@@ -17,7 +17,10 @@ export function useStudyLive(studyId: string): LogTails {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [tails] = useState(() => new LogTails());
-  const refresh = useThrottledCallback(() => void queryClient.invalidateQueries({ queryKey: trpc.studies.get.queryKey({ studyId }) }), 300);
+  const refresh = useThrottledCallback(
+    () => void queryClient.invalidateQueries({ queryKey: trpc.studies.get.queryKey({ studyId }) }),
+    300,
+  );
 
   const onEvent = useCallback(
     ({ event }: RecordedEvent) => {
@@ -28,7 +31,12 @@ export function useStudyLive(studyId: string): LogTails {
       }
       if (event.type === "agent.events") return; // progress arrives as trial.progress
       refresh();
-      const finished = event.type === "trial.finished" || event.type === "trial.started" ? [event.trialId] : event.type === "study.changed" ? event.data.trialIds : [];
+      const finished =
+        event.type === "trial.finished" || event.type === "trial.started"
+          ? [event.trialId]
+          : event.type === "study.changed"
+            ? event.data.trialIds
+            : [];
       for (const trialId of finished) {
         void queryClient.invalidateQueries(trpc.studies.trialTests.queryFilter({ trialId }));
       }

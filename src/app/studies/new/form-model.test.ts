@@ -16,7 +16,12 @@ describe("new study form model", () => {
   it("fills untouched fields from the project's defaults and parses", () => {
     const draft = { ...emptyDraft("p1"), title: "Fix", taskPrompt: "Fix it", testCommand: "npm test" };
     const input = toInput(draft, defaults);
-    expect(input.configurations[0]).toMatchObject({ model: "gpt-5-codex", reasoningEffort: "high", repeats: 1, command: "" });
+    expect(input.configurations[0]).toMatchObject({
+      model: "gpt-5-codex",
+      reasoningEffort: "high",
+      repeats: 1,
+      command: "",
+    });
     expect(input).toMatchObject({ concurrency: 3, agentTimeoutSec: 900, evalTimeoutSec: 120, junitPath: null });
     expect(createStudyInputSchema.safeParse(input).success).toBe(true);
   });
@@ -24,13 +29,28 @@ describe("new study form model", () => {
   it("reports errors by full path, in the form's order", () => {
     const first = { ...emptyConfiguration(), repeats: "x" };
     const second = { ...emptyConfiguration(), harness: "command" as const, repeats: "2" };
-    const draft = { ...emptyDraft("p1"), testCommand: "npm test", configurations: [first, second], agentTimeoutSec: "" };
+    const draft = {
+      ...emptyDraft("p1"),
+      testCommand: "npm test",
+      configurations: [first, second],
+      agentTimeoutSec: "",
+    };
     const parsed = createStudyInputSchema.safeParse(toInput(draft, defaults));
     expect(parsed.success).toBe(false);
     const errors = parsed.success ? {} : errorsFromZod(parsed.error);
-    expect(Object.keys(errors)).toEqual(expect.arrayContaining(["title", "taskPrompt", "configurations.0.repeats", "configurations.1.command", "agentTimeoutSec"]));
+    expect(Object.keys(errors)).toEqual(
+      expect.arrayContaining([
+        "title",
+        "taskPrompt",
+        "configurations.0.repeats",
+        "configurations.1.command",
+        "agentTimeoutSec",
+      ]),
+    );
     expect(firstErrorPath(errors)).toBe("title");
-    expect(firstErrorPath({ "configurations.10.model": "a", "configurations.2.model": "b" })).toBe("configurations.2.model");
+    expect(firstErrorPath({ "configurations.10.model": "a", "configurations.2.model": "b" })).toBe(
+      "configurations.2.model",
+    );
   });
 
   it("encodes uploads as base64", () => {

@@ -53,11 +53,30 @@ export function newKey(): string {
 }
 
 export function emptyConfiguration(): ConfigurationDraft {
-  return { key: newKey(), harness: null, model: null, reasoningEffort: null, instructions: null, command: "", repeats: "1" };
+  return {
+    key: newKey(),
+    harness: null,
+    model: null,
+    reasoningEffort: null,
+    instructions: null,
+    command: "",
+    repeats: "1",
+  };
 }
 
 export function emptyDraft(projectId: string): StudyDraft {
-  return { projectId, title: "", taskPrompt: "", testCommand: "", junitPath: "", testFiles: [], configurations: [emptyConfiguration()], concurrency: null, agentTimeoutSec: null, evalTimeoutSec: null };
+  return {
+    projectId,
+    title: "",
+    taskPrompt: "",
+    testCommand: "",
+    junitPath: "",
+    testFiles: [],
+    configurations: [emptyConfiguration()],
+    concurrency: null,
+    agentTimeoutSec: null,
+    evalTimeoutSec: null,
+  };
 }
 
 export interface ResolvedConfiguration {
@@ -69,7 +88,10 @@ export interface ResolvedConfiguration {
   repeats: string;
 }
 
-export function resolveConfiguration(row: ConfigurationDraft, defaults: StudyDefaultsView | undefined): ResolvedConfiguration {
+export function resolveConfiguration(
+  row: ConfigurationDraft,
+  defaults: StudyDefaultsView | undefined,
+): ResolvedConfiguration {
   return {
     harness: row.harness ?? defaults?.configuration.harness ?? "codex",
     model: row.model ?? defaults?.configuration.model ?? "",
@@ -85,7 +107,10 @@ function numberFrom(text: string): number {
   return text.trim() === "" ? Number.NaN : Number(text);
 }
 
-export function resolvedNumbers(draft: StudyDraft, defaults: StudyDefaultsView | undefined): { concurrency: string; agentTimeoutSec: string; evalTimeoutSec: string } {
+export function resolvedNumbers(
+  draft: StudyDraft,
+  defaults: StudyDefaultsView | undefined,
+): { concurrency: string; agentTimeoutSec: string; evalTimeoutSec: string } {
   return {
     concurrency: draft.concurrency ?? (defaults ? String(defaults.concurrency) : ""),
     agentTimeoutSec: draft.agentTimeoutSec ?? String(defaults?.agentTimeoutSec ?? 1800),
@@ -102,7 +127,9 @@ export function toInput(draft: StudyDraft, defaults: StudyDefaultsView | undefin
     testCommand: draft.testCommand,
     junitPath: draft.junitPath.trim() === "" ? null : draft.junitPath,
     testFiles: draft.testFiles.map((file) =>
-      file.source === "upload" ? { source: "upload" as const, path: file.path, contentBase64: file.contentBase64 ?? "" } : { source: "project" as const, path: file.path },
+      file.source === "upload"
+        ? { source: "upload" as const, path: file.path, contentBase64: file.contentBase64 ?? "" }
+        : { source: "project" as const, path: file.path },
     ),
     configurations: draft.configurations.map((row) => {
       const resolved = resolveConfiguration(row, defaults);
@@ -130,7 +157,11 @@ export function errorsFromZod(error: ZodError): FieldErrors {
   return errors;
 }
 
-export function errorsFromServer(described: { message: string; field: string | null; fieldErrors: Record<string, string[] | undefined> }): FieldErrors {
+export function errorsFromServer(described: {
+  message: string;
+  field: string | null;
+  fieldErrors: Record<string, string[] | undefined>;
+}): FieldErrors {
   const errors: FieldErrors = {};
   for (const [key, messages] of Object.entries(described.fieldErrors)) if (messages?.[0]) errors[key] = messages[0];
   if (described.field) errors[described.field] ??= described.message;
@@ -144,10 +175,23 @@ export function fieldId(path: string): string {
 
 /** Order in which errors are visited (the form's order), so focus goes to the first one on screen. */
 export function firstErrorPath(errors: FieldErrors): string | null {
-  const order = ["projectId", "title", "taskPrompt", "testCommand", "junitPath", "testFiles", "configurations", "concurrency", "agentTimeoutSec", "evalTimeoutSec"];
+  const order = [
+    "projectId",
+    "title",
+    "taskPrompt",
+    "testCommand",
+    "junitPath",
+    "testFiles",
+    "configurations",
+    "concurrency",
+    "agentTimeoutSec",
+    "evalTimeoutSec",
+  ];
   const keys = Object.keys(errors);
   for (const prefix of order) {
-    const found = keys.filter((key) => key === prefix || key.startsWith(`${prefix}.`)).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+    const found = keys
+      .filter((key) => key === prefix || key.startsWith(`${prefix}.`))
+      .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
     if (found[0] !== undefined) return found[0];
   }
   return keys[0] ?? null;
@@ -157,6 +201,7 @@ export function firstErrorPath(errors: FieldErrors): string | null {
 export function toBase64(bytes: Uint8Array): string {
   let binary = "";
   const chunk = 0x8000;
-  for (let offset = 0; offset < bytes.length; offset += chunk) binary += String.fromCharCode(...bytes.subarray(offset, offset + chunk));
+  for (let offset = 0; offset < bytes.length; offset += chunk)
+    binary += String.fromCharCode(...bytes.subarray(offset, offset + chunk));
   return btoa(binary);
 }

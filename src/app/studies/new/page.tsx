@@ -1,6 +1,10 @@
 import { NewStudyForm } from "./new-study-form";
 
-export default async function NewStudyPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function NewStudyPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { projectId } = await searchParams;
   return <NewStudyForm initialProjectId={typeof projectId === "string" ? projectId : ""} />;
 }

@@ -40,7 +40,12 @@ export function TestFilesPicker({
   const [query, setQuery] = useState("");
   const debounced = useDebounced(query, 250);
   const [uploadError, setUploadError] = useState<string | null>(null);
-  const search = useQuery(trpc.studies.projectFiles.queryOptions({ projectId, query: debounced }, { enabled: projectId !== "", placeholderData: keepPreviousData, staleTime: 10_000 }));
+  const search = useQuery(
+    trpc.studies.projectFiles.queryOptions(
+      { projectId, query: debounced },
+      { enabled: projectId !== "", placeholderData: keepPreviousData, staleTime: 10_000 },
+    ),
+  );
   const chosen = new Set(files.map((file) => file.path));
   const searchId = fieldId("testFiles");
   const listError = errors.testFiles;
@@ -50,11 +55,21 @@ export function TestFilesPicker({
     const picked = [...(input.files ?? [])];
     setUploadError(null);
     const tooBig = picked.filter((file) => file.size > MAX_TEST_FILE_BYTES);
-    if (tooBig.length > 0) setUploadError(`Too large (a test file is at most ${formatBytes(MAX_TEST_FILE_BYTES)}): ${tooBig.map((file) => file.name).join(", ")}`);
+    if (tooBig.length > 0)
+      setUploadError(
+        `Too large (a test file is at most ${formatBytes(MAX_TEST_FILE_BYTES)}): ${tooBig.map((file) => file.name).join(", ")}`,
+      );
     const read = await Promise.all(
       picked
         .filter((file) => file.size <= MAX_TEST_FILE_BYTES)
-        .map(async (file): Promise<TestFileDraft> => ({ key: newKey(), source: "upload", path: file.name, fileName: file.name, bytes: file.size, contentBase64: toBase64(new Uint8Array(await file.arrayBuffer())) })),
+        .map(async (file): Promise<TestFileDraft> => ({
+          key: newKey(),
+          source: "upload",
+          path: file.name,
+          fileName: file.name,
+          bytes: file.size,
+          contentBase64: toBase64(new Uint8Array(await file.arrayBuffer())),
+        })),
     );
     input.value = ""; // the same file can be chosen again
     onChange((current) => [...current, ...read]);
@@ -83,7 +98,13 @@ export function TestFilesPicker({
           <label htmlFor="study-test-upload" className="mb-1 block text-sm text-muted">
             Upload test files
           </label>
-          <input id="study-test-upload" type="file" multiple className={`block w-full text-sm text-muted file:mr-3 file:rounded-md file:border file:border-line file:bg-transparent file:px-3 file:py-1.5 file:text-ink ${focusRing}`} onChange={(e) => void upload(e)} />
+          <input
+            id="study-test-upload"
+            type="file"
+            multiple
+            className={`block w-full text-sm text-muted file:mr-3 file:rounded-md file:border file:border-line file:bg-transparent file:px-3 file:py-1.5 file:text-ink ${focusRing}`}
+            onChange={(e) => void upload(e)}
+          />
           <FieldError id="study-test-upload-error" message={uploadError} />
         </div>
       </div>
@@ -96,14 +117,29 @@ export function TestFilesPicker({
               <ul className="flex max-h-48 flex-wrap gap-1.5 overflow-y-auto" aria-busy={search.isFetching}>
                 {search.data.files.map((file) => (
                   <li key={file.path}>
-                    <button type="button" aria-label={`Add ${file.path}`} className={`${smallButton} font-mono`} disabled={chosen.has(file.path)} onClick={() => onChange((current) => [...current, { key: newKey(), source: "project", path: file.path, bytes: file.bytes }])}>
+                    <button
+                      type="button"
+                      aria-label={`Add ${file.path}`}
+                      className={`${smallButton} font-mono`}
+                      disabled={chosen.has(file.path)}
+                      onClick={() =>
+                        onChange((current) => [
+                          ...current,
+                          { key: newKey(), source: "project", path: file.path, bytes: file.bytes },
+                        ])
+                      }
+                    >
                       + {file.path}
                     </button>
                   </li>
                 ))}
               </ul>
               <p className="mt-1 text-xs text-muted" aria-live="polite">
-                {search.data.total === 0 ? "No files match." : search.data.total > search.data.files.length ? `Showing ${search.data.files.length} of ${search.data.total} files; type more to narrow.` : `${search.data.total} file${search.data.total === 1 ? "" : "s"}.`}
+                {search.data.total === 0
+                  ? "No files match."
+                  : search.data.total > search.data.files.length
+                    ? `Showing ${search.data.files.length} of ${search.data.total} files; type more to narrow.`
+                    : `${search.data.total} file${search.data.total === 1 ? "" : "s"}.`}
               </p>
             </>
           ) : search.isFetching ? (
@@ -114,7 +150,11 @@ export function TestFilesPicker({
 
       <div>
         <h3 className="mb-1 text-sm text-muted">Chosen test files ({files.length})</h3>
-        {files.length === 0 ? <p className="text-xs text-muted">None: the test command runs against the files as they are in the snapshot. Adding them freezes them.</p> : null}
+        {files.length === 0 ? (
+          <p className="text-xs text-muted">
+            None: the test command runs against the files as they are in the snapshot. Adding them freezes them.
+          </p>
+        ) : null}
         <ul className="grid gap-1.5" aria-label="Chosen test files">
           {files.map((file, index) => {
             const pathKey = `testFiles.${index}.path`;
@@ -123,21 +163,33 @@ export function TestFilesPicker({
             return (
               <li key={file.key} className="rounded-md border border-line px-3 py-2" data-testid="chosen-test-file">
                 <div className="flex items-center gap-3">
-                  <span className="w-16 shrink-0 text-xs uppercase text-muted">{file.source === "upload" ? "upload" : "project"}</span>
+                  <span className="w-16 shrink-0 text-xs uppercase text-muted">
+                    {file.source === "upload" ? "upload" : "project"}
+                  </span>
                   {file.source === "upload" ? (
                     <input
                       id={pathId}
                       aria-label={`Path of uploaded ${file.fileName ?? file.path}`}
                       className={`${fieldInputClass} flex-1 px-2 py-1 font-mono`}
                       value={file.path}
-                      onChange={(e) => onChange((current) => current.map((item) => (item.key === file.key ? { ...item, path: e.target.value } : item)))}
+                      onChange={(e) =>
+                        onChange((current) =>
+                          current.map((item) => (item.key === file.key ? { ...item, path: e.target.value } : item)),
+                        )
+                      }
                       {...describedBy(pathId, { error })}
                     />
                   ) : (
                     <span className="flex-1 font-mono text-sm">{file.path}</span>
                   )}
                   <span className="text-xs text-muted">{file.bytes === undefined ? "" : formatBytes(file.bytes)}</span>
-                  <button type="button" id={file.source === "project" ? pathId : undefined} className={smallButton} aria-label={`Remove ${file.path}`} onClick={() => onChange((current) => current.filter((item) => item.key !== file.key))}>
+                  <button
+                    type="button"
+                    id={file.source === "project" ? pathId : undefined}
+                    className={smallButton}
+                    aria-label={`Remove ${file.path}`}
+                    onClick={() => onChange((current) => current.filter((item) => item.key !== file.key))}
+                  >
                     Remove
                   </button>
                 </div>
