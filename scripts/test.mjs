@@ -3,7 +3,14 @@
 // Docker engine, npm dependencies, a build), then run lint, typecheck, unit + integration and e2e.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { build, ensureBaseImage, ensureDockerEngine, ensureNpmDependencies, ensureSystemPackages, log } from "./system-setup.mjs";
+import {
+  build,
+  ensureBaseImage,
+  ensureDockerEngine,
+  ensureNpmDependencies,
+  ensureSystemPackages,
+  log,
+} from "./system-setup.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
@@ -23,7 +30,14 @@ function step(name, command, args, env = {}) {
 }
 
 try {
-  ensureSystemPackages({ "redis-server": "redis-server", chromium: "chromium", dockerd: "docker.io", debootstrap: "debootstrap", git: "git", openssl: "openssl" });
+  ensureSystemPackages({
+    "redis-server": "redis-server",
+    chromium: "chromium",
+    dockerd: "docker.io",
+    debootstrap: "debootstrap",
+    git: "git",
+    openssl: "openssl",
+  });
   await ensureDockerEngine();
   ensureNpmDependencies();
   build();
@@ -33,6 +47,7 @@ try {
   process.exit(1);
 }
 
+step("format check", bin("prettier"), ["--check", "--log-level=warn", "."]);
 step("lint", bin("eslint"), ["--max-warnings=0", "."]);
 step("typecheck", bin("tsc"), ["--noEmit"]);
 step("unit and integration tests", bin("vitest"), ["run"]);
