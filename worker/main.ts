@@ -20,7 +20,7 @@ import { runAgent, stopRun, type AgentRunDeps } from "../src/server/agents/agent
 import { trialStopKey } from "../src/server/jobs/study-jobs";
 import { startGatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
 import path from "node:path";
-import { packageRoot } from "../src/cli/package-info";
+import { packageRoot } from "../src/lib/package-info";
 import { locateCodexBinary } from "../src/server/agents/codex-binary";
 import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
 import { listWorkers } from "../src/server/system/worker-registry";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { parseCli, USAGE, UsageError } from "./config";
-import { packageRoot, packageVersion } from "./package-info";
+import { packageRoot, packageVersion } from "../lib/package-info";
 
 /** Entry of the `invariant-web` command (bundled to dist/cli.mjs). Subcommands load lazily. */
 export async function main(argv: readonly string[]): Promise<void> {

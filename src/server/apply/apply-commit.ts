@@ -2,10 +2,10 @@ import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { FileState } from "../diffs/workspace-diff";
-import { ancestorsOf, displayPath, toFsPath, toPathText } from "../snapshots/byte-path";
-import { APPLY_STAGING_PREFIX } from "../snapshots/exclusion-rules";
-import { NotRegularFileError, openRegularFile } from "../snapshots/file-read";
-import { runLimited } from "../snapshots/run-limited";
+import { ancestorsOf, displayPath, toFsPath, toPathText } from "../../lib/files/byte-path";
+import { APPLY_STAGING_PREFIX } from "../../lib/files/exclusion-rules";
+import { NotRegularFileError, openRegularFile } from "../../lib/files/file-read";
+import { runLimited } from "../../lib/files/run-limited";
 import type { ApplyPlan, PlanStep } from "./apply-plan";
 import { checkParents, compareState, currentState, targetBytes, type Conflict } from "./apply-preflight";
 

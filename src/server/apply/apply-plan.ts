@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { FileChange, FileState, WorkspaceDiff } from "../diffs/workspace-diff";
-import { displayPath, toPathText, type BytePath } from "../snapshots/byte-path";
+import { displayPath, toPathText, type BytePath } from "../../lib/files/byte-path";
 import type { FileStateView, PlanAction, PlanStepView } from "../../shared/snapshot-schemas";
 
 /**

@@ -9,9 +9,9 @@ import {
   toFsPath,
   unsafePathReason,
   type BytePath,
-} from "../snapshots/byte-path";
-import { hashRegularFile, NotRegularFileError, sha256Of } from "../snapshots/file-read";
-import { alwaysExcludedRule } from "../snapshots/tree-walker";
+} from "../../lib/files/byte-path";
+import { hashRegularFile, NotRegularFileError, sha256Of } from "../../lib/files/file-read";
+import { alwaysExcludedRule } from "../../lib/files/tree-walker";
 import type { ApplyPlan, PlanStep } from "./apply-plan";
 
 /**

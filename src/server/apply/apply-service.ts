@@ -1,7 +1,7 @@
 import { AppError } from "../errors/app-error";
 import { diffWorkspace, type DiffCaps } from "../diffs/workspace-diff";
 import type { ProjectQueries } from "../projects/projects.queries";
-import { toPathText } from "../snapshots/byte-path";
+import { toPathText } from "../../lib/files/byte-path";
 import { createKeyedLock } from "../locks/keyed-lock";
 import { readManifest } from "../snapshots/manifest";
 import { readWorkspace } from "../workspaces/workspace-store";

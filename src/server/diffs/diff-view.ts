@@ -1,5 +1,5 @@
 import { stateView } from "../apply/apply-plan";
-import { toPathText } from "../snapshots/byte-path";
+import { toPathText } from "../../lib/files/byte-path";
 import type { FileChangeView, WorkspaceDiffView } from "../../shared/snapshot-schemas";
 import type { FileChange, WorkspaceDiff } from "./workspace-diff";
 

@@ -1,4 +1,4 @@
-import { quoteForPatch, type BytePath } from "../snapshots/byte-path";
+import { quoteForPatch, type BytePath } from "../../lib/files/byte-path";
 import type { GitMode } from "../snapshots/manifest";
 import { diffLines, splitLines } from "./line-diff";
 

@@ -1,10 +1,10 @@
 import { AppError } from "../errors/app-error";
-import { ancestorsOf, bytesOf, displayPath, toFsPath, type BytePath } from "../snapshots/byte-path";
-import { hashRegularFileSync, NotRegularFileError, readRegularFileSync, sha256Of } from "../snapshots/file-read";
+import { ancestorsOf, bytesOf, displayPath, toFsPath, type BytePath } from "../../lib/files/byte-path";
+import { hashRegularFileSync, NotRegularFileError, readRegularFileSync, sha256Of } from "../../lib/files/file-read";
 import type { GitMode, Manifest, ManifestEntry } from "../snapshots/manifest";
 import { openSnapshotContent, type SnapshotContent } from "../snapshots/snapshot-content";
-import { walkTree, type SkippedEntry, type WalkEntry } from "../snapshots/tree-walker";
-import { createYielder } from "../snapshots/yielder";
+import { walkTree, type SkippedEntry, type WalkEntry } from "../../lib/files/tree-walker";
+import { createYielder } from "../../lib/files/yielder";
 import { formatFilePatch } from "./unified-patch";
 
 /**

@@ -7,7 +7,7 @@ import type { GatewayCredential } from "./gateway-credentials";
 import { createRunTokens, type RunRecord } from "./run-tokens";
 import { createSseUsageMeter } from "./sse-usage-meter";
 import { createUpstreamClient } from "./upstream-client";
-import { listenHttp } from "../http/listen";
+import { listenHttp } from "../../lib/listen";
 
 /**
  * The host-side model gateway. Containers use it as their provider `base_url` with a per-run token;

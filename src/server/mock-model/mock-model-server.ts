@@ -18,7 +18,7 @@ import {
   writeFileCommand,
   type ResponsesRequest,
 } from "./responses-request";
-import { listenHttp } from "../http/listen";
+import { listenHttp } from "../../lib/listen";
 
 /**
  * A local OpenAI Responses API (`POST /v1/responses`, `text/event-stream`) whose answers come from

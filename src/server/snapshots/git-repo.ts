@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error";
-import { bytesOf, type BytePath } from "./byte-path";
+import { bytesOf, type BytePath } from "../../lib/files/byte-path";
 import type { GitMode } from "./manifest";
 import type { GitObjectType } from "./git-pack";
 

@@ -3,9 +3,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { bytesOf, fromPathText, toPathText, unsafePathReason, type BytePath } from "./byte-path";
-import type { ExclusionCategory } from "./exclusion-rules";
-import type { SpecialKind } from "./tree-walker";
+import { bytesOf, fromPathText, toPathText, unsafePathReason, type BytePath } from "../../lib/files/byte-path";
+import type { ExclusionCategory } from "../../lib/files/exclusion-rules";
+import type { SpecialKind } from "../../lib/files/tree-walker";
 
 /** git's modes: regular file, executable file, symbolic link. */
 export type GitMode = "100644" | "100755" | "120000";

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { bytesOf } from "./byte-path";
+import { bytesOf } from "../../lib/files/byte-path";
 import { readPacked } from "./git-pack";
 import { packPath, type Manifest, type ManifestEntry } from "./manifest";
 

@@ -1,6 +1,6 @@
 import { AppError } from "../errors/app-error";
-import { displayPath } from "./byte-path";
-import type { WalkEntry } from "./tree-walker";
+import { displayPath } from "../../lib/files/byte-path";
+import type { WalkEntry } from "../../lib/files/tree-walker";
 
 /** How big a project may be to be snapshotted. Counted after exclusions (.gitignore, caches, secrets). */
 export interface SnapshotLimits {

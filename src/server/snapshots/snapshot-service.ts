@@ -1,7 +1,7 @@
 import { AppError } from "../errors/app-error";
 import type { ProjectQueries } from "../projects/projects.queries";
 import type { SnapshotLimitsInput, SnapshotSummaryView, SnapshotView } from "../../shared/snapshot-schemas";
-import { toPathText } from "./byte-path";
+import { toPathText } from "../../lib/files/byte-path";
 import type { GitRunner } from "./git-repo";
 import { createKeyedLock } from "../locks/keyed-lock";
 import { readManifest, type Manifest } from "./manifest";

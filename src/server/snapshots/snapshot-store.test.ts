@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, listTree, mkfifo, p, symlink, utf8, write } from "../../../test/support/file-trees";
 import { tempDir } from "../../../test/support/temp";
-import { displayPath } from "./byte-path";
+import { displayPath } from "../../lib/files/byte-path";
 import { snapshotDir } from "./manifest";
 import { openSnapshotContent } from "./snapshot-content";
 import { DEFAULT_SNAPSHOT_LIMITS } from "./snapshot-limits";

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AppError } from "../errors/app-error";
-import { bytesOf, displayPath, toFsPath, type BytePath } from "./byte-path";
-import type { ExclusionCategory } from "./exclusion-rules";
-import { FileTooLargeError, NotRegularFileError, readRegularFileSync, sha256Of } from "./file-read";
+import { bytesOf, displayPath, toFsPath, type BytePath } from "../../lib/files/byte-path";
+import type { ExclusionCategory } from "../../lib/files/exclusion-rules";
+import { FileTooLargeError, NotRegularFileError, readRegularFileSync, sha256Of } from "../../lib/files/file-read";
 import { createPackWriter, gitObjectId, type PackWriter } from "./git-pack";
 import { commitObject, runSystemGit, writeIndex, writeRepositoryFiles, writeTrees, type GitRunner } from "./git-repo";
 import {
@@ -18,8 +18,8 @@ import {
   type ManifestEntry,
 } from "./manifest";
 import { checkSnapshotLimits, DEFAULT_SNAPSHOT_LIMITS, type SnapshotLimits } from "./snapshot-limits";
-import { walkTree, type WalkResult } from "./tree-walker";
-import { createYielder } from "./yielder";
+import { walkTree, type WalkResult } from "../../lib/files/tree-walker";
+import { createYielder } from "../../lib/files/yielder";
 
 /**
  * Freezes a project directory into <dataDir>/snapshots/<id>/:

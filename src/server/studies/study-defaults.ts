@@ -1,8 +1,8 @@
 import { AppError } from "../errors/app-error";
 import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { ProjectQueries } from "../projects/projects.queries";
-import { displayPath } from "../snapshots/byte-path";
-import { walkTree } from "../snapshots/tree-walker";
+import { displayPath } from "../../lib/files/byte-path";
+import { walkTree } from "../../lib/files/tree-walker";
 import type { ProjectFileView, StudyDefaultsView } from "../../shared/study-schemas";
 
 const MAX_DEFAULT_CONCURRENCY = 8;

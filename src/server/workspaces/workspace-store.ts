@@ -4,11 +4,11 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { ancestorsOf, bytesOf, toFsPath, type BytePath } from "../snapshots/byte-path";
+import { ancestorsOf, bytesOf, toFsPath, type BytePath } from "../../lib/files/byte-path";
 import { SNAPSHOT_BRANCH } from "../snapshots/git-repo";
 import { readManifest, snapshotDir, type Manifest } from "../snapshots/manifest";
 import { openSnapshotContent } from "../snapshots/snapshot-content";
-import { createYielder } from "../snapshots/yielder";
+import { createYielder } from "../../lib/files/yielder";
 
 /**
  * A workspace is a private, writable copy of a snapshot for one run:
