@@ -6,7 +6,8 @@ import { redisUrlFor, tempDir } from "../test/support/temp";
 import { agentRunJob } from "../src/server/jobs/agent-jobs";
 import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
 import { startMockModel, type MockModelServer } from "../src/server/mock-model/mock-model-server";
-import { connectRedis, queueConnection } from "../src/server/redis/connection";
+import { connectRedis } from "../src/server/redis/connection";
+import { queueConnection } from "../src/server/jobs/queue-connection";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
 import { startWorker, type RunningWorker } from "./main";
 

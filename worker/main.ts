@@ -3,7 +3,8 @@ import os from "node:os";
 import { Worker } from "bullmq";
 import { publishEvent, type EventInput } from "../src/server/events/event-stream";
 import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
-import { connectRedis, queueConnection } from "../src/server/redis/connection";
+import { connectRedis } from "../src/server/redis/connection";
+import { queueConnection } from "../src/server/jobs/queue-connection";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
 import {
   HEARTBEAT_INTERVAL_MS,

@@ -1,16 +1,15 @@
 import os from "node:os";
-import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Db } from "./db/client";
 import { createAccessService, type AccessService } from "./access/access-service";
 import { createViewerLinkQueries } from "./access/viewer-links.queries";
 import { createEventQueries, type EventQueries } from "./events/events.queries";
-import { QUEUE_NAME } from "./jobs/job-catalog";
+import { createJobQueue } from "./jobs/job-queue";
 import { createProjectQueries } from "./projects/projects.queries";
 import { createProjectService, type ProjectService } from "./projects/project-service";
 import { removeProject } from "./projects/project-removal";
 import { createRemovalJournal } from "./storage/removal-journal";
-import { connectRedis, queueConnection } from "./redis/connection";
+import { connectRedis } from "./redis/connection";
 import type { ContainerRuntime } from "./runtime/docker-runtime";
 import { createSystemService, type SystemService } from "./system/system-service";
 import { createEnvironmentQueries } from "./environments/environments.queries";
@@ -68,9 +67,7 @@ export interface AppServicesOptions {
 /** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
 export function createAppServices(options: AppServicesOptions): AppServices {
   const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web" });
-  const connection = queueConnection(options.redisUrl);
-  const queue = new Queue(QUEUE_NAME, { connection });
-  const queueEvents = new QueueEvents(QUEUE_NAME, { connection });
+  const queue = createJobQueue({ redisUrl: options.redisUrl });
   const events = createEventQueries(options.db);
   const projectQueries = createProjectQueries(options.db);
   const snapshotQueries = createSnapshotQueries(options.db);
@@ -181,12 +178,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       dataDir: options.dataDir,
       events,
       queue,
-      queueEvents,
     }),
     async close() {
       if (buildSweep) clearInterval(buildSweep);
       await sweeper.stop();
-      await queueEvents.close();
       await queue.close();
       redis.disconnect();
     },

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Queue } from "bullmq";
+import type { JobQueue } from "../jobs/job-queue";
 import { AppError } from "../errors/app-error";
 import type { InvariantEvent } from "../../shared/event-catalog";
 import { prepareEnvironmentJob, removeEnvironmentImageJob, type PrepareEnvironmentJob } from "../jobs/environment-jobs";
@@ -13,7 +13,7 @@ export const DEFAULT_PREPARE_TIMEOUT_MS = 30 * 60 * 1000;
 export interface EnvironmentServiceDeps {
   environments: EnvironmentQueries;
   projects: ProjectQueries;
-  queue: Queue;
+  queue: JobQueue;
   dataDir: string;
   /** The global default base image (INVARIANT_BASE_IMAGE); a project's own setting wins. */
   defaultBaseImage: string;
@@ -70,7 +70,7 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
       imageRepository: imageRepository(p.id),
     });
     const [repository = "", tag = ""] = created.imageTag.split(":");
-    const job: PrepareEnvironmentJob = prepareEnvironmentJob.schema.parse({
+    const job: PrepareEnvironmentJob = {
       projectId: p.id,
       versionId: created.id,
       kind: input.kind,
@@ -81,13 +81,13 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
       network: p.networkMode,
       limits: { cpus: p.cpus, memoryBytes: p.memoryBytes, swapBytes: p.swapBytes, pids: p.pids },
       timeoutMs: deps.prepareTimeoutMs ?? DEFAULT_PREPARE_TIMEOUT_MS,
-    });
+    };
     try {
-      await deps.queue.add(prepareEnvironmentJob.name, job, {
+      await deps.queue.enqueue({
+        job: prepareEnvironmentJob,
+        data: job,
         jobId: `environment-${created.id}`,
-        removeOnComplete: 100,
-        removeOnFail: 100,
-        attempts: 1,
+        keep: 100,
       });
     } catch (error) {
       await deps.environments.remove(created.id); // nothing half-made stays behind
@@ -167,11 +167,7 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
       }
       await deps.environments.remove(versionId);
       if (v.status === "ready")
-        await deps.queue.add(
-          removeEnvironmentImageJob.name,
-          { reference: v.imageTag },
-          { removeOnComplete: 100, removeOnFail: 100 },
-        );
+        await deps.queue.enqueue({ job: removeEnvironmentImageJob, data: { reference: v.imageTag }, keep: 100 });
       return { id: versionId };
     },
 
@@ -191,11 +187,11 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
       const swept: string[] = [];
       for (const building of await deps.environments.allBuilding()) {
         const jobId = `environment-${building.id}`;
-        const state = await deps.queue.getJobState(jobId);
-        if (state !== "failed" && state !== "unknown") continue;
+        const state = await deps.queue.state(jobId);
+        if (state !== "failed" && state !== "missing") continue;
         const reason =
           state === "failed"
-            ? ((await deps.queue.getJob(jobId))?.failedReason ?? "its worker stopped")
+            ? ((await deps.queue.failedReason(jobId)) ?? "its worker stopped")
             : "its job is gone from the queue (was Redis reset?)";
         const finished = await deps.environments.finish(building.id, {
           status: "failed",

@@ -1,4 +1,3 @@
-import type { ConnectionOptions } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
 
 /**
@@ -54,9 +53,4 @@ export async function probeRedis(options: { url: string; timeoutMs?: number }): 
   } finally {
     client.disconnect();
   }
-}
-
-/** Connection options for BullMQ queues, workers and queue events (BullMQ declares its own option type). */
-export function queueConnection(url: string): ConnectionOptions {
-  return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null } as ConnectionOptions;
 }

@@ -1,5 +1,5 @@
 import fsp from "node:fs/promises";
-import type { Queue } from "bullmq";
+import type { JobQueue } from "../jobs/job-queue";
 import type { Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
 import { publishEvent, type EventInput } from "../events/event-stream";
@@ -34,7 +34,7 @@ export interface StudyServiceDeps {
   snapshots: Pick<SnapshotService, "create">;
   runtime: Pick<ContainerRuntime, "inspectImage" | "listManagedContainers" | "removeContainer">;
   journal: RemovalJournal;
-  queue: Queue;
+  queue: JobQueue;
   redis: Redis;
   dataDir: string;
   host: { cpus: number; memoryBytes: number };
@@ -142,9 +142,10 @@ export function createStudyService(deps: StudyServiceDeps) {
       });
       try {
         const testFiles = await storeTestFiles({ dataDir: deps.dataDir, studyId, files });
-        await deps.queue.add(
-          studyPreflightJob.name,
-          studyPreflightJob.schema.parse({
+        await deps.queue.enqueue({
+          job: studyPreflightJob,
+          jobId: preflightJobId(studyId),
+          data: {
             studyId,
             projectId: project.id,
             snapshotId: snapshot.id,
@@ -155,9 +156,8 @@ export function createStudyService(deps: StudyServiceDeps) {
             network: project.networkMode,
             limits: projectLimits,
             evalTimeoutMs: input.evalTimeoutSec * 1000,
-          }),
-          { jobId: preflightJobId(studyId), removeOnComplete: 1000, removeOnFail: 1000, attempts: 1 },
-        );
+          },
+        });
       } catch (error) {
         // nothing half-made stays behind
         await deps.studies.deleteStudy(studyId);
@@ -181,7 +181,7 @@ export function createStudyService(deps: StudyServiceDeps) {
         const found = await study(studyId);
         const reason = `Stopped by ${by}.`;
         if (found.state === "preflight") {
-          await deps.queue.remove(preflightJobId(studyId)).catch(() => 0);
+          await deps.queue.remove(preflightJobId(studyId));
           await deps.studies.setStudyState({ studyId, from: ["preflight"], to: "stopped", finishedAt: now() });
         } else if (found.state === "running" || found.state === "stopping") {
           await deps.studies.setStudyState({ studyId, from: ["running"], to: "stopping" });
@@ -198,10 +198,8 @@ export function createStudyService(deps: StudyServiceDeps) {
             (await deps.studies.trialsOf(studyId)).filter((row) => row.enqueuedAt).map((row) => row.id),
           );
           for (const trial of open.filter((candidate) => candidate.state === "queued")) {
-            const removed = await deps.queue
-              .remove(trialJobId({ trialId: trial.id, attempt: trial.attempt }))
-              .catch(() => 0);
-            if (removed === 1 || !enqueued.has(trial.id)) cancelled.push(trial.id);
+            const removed = await deps.queue.remove(trialJobId({ trialId: trial.id, attempt: trial.attempt }));
+            if (removed || !enqueued.has(trial.id)) cancelled.push(trial.id);
           }
           await deps.studies.endTrials({
             trialIds: cancelled,

@@ -1,4 +1,4 @@
-import type { Queue } from "bullmq";
+import type { JobQueue } from "../jobs/job-queue";
 import { trialJobId, trialRunJob, type TrialRunJob } from "../jobs/study-jobs";
 import { createKeyedLock } from "../locks/keyed-lock";
 import type { TestFileView } from "../../shared/study-schemas";
@@ -12,7 +12,7 @@ import type { StudyQueries } from "./studies.queries";
  */
 export function createTrialDispatcher(deps: {
   studies: StudyQueries;
-  queue: Queue;
+  queue: JobQueue;
   log: (message: string) => void;
   clock: () => Date;
 }) {
@@ -67,11 +67,10 @@ export function createTrialDispatcher(deps: {
           const trial = await deps.studies.trialForJob(trialId);
           if (!trial) continue;
           try {
-            await deps.queue.add(trialRunJob.name, jobFor(trial), {
+            await deps.queue.enqueue({
+              job: trialRunJob,
+              data: jobFor(trial),
               jobId: trialJobId({ trialId, attempt: trial.attempt }),
-              removeOnComplete: 1000,
-              removeOnFail: 1000,
-              attempts: 1,
             });
             await deps.studies.markEnqueued(trialId, deps.clock());
             queued += 1;

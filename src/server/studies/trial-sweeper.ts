@@ -1,4 +1,4 @@
-import type { Queue } from "bullmq";
+import type { JobQueue } from "../jobs/job-queue";
 import type { EventInput } from "../events/event-stream";
 import { preflightJobId, trialJobId } from "../jobs/study-jobs";
 import { LABEL } from "../runtime/container-spec";
@@ -8,7 +8,7 @@ import type { TrialDispatcher } from "./trial-dispatcher";
 
 export interface TrialSweeperDeps {
   studies: StudyQueries;
-  queue: Queue;
+  queue: JobQueue;
   runtime: Pick<ContainerRuntime, "listManagedContainers" | "removeContainer">;
   liveWorkers: () => Promise<{ id: string }[]>;
   dispatcher: TrialDispatcher;
@@ -40,8 +40,7 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
   }
 
   async function failedReason(jobId: string): Promise<string | null> {
-    const job = await deps.queue.getJob(jobId);
-    return job?.failedReason ? job.failedReason : null;
+    return (await deps.queue.failedReason(jobId)) || null;
   }
 
   async function sweep(): Promise<{ interrupted: string[]; requeued: string[]; refused: string[] }> {
@@ -52,7 +51,7 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
     for (const trial of await deps.studies.activeTrials()) {
       const jobId = trialJobId({ trialId: trial.id, attempt: trial.attempt });
       if (trial.state === "queued") {
-        const state = await deps.queue.getJobState(jobId);
+        const state = await deps.queue.state(jobId);
         if (state === "failed") {
           const reason = `Interrupted before it started: ${(await failedReason(jobId)) ?? "its worker stopped"}. Retry it to run it again.`;
           const ended = await deps.studies.endTrials({
@@ -63,7 +62,7 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
             onlyStates: ["queued"],
           });
           interrupted.push(...ended);
-        } else if (state === "unknown") {
+        } else if (state === "missing") {
           await deps.studies.clearEnqueued(trial.id);
           requeued.push(trial.id);
         } else continue;
@@ -72,7 +71,7 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
       }
       if (trial.workerId && live.has(trial.workerId)) {
         // the worker is alive; a job that failed outside the trial's own error handling still ends the trial
-        if ((await deps.queue.getJobState(jobId)) !== "failed") continue;
+        if ((await deps.queue.state(jobId)) !== "failed") continue;
         const reason = `The worker failed this trial: ${(await failedReason(jobId)) ?? "unknown error"}.`;
         interrupted.push(
           ...(await deps.studies.endTrials({
@@ -102,7 +101,7 @@ export function createTrialSweeper(deps: TrialSweeperDeps) {
 
     const refused: string[] = [];
     for (const studyId of await deps.studies.studiesInStates(["preflight"])) {
-      const state = await deps.queue.getJobState(preflightJobId(studyId));
+      const state = await deps.queue.state(preflightJobId(studyId));
       if (state !== "failed") continue;
       const reason = (await failedReason(preflightJobId(studyId))) ?? "its worker stopped";
       const changed = await deps.studies.recordPreflight(

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Queue, QueueEvents } from "bullmq";
+import type { JobQueue } from "../jobs/job-queue";
 import { AppError } from "../errors/app-error";
 import { runDoctor, type DoctorReport } from "../diagnostics/doctor";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
@@ -13,8 +13,7 @@ export interface SystemServiceDeps {
   redisUrl: string;
   dataDir: string;
   events: EventQueries;
-  queue: Queue;
-  queueEvents: QueueEvents;
+  queue: JobQueue;
   clock?: () => Date;
 }
 
@@ -35,14 +34,12 @@ export function createSystemService(deps: SystemServiceDeps) {
           message: "No worker is online. Start one with `invariant-web worker`, or restart invariant-web.",
         });
       }
-      const data = selfcheckJob.schema.parse({ requestedAt: clock().toISOString() });
-      const job = await deps.queue.add(selfcheckJob.name, data, {
-        removeOnComplete: 100,
-        removeOnFail: 100,
-        attempts: 1,
-      });
       try {
-        return selfcheckJob.result.parse(await job.waitUntilFinished(deps.queueEvents, options.timeoutMs ?? 30_000));
+        return await deps.queue.runAndWait({
+          job: selfcheckJob,
+          data: { requestedAt: clock().toISOString() },
+          timeoutMs: options.timeoutMs ?? 30_000,
+        });
       } catch (error) {
         throw new AppError({
           code: "INTERNAL_SERVER_ERROR",

@@ -1,0 +1,81 @@
+import { Queue, QueueEvents } from "bullmq";
+import type { z } from "zod";
+import { queueConnection } from "./queue-connection";
+import { QUEUE_NAME, type JobDefinition } from "./job-catalog";
+
+/** What the web side asks of the job queue; BullMQ stays behind it (only this folder and worker/ import bullmq). */
+export interface JobQueue {
+  /**
+   * Parses `data` with the job's schema (the worker parses with the same one) and queues it. With a `jobId`,
+   * queueing the same id again is a no-op. Finished jobs are kept for a while (`keep`, default 1000) so the
+   * sweepers can still read their state; a job runs once (no automatic retries).
+   */
+  enqueue<S extends z.ZodType, R extends z.ZodType>(options: {
+    job: JobDefinition<S, R>;
+    data: z.input<S>;
+    jobId?: string;
+    keep?: number;
+  }): Promise<{ id: string }>;
+  /** Queues a job and waits for its result, parsed with the job's result schema. */
+  runAndWait<S extends z.ZodType, R extends z.ZodType>(options: {
+    job: JobDefinition<S, R>;
+    data: z.input<S>;
+    timeoutMs: number;
+  }): Promise<z.output<R>>;
+  /** A job's state, or "missing" once it is gone from the queue. */
+  state(jobId: string): Promise<JobState>;
+  /** Why a failed job failed, or null. */
+  failedReason(jobId: string): Promise<string | null>;
+  /** Removes a job that has not started; resolves to whether it was removed. */
+  remove(jobId: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type JobState = "waiting" | "delayed" | "prioritized" | "active" | "completed" | "failed" | "missing";
+
+export function createJobQueue(options: { redisUrl: string }): JobQueue {
+  const connection = queueConnection(options.redisUrl);
+  const queue = new Queue(QUEUE_NAME, { connection });
+  const queueEvents = new QueueEvents(QUEUE_NAME, { connection });
+
+  async function add<S extends z.ZodType, R extends z.ZodType>(
+    job: JobDefinition<S, R>,
+    data: unknown,
+    keep: number,
+    jobId?: string,
+  ) {
+    const parsed = job.schema.parse(data);
+    return queue.add(job.name, parsed, {
+      ...(jobId ? { jobId } : {}),
+      removeOnComplete: keep,
+      removeOnFail: keep,
+      attempts: 1,
+    });
+  }
+
+  return {
+    async enqueue({ job, data, jobId, keep }) {
+      const added = await add(job, data, keep ?? 1000, jobId);
+      return { id: added.id ?? jobId ?? "" };
+    },
+    async runAndWait({ job, data, timeoutMs }) {
+      const added = await add(job, data, 100);
+      return job.result.parse(await added.waitUntilFinished(queueEvents, timeoutMs)) as z.output<typeof job.result>;
+    },
+    async state(jobId) {
+      const state = await queue.getJobState(jobId);
+      if (state === "unknown") return "missing";
+      return state === "waiting-children" ? "waiting" : state;
+    },
+    async failedReason(jobId) {
+      return (await queue.getJob(jobId))?.failedReason ?? null;
+    },
+    async remove(jobId) {
+      return (await queue.remove(jobId).catch(() => 0)) === 1;
+    },
+    async close() {
+      await queueEvents.close();
+      await queue.close();
+    },
+  };
+}
