@@ -4,6 +4,7 @@ import { stopRun } from "../src/server/agents/agent-run";
 import { startGatewaySocket, type GatewaySocket } from "../src/server/agents/gateway-socket";
 import { resolveGatewayCredential } from "../src/server/gateway/gateway-credentials";
 import { startModelGateway, type ModelGateway } from "../src/server/gateway/model-gateway";
+import { dataDirPaths } from "../src/server/storage/data-dir";
 
 export interface ModelGatewayConfig {
   openaiApiKey: string | null;
@@ -35,7 +36,7 @@ export async function startGatewayHost(options: {
       stopRun(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
     log: options.log,
   });
-  let socketPath = path.join(options.dataDir, "gateway", `${options.workerId}.sock`);
+  let socketPath = dataDirPaths(options.dataDir).gatewaySocket(options.workerId);
   if (Buffer.byteLength(socketPath) > 100)
     socketPath = path.join(fs.mkdtempSync("/tmp/invariant-gateway-"), "gateway.sock");
   const socket = await startGatewaySocket({ socketPath, gateway });

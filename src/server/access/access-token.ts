@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
-import path from "node:path";
+import { dataDirPaths } from "../storage/data-dir";
 
+/** @deprecated Only until src/cli/dashboard-client.ts reads `dataDirPaths(dataDir).accessTokenFile`. */
 export const ACCESS_TOKEN_FILE = "access-token";
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,128}$/;
 
@@ -25,7 +26,7 @@ export function tokensEqual(a: string, b: string): boolean {
  * because the admin's open sessions would stop working without explanation).
  */
 export function loadOrCreateAccessToken(options: { dataDir: string }): string {
-  const file = path.join(options.dataDir, ACCESS_TOKEN_FILE);
+  const file = dataDirPaths(options.dataDir).accessTokenFile;
   try {
     const token = fs.readFileSync(file, "utf8").trim();
     if (!TOKEN_PATTERN.test(token)) {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { probeRedis } from "./connection";
 import { isProcessAlive } from "../system/process-alive";
+import { dataDirPaths } from "../storage/data-dir";
 
 export const REDIS_INSTALL_HINT =
   "invariant-web needs Redis. Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis) so redis-server is on PATH, or pass --redis-url redis://HOST:PORT (env REDIS_URL).";
@@ -39,51 +40,40 @@ async function stopLeftover(pidFile: string): Promise<void> {
   for (let i = 0; i < 100 && isProcessAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-/**
- * Starts a Redis owned by the launcher: unix socket and AOF in `<dataDir>/redis`, no TCP port,
- * so queued work survives restarts and nothing else on the host can reach it.
- */
-export async function startPrivateRedis(options: { dataDir: string; redisServer?: string }): Promise<PrivateRedis> {
-  const binary = options.redisServer ?? findRedisServer();
-  if (!binary) throw new Error(REDIS_INSTALL_HINT);
-  const dir = path.join(options.dataDir, "redis");
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const pidFile = path.join(dir, "redis.pid");
-  await stopLeftover(pidFile);
-  let socket = path.join(dir, "redis.sock");
-  if (Buffer.byteLength(socket) > 100) {
-    // unix socket paths are limited to ~107 bytes; use a short private directory instead
-    const short = fs.mkdtempSync("/tmp/invariant-redis-");
-    socket = path.join(short, "redis.sock");
-  }
-  fs.rmSync(socket, { force: true });
-  const logFile = path.join(dir, "redis.log");
-  const child: ChildProcess = spawn(
-    binary,
-    [
-      "--port",
-      "0",
-      "--unixsocket",
-      socket,
-      "--unixsocketperm",
-      "700",
-      "--dir",
-      dir,
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      "everysec",
-      "--save",
-      "",
-      "--pidfile",
-      pidFile,
-      "--logfile",
-      logFile,
-      "--daemonize",
-      "no",
-    ],
-    { stdio: "ignore" },
-  );
+/** The socket path: under the data dir, or a short private directory when that path is too long for a socket. */
+function socketPath(preferred: string): string {
+  // unix socket paths are limited to ~107 bytes
+  if (Buffer.byteLength(preferred) <= 100) return preferred;
+  return path.join(fs.mkdtempSync("/tmp/invariant-redis-"), "redis.sock");
+}
+
+function redisArguments(options: { socket: string; dir: string; pidFile: string; logFile: string }): string[] {
+  return [
+    "--port",
+    "0",
+    "--unixsocket",
+    options.socket,
+    "--unixsocketperm",
+    "700",
+    "--dir",
+    options.dir,
+    "--appendonly",
+    "yes",
+    "--appendfsync",
+    "everysec",
+    "--save",
+    "",
+    "--pidfile",
+    options.pidFile,
+    "--logfile",
+    options.logFile,
+    "--daemonize",
+    "no",
+  ];
+}
+
+/** Resolves with the exit code (null if it could not be spawned; then `spawnError()` says why). */
+function watchExit(child: ChildProcess): { exited: Promise<number | null>; spawnError: () => Error | null } {
   let spawnError: Error | null = null;
   const exited = new Promise<number | null>((resolve) => {
     child.once("exit", (code) => resolve(code));
@@ -92,32 +82,55 @@ export async function startPrivateRedis(options: { dataDir: string; redisServer?
       resolve(null);
     });
   });
-  const url = `unix://${socket}`;
+  return { exited, spawnError: () => spawnError };
+}
+
+/** Waits up to 10 s for the child to answer on `url` and returns its pid; throws if it exits first or never answers. */
+async function waitUntilListening(options: {
+  url: string;
+  binary: string;
+  logFile: string;
+  child: ChildProcess;
+  exit: ReturnType<typeof watchExit>;
+}): Promise<number> {
   const deadline = Date.now() + 10_000;
-  let started = false;
   while (Date.now() < deadline) {
     const exitCode = await Promise.race([
-      exited,
+      options.exit.exited,
       new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 50)),
     ]);
     if (exitCode !== "waiting") {
-      if (spawnError)
-        throw new Error(`Could not run ${binary}: ${(spawnError as Error).message}. ${REDIS_INSTALL_HINT}`);
-      throw new Error(`redis-server exited with code ${String(exitCode)} while starting; see ${logFile}.`);
+      const spawnError = options.exit.spawnError();
+      if (spawnError) throw new Error(`Could not run ${options.binary}: ${spawnError.message}. ${REDIS_INSTALL_HINT}`);
+      throw new Error(`redis-server exited with code ${String(exitCode)} while starting; see ${options.logFile}.`);
     }
     try {
-      await probeRedis({ url, timeoutMs: 500 });
-      started = true;
-      break;
+      await probeRedis({ url: options.url, timeoutMs: 500 });
+      if (options.child.pid !== undefined) return options.child.pid;
     } catch {
       // not listening yet
     }
   }
-  if (!started || child.pid === undefined) {
-    child.kill("SIGKILL");
-    throw new Error(`redis-server did not start within 10 s; see ${logFile}.`);
-  }
-  const pid = child.pid;
+  options.child.kill("SIGKILL");
+  throw new Error(`redis-server did not start within 10 s; see ${options.logFile}.`);
+}
+
+/**
+ * Starts a Redis owned by the launcher: unix socket and AOF in `<dataDir>/redis`, no TCP port,
+ * so queued work survives restarts and nothing else on the host can reach it.
+ */
+export async function startPrivateRedis(options: { dataDir: string; redisServer?: string }): Promise<PrivateRedis> {
+  const binary = options.redisServer ?? findRedisServer();
+  if (!binary) throw new Error(REDIS_INSTALL_HINT);
+  const files = dataDirPaths(options.dataDir).redis;
+  fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+  await stopLeftover(files.pidFile);
+  const socket = socketPath(files.socket);
+  fs.rmSync(socket, { force: true });
+  const child: ChildProcess = spawn(binary, redisArguments({ ...files, socket }), { stdio: "ignore" });
+  const exit = watchExit(child);
+  const url = `unix://${socket}`;
+  const pid = await waitUntilListening({ url, binary, logFile: files.logFile, child, exit });
   return {
     url,
     pid,
@@ -125,7 +138,7 @@ export async function startPrivateRedis(options: { dataDir: string; redisServer?
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM"); // redis flushes the AOF and exits
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
+      await exit.exited;
       clearTimeout(timer);
     },
   };

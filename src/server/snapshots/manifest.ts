@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
+import { dataDirPaths } from "../storage/data-dir";
 import { bytesOf, fromPathText, toPathText, unsafePathReason, type BytePath } from "../../lib/files/byte-path";
 import type { ExclusionCategory } from "../../lib/files/exclusion-rules";
 import type { SpecialKind } from "../../lib/files/tree-walker";
@@ -50,7 +50,6 @@ export interface Manifest {
 }
 
 export const MANIFEST_FORMAT = "invariant-snapshot/1";
-export const MANIFEST_FILE = "manifest.json";
 
 const pathTextSchema = { path: z.string(), pathBytes: z.string().optional() };
 const entrySchema = z.object({
@@ -191,25 +190,10 @@ export function parseManifest(text: string): Manifest {
   };
 }
 
-export function snapshotsDir(dataDir: string): string {
-  return path.join(dataDir, "snapshots");
-}
-
-export function snapshotDir(dataDir: string, snapshotId: string): string {
-  if (!/^[0-9a-f]{64}$/.test(snapshotId))
-    throw new AppError({ code: "BAD_REQUEST", message: `"${snapshotId}" is not a snapshot id (64 hex digits).` });
-  return path.join(snapshotsDir(dataDir), snapshotId);
-}
-
-/** The pack holding every file's content and the git objects. */
-export function packPath(dataDir: string, manifest: Pick<Manifest, "id" | "pack">): string {
-  return path.join(snapshotDir(dataDir, manifest.id), "git", "objects", "pack", `${manifest.pack}.pack`);
-}
-
 export async function readManifest(options: { dataDir: string; snapshotId: string }): Promise<Manifest> {
   let text: string;
   try {
-    text = await fs.readFile(path.join(snapshotDir(options.dataDir, options.snapshotId), MANIFEST_FILE), "utf8");
+    text = await fs.readFile(dataDirPaths(options.dataDir).snapshot(options.snapshotId).manifest, "utf8");
   } catch {
     throw new AppError({
       code: "NOT_FOUND",

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, listTree, mkfifo, p, symlink, utf8, write } from "../../../test/support/file-trees";
 import { tempDir } from "../../../test/support/temp";
 import { displayPath } from "../../lib/files/byte-path";
-import { snapshotDir } from "./manifest";
+import { dataDirPaths } from "../storage/data-dir";
 import { openSnapshotContent } from "./snapshot-content";
 import { DEFAULT_SNAPSHOT_LIMITS } from "./snapshot-limits";
 import { createSnapshot } from "./snapshot-store";
@@ -130,7 +130,7 @@ describe("a snapshot", () => {
   it("is a git repository whose single commit is the snapshot", async () => {
     const dataDir = tempDir("snap-data");
     const { manifest } = await createSnapshot({ projectRoot: project, projectId: "p1", dataDir });
-    const gitDir = path.join(snapshotDir(dataDir, manifest.id), "git");
+    const gitDir = dataDirPaths(dataDir).snapshot(manifest.id).git;
     git(dataDir, ["--git-dir", gitDir, "fsck", "--strict", "--no-dangling"]);
     expect(git(dataDir, ["--git-dir", gitDir, "rev-list", "--count", "HEAD"]).trim()).toBe("1");
     expect(git(dataDir, ["--git-dir", gitDir, "rev-parse", "HEAD"]).trim()).toBe(manifest.commit);

@@ -7,16 +7,14 @@ import { FileTooLargeError, NotRegularFileError, readRegularFileSync, sha256Of }
 import { createPackWriter, gitObjectId, type PackWriter } from "./git-pack";
 import { commitObject, runSystemGit, writeIndex, writeRepositoryFiles, writeTrees, type GitRunner } from "./git-repo";
 import {
-  MANIFEST_FILE,
   MANIFEST_FORMAT,
   readManifest,
   serializeManifest,
-  snapshotDir,
   snapshotIdOf,
-  snapshotsDir,
   type Manifest,
   type ManifestEntry,
 } from "./manifest";
+import { dataDirPaths, snapshotPaths } from "../storage/data-dir";
 import { checkSnapshotLimits, DEFAULT_SNAPSHOT_LIMITS, type SnapshotLimits } from "./snapshot-limits";
 import { walkTree, type WalkResult } from "../../lib/files/tree-walker";
 import { createYielder } from "../../lib/files/yielder";
@@ -80,7 +78,7 @@ function summarizeExclusions(walk: WalkResult): Manifest["excluded"] {
 }
 
 function hasManifest(dir: string): boolean {
-  return fs.existsSync(path.join(dir, MANIFEST_FILE));
+  return fs.existsSync(snapshotPaths(dir).manifest);
 }
 
 /** Reads, hashes and packs every walked entry, in path order. */
@@ -141,18 +139,20 @@ export async function createSnapshot(options: CreateSnapshotOptions): Promise<Sn
   const skipped = walk.skipped.map((item) => ({ path: item.path, kind: item.kind }));
   const excluded = summarizeExclusions(walk);
 
-  fs.mkdirSync(snapshotsDir(options.dataDir), { recursive: true, mode: 0o700 });
-  const temp = fs.mkdtempSync(path.join(snapshotsDir(options.dataDir), ".tmp-"));
-  const gitDir = path.join(temp, "git");
+  const paths = dataDirPaths(options.dataDir);
+  fs.mkdirSync(paths.snapshots, { recursive: true, mode: 0o700 });
+  const temp = fs.mkdtempSync(path.join(paths.snapshots, ".tmp-"));
+  const building = snapshotPaths(temp);
+  const gitDir = building.git;
   let pack: PackWriter | null = null;
   try {
-    fs.mkdirSync(path.join(gitDir, "objects", "pack"), { recursive: true });
-    pack = createPackWriter({ dir: path.join(gitDir, "objects", "pack") });
+    fs.mkdirSync(building.packDir, { recursive: true });
+    pack = createPackWriter({ dir: building.packDir });
     const writer = pack;
     const entries = await packEntries({ root: options.projectRoot, walk, pack: writer, limits });
 
     const id = snapshotIdOf({ projectId: options.projectId, entries });
-    const finalDir = snapshotDir(options.dataDir, id);
+    const finalDir = paths.snapshot(id).dir;
     if (hasManifest(finalDir)) {
       const stored = await readManifest({ dataDir: options.dataDir, snapshotId: id });
       return { manifest: { ...stored, skipped, excluded }, reused: true, dir: finalDir };
@@ -176,7 +176,7 @@ export async function createSnapshot(options: CreateSnapshotOptions): Promise<Sn
       skipped,
       excluded,
     };
-    fs.writeFileSync(path.join(temp, MANIFEST_FILE), serializeManifest(manifest), { mode: 0o644 });
+    fs.writeFileSync(building.manifest, serializeManifest(manifest), { mode: 0o644 });
     // a directory without a manifest is the leftover of an interrupted rename: replace it
     if (!hasManifest(finalDir)) fs.rmSync(finalDir, { recursive: true, force: true });
     try {
@@ -200,5 +200,5 @@ export async function createSnapshot(options: CreateSnapshotOptions): Promise<Sn
 
 /** Deletes a snapshot's files (its database row is the caller's business). Workspaces made from it lose their git objects. */
 export function deleteSnapshotFiles(options: { dataDir: string; snapshotId: string }): void {
-  fs.rmSync(snapshotDir(options.dataDir, options.snapshotId), { recursive: true, force: true });
+  fs.rmSync(dataDirPaths(options.dataDir).snapshot(options.snapshotId).dir, { recursive: true, force: true });
 }

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { LABEL } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { removeTree, removeWorkspace } from "../workspaces/workspace-store";
+import { dataDirPaths } from "./data-dir";
 
 /**
  * Removing what a deleted study or project left on disk and in Docker, crash-safely. What must go is
@@ -42,87 +43,105 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function createRemovalJournal(deps: RemovalJournalDeps) {
-  const dir = path.join(deps.dataDir, "deletions");
-  const fileOf = (owner: Removal["owner"]) => path.join(dir, `${owner.kind}-${owner.id}.json`);
-
-  /** Removes what a journal lists; returns what could not be removed yet. Every step is idempotent. */
-  async function sweep(removal: Removal): Promise<string[]> {
-    const leftovers: string[] = [];
-    for (const imageId of removal.imageIds) {
-      try {
-        const image = await deps.runtime.inspectImage(imageId);
-        if (!image) continue; // gone already
-        // never an image that is not this project's own (a base image, another project's)
-        if (image.labels[LABEL.project] !== removal.projectId) {
-          deps.log(`storage: kept image ${imageId.slice(0, 19)}: it is not labelled as project ${removal.projectId}'s`);
-          continue;
-        }
-        await deps.runtime.removeImage(imageId);
-      } catch (error) {
-        leftovers.push(`image ${imageId.slice(0, 19)}: ${message(error)}`);
+/** Removes the listed images that are the project's own; returns what could not be removed yet. */
+async function removeImages(deps: RemovalJournalDeps, removal: Removal): Promise<string[]> {
+  const leftovers: string[] = [];
+  for (const imageId of removal.imageIds) {
+    try {
+      const image = await deps.runtime.inspectImage(imageId);
+      if (!image) continue; // gone already
+      // never an image that is not this project's own (a base image, another project's)
+      if (image.labels[LABEL.project] !== removal.projectId) {
+        deps.log(`storage: kept image ${imageId.slice(0, 19)}: it is not labelled as project ${removal.projectId}'s`);
+        continue;
       }
+      await deps.runtime.removeImage(imageId);
+    } catch (error) {
+      leftovers.push(`image ${imageId.slice(0, 19)}: ${message(error)}`);
     }
-    for (const workspaceId of removal.workspaceIds) {
-      await removeWorkspace({ dataDir: deps.dataDir, workspaceId }).catch((error: unknown) =>
-        leftovers.push(`workspace ${workspaceId}: ${message(error)}`),
-      );
-    }
-    for (const relative of removal.paths) {
-      await removeTree(path.join(deps.dataDir, relative)).catch((error: unknown) =>
-        leftovers.push(`${relative}: ${message(error)}`),
-      );
-    }
-    if (leftovers.length === 0) await fsp.rm(fileOf(removal.owner), { force: true });
-    return leftovers;
   }
+  return leftovers;
+}
 
+/** Removes what a journal lists, then the journal if all of it went; returns what could not be removed yet. Every step is idempotent. */
+async function sweep(deps: RemovalJournalDeps, removal: Removal): Promise<string[]> {
+  const leftovers = await removeImages(deps, removal);
+  for (const workspaceId of removal.workspaceIds) {
+    await removeWorkspace({ dataDir: deps.dataDir, workspaceId }).catch((error: unknown) =>
+      leftovers.push(`workspace ${workspaceId}: ${message(error)}`),
+    );
+  }
+  for (const relative of removal.paths) {
+    await removeTree(dataDirPaths(deps.dataDir).absolute(relative)).catch((error: unknown) =>
+      leftovers.push(`${relative}: ${message(error)}`),
+    );
+  }
+  if (leftovers.length === 0) await fsp.rm(dataDirPaths(deps.dataDir).deletion(removal.owner), { force: true });
+  return leftovers;
+}
+
+/** Writes the journal file atomically (after dropping any path that would leave the data dir). */
+function writeJournal(deps: RemovalJournalDeps, removal: Removal): Removal {
+  const checked = removalSchema.parse({
+    ...removal,
+    paths: removal.paths.filter((relative) => !path.isAbsolute(relative) && !relative.split(path.sep).includes("..")),
+  });
+  const file = dataDirPaths(deps.dataDir).deletion(checked.owner);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(checked));
+  fs.renameSync(`${file}.tmp`, file);
+  return checked;
+}
+
+/** Finishes one journal left by an earlier process, or drops it if the owner's rows are still there. */
+async function resumeOne(options: {
+  deps: RemovalJournalDeps;
+  file: string;
+  exists: (owner: Removal["owner"]) => Promise<boolean>;
+}): Promise<void> {
+  const { deps, file } = options;
+  let parsed: Removal;
+  try {
+    parsed = removalSchema.parse(JSON.parse(await fsp.readFile(file, "utf8")));
+  } catch {
+    deps.log(`storage: ignoring the unreadable deletion journal ${path.basename(file)}`);
+    return;
+  }
+  if (await options.exists(parsed.owner)) {
+    await fsp.rm(file, { force: true });
+    return;
+  }
+  const leftovers = await sweep(deps, parsed);
+  if (leftovers.length > 0)
+    deps.log(
+      `storage: could not yet remove what the deleted ${parsed.owner.kind} ${parsed.owner.id} left: ${leftovers.join("; ")}`,
+    );
+}
+
+export function createRemovalJournal(deps: RemovalJournalDeps) {
   return {
     /**
      * Journals the removal, runs `deleteRows` (one transaction), then removes the files and images.
      * Returns what could not be removed yet (kept in the journal for the next start).
      */
     async remove(removal: Removal, deleteRows: () => Promise<void>): Promise<string[]> {
-      const checked = removalSchema.parse({
-        ...removal,
-        paths: removal.paths.filter(
-          (relative) => !path.isAbsolute(relative) && !relative.split(path.sep).includes(".."),
-        ),
-      });
-      fs.mkdirSync(dir, { recursive: true });
-      const temp = `${fileOf(checked.owner)}.tmp`;
-      fs.writeFileSync(temp, JSON.stringify(checked));
-      fs.renameSync(temp, fileOf(checked.owner));
+      const checked = writeJournal(deps, removal);
       try {
         await deleteRows();
       } catch (error) {
-        await fsp.rm(fileOf(checked.owner), { force: true }); // nothing was deleted: nothing to finish later
+        // nothing was deleted: nothing to finish later
+        await fsp.rm(dataDirPaths(deps.dataDir).deletion(checked.owner), { force: true });
         throw error;
       }
-      return sweep(checked);
+      return sweep(deps, checked);
     },
 
     /** Finishes removals a crash or a busy resource interrupted; `exists` says whether the owner's rows are still there (then nothing was deleted). */
     async resume(exists: (owner: Removal["owner"]) => Promise<boolean>): Promise<void> {
+      const dir = dataDirPaths(deps.dataDir).deletions;
       const files = await fsp.readdir(dir).catch(() => [] as string[]);
-      for (const file of files.filter((name) => name.endsWith(".json"))) {
-        let parsed: Removal;
-        try {
-          parsed = removalSchema.parse(JSON.parse(await fsp.readFile(path.join(dir, file), "utf8")));
-        } catch {
-          deps.log(`storage: ignoring the unreadable deletion journal ${file}`);
-          continue;
-        }
-        if (await exists(parsed.owner)) {
-          await fsp.rm(path.join(dir, file), { force: true });
-          continue;
-        }
-        const leftovers = await sweep(parsed);
-        if (leftovers.length > 0)
-          deps.log(
-            `storage: could not yet remove what the deleted ${parsed.owner.kind} ${parsed.owner.id} left: ${leftovers.join("; ")}`,
-          );
-      }
+      for (const file of files.filter((name) => name.endsWith(".json")))
+        await resumeOne({ deps, file: path.join(dir, file), exists });
     },
   };
 }

@@ -3,7 +3,9 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error";
-import { MAX_TEST_FILE_BYTES, type TestFileInput, type TestFileView } from "../../shared/study-schemas";
+import { dataDirPaths } from "../storage/data-dir";
+import { MAX_TEST_FILE_BYTES, type TestFileInput } from "../../shared/study-inputs";
+import type { TestFileView } from "../../shared/study-schemas";
 
 /**
  * A study's captured test files: their exact bytes, taken when the study is created, stored by
@@ -11,7 +13,7 @@ import { MAX_TEST_FILE_BYTES, type TestFileInput, type TestFileView } from "../.
  * tree, so an agent that edits or deletes a test cannot weaken the checks.
  */
 export function testFilesDir(options: { dataDir: string; studyId: string }): string {
-  return path.join(options.dataDir, "studies", options.studyId, "test-files");
+  return dataDirPaths(options.dataDir).testFiles(options.studyId);
 }
 
 function sha256(data: Buffer): string {

@@ -1,13 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
+import { dataDirPaths } from "../storage/data-dir";
 
-/** Where a trial's files live: <dataDir>/trials/<trialId>/attempt-<n>/ (log, Codex home, evaluation). */
-export function trialDir(options: { dataDir: string; trialId: string; attempt: number }): string {
-  return path.join(options.dataDir, "trials", options.trialId, `attempt-${options.attempt}`);
-}
-
+/** The full log of one attempt of a trial (see data-dir.ts). */
 export function trialLogPath(options: { dataDir: string; trialId: string; attempt: number }): string {
-  return path.join(trialDir(options), "trial.log");
+  return dataDirPaths(options.dataDir).trialAttempt(options).log;
 }
 
 export interface TrialLog {

@@ -3,7 +3,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { git, listTree, p, read, symlink, utf8, write } from "../../../test/support/file-trees";
 import { tempDir } from "../../../test/support/temp";
-import { snapshotDir, type Manifest } from "../snapshots/manifest";
+import type { Manifest } from "../snapshots/manifest";
+import { dataDirPaths } from "../storage/data-dir";
 import { openSnapshotContent } from "../snapshots/snapshot-content";
 import { createSnapshot } from "../snapshots/snapshot-store";
 import { createWorkspace, readWorkspace, removeWorkspace } from "./workspace-store";
@@ -78,7 +79,7 @@ describe("a workspace", () => {
     expect(read(second.path, "src/app.ts").toString()).toBe("line 1\nline 2\nline 3\n");
     expect(fs.statSync(path.join(second.path, "bin/tool")).mode & 0o777).toBe(0o755);
     expect(fs.readFileSync(path.join(second.path, ".git/objects/info/alternates"), "utf8")).toBe(
-      `${path.join(snapshotDir(dataDir, manifest.id), "git", "objects")}\n`,
+      `${dataDirPaths(dataDir).snapshot(manifest.id).gitObjects}\n`,
     );
     expect(fs.readdirSync(path.join(second.path, ".git/objects/pack"))).toEqual([]);
     git(second.path, ["fsck", "--no-dangling"]);

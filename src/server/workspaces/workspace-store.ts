@@ -6,7 +6,8 @@ import { z } from "zod";
 import { AppError } from "../errors/app-error";
 import { ancestorsOf, bytesOf, toFsPath, type BytePath } from "../../lib/files/byte-path";
 import { SNAPSHOT_BRANCH } from "../snapshots/git-repo";
-import { readManifest, snapshotDir, type Manifest } from "../snapshots/manifest";
+import { readManifest, type Manifest } from "../snapshots/manifest";
+import { dataDirPaths, isWorkspaceId, workspacePaths } from "../storage/data-dir";
 import { openSnapshotContent } from "../snapshots/snapshot-content";
 import { createYielder } from "../../lib/files/yielder";
 
@@ -36,24 +37,6 @@ export interface WorkspaceInfo extends WorkspaceMeta {
 }
 
 const metaSchema = z.object({ id: z.string(), projectId: z.string(), snapshotId: z.string(), createdAt: z.string() });
-const WORKSPACE_ID = /^ws-[0-9a-f]{24}$/;
-const META_FILE = "meta.json";
-const TREE_DIR = "tree";
-
-export function workspacesDir(dataDir: string): string {
-  return path.join(dataDir, "workspaces");
-}
-
-function workspaceDir(dataDir: string, workspaceId: string): string {
-  if (!WORKSPACE_ID.test(workspaceId))
-    throw new AppError({
-      code: "BAD_REQUEST",
-      field: "workspaceId",
-      message: `"${workspaceId}" is not a workspace id (ws- and 24 hex digits).`,
-    });
-  return path.join(workspacesDir(dataDir), workspaceId);
-}
-
 /** Every directory that holds an entry, parents before children. */
 function directoriesOf(manifest: Manifest): BytePath[] {
   const dirs = new Set<BytePath>();
@@ -93,7 +76,7 @@ export async function materializeSnapshot(options: {
     content.close();
   }
   writeWorkspaceGit({
-    snapshotGit: path.join(snapshotDir(dataDir, manifest.id), "git"),
+    snapshotGit: dataDirPaths(dataDir).snapshot(manifest.id).git,
     gitDir: path.join(tree, ".git"),
   });
 }
@@ -116,37 +99,37 @@ export async function createWorkspace(options: {
 }): Promise<WorkspaceInfo> {
   const manifest = await readManifest({ dataDir: options.dataDir, snapshotId: options.snapshotId });
   const id = `ws-${randomBytes(12).toString("hex")}`;
-  await fsp.mkdir(workspacesDir(options.dataDir), { recursive: true, mode: 0o700 });
+  const paths = dataDirPaths(options.dataDir);
+  await fsp.mkdir(paths.workspaces, { recursive: true, mode: 0o700 });
   // built under a temporary name, so a half-made workspace is never visible under its id
-  const temp = path.join(workspacesDir(options.dataDir), `.tmp-${id}`);
+  const temp = workspacePaths(path.join(paths.workspaces, `.tmp-${id}`));
   const meta: WorkspaceMeta = {
     id,
     projectId: manifest.projectId,
     snapshotId: manifest.id,
     createdAt: (options.now?.() ?? new Date()).toISOString(),
   };
+  const final = paths.workspace(id);
   try {
-    await fsp.mkdir(path.join(temp, TREE_DIR), { recursive: true, mode: 0o700 });
-    await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: path.join(temp, TREE_DIR) });
-    await fsp.writeFile(path.join(temp, META_FILE), JSON.stringify(meta));
-    await fsp.rename(temp, workspaceDir(options.dataDir, id));
+    await fsp.mkdir(temp.tree, { recursive: true, mode: 0o700 });
+    await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: temp.tree });
+    await fsp.writeFile(temp.meta, JSON.stringify(meta));
+    await fsp.rename(temp.dir, final.dir);
   } catch (error) {
-    await removeTree(temp);
+    await removeTree(temp.dir);
     throw error;
   }
-  const dir = workspaceDir(options.dataDir, id);
-  return { ...meta, dir, path: path.join(dir, TREE_DIR) };
+  return { ...meta, dir: final.dir, path: final.tree };
 }
 
 /** Ids of every workspace made from one of a project's snapshots (trials', previews'). */
 export async function workspacesOfProject(options: { dataDir: string; projectId: string }): Promise<string[]> {
-  const names = await fsp.readdir(workspacesDir(options.dataDir)).catch(() => [] as string[]);
+  const paths = dataDirPaths(options.dataDir);
+  const names = await fsp.readdir(paths.workspaces).catch(() => [] as string[]);
   const ids: string[] = [];
-  for (const name of names.filter((entry) => WORKSPACE_ID.test(entry))) {
+  for (const name of names.filter(isWorkspaceId)) {
     const meta = metaSchema.safeParse(
-      JSON.parse(
-        await fsp.readFile(path.join(workspacesDir(options.dataDir), name, META_FILE), "utf8").catch(() => "null"),
-      ),
+      JSON.parse(await fsp.readFile(paths.workspace(name).meta, "utf8").catch(() => "null")),
     );
     if (meta.success && meta.data.projectId === options.projectId) ids.push(name);
   }
@@ -154,17 +137,17 @@ export async function workspacesOfProject(options: { dataDir: string; projectId:
 }
 
 export async function readWorkspace(options: { dataDir: string; workspaceId: string }): Promise<WorkspaceInfo> {
-  const dir = workspaceDir(options.dataDir, options.workspaceId);
+  const { dir, meta, tree } = dataDirPaths(options.dataDir).workspace(options.workspaceId);
   let text: string;
   try {
-    text = await fsp.readFile(path.join(dir, META_FILE), "utf8");
+    text = await fsp.readFile(meta, "utf8");
   } catch {
     throw new AppError({
       code: "NOT_FOUND",
       message: `No workspace ${options.workspaceId}. It may have been removed with its run.`,
     });
   }
-  return { ...metaSchema.parse(JSON.parse(text)), dir, path: path.join(dir, TREE_DIR) };
+  return { ...metaSchema.parse(JSON.parse(text)), dir, path: tree };
 }
 
 /** rm -rf that also copes with directories a run made read-only. */
@@ -191,7 +174,7 @@ export async function removeWorkspace(options: {
   dataDir: string;
   workspaceId: string;
 }): Promise<{ removed: boolean }> {
-  const dir = workspaceDir(options.dataDir, options.workspaceId);
+  const { dir } = dataDirPaths(options.dataDir).workspace(options.workspaceId);
   const existed = await fsp.access(dir).then(
     () => true,
     () => false,

@@ -1,0 +1,109 @@
+import path from "node:path";
+import { AppError } from "../errors/app-error";
+
+/**
+ * Every path under the data dir, in one place. Who writes what:
+ *   invariant.db                  web (the only SQLite writer; `invariant-web apply`/`export` open it when no web runs)
+ *   launcher.json                 web (the data-dir lock)
+ *   access-token                  web (created at first start; the CLI reads it)
+ *   redis/                        the private Redis child the web process starts
+ *   deletions/                    web (removal journal)
+ *   logs/environments/            web (the recorder appends `environment.log` events)
+ *   snapshots/<id>/               web (snapshot service); workers read them and mount git/objects
+ *   studies/<id>/test-files/      web (captured at study creation); workers restore them before evaluating
+ *   workspaces/<id>/              workers (trial and preflight workspaces) and web (previews); both read
+ *   trials/<id>/attempt-<n>/      workers (trial.log, codex-home, evaluation.json); web reads log and evaluation
+ *   gateway/<worker>.sock         workers (the model gateway's socket)
+ * So a worker must run with the same data dir as the web process (same host, same path).
+ */
+const SNAPSHOT_ID = /^[0-9a-f]{64}$/;
+const WORKSPACE_ID = /^ws-[0-9a-f]{24}$/;
+
+export function isWorkspaceId(name: string): boolean {
+  return WORKSPACE_ID.test(name);
+}
+
+function checkSnapshotId(snapshotId: string): string {
+  if (!SNAPSHOT_ID.test(snapshotId))
+    throw new AppError({ code: "BAD_REQUEST", message: `"${snapshotId}" is not a snapshot id (64 hex digits).` });
+  return snapshotId;
+}
+
+function checkWorkspaceId(workspaceId: string): string {
+  if (!isWorkspaceId(workspaceId))
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field: "workspaceId",
+      message: `"${workspaceId}" is not a workspace id (ws- and 24 hex digits).`,
+    });
+  return workspaceId;
+}
+
+/** A snapshot directory's files (also the layout of the temporary directory a snapshot is built in). */
+export function snapshotPaths(dir: string) {
+  const gitObjects = path.join(dir, "git", "objects");
+  const packDir = path.join(gitObjects, "pack");
+  return {
+    dir,
+    manifest: path.join(dir, "manifest.json"),
+    git: path.join(dir, "git"),
+    /** Immutable; workspaces borrow them (alternates) and containers mount them read-only at this path. */
+    gitObjects,
+    packDir,
+    pack: (packName: string) => path.join(packDir, `${packName}.pack`),
+  };
+}
+
+/** A workspace directory's files (also the layout of the temporary directory a workspace is built in). */
+export function workspacePaths(dir: string) {
+  return { dir, meta: path.join(dir, "meta.json"), tree: path.join(dir, "tree") };
+}
+
+function trialAttemptPaths(dir: string) {
+  return {
+    dir,
+    log: path.join(dir, "trial.log"),
+    codexHome: path.join(dir, "codex-home"),
+    /** The copy of the workspace the test command runs on (removed afterwards). */
+    evaluationTree: path.join(dir, "evaluation"),
+    evaluationFile: path.join(dir, "evaluation.json"),
+  };
+}
+
+/** The data dir's layout; every function returns an absolute path under `dataDir`. */
+export function dataDirPaths(dataDir: string) {
+  const at = (...parts: string[]) => path.join(dataDir, ...parts);
+  return {
+    root: dataDir,
+    database: at("invariant.db"),
+    launcherFile: at("launcher.json"),
+    accessTokenFile: at("access-token"),
+    /** The private Redis's files: its AOF goes in `dir` too. */
+    redis: {
+      dir: at("redis"),
+      socket: at("redis", "redis.sock"),
+      pidFile: at("redis", "redis.pid"),
+      logFile: at("redis", "redis.log"),
+    },
+    deletions: at("deletions"),
+    deletion: (owner: { kind: string; id: string }) => at("deletions", `${owner.kind}-${owner.id}.json`),
+    environmentLogs: at("logs", "environments"),
+    environmentLog: (versionId: string) => at("logs", "environments", `${versionId}.log`),
+    snapshots: at("snapshots"),
+    snapshot: (snapshotId: string) => snapshotPaths(at("snapshots", checkSnapshotId(snapshotId))),
+    study: (studyId: string) => at("studies", studyId),
+    testFiles: (studyId: string) => at("studies", studyId, "test-files"),
+    workspaces: at("workspaces"),
+    workspace: (workspaceId: string) => workspacePaths(at("workspaces", checkWorkspaceId(workspaceId))),
+    trial: (trialId: string) => at("trials", trialId),
+    trialAttempt: (options: { trialId: string; attempt: number }) =>
+      trialAttemptPaths(at("trials", options.trialId, `attempt-${options.attempt}`)),
+    gatewaySocket: (workerId: string) => at("gateway", `${workerId}.sock`),
+    /** A path under the data dir as journals and rows store it (relative, so the data dir can move). */
+    relative: (absolute: string) => path.relative(dataDir, absolute),
+    /** The absolute path of what `relative()` stored. */
+    absolute: (relative: string) => path.join(dataDir, relative),
+  };
+}
+
+export type DataDirPaths = ReturnType<typeof dataDirPaths>;
