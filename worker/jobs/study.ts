@@ -1,6 +1,7 @@
 import { studyPreflightJob, trialRunJob } from "../../src/server/jobs/study-jobs";
 import { runPreflight, type PreflightDeps } from "../../src/server/trials/preflight";
-import { runTrial, type TrialRunDeps } from "../../src/server/trials/trial-run";
+import type { TrialRunDeps } from "../../src/server/trials/trial-context";
+import { runTrial } from "../../src/server/trials/trial-run";
 import type { JobHandler } from "../job-handler";
 
 export function createPreflightHandler(

@@ -1,9 +1,8 @@
-import path from "node:path";
 import type { EventInput } from "../events/event-stream";
 import type { StudyPreflightJob } from "../jobs/study-jobs";
 import type { WorkerIdentity } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
-import { snapshotDir } from "../snapshots/manifest";
+import { dataDirPaths } from "../storage/data-dir";
 import { preflightRefusal } from "../verdicts/preflight-refusal";
 import { createWorkspace, removeWorkspace } from "../workspaces/workspace-store";
 import { runEvaluation } from "./evaluation";
@@ -20,6 +19,59 @@ export interface PreflightDeps {
 
 const OUTPUT_TAIL_CHARS = 8 * 1024;
 
+interface PreflightResult {
+  status: "passed" | "refused";
+  refusal: string | null;
+  verdict: Awaited<ReturnType<typeof runEvaluation>>["verdict"] | null;
+  exitCode: number | null;
+  outputTail: string;
+}
+
+/** The test command on the untouched workspace (captured test files restored), and whether it can judge anything. */
+async function evaluateUntouched(options: {
+  deps: PreflightDeps;
+  job: StudyPreflightJob;
+  workspacePath: string;
+}): Promise<PreflightResult> {
+  const { deps, job } = options;
+  await restoreTestFiles({
+    dataDir: deps.dataDir,
+    studyId: job.studyId,
+    tree: options.workspacePath,
+    files: job.testFiles,
+  });
+  const gitObjects = dataDirPaths(deps.dataDir).snapshot(job.snapshotId).gitObjects;
+  let containerId: string | null = null;
+  const evaluation = await runEvaluation({
+    runtime: deps.runtime,
+    image: job.image,
+    tree: options.workspacePath,
+    extraMounts: [{ hostPath: gitObjects, containerPath: gitObjects, readOnly: true }],
+    testCommand: job.testCommand,
+    junitPath: job.junitPath,
+    network: job.network,
+    limits: job.limits,
+    timeoutMs: job.evalTimeoutMs,
+    labels: { project: job.projectId, role: "evaluation", worker: deps.worker, study: job.studyId },
+    onOutput: () => undefined,
+    onContainer: (id) => {
+      if (containerId) deps.active.delete(containerId);
+      containerId = id;
+      if (id) deps.active.add(id);
+    },
+  });
+  const refusal = evaluation.timedOut
+    ? `The test command did not finish within the evaluation time limit (${Math.round(job.evalTimeoutMs / 1000)} s) on the untouched project. Raise the limit or make the command faster.`
+    : preflightRefusal({ verdict: evaluation.verdict, exitCode: evaluation.exitCode, output: evaluation.output });
+  return {
+    status: refusal ? "refused" : "passed",
+    refusal,
+    verdict: evaluation.verdict,
+    exitCode: evaluation.exitCode,
+    outputTail: evaluation.output.slice(-OUTPUT_TAIL_CHARS),
+  };
+}
+
 /**
  * The study's checks on the untouched snapshot, in the frozen image, before any model call: the
  * baseline verdict (say 0/23), or a refusal saying why the command cannot judge anything.
@@ -30,49 +82,12 @@ export async function runPreflight(
 ): Promise<{ status: "passed" | "refused" }> {
   const clock = deps.clock ?? Date.now;
   const started = clock();
-  const ids = { projectId: job.projectId, studyId: job.studyId, workerId: deps.worker.id };
-  let result: {
-    status: "passed" | "refused";
-    refusal: string | null;
-    verdict: Awaited<ReturnType<typeof runEvaluation>>["verdict"] | null;
-    exitCode: number | null;
-    outputTail: string;
-  };
+  let result: PreflightResult;
   let workspaceId: string | null = null;
   try {
     const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
     workspaceId = workspace.id;
-    await restoreTestFiles({ dataDir: deps.dataDir, studyId: job.studyId, tree: workspace.path, files: job.testFiles });
-    const gitObjects = path.join(snapshotDir(deps.dataDir, job.snapshotId), "git", "objects");
-    let containerId: string | null = null;
-    const evaluation = await runEvaluation({
-      runtime: deps.runtime,
-      image: job.image,
-      tree: workspace.path,
-      extraMounts: [{ hostPath: gitObjects, containerPath: gitObjects, readOnly: true }],
-      testCommand: job.testCommand,
-      junitPath: job.junitPath,
-      network: job.network,
-      limits: job.limits,
-      timeoutMs: job.evalTimeoutMs,
-      labels: { project: job.projectId, role: "evaluation", worker: deps.worker, study: job.studyId },
-      onOutput: () => undefined,
-      onContainer: (id) => {
-        if (containerId) deps.active.delete(containerId);
-        containerId = id;
-        if (id) deps.active.add(id);
-      },
-    });
-    const refusal = evaluation.timedOut
-      ? `The test command did not finish within the evaluation time limit (${Math.round(job.evalTimeoutMs / 1000)} s) on the untouched project. Raise the limit or make the command faster.`
-      : preflightRefusal({ verdict: evaluation.verdict, exitCode: evaluation.exitCode, output: evaluation.output });
-    result = {
-      status: refusal ? "refused" : "passed",
-      refusal,
-      verdict: evaluation.verdict,
-      exitCode: evaluation.exitCode,
-      outputTail: evaluation.output.slice(-OUTPUT_TAIL_CHARS),
-    };
+    result = await evaluateUntouched({ deps, job, workspacePath: workspace.path });
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     result = {
@@ -88,7 +103,9 @@ export async function runPreflight(
   const { verdict } = result;
   await deps.publish({
     type: "study.preflight-finished",
-    ...ids,
+    projectId: job.projectId,
+    studyId: job.studyId,
+    workerId: deps.worker.id,
     data: {
       status: result.status,
       refusal: result.refusal,
