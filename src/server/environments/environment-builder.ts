@@ -4,7 +4,7 @@ import type { EventInput } from "../events/event-stream";
 import type { PrepareEnvironmentJob } from "../jobs/environment-jobs";
 import { LABEL } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
-import type { WorkerIdentity } from "../runtime/container-spec";
+import type { Mount, WorkerIdentity } from "../runtime/container-spec";
 
 export const CODEX_MOUNT = "/opt/invariant/codex";
 export const BASE_IMAGE_HINT =
@@ -38,18 +38,14 @@ export function baseScript(options: { codexFromMount: boolean; codexVersion: str
   ].join("\n");
 }
 
-/**
- * Builds an environment version on this worker's engine: a container from `fromImage` runs the
- * script; exit 0 → commit it as `repository:tag`; anything else → the version failed and nothing is
- * committed. The container is always removed. Progress goes out as events.
- */
-export async function prepareEnvironment(
-  deps: EnvironmentBuilderDeps,
-  job: PrepareEnvironmentJob,
-): Promise<{ status: "ready" | "failed" }> {
+type BuildResult = { status: "ready" | "failed"; imageId?: string; sizeBytes?: number; error?: string };
+type Finish = (result: BuildResult) => Promise<{ status: "ready" | "failed" }>;
+
+/** Publishes `environment.finished` with the build's duration so far. */
+function finisher(deps: EnvironmentBuilderDeps, job: PrepareEnvironmentJob): Finish {
   const clock = deps.clock ?? Date.now;
   const started = clock();
-  const finish = async (data: { status: "ready" | "failed"; imageId?: string; sizeBytes?: number; error?: string }) => {
+  return async (data) => {
     await deps.publish({
       type: "environment.finished",
       projectId: job.projectId,
@@ -57,6 +53,35 @@ export async function prepareEnvironment(
     });
     return { status: data.status };
   };
+}
+
+/** The script to run and the mounts it needs, or why this build cannot run on this worker. */
+function buildPlan(options: {
+  deps: EnvironmentBuilderDeps;
+  job: PrepareEnvironmentJob;
+  imageArchitecture: string;
+}): { script: string; mounts: Mount[] } | { error: string } {
+  const { job, imageArchitecture } = options;
+  if (job.kind !== "base") return { script: job.command ?? "true", mounts: [] };
+  const codex = options.deps.codex;
+  const sameArch = codex !== null && codex.dockerArch === imageArchitecture;
+  if (!sameArch && job.network !== "internet") {
+    return {
+      error: `The Codex binary shipped with invariant-web is for ${codex?.dockerArch ?? "no Linux architecture"}, but ${job.fromImage} is ${imageArchitecture}; installing it needs the network. Set the project's network to "internet" for this build, or use a ${codex?.dockerArch ?? "matching"} base image.`,
+    };
+  }
+  const mounts = sameArch ? [{ hostPath: path.dirname(codex.path), containerPath: CODEX_MOUNT, readOnly: true }] : [];
+  return { script: baseScript({ codexFromMount: sameArch, codexVersion: codex?.version ?? "latest" }), mounts };
+}
+
+/** Runs the container to its end, publishing its output every `flushMs`; exit 0 → commits it as the version's image. */
+async function runAndCommit(options: {
+  deps: EnvironmentBuilderDeps;
+  job: PrepareEnvironmentJob;
+  containerId: string;
+  finish: Finish;
+}): Promise<{ status: "ready" | "failed" }> {
+  const { deps, job, containerId, finish } = options;
   let pending = "";
   const flush = async () => {
     if (!pending) return;
@@ -64,42 +89,6 @@ export async function prepareEnvironment(
     pending = "";
     await deps.publish({ type: "environment.log", projectId: job.projectId, data: { versionId: job.versionId, text } });
   };
-
-  const image = await deps.runtime.inspectImage(job.fromImage);
-  if (!image)
-    return finish({
-      status: "failed",
-      error: `Image ${job.fromImage} is not available on this worker's Docker engine. ${BASE_IMAGE_HINT}`,
-    });
-
-  let script: string;
-  const mounts = [];
-  if (job.kind === "base") {
-    const codex = deps.codex;
-    const sameArch = codex !== null && codex.dockerArch === image.architecture;
-    if (!sameArch && job.network !== "internet") {
-      return finish({
-        status: "failed",
-        error: `The Codex binary shipped with invariant-web is for ${codex?.dockerArch ?? "no Linux architecture"}, but ${job.fromImage} is ${image.architecture}; installing it needs the network. Set the project's network to "internet" for this build, or use a ${codex?.dockerArch ?? "matching"} base image.`,
-      });
-    }
-    if (sameArch) mounts.push({ hostPath: path.dirname(codex.path), containerPath: CODEX_MOUNT, readOnly: true });
-    script = baseScript({ codexFromMount: sameArch, codexVersion: codex?.version ?? "latest" });
-  } else {
-    script = job.command ?? "true";
-  }
-
-  const containerId = await deps.runtime.createContainer({
-    image: job.fromImage,
-    command: ["/bin/sh", "-c", script],
-    env: { HOME: "/root", DEBIAN_FRONTEND: "noninteractive" },
-    workingDir: "/root",
-    labels: { project: job.projectId, role: "prepare", environment: job.versionId, worker: deps.worker },
-    limits: job.limits,
-    network: job.network,
-    mounts,
-  });
-  deps.active.add(containerId);
   const timer = setInterval(() => void flush().catch(() => undefined), deps.flushMs ?? 250);
   try {
     await deps.publish({
@@ -135,6 +124,42 @@ export async function prepareEnvironment(
     return finish({ status: "failed", error: error instanceof Error ? error.message : String(error) });
   } finally {
     clearInterval(timer);
+  }
+}
+
+/**
+ * Builds an environment version on this worker's engine: a container from `fromImage` runs the
+ * script; exit 0 → commit it as `repository:tag`; anything else → the version failed and nothing is
+ * committed. The container is always removed. Progress goes out as events.
+ */
+export async function prepareEnvironment(
+  deps: EnvironmentBuilderDeps,
+  job: PrepareEnvironmentJob,
+): Promise<{ status: "ready" | "failed" }> {
+  const finish = finisher(deps, job);
+  const image = await deps.runtime.inspectImage(job.fromImage);
+  if (!image)
+    return finish({
+      status: "failed",
+      error: `Image ${job.fromImage} is not available on this worker's Docker engine. ${BASE_IMAGE_HINT}`,
+    });
+  const plan = buildPlan({ deps, job, imageArchitecture: image.architecture });
+  if ("error" in plan) return finish({ status: "failed", error: plan.error });
+
+  const containerId = await deps.runtime.createContainer({
+    image: job.fromImage,
+    command: ["/bin/sh", "-c", plan.script],
+    env: { HOME: "/root", DEBIAN_FRONTEND: "noninteractive" },
+    workingDir: "/root",
+    labels: { project: job.projectId, role: "prepare", environment: job.versionId, worker: deps.worker },
+    limits: job.limits,
+    network: job.network,
+    mounts: plan.mounts,
+  });
+  deps.active.add(containerId);
+  try {
+    return await runAndCommit({ deps, job, containerId, finish });
+  } finally {
     await deps.runtime.removeContainer(containerId);
     deps.active.delete(containerId);
   }

@@ -51,6 +51,77 @@ function toView(row: Row): EnvironmentVersionView {
   };
 }
 
+interface NewBuildingVersion {
+  projectId: string;
+  parentId: string | null;
+  origin: "base" | "command";
+  command: string | null;
+  imageRepository: string;
+}
+
+interface BuildResult {
+  status: "ready" | "failed";
+  imageId?: string;
+  sizeBytes?: number;
+  durationMs: number;
+  error?: string;
+}
+
+async function createBuildingVersion(options: { db: Db; input: NewBuildingVersion }): Promise<EnvironmentVersionView> {
+  const { input } = options;
+  return options.db.$transaction(async (tx) => {
+    const last = await tx.environmentVersion.findFirst({
+      where: { projectId: input.projectId },
+      orderBy: { version: "desc" },
+      select: { version: true },
+    });
+    const version = (last?.version ?? 0) + 1;
+    const row = await tx.environmentVersion.create({
+      data: {
+        projectId: input.projectId,
+        version,
+        parentId: input.parentId,
+        origin: input.origin,
+        command: input.command,
+        status: "building",
+        imageTag: `${input.imageRepository}:v${version}`,
+      },
+      include,
+    });
+    return toView(row);
+  });
+}
+
+async function finishVersion(options: {
+  db: Db;
+  id: string;
+  result: BuildResult;
+}): Promise<EnvironmentVersionView | null> {
+  const { id, result } = options;
+  return options.db.$transaction(async (tx) => {
+    const row = await tx.environmentVersion.findUnique({ where: { id } });
+    if (!row || row.status !== "building") return null; // already finished (a replayed event) or deleted
+    if (result.status === "ready")
+      await tx.environmentVersion.updateMany({
+        where: { projectId: row.projectId, active: true },
+        data: { active: false },
+      });
+    const updated = await tx.environmentVersion.update({
+      where: { id },
+      data: {
+        status: result.status,
+        active: result.status === "ready",
+        durationMs: result.durationMs,
+        imageId: result.imageId ?? null,
+        sizeBytes: result.sizeBytes === undefined ? null : BigInt(result.sizeBytes),
+        error: result.error ?? null,
+      },
+      include,
+    });
+    return toView(updated);
+  });
+}
+
 export function createEnvironmentQueries(db: Db) {
   return {
     async list(projectId: string): Promise<EnvironmentVersionView[]> {
@@ -74,63 +145,9 @@ export function createEnvironmentQueries(db: Db) {
       return (await db.environmentVersion.findMany({ where: { status: "building" }, include })).map(toView);
     },
     /** Creates the next version number atomically. */
-    async createBuilding(input: {
-      projectId: string;
-      parentId: string | null;
-      origin: "base" | "command";
-      command: string | null;
-      imageRepository: string;
-    }): Promise<EnvironmentVersionView> {
-      return db.$transaction(async (tx) => {
-        const last = await tx.environmentVersion.findFirst({
-          where: { projectId: input.projectId },
-          orderBy: { version: "desc" },
-          select: { version: true },
-        });
-        const version = (last?.version ?? 0) + 1;
-        const row = await tx.environmentVersion.create({
-          data: {
-            projectId: input.projectId,
-            version,
-            parentId: input.parentId,
-            origin: input.origin,
-            command: input.command,
-            status: "building",
-            imageTag: `${input.imageRepository}:v${version}`,
-          },
-          include,
-        });
-        return toView(row);
-      });
-    },
+    createBuilding: (input: NewBuildingVersion) => createBuildingVersion({ db, input }),
     /** Marks a build finished; a ready version becomes the only active one. */
-    async finish(
-      id: string,
-      result: { status: "ready" | "failed"; imageId?: string; sizeBytes?: number; durationMs: number; error?: string },
-    ): Promise<EnvironmentVersionView | null> {
-      return db.$transaction(async (tx) => {
-        const row = await tx.environmentVersion.findUnique({ where: { id } });
-        if (!row || row.status !== "building") return null; // already finished (a replayed event) or deleted
-        if (result.status === "ready")
-          await tx.environmentVersion.updateMany({
-            where: { projectId: row.projectId, active: true },
-            data: { active: false },
-          });
-        const updated = await tx.environmentVersion.update({
-          where: { id },
-          data: {
-            status: result.status,
-            active: result.status === "ready",
-            durationMs: result.durationMs,
-            imageId: result.imageId ?? null,
-            sizeBytes: result.sizeBytes === undefined ? null : BigInt(result.sizeBytes),
-            error: result.error ?? null,
-          },
-          include,
-        });
-        return toView(updated);
-      });
-    },
+    finish: (id: string, result: BuildResult) => finishVersion({ db, id, result }),
     async activate(id: string): Promise<EnvironmentVersionView> {
       return db.$transaction(async (tx) => {
         const row = await tx.environmentVersion.findUniqueOrThrow({ where: { id } });
