@@ -23,33 +23,41 @@ const MAX_LINE = 4096;
 const MAX_TRAILERS = 64 * 1024;
 const HEX_SIZE = /^[0-9a-fA-F]{1,13}$/; // 13 hex digits stay below 2^53
 
-export function createChunkedBodyReader(onPayload: (payload: Buffer) => void) {
-  let state: "size" | "data" | "data-cr" | "data-lf" | "trailer" | "done" = "size";
-  let remaining = 0;
-  let held: Buffer[] = []; // an incomplete line (size line, or trailer line)
-  let heldLength = 0;
-  let trailerBytes = 0;
+/** An incomplete line (a size line, or a trailer line) held back until its end arrives. */
+class HeldLine {
+  private parts: Buffer[] = [];
+  private length = 0;
 
-  function takeLine(chunk: Buffer, from: number, newline: number): string {
+  /** The complete line, from what is held and the chunk's bytes up to `newline`, without its CRLF. */
+  take(chunk: Buffer, from: number, newline: number): string {
     const tail = chunk.subarray(from, newline);
-    const line = heldLength > 0 ? Buffer.concat([...held, tail]) : tail;
+    const line = this.length > 0 ? Buffer.concat([...this.parts, tail]) : tail;
     if (line.length === 0 || line[line.length - 1] !== CR)
       throw new ChunkedBodyError("a chunk line does not end in CRLF");
     return line.toString("latin1", 0, line.length - 1);
   }
 
-  function hold(chunk: Buffer, from: number, limit: number, what: string): void {
-    held.push(Buffer.from(chunk.subarray(from))); // a copy: the caller may reuse chunk's memory
-    heldLength += chunk.length - from;
-    if (heldLength > limit) throw new ChunkedBodyError(`${what} is too long`);
+  hold(chunk: Buffer, from: number, limit: number, what: string): void {
+    this.parts.push(Buffer.from(chunk.subarray(from))); // a copy: the caller may reuse chunk's memory
+    this.length += chunk.length - from;
+    if (this.length > limit) throw new ChunkedBodyError(`${what} is too long`);
   }
 
-  function releaseHeld(): Buffer[] {
-    const parts = held;
-    held = [];
-    heldLength = 0;
+  release(): Buffer[] {
+    const parts = this.parts;
+    this.parts = [];
+    this.length = 0;
     return parts;
   }
+}
+
+export type ChunkedBodyReader = ReturnType<typeof createChunkedBodyReader>;
+
+export function createChunkedBodyReader(onPayload: (payload: Buffer) => void) {
+  let state: "size" | "data" | "data-cr" | "data-lf" | "trailer" | "done" = "size";
+  let remaining = 0;
+  const held = new HeldLine();
+  let trailerBytes = 0;
 
   return {
     push(chunk: Buffer): ChunkedStep {
@@ -72,15 +80,15 @@ export function createChunkedBodyReader(onPayload: (payload: Buffer) => void) {
           const newline = chunk.indexOf(LF, pos);
           if (newline === -1) {
             if (pos > from) forward.push(chunk.subarray(from, pos));
-            hold(chunk, pos, MAX_LINE, "a chunk size line");
+            held.hold(chunk, pos, MAX_LINE, "a chunk size line");
             return { forward, done: false, leftover: 0 };
           }
-          const line = takeLine(chunk, pos, newline);
+          const line = held.take(chunk, pos, newline);
           const sizeText = line.split(";", 1)[0]!.trim();
           if (!HEX_SIZE.test(sizeText))
             throw new ChunkedBodyError(`invalid chunk size ${JSON.stringify(sizeText.slice(0, 20))}`);
           const size = Number.parseInt(sizeText, 16);
-          const heldParts = releaseHeld();
+          const heldParts = held.release();
           if (size === 0) {
             if (pos > from) forward.push(chunk.subarray(from, pos));
             from = -1; // nothing after the last chunk's size line is forwarded
@@ -95,11 +103,11 @@ export function createChunkedBodyReader(onPayload: (payload: Buffer) => void) {
           // trailer section: lines until an empty one
           const newline = chunk.indexOf(LF, pos);
           if (newline === -1) {
-            hold(chunk, pos, MAX_LINE, "a trailer line");
+            held.hold(chunk, pos, MAX_LINE, "a trailer line");
             return { forward, done: false, leftover: 0 };
           }
-          const line = takeLine(chunk, pos, newline);
-          releaseHeld();
+          const line = held.take(chunk, pos, newline);
+          held.release();
           trailerBytes += line.length + 2;
           if (trailerBytes > MAX_TRAILERS) throw new ChunkedBodyError("the trailers are too long");
           pos = newline + 1;
