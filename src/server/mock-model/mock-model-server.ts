@@ -1,6 +1,7 @@
-import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { isAppError } from "../errors/app-error";
+import { answerStep } from "./mock-answer";
+import { sendApiError } from "./mock-api-error";
 import {
   isScriptName,
   listMockScripts,
@@ -8,16 +9,8 @@ import {
   readMockScript,
   type MockScript,
   type MockScriptInput,
-  type MockStep,
 } from "./mock-script";
-import {
-  offeredShellTools,
-  responsesRequestSchema,
-  shellCallArguments,
-  stepIndexOf,
-  writeFileCommand,
-  type ResponsesRequest,
-} from "./responses-request";
+import { responsesRequestSchema, stepIndexOf, type ResponsesRequest } from "./responses-request";
 import { listenHttp } from "../../lib/listen";
 
 /**
@@ -54,16 +47,6 @@ export interface MockModelServer {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function apiError(res: http.ServerResponse, status: number, message: string, type = "mock_error"): void {
-  sendJson(res, status, { error: { message, type, code: null, param: null } });
-}
-
 async function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -75,194 +58,41 @@ async function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
   return Buffer.concat(chunks);
 }
 
-/** Writes SSE events with backpressure: resolves once the socket has room again. */
-function sseWriter(res: http.ServerResponse, responseId: string, model: string) {
-  let sequence = 0;
-  const createdAt = Math.floor(Date.now() / 1000);
-  const response = (status: string, extra: Record<string, unknown> = {}) => ({
-    id: responseId,
-    object: "response",
-    created_at: createdAt,
-    status,
-    model,
-    output: [],
-    ...extra,
-  });
-  return {
-    response,
-    async send(type: string, payload: Record<string, unknown>): Promise<void> {
-      const data = JSON.stringify({ type, sequence_number: sequence++, ...payload });
-      if (!res.write(`event: ${type}\ndata: ${data}\n\n`)) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off("drain", done);
-            res.off("close", done);
-            resolve();
-          };
-          res.on("drain", done);
-          res.on("close", done);
-        });
-      }
-    },
-  };
-}
-
-async function answer(options: {
+/** The request's Responses API body; null when it was refused (and answered with an error). */
+async function readResponsesRequest(options: {
+  req: http.IncomingMessage;
   res: http.ServerResponse;
-  script: MockScript;
-  step: MockStep | null;
-  request: ResponsesRequest;
-  scriptName: string;
-}): Promise<void> {
-  const { res, script, request } = options;
-  const step: MockStep = options.step ?? {
-    kind: "reply",
-    text: `(The mock script "${options.scriptName}" has no more steps.)`,
-    repeat: 1,
-    deltaChars: 4096,
+  apiKey: string | undefined;
+}): Promise<ResponsesRequest | null> {
+  const { req, res } = options;
+  const refuse = (status: number, message: string, type: string) => {
+    sendApiError({ res, status, message, type });
+    return null;
   };
-  if (step.kind === "fail")
-    return apiError(res, step.status, step.message, step.status >= 500 ? "server_error" : "invalid_request_error");
-
-  let item: Record<string, unknown> | null = null;
-  if (step.kind === "run" || step.kind === "write-file") {
-    const offered = offeredShellTools(request);
-    const tool = step.tool ? offered.find((t) => t.name === step.tool) : offered[0];
-    if (!tool) {
-      return apiError(
-        res,
-        400,
-        `The mock script "${options.scriptName}" needs a shell tool (${step.tool ?? "exec_command, shell_command or shell"}) but the request offers none.`,
-        "invalid_request_error",
-      );
-    }
-    const command = step.kind === "run" ? step.command : writeFileCommand({ path: step.path, content: step.content });
-    const callId = `call_${randomUUID().replaceAll("-", "")}`;
-    item = {
-      type: "function_call",
-      id: `fc_${randomUUID().replaceAll("-", "")}`,
-      call_id: callId,
-      name: tool.name,
-      arguments: JSON.stringify(shellCallArguments({ tool, command, login: step.login })),
-      status: "completed",
-    };
+  const pathname = new URL(req.url ?? "/", "http://mock").pathname;
+  if (pathname !== "/v1/responses")
+    return refuse(404, `The mock model serves only POST /v1/responses, not ${pathname}.`, "not_found");
+  if (req.method !== "POST") return refuse(405, "Use POST /v1/responses.", "invalid_request_error");
+  if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`)
+    return refuse(401, "The mock model did not receive the API key it expects.", "invalid_api_key");
+  const raw = await readBody(req);
+  if (raw === null) return refuse(413, "Request body too large.", "invalid_request_error");
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString("utf8"));
+  } catch {
+    return refuse(400, "The request body is not JSON.", "invalid_request_error");
   }
-
-  const responseId = `resp_${randomUUID().replaceAll("-", "")}`;
-  const sse = sseWriter(res, responseId, request.model);
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  res.flushHeaders();
-  await sse.send("response.created", { response: sse.response("in_progress") });
-  await sse.send("response.in_progress", { response: sse.response("in_progress") });
-  const thinkMs = step.kind === "cut" ? 0 : (step.thinkMs ?? script.thinkMs);
-  if (thinkMs > 0)
-    await new Promise<void>((resolve) => {
-      // a real model takes time to answer; a client that goes away ends the wait
-      const timer = setTimeout(resolve, thinkMs);
-      res.once("close", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  if (res.destroyed) return;
-  let outputIndex = 0;
-
-  const reasoning = step.kind === "cut" ? undefined : step.reasoning;
-  if (reasoning !== undefined) {
-    const reasoningItem = {
-      type: "reasoning",
-      id: `rs_${randomUUID().replaceAll("-", "")}`,
-      summary: [{ type: "summary_text", text: reasoning }],
-      content: [],
-      encrypted_content: null,
-    };
-    await sse.send("response.output_item.added", {
-      output_index: outputIndex,
-      item: { ...reasoningItem, summary: [] },
-    });
-    await sse.send("response.output_item.done", { output_index: outputIndex++, item: reasoningItem });
-  }
-
-  if (step.kind === "cut") {
-    const messageId = `msg_${randomUUID().replaceAll("-", "")}`;
-    await sse.send("response.output_item.added", {
-      output_index: outputIndex,
-      item: { type: "message", id: messageId, role: "assistant", status: "in_progress", content: [] },
-    });
-    await sse.send("response.output_text.delta", {
-      item_id: messageId,
-      output_index: outputIndex,
-      content_index: 0,
-      delta: step.partialText,
-    });
-    if (step.mode === "close") {
-      res.end();
-    } else {
-      // Let the partial stream reach the client, then drop the connection without finishing the body.
-      await new Promise<void>((resolve) => res.write("", () => resolve()));
-      res.destroy();
-    }
-    return;
-  }
-
-  if (step.kind === "reply") {
-    const messageId = `msg_${randomUUID().replaceAll("-", "")}`;
-    const text = step.text.repeat(step.repeat);
-    await sse.send("response.output_item.added", {
-      output_index: outputIndex,
-      item: { type: "message", id: messageId, role: "assistant", status: "in_progress", content: [] },
-    });
-    await sse.send("response.content_part.added", {
-      item_id: messageId,
-      output_index: outputIndex,
-      content_index: 0,
-      part: { type: "output_text", text: "", annotations: [] },
-    });
-    for (let at = 0; at < text.length && !res.destroyed; at += step.deltaChars) {
-      await sse.send("response.output_text.delta", {
-        item_id: messageId,
-        output_index: outputIndex,
-        content_index: 0,
-        delta: text.slice(at, at + step.deltaChars),
-      });
-    }
-    await sse.send("response.output_text.done", {
-      item_id: messageId,
-      output_index: outputIndex,
-      content_index: 0,
-      text,
-    });
-    const message = {
-      type: "message",
-      id: messageId,
-      role: "assistant",
-      status: "completed",
-      content: [{ type: "output_text", text, annotations: [] }],
-    };
-    await sse.send("response.content_part.done", {
-      item_id: messageId,
-      output_index: outputIndex,
-      content_index: 0,
-      part: message.content[0],
-    });
-    await sse.send("response.output_item.done", { output_index: outputIndex, item: message });
-  } else if (item) {
-    await sse.send("response.output_item.added", { output_index: outputIndex, item });
-    await sse.send("response.output_item.done", { output_index: outputIndex, item });
-  }
-  const usage = step.usage ?? script.usage;
-  await sse.send("response.completed", {
-    response: sse.response("completed", {
-      usage: {
-        input_tokens: usage.inputTokens,
-        input_tokens_details: { cached_tokens: usage.cachedInputTokens },
-        output_tokens: usage.outputTokens,
-        output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
-        total_tokens: usage.inputTokens + usage.outputTokens,
-      },
-    }),
-  });
-  res.end();
+  const parsed = responsesRequestSchema.safeParse(json);
+  if (!parsed.success)
+    return refuse(
+      400,
+      `Not a Responses API request: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+      "invalid_request_error",
+    );
+  if (parsed.data.stream === false)
+    return refuse(400, "The mock model only streams (send stream: true).", "invalid_request_error");
+  return parsed.data;
 }
 
 export async function startMockModel(options: MockModelOptions): Promise<MockModelServer> {
@@ -276,45 +106,21 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const pathname = new URL(req.url ?? "/", "http://mock").pathname;
-    if (pathname !== "/v1/responses")
-      return apiError(res, 404, `The mock model serves only POST /v1/responses, not ${pathname}.`, "not_found");
-    if (req.method !== "POST") return apiError(res, 405, "Use POST /v1/responses.", "invalid_request_error");
-    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return apiError(res, 401, "The mock model did not receive the API key it expects.", "invalid_api_key");
-    }
-    const raw = await readBody(req);
-    if (raw === null) return apiError(res, 413, "Request body too large.", "invalid_request_error");
-    let json: unknown;
-    try {
-      json = JSON.parse(raw.toString("utf8"));
-    } catch {
-      return apiError(res, 400, "The request body is not JSON.", "invalid_request_error");
-    }
-    const parsed = responsesRequestSchema.safeParse(json);
-    if (!parsed.success)
-      return apiError(
-        res,
-        400,
-        `Not a Responses API request: ${parsed.error.issues[0]?.message ?? "invalid"}`,
-        "invalid_request_error",
-      );
-    const request = parsed.data;
-    if (request.stream === false)
-      return apiError(res, 400, "The mock model only streams (send stream: true).", "invalid_request_error");
+    const request = await readResponsesRequest({ req, res, apiKey: options.apiKey });
+    if (!request) return;
     const script = findScript(request.model);
     if (!script) {
       const available = [...inMemory.keys(), ...(options.scriptsDir ? listMockScripts(options.scriptsDir) : [])];
-      return apiError(
+      return sendApiError({
         res,
-        404,
-        `No mock script is named "${request.model}". Available: ${available.join(", ") || "none"}.`,
-        "model_not_found",
-      );
+        status: 404,
+        message: `No mock script is named "${request.model}". Available: ${available.join(", ") || "none"}.`,
+        type: "model_not_found",
+      });
     }
     const stepIndex = stepIndexOf(request);
     options.onRequest?.({ model: request.model, stepIndex, headers: req.headers, body: request });
-    await answer({ res, script, step: script.steps[stepIndex] ?? null, request, scriptName: request.model });
+    await answerStep({ res, script, step: script.steps[stepIndex] ?? null, request, scriptName: request.model });
   }
 
   const server = http.createServer((req, res) => {
@@ -323,7 +129,11 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
         res.destroy();
         return;
       }
-      apiError(res, isAppError(error) ? 400 : 500, error instanceof Error ? error.message : String(error));
+      sendApiError({
+        res,
+        status: isAppError(error) ? 400 : 500,
+        message: error instanceof Error ? error.message : String(error),
+      });
     });
   });
   const { port, baseUrl } = await listenHttp(server, {
