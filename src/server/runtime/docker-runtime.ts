@@ -1,11 +1,12 @@
 import os from "node:os";
-import { PassThrough } from "node:stream";
 import Docker from "dockerode";
-import { checkMounts, LABEL, toDockerLabels, type ContainerSpec } from "./container-spec";
+import { checkMounts, LABEL, type ContainerSpec } from "./container-spec";
+import { containerCreateOptions, runToExit } from "./docker-container";
+import { execCollect, execTty } from "./docker-exec";
 
 /**
- * The only module that imports dockerode. Everything else talks to the container runtime through
- * this narrow interface.
+ * Only this folder imports dockerode (this module, with docker-container.ts, docker-exec.ts and
+ * docker-streams.ts). Everything else talks to the container runtime through this narrow interface.
  */
 export interface ContainerSummary {
   id: string;
@@ -70,10 +71,6 @@ export interface DockerRuntimeOptions {
 export const DOCKER_HINT =
   "Start the Docker engine (Linux: sudo systemctl start docker, or `sudo dockerd &`; macOS/Windows: open Docker Desktop) and make sure this user may use it (member of the docker group), or set DOCKER_HOST.";
 
-function envList(env: Record<string, string> | undefined): string[] {
-  return Object.entries(env ?? {}).map(([key, value]) => `${key}=${value}`);
-}
-
 function isNotFound(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { statusCode?: number }).statusCode === 404;
 }
@@ -83,13 +80,6 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
     ...(options.socketPath ? { socketPath: options.socketPath } : {}),
     timeout: options.timeoutMs ?? 0,
   });
-  /** Docker multiplexes stdout and stderr on one stream when there is no TTY; both go to `into`. */
-  const demux = (stream: NodeJS.ReadableStream, into: NodeJS.WritableStream) =>
-    (
-      docker.modem as {
-        demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void;
-      }
-    ).demuxStream(stream, into, into);
   const versionClient = new Docker({
     ...(options.socketPath ? { socketPath: options.socketPath } : {}),
     timeout: options.timeoutMs ?? 5000,
@@ -109,31 +99,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
     async createContainer(spec) {
       const mounts = spec.mounts ?? [];
       checkMounts(mounts, os.homedir());
-      const container = await docker.createContainer({
-        Image: spec.image,
-        Cmd: spec.command,
-        Env: envList(spec.env),
-        ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
-        Labels: toDockerLabels(spec.labels),
-        Tty: spec.tty ?? false,
-        AttachStdout: true,
-        AttachStderr: true,
-        HostConfig: {
-          Init: true,
-          NanoCpus: Math.round(spec.limits.cpus * 1e9),
-          Memory: spec.limits.memoryBytes,
-          MemorySwap: spec.limits.memoryBytes + spec.limits.swapBytes,
-          PidsLimit: spec.limits.pids,
-          SecurityOpt: ["no-new-privileges:true"],
-          // none: Docker's null network, loopback only — no interface, no route, nothing reachable
-          NetworkMode: spec.network === "none" ? "none" : "bridge",
-          // With no network a name lookup can never succeed, but musl's resolver (the static Codex
-          // binary uses it) waits its full timeout (5 s) before saying so: make it give up at once.
-          ...(spec.network === "none" ? { DnsOptions: ["timeout:0", "attempts:1"] } : {}),
-          Binds: mounts.map((mount) => `${mount.hostPath}:${mount.containerPath}:${mount.readOnly ? "ro" : "rw"}`),
-          Privileged: false,
-        },
-      });
+      const container = await docker.createContainer(containerCreateOptions({ spec, mounts }));
       return container.id;
     },
 
@@ -141,32 +107,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       await docker.getContainer(id).start();
     },
 
-    async runToExit(id, onOutput, runOptions = {}) {
-      const container = docker.getContainer(id);
-      const stream = await container.attach({ stream: true, stdout: true, stderr: true, logs: true });
-      const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
-      const output = new PassThrough();
-      output.on("data", (chunk: Buffer) => onOutput(chunk.toString("utf8")));
-      demux(stream, output);
-      await container.start().catch((error: unknown) => {
-        // 304: already started
-        if ((error as { statusCode?: number }).statusCode !== 304) throw error;
-      });
-      let timedOut = false;
-      const timer = runOptions.timeoutMs
-        ? setTimeout(() => {
-            timedOut = true;
-            void container.stop({ t: 2 }).catch(() => undefined);
-          }, runOptions.timeoutMs)
-        : null;
-      const result = (await container.wait()) as { StatusCode: number };
-      if (timer) clearTimeout(timer);
-      // let the attached stream deliver its last bytes
-      let grace: NodeJS.Timeout | undefined;
-      await Promise.race([ended, new Promise<void>((resolve) => (grace = setTimeout(resolve, 1000)))]);
-      clearTimeout(grace);
-      return { exitCode: result.StatusCode, timedOut };
-    },
+    runToExit: (id, onOutput, runOptions = {}) => runToExit({ docker, id, onOutput, ...runOptions }),
 
     async stopContainer(id, stopOptions = {}) {
       try {
@@ -213,51 +154,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       }
     },
 
-    async exec(id, command, execOptions = {}) {
-      const exec = await docker.getContainer(id).exec({
-        Cmd: command,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: false,
-        Env: envList(execOptions.env),
-        ...(execOptions.workingDir ? { WorkingDir: execOptions.workingDir } : {}),
-      });
-      const stream = await exec.start({ hijack: true, stdin: false });
-      let output = "";
-      const sink = new PassThrough();
-      sink.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-      demux(stream, sink);
-      await new Promise<void>((resolve, reject) => {
-        stream.once("end", () => resolve());
-        stream.once("error", reject);
-      });
-      const info = await exec.inspect();
-      return { exitCode: info.ExitCode ?? -1, output };
-    },
+    exec: (id, command, execOptions = {}) => execCollect({ docker, id, command, ...execOptions }),
 
-    async execTty(id, command, ttyOptions = {}) {
-      const exec = await docker.getContainer(id).exec({
-        Cmd: command,
-        AttachStdin: true,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: true,
-        Env: envList(ttyOptions.env),
-      });
-      const stream = await exec.start({ hijack: true, stdin: true, Tty: true });
-      if (ttyOptions.columns && ttyOptions.rows)
-        await exec.resize({ w: ttyOptions.columns, h: ttyOptions.rows }).catch(() => undefined);
-      return {
-        stream,
-        resize: async (columns, rows) => {
-          await exec.resize({ w: columns, h: rows });
-        },
-        exitCode: async () => {
-          const info = await exec.inspect();
-          return info.Running ? null : (info.ExitCode ?? null);
-        },
-      };
-    },
+    execTty: (id, command, ttyOptions = {}) => execTty({ docker, id, command, ...ttyOptions }),
 
     async listManagedContainers() {
       const containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL.managed}=true`] } });

@@ -1,0 +1,67 @@
+import type Docker from "dockerode";
+import { toDockerLabels, type ContainerSpec, type Mount } from "./container-spec";
+import { demux, envList, textSink } from "./docker-streams";
+
+/** The engine's create options for a spec: limits, no new privileges, the network mode and bind mounts. */
+export function containerCreateOptions(options: {
+  spec: ContainerSpec;
+  mounts: Mount[];
+}): Docker.ContainerCreateOptions {
+  const { spec, mounts } = options;
+  return {
+    Image: spec.image,
+    Cmd: spec.command,
+    Env: envList(spec.env),
+    ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
+    Labels: toDockerLabels(spec.labels),
+    Tty: spec.tty ?? false,
+    AttachStdout: true,
+    AttachStderr: true,
+    HostConfig: {
+      Init: true,
+      NanoCpus: Math.round(spec.limits.cpus * 1e9),
+      Memory: spec.limits.memoryBytes,
+      MemorySwap: spec.limits.memoryBytes + spec.limits.swapBytes,
+      PidsLimit: spec.limits.pids,
+      SecurityOpt: ["no-new-privileges:true"],
+      // none: Docker's null network, loopback only — no interface, no route, nothing reachable
+      NetworkMode: spec.network === "none" ? "none" : "bridge",
+      // With no network a name lookup can never succeed, but musl's resolver (the static Codex
+      // binary uses it) waits its full timeout (5 s) before saying so: make it give up at once.
+      ...(spec.network === "none" ? { DnsOptions: ["timeout:0", "attempts:1"] } : {}),
+      Binds: mounts.map((mount) => `${mount.hostPath}:${mount.containerPath}:${mount.readOnly ? "ro" : "rw"}`),
+      Privileged: false,
+    },
+  };
+}
+
+/** Starts the container (if not yet), streams its output until it exits, and stops it past `timeoutMs`. */
+export async function runToExit(options: {
+  docker: Docker;
+  id: string;
+  onOutput: (chunk: string) => void;
+  timeoutMs?: number;
+}): Promise<{ exitCode: number; timedOut: boolean }> {
+  const container = options.docker.getContainer(options.id);
+  const stream = await container.attach({ stream: true, stdout: true, stderr: true, logs: true });
+  const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
+  demux({ docker: options.docker, stream, into: textSink(options.onOutput) });
+  await container.start().catch((error: unknown) => {
+    // 304: already started
+    if ((error as { statusCode?: number }).statusCode !== 304) throw error;
+  });
+  let timedOut = false;
+  const timer = options.timeoutMs
+    ? setTimeout(() => {
+        timedOut = true;
+        void container.stop({ t: 2 }).catch(() => undefined);
+      }, options.timeoutMs)
+    : null;
+  const result = (await container.wait()) as { StatusCode: number };
+  if (timer) clearTimeout(timer);
+  // let the attached stream deliver its last bytes
+  let grace: NodeJS.Timeout | undefined;
+  await Promise.race([ended, new Promise<void>((resolve) => (grace = setTimeout(resolve, 1000)))]);
+  clearTimeout(grace);
+  return { exitCode: result.StatusCode, timedOut };
+}
