@@ -19,17 +19,13 @@ export function tempDir(prefix) {
 }
 
 export const FAKE_KEY = "sk-bench-STUDY-KEY";
-export const MIGRATIONS_DIR = path.join(ROOT, "prisma", "migrations");
 export const TASK_PROMPT = "Implement every function in src/calendar.js so that the tests pass.";
 export const TEST_COMMAND = "node --test test/";
 export const TEST_FILE = "test/calendar.test.js";
 
 /** The product modules the study benches use, bundled once into a single ES module and imported. */
 const ENTRY = `
-export { applyMigrations } from "./src/server/db/migrate.ts";
-export { openDb } from "./src/server/db/client.ts";
-export { createAppServices } from "./src/server/app-services.ts";
-export { createRecorder } from "./src/server/events/recorder.ts";
+export { openWebCore, openWebDatabase } from "./src/server/web-core.ts";
 export { connectRedis } from "./src/server/redis/connection.ts";
 export { publishEvent, EVENT_STREAM_KEY } from "./src/server/events/event-stream.ts";
 export { startMockModel } from "./src/server/mock-model/mock-model-server.ts";
@@ -157,27 +153,18 @@ export async function startStudyRig(options) {
   const m = await productModules();
   const runtime = m.createDockerRuntime();
   const dataDir = tempDir("study-data");
-  const file = path.join(dataDir, "invariant.db");
-  m.applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
-  const db = await m.openDb({ file });
-  const services = m.createAppServices({
-    db,
-    redisUrl: options.redisUrl,
+  const core = await m.openWebCore({
+    root: ROOT,
     dataDir,
+    redisUrl: options.redisUrl,
     adminToken: "a_benchadmintokenbenchadmintoken0",
     publicUrl: "http://127.0.0.1:1",
     version: "bench",
     runtime,
-  });
-  const recorder = m.createRecorder({
-    redis: m.connectRedis({ url: options.redisUrl, name: "bench-recorder" }),
-    events: services.events,
-    emit: () => undefined,
-    apply: (event, applyOptions) => services.recordEvent(event, applyOptions),
     log: (line) => console.error(line),
   });
-  await recorder.start();
-  services.start();
+  await core.start();
+  const { db, services } = core;
   const hostCodex = tempDir("host-codex");
   const mock = await m.startMockModel({ scriptsDir: options.scriptsDir, apiKey: FAKE_KEY, host: "127.0.0.1" });
   const worker = await m.startWorker({
@@ -249,9 +236,7 @@ export async function startStudyRig(options) {
     },
     async close() {
       await worker.stop("bench finished");
-      await recorder.stop();
-      await services.close();
-      await db.$disconnect();
+      await core.close();
       await mock.close();
       const images = (await run("docker", ["images", "-q", `invariant-trial/${project.id.toLowerCase()}`])).stdout
         .split("\n")

@@ -11,16 +11,14 @@ import os from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
 import { median, ROOT, startProcess, writeResult } from "./lib.mjs";
-import { calendarProject, MIGRATIONS_DIR, productModules, round, tempDir } from "./study-lib.mjs";
+import { calendarProject, productModules, round, tempDir } from "./study-lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 200);
 const m = await productModules();
 
 async function seed(dataDir) {
-  const file = path.join(dataDir, "invariant.db");
-  m.applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
-  const db = await m.openDb({ file });
+  const db = await m.openWebDatabase({ root: ROOT, dataDir });
   const projectDir = calendarProject();
   const project = await db.project.create({
     data: { name: "calendar", hostPath: projectDir, cpus: 1, memoryBytes: BigInt(1024 ** 3) },

@@ -55,6 +55,23 @@ async function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> 
   clearTimeout(timer);
 }
 
+/** Redis from --redis-url (it must answer), else a private Redis of this data dir. */
+async function findRedis(config: CliConfig): Promise<{ redisUrl: string; privateRedis: PrivateRedis | null }> {
+  if (config.redisUrl) {
+    const url = config.redisUrl;
+    await probeRedis({ url }).catch((error: unknown) => {
+      const why = error instanceof Error ? error.message.replace(/\.$/, "") : String(error);
+      throw new Error(
+        `Cannot reach Redis at ${url} (${why}). Check the URL, or omit --redis-url to use a private Redis.`,
+      );
+    });
+    return { redisUrl: url, privateRedis: null };
+  }
+  const privateRedis = await startPrivateRedis({ dataDir: config.dataDir });
+  log(`private Redis started (pid ${privateRedis.pid})`);
+  return { redisUrl: privateRedis.url, privateRedis };
+}
+
 /**
  * `invariant-web`: the web process itself, plus a worker child and, when no Redis URL is given,
  * a private Redis. SIGINT/SIGTERM stop all of them; nothing is left running.
@@ -101,19 +118,9 @@ export async function launch(options: {
   process.on("SIGTERM", () => void shutdown("SIGTERM", 0));
 
   try {
-    let redisUrl: string;
-    if (config.redisUrl) {
-      await probeRedis({ url: config.redisUrl }).catch((error: unknown) => {
-        throw new Error(
-          `Cannot reach Redis at ${config.redisUrl} (${error instanceof Error ? error.message.replace(/\.$/, "") : String(error)}). Check the URL, or omit --redis-url to use a private Redis.`,
-        );
-      });
-      redisUrl = config.redisUrl;
-    } else {
-      redis = await startPrivateRedis({ dataDir: config.dataDir });
-      redisUrl = redis.url;
-      log(`private Redis started (pid ${redis.pid})`);
-    }
+    const found = await findRedis(config);
+    redis = found.privateRedis;
+    const { redisUrl } = found;
     const port = config.port === 0 ? await freePort(config.host) : config.port;
     web = await startWebServer({
       root: options.root,

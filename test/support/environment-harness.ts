@@ -1,11 +1,10 @@
 import { spawnSync } from "node:child_process";
 import type { Redis } from "ioredis";
-import { migratedDb, redisUrlFor, tempDir } from "./temp";
-import { createAppServices, type AppServices } from "../../src/server/app-services";
+import { REPO_ROOT, redisUrlFor, tempDir } from "./temp";
+import type { AppServices } from "../../src/server/app-services";
 import type { Db } from "../../src/server/db/client";
-import { createRecorder } from "../../src/server/events/recorder";
 import { connectRedis } from "../../src/server/redis/connection";
-import { createDockerRuntime } from "../../src/server/runtime/docker-runtime";
+import { openWebCore } from "../../src/server/web-core";
 
 export const BASE_IMAGE = "invariant-base:bookworm";
 
@@ -20,40 +19,30 @@ export interface WebSide {
 }
 
 export async function startWebSide(options: { redisBase: string; redisDb: number }): Promise<WebSide> {
-  const { db, dataDir } = await migratedDb();
+  const dataDir = tempDir("data");
   const redisUrl = redisUrlFor(options.redisBase, options.redisDb);
   const redis = connectRedis({ url: redisUrl, name: "web-side" });
   await redis.flushdb();
-  const services = createAppServices({
-    db,
-    redisUrl,
+  const core = await openWebCore({
+    root: REPO_ROOT,
     dataDir,
+    redisUrl,
     adminToken: "a_admintokenadmintokenadmintoken00",
     publicUrl: "http://127.0.0.1:1",
     version: "test",
-    runtime: createDockerRuntime(),
-    defaultBaseImage: BASE_IMAGE,
+    baseImage: BASE_IMAGE,
+    recorderBlockMs: 100,
   });
-  const recorder = createRecorder({
-    redis: connectRedis({ url: redisUrl, name: "recorder" }),
-    events: services.events,
-    emit: () => undefined,
-    apply: (event, applyOptions) => services.recordEvent(event, applyOptions),
-    log: () => undefined,
-    blockMs: 100,
-  });
-  await recorder.start();
+  await core.start({ upkeep: false });
   return {
-    db,
+    db: core.db,
     dataDir,
     redisUrl,
     redis,
-    services,
+    services: core.services,
     async close() {
-      await recorder.stop();
-      await services.close();
+      await core.close();
       redis.disconnect();
-      await db.$disconnect();
     },
   };
 }

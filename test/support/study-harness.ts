@@ -2,19 +2,17 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { Redis } from "ioredis";
-import { createAppServices, type AppServices } from "../../src/server/app-services";
-import { openDb, type Db } from "../../src/server/db/client";
-import { applyMigrations } from "../../src/server/db/migrate";
-import { createRecorder } from "../../src/server/events/recorder";
+import type { AppServices } from "../../src/server/app-services";
+import type { Db } from "../../src/server/db/client";
 import { startMockModel, type MockModelServer } from "../../src/server/mock-model/mock-model-server";
 import { connectRedis } from "../../src/server/redis/connection";
 import { createDockerRuntime, type ContainerRuntime } from "../../src/server/runtime/docker-runtime";
 import type { RecordedEvent } from "../../src/shared/event-catalog";
 import type { StudyView } from "../../src/shared/study-schemas";
+import { openWebCore } from "../../src/server/web-core";
 import { ensureAgentImage } from "./agent-image";
-import { MIGRATIONS_DIR, redisUrlFor, tempDir } from "./temp";
+import { REPO_ROOT, redisUrlFor, tempDir } from "./temp";
 
-export const REPO_ROOT = path.resolve(import.meta.dirname, "..", "..");
 export const FAKE_KEY = "sk-test-STUDY-KEY-789";
 
 /** The web side on a given data dir (reopenable: a restart keeps the database and the Redis). */
@@ -31,41 +29,22 @@ export async function openStudyWeb(options: {
   runtime: ContainerRuntime;
   sweepEveryMs?: number;
 }): Promise<StudyWeb> {
-  const file = path.join(options.dataDir, "invariant.db");
-  applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
-  const db = await openDb({ file });
-  const services = createAppServices({
-    db,
-    redisUrl: options.redisUrl,
+  const emitted: StudyWeb["emitted"] = [];
+  const core = await openWebCore({
+    root: REPO_ROOT,
     dataDir: options.dataDir,
+    redisUrl: options.redisUrl,
     adminToken: "a_admintokenadmintokenadmintoken00",
     publicUrl: "http://127.0.0.1:1",
     version: "test",
     runtime: options.runtime,
-  });
-  const emitted: StudyWeb["emitted"] = [];
-  const recorder = createRecorder({
-    redis: connectRedis({ url: options.redisUrl, name: "recorder" }),
-    events: services.events,
     emit: (targets, event) => {
       for (const room of targets) emitted.push({ room, event });
     },
-    apply: (event, applyOptions) => services.recordEvent(event, applyOptions),
-    log: () => undefined,
-    blockMs: 100,
+    recorderBlockMs: 100,
   });
-  await recorder.start();
-  services.start({ sweepEveryMs: options.sweepEveryMs ?? 500 });
-  return {
-    db,
-    services,
-    emitted,
-    async close() {
-      await recorder.stop();
-      await services.close();
-      await db.$disconnect();
-    },
-  };
+  await core.start({ sweepEveryMs: options.sweepEveryMs ?? 500 });
+  return { db: core.db, services: core.services, emitted, close: () => core.close() };
 }
 
 /** Copies fixtures/calendar-project (23 failing node:test checks) into a fresh project directory. */
@@ -150,5 +129,5 @@ export function removeImages(reference: string): void {
   if (list.length > 0) spawnSync("docker", ["rmi", "-f", ...new Set(list)], { stdio: "ignore" });
 }
 
-export { createDockerRuntime, redisUrlFor, tempDir, connectRedis };
+export { createDockerRuntime, redisUrlFor, tempDir, connectRedis, REPO_ROOT };
 export type { Redis };

@@ -1,10 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb, type Db } from "../../src/server/db/client";
-import { applyMigrations } from "../../src/server/db/migrate";
+import type { Db } from "../../src/server/db/client";
+import { openWebDatabase } from "../../src/server/web-core";
 
-export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, "..", "..", "prisma", "migrations");
+export const REPO_ROOT = path.resolve(import.meta.dirname, "..", "..");
+export const MIGRATIONS_DIR = path.join(REPO_ROOT, "prisma", "migrations");
 
 /** A new temp dir, marked with the test run (see global-setup.ts) so that run's teardown removes it. */
 export function tempDir(prefix: string): string {
@@ -15,9 +16,8 @@ export function tempDir(prefix: string): string {
 /** A real SQLite file with every committed migration applied. */
 export async function migratedDb(): Promise<{ db: Db; dataDir: string; file: string }> {
   const dataDir = tempDir("data");
-  const file = path.join(dataDir, "invariant.db");
-  applyMigrations({ databaseFile: file, migrationsDir: MIGRATIONS_DIR });
-  return { db: await openDb({ file }), dataDir, file };
+  const db = await openWebDatabase({ root: REPO_ROOT, dataDir });
+  return { db, dataDir, file: path.join(dataDir, "invariant.db") };
 }
 
 /** The shared test Redis, on a database of the test file's own so parallel files never see each other's keys. */

@@ -1,0 +1,71 @@
+import type http from "node:http";
+import { Server as SocketServer } from "socket.io";
+import { serverToClient, subscribeSchema, type RecordedEvent } from "../../shared/event-catalog";
+import type { Identity } from "../../shared/roles";
+import type { AccessService } from "../access/access-service";
+import { isAllowedHost, isAllowedOrigin, tokenFromHeaders, type GuardOptions } from "../access/request-guard";
+
+/**
+ * socket.io on the web server: the handshake is refused for a foreign Host (DNS rebinding) or Origin
+ * (cross-site), a connection without a valid token is refused, and a client joins and leaves the
+ * catalog's rooms with `subscribe` / `unsubscribe`.
+ */
+export interface SocketLayer {
+  /** Sends a recorded event to these rooms at once (a socket in several of them gets it once). */
+  emit: (rooms: string[], event: RecordedEvent) => void;
+  /** Drops the open sockets of a revoked viewer link. */
+  disconnectSubject: (subject: string) => void;
+  /** Starts authenticating connections (the access service exists only once the core is open). */
+  authenticate(access: AccessService): void;
+  close(): Promise<void>;
+}
+
+export function createSocketLayer(options: { httpServer: http.Server; guard: GuardOptions }): SocketLayer {
+  const io = new SocketServer(options.httpServer, {
+    serveClient: false,
+    path: "/socket.io",
+    allowRequest: (req, callback) =>
+      callback(
+        null,
+        isAllowedHost(req.headers.host, options.guard) && isAllowedOrigin(req.headers.origin, options.guard),
+      ),
+  });
+  const identityOf = (socket: { data: unknown }) => (socket.data as { identity?: Identity }).identity;
+
+  return {
+    emit: (rooms, event) => void io.to(rooms).emit(serverToClient.event, event),
+    disconnectSubject(subject) {
+      for (const socket of io.sockets.sockets.values()) {
+        if (identityOf(socket)?.subject === subject) socket.disconnect(true);
+      }
+    },
+    authenticate(access) {
+      io.use((socket, next) => {
+        const { cookie, authorization } = socket.request.headers;
+        access
+          .identify(tokenFromHeaders({ cookie, authorization }))
+          .then((identity) => {
+            if (!identity) return next(new Error("unauthorized: open the URL printed by invariant-web"));
+            (socket.data as { identity?: Identity }).identity = identity;
+            next();
+          })
+          .catch((error: unknown) => next(error instanceof Error ? error : new Error(String(error))));
+      });
+      io.on("connection", (socket) => {
+        socket.on("subscribe", (payload: unknown) => {
+          const parsed = subscribeSchema.safeParse(payload);
+          if (parsed.success) void socket.join(parsed.data.room);
+        });
+        socket.on("unsubscribe", (payload: unknown) => {
+          const parsed = subscribeSchema.safeParse(payload);
+          if (parsed.success) void socket.leave(parsed.data.room);
+        });
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        void io.close(() => resolve());
+        options.httpServer.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,105 @@
+import path from "node:path";
+import type { RecordedEvent } from "../shared/event-catalog";
+import { loadOrCreateAccessToken } from "./access/access-token";
+import { createAppServices, type AppServices } from "./app-services";
+import { openDb, type Db } from "./db/client";
+import { applyMigrations } from "./db/migrate";
+import { createRecorder } from "./events/recorder";
+import { connectRedis } from "./redis/connection";
+import { createDockerRuntime, type ContainerRuntime } from "./runtime/docker-runtime";
+
+/**
+ * The composition root of the web side: the one place that opens the database (migrations first),
+ * loads the admin token, wires the services and the event recorder. The launcher's web server, the
+ * CLI commands that work without a dashboard, the test harnesses and the benchmarks all start here,
+ * so they run the product exactly as it is wired in production.
+ */
+
+/** Opens the data dir's database with every committed migration applied. */
+export async function openWebDatabase(options: {
+  root: string;
+  dataDir: string;
+  log?: (message: string) => void;
+}): Promise<Db> {
+  const databaseFile = path.join(options.dataDir, "invariant.db");
+  const migrations = applyMigrations({ databaseFile, migrationsDir: path.join(options.root, "prisma", "migrations") });
+  if (migrations.applied.length > 0) options.log?.(`database: applied ${migrations.applied.join(", ")}`);
+  return openDb({ file: databaseFile });
+}
+
+export interface WebCoreOptions {
+  /** The package root (its prisma/migrations are applied). */
+  root: string;
+  dataDir: string;
+  redisUrl: string;
+  /** Base URL of the dashboard without the token. */
+  publicUrl: string;
+  version: string;
+  log?: (message: string) => void;
+  /** Defaults to the Docker engine. */
+  runtime?: ContainerRuntime;
+  /** Global default base image for environments. */
+  baseImage?: string;
+  /** Defaults to the data dir's access token (created on first start). */
+  adminToken?: string;
+  /** Fans a recorded event out to socket.io rooms (the web server's socket layer). */
+  emit?: (rooms: string[], event: RecordedEvent) => void;
+  /** A viewer link was revoked: drop its open sockets. */
+  onViewerRevoked?: (linkId: string) => void;
+  /** How long one recorder read blocks for new events (tests shorten it). */
+  recorderBlockMs?: number;
+}
+
+export interface WebCore {
+  db: Db;
+  services: AppServices;
+  adminToken: string;
+  /**
+   * Starts the event recorder and, unless `upkeep` is false, the background upkeep (trial sweeper,
+   * stalled builds, interrupted removals) every `sweepEveryMs`.
+   */
+  start(options?: { sweepEveryMs?: number; upkeep?: boolean }): Promise<void>;
+  /** Stops the recorder and the services and closes the database. */
+  close(): Promise<void>;
+}
+
+export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
+  const log = options.log ?? (() => undefined);
+  const db = await openWebDatabase({ root: options.root, dataDir: options.dataDir, log });
+  const adminToken = options.adminToken ?? loadOrCreateAccessToken({ dataDir: options.dataDir });
+  const services = createAppServices({
+    db,
+    redisUrl: options.redisUrl,
+    dataDir: options.dataDir,
+    adminToken,
+    publicUrl: options.publicUrl,
+    version: options.version,
+    runtime: options.runtime ?? createDockerRuntime(),
+    log,
+    ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
+    ...(options.onViewerRevoked ? { onViewerRevoked: options.onViewerRevoked } : {}),
+  });
+  const recorder = createRecorder({
+    redis: connectRedis({ url: options.redisUrl, name: "invariant-recorder" }),
+    events: services.events,
+    emit: options.emit ?? (() => undefined),
+    apply: (event, applyOptions) => services.recordEvent(event, applyOptions),
+    log,
+    ...(options.recorderBlockMs ? { blockMs: options.recorderBlockMs } : {}),
+  });
+  return {
+    db,
+    services,
+    adminToken,
+    async start(startOptions = {}) {
+      await recorder.start();
+      if (startOptions.upkeep !== false)
+        services.start(startOptions.sweepEveryMs ? { sweepEveryMs: startOptions.sweepEveryMs } : {});
+    },
+    async close() {
+      await recorder.stop();
+      await services.close();
+      await db.$disconnect();
+    },
+  };
+}
