@@ -1,20 +1,14 @@
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import type { ApplyPreviewView, ApplyRecordView } from "../shared/snapshot-schemas";
 import type { CliConfig } from "./config";
-import { isProcessAlive } from "../server/system/process-alive";
+import { openDatabaseOffline, runningLauncher } from "./database-access";
 
 /**
  * `invariant-web apply WORKSPACE [--yes] [--json]`: shows the plan that applies a workspace's
  * changes to its project, with its conflicts; with --yes, applies that plan (by its hash).
  *
- * The web process is the only database writer, so:
- *  - when a launcher is running for the data dir (launcher.json names a live pid), the command goes
- *    through its tRPC API with the admin token from <dataDir>/access-token (recorded as "admin");
- *  - otherwise it opens the database itself, holding the data-dir lock for the few seconds it needs
- *    (a launcher started meanwhile waits for nothing: it refuses to start, and says why). Recorded
- *    as "cli:<user>".
+ * It reaches the database by the CLI's one rule (database-access.ts): through the running dashboard
+ * (recorded as "admin"), else directly under the data-dir lock (recorded as "cli:<user>").
  */
 export interface ApplyApi {
   preview(workspaceId: string): Promise<ApplyPreviewView>;
@@ -31,16 +25,6 @@ export interface ApplyCommandOptions {
   connect?: (dataDir: string) => Promise<ApplyApi>;
 }
 
-/** The pid of a live launcher for this data dir, or null. */
-export function runningLauncher(dataDir: string): number | null {
-  try {
-    const held = JSON.parse(fs.readFileSync(path.join(dataDir, "launcher.json"), "utf8")) as { pid?: unknown };
-    return typeof held.pid === "number" && held.pid !== process.pid && isProcessAlive(held.pid) ? held.pid : null;
-  } catch {
-    return null;
-  }
-}
-
 async function connectToDashboard(dataDir: string): Promise<ApplyApi> {
   const { connectDashboard } = await import("./dashboard-client");
   const { api } = connectDashboard(dataDir);
@@ -53,39 +37,24 @@ async function connectToDashboard(dataDir: string): Promise<ApplyApi> {
 
 /** Opens the database directly; only when no launcher runs (the caller checked). */
 async function openDirectly(options: { dataDir: string; root: string }): Promise<ApplyApi> {
-  const { dataDir } = options;
-  const databaseFile = path.join(dataDir, "invariant.db");
-  if (!fs.existsSync(databaseFile))
-    throw new Error(`There is no invariant-web data in ${dataDir}: no workspace can exist there. Check --data-dir.`);
-  const [{ lockDataDir }, { applyMigrations }, { openDb }, services] = await Promise.all([
-    import("./data-dir-lock"),
-    import("../server/db/migrate"),
-    import("../server/db/client"),
-    Promise.all([
-      import("../server/apply/apply-service"),
-      import("../server/apply/apply.queries"),
-      import("../server/projects/projects.queries"),
-    ]),
+  const offline = await openDatabaseOffline({ ...options, whatFor: "no workspace can exist there" });
+  const [{ createApplyService }, { createApplyQueries }, { createProjectQueries }] = await Promise.all([
+    import("../server/apply/apply-service"),
+    import("../server/apply/apply.queries"),
+    import("../server/projects/projects.queries"),
   ]);
-  const lock = lockDataDir(dataDir);
-  try {
-    applyMigrations({ databaseFile, migrationsDir: path.join(options.root, "prisma", "migrations") });
-    const db = await openDb({ file: databaseFile });
-    const [{ createApplyService }, { createApplyQueries }, { createProjectQueries }] = services;
-    const apply = createApplyService({ dataDir, projects: createProjectQueries(db), records: createApplyQueries(db) });
-    const appliedBy = `cli:${os.userInfo().username}`;
-    return {
-      preview: (workspaceId) => apply.preview({ workspaceId }),
-      run: (workspaceId, planHash) => apply.run({ workspaceId, planHash, appliedBy }),
-      async close() {
-        await db.$disconnect();
-        lock.release();
-      },
-    };
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
+  const { db } = offline;
+  const apply = createApplyService({
+    dataDir: options.dataDir,
+    projects: createProjectQueries(db),
+    records: createApplyQueries(db),
+  });
+  const appliedBy = `cli:${os.userInfo().username}`;
+  return {
+    preview: (workspaceId) => apply.preview({ workspaceId }),
+    run: (workspaceId, planHash) => apply.run({ workspaceId, planHash, appliedBy }),
+    close: () => offline.close(),
+  };
 }
 
 function describePreview(preview: ApplyPreviewView): string {

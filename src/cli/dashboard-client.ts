@@ -26,6 +26,8 @@ export function connectDashboard(dataDir: string) {
   return {
     url,
     api,
+    /** A plain HTTP request to the dashboard with the admin token (downloads such as reports). */
+    fetch: (pathname: string) => fetch(`${url}${pathname}`, { headers }),
     socket(): Socket {
       return io(url, { path: "/socket.io", transports: ["websocket"], extraHeaders: headers });
     },

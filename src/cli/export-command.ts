@@ -1,19 +1,75 @@
 import fs from "node:fs";
-import path from "node:path";
-import { openDb } from "../server/db/client";
-import { applyMigrations } from "../server/db/migrate";
 import { isAppError } from "../server/errors/app-error";
-import { createStudyQueries } from "../server/studies/studies.queries";
-import { renderStudyReport } from "../server/studies/study-report-builder";
 import type { CliConfig } from "./config";
+import { openDatabaseOffline, runningLauncher } from "./database-access";
 
 const FORMATS = ["md", "json", "csv"] as const;
 type Format = (typeof FORMATS)[number];
 
+interface Report {
+  title: string;
+  body: string;
+}
+
+/** Reads a study's report through the running dashboard (its download endpoint, with the admin token). */
+async function reportFromDashboard(options: {
+  dataDir: string;
+  studyId: string;
+  format: Format;
+}): Promise<Report | null> {
+  const { connectDashboard } = await import("./dashboard-client");
+  const dashboard = connectDashboard(options.dataDir);
+  const response = await dashboard.fetch(
+    `/api/studies/${encodeURIComponent(options.studyId)}/report.${options.format}`,
+  );
+  if (response.status === 404) return null;
+  if (!response.ok)
+    throw new Error(`the dashboard answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const body = await response.text();
+  const study = await dashboard.api.studies.get.query({ studyId: options.studyId });
+  return { title: study.title, body };
+}
+
+/** Reads a study's report from the database, under the data-dir lock (no dashboard runs). */
+async function reportOffline(options: {
+  dataDir: string;
+  root: string;
+  studyId: string;
+  format: Format;
+}): Promise<Report | null> {
+  const offline = await openDatabaseOffline({ ...options, whatFor: "no study can exist there" });
+  try {
+    const [{ createStudyQueries }, { renderStudyReport }] = await Promise.all([
+      import("../server/studies/studies.queries"),
+      import("../server/studies/study-report-builder"),
+    ]);
+    const study = await createStudyQueries(offline.db).find(options.studyId);
+    if (!study) return null;
+    return {
+      title: study.title,
+      body: renderStudyReport({ study, format: options.format, generatedAt: new Date() }).body,
+    };
+  } finally {
+    await offline.close();
+  }
+}
+
+/** Writes the file whole or not at all (a temporary file renamed into place). */
+function writeWhole(file: string, body: string): void {
+  const temp = `${file}.tmp-${process.pid}`;
+  try {
+    fs.writeFileSync(temp, body);
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw new Error(`could not write ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /**
- * `invariant-web export STUDY [--format md|json|csv] [--output FILE]`: a study's report, read straight
- * from the data dir's database (the dashboard need not be running). With --output the file is written
- * whole or not at all (a temporary file renamed into place).
+ * `invariant-web export STUDY [--format md|json|csv] [--output FILE]`: a study's report, through the
+ * running dashboard or, when none runs, from the data dir's database (the CLI's one rule:
+ * database-access.ts). With --output the file is written whole or not at all.
  */
 export async function runExportCommand(options: {
   config: CliConfig;
@@ -36,47 +92,29 @@ export async function runExportCommand(options: {
     err.write(`invariant-web export: --format must be md, json or csv, not "${config.format}".\n`);
     return 2;
   }
-  const databaseFile = path.join(config.dataDir, "invariant.db");
-  if (!fs.existsSync(databaseFile)) {
-    err.write(
-      `invariant-web export: no database in ${config.dataDir}. Pass the data dir the dashboard uses (--data-dir or INVARIANT_DATA_DIR).\n`,
-    );
-    return 1;
-  }
-  applyMigrations({ databaseFile, migrationsDir: path.join(options.root, "prisma", "migrations") });
-  const db = await openDb({ file: databaseFile });
   try {
-    const study = await createStudyQueries(db).find(studyId);
-    if (!study) {
+    const { dataDir } = config;
+    const report =
+      runningLauncher(dataDir) !== null
+        ? await reportFromDashboard({ dataDir, studyId, format })
+        : await reportOffline({ dataDir, root: options.root, studyId, format });
+    if (!report) {
       err.write(
-        `invariant-web export: no study "${studyId}" in ${config.dataDir}. The study list in the dashboard shows each study's id in its address.\n`,
+        `invariant-web export: no study "${studyId}" in ${dataDir}. The study list in the dashboard shows each study's id in its address.\n`,
       );
       return 1;
     }
-    const report = renderStudyReport({ study, format, generatedAt: new Date() });
     if (!config.output) {
       out.write(report.body);
       return 0;
     }
-    const temp = `${config.output}.tmp-${process.pid}`;
-    try {
-      fs.writeFileSync(temp, report.body);
-      fs.renameSync(temp, config.output);
-    } catch (error) {
-      fs.rmSync(temp, { force: true });
-      err.write(
-        `invariant-web export: could not write ${config.output}: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
-      return 1;
-    }
-    err.write(`Wrote the ${format} report of "${study.title}" to ${config.output}\n`);
+    writeWhole(config.output, report.body);
+    err.write(`Wrote the ${format} report of "${report.title}" to ${config.output}\n`);
     return 0;
   } catch (error) {
     err.write(
       `invariant-web export: ${isAppError(error) ? error.message : error instanceof Error ? error.message : String(error)}\n`,
     );
     return 1;
-  } finally {
-    await db.$disconnect();
   }
 }
