@@ -64,6 +64,13 @@ describe("invariant-web launcher", () => {
     expect(fs.statSync(path.join(dataDir, "access-token")).mode & 0o777).toBe(0o600);
     const added = await trpc(first, "projects.add", { token: first.token, body: { hostPath: projectDir } });
     expect(added.status).toBe(200);
+    // a CLI command that reads the database goes through the running dashboard (no second opener of the data dir)
+    const exported = spawnSync(process.execPath, [BIN, "export", "nosuchstudy", "--data-dir", dataDir], {
+      env: cleanEnv(),
+      encoding: "utf8",
+    });
+    expect(exported.status).toBe(1);
+    expect(exported.stderr).toContain('no study "nosuchstudy"');
     const children = first.childPids();
     expect(children.length).toBe(2); // worker + private Redis
     expect(await first.stop("SIGTERM")).toBe(0);

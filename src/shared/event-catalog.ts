@@ -1,4 +1,8 @@
 import { z } from "zod";
+import { tokenUsageSchema } from "./token-usage";
+import { trialResultSchema } from "./trial-result";
+import { verdictSchema } from "./verdict-summary";
+import { activeTrialStateSchema, harnessKindSchema, preflightStatusSchema, trialEndStateSchema } from "./vocabulary";
 
 /**
  * Version 1 of the event catalog: every event a worker publishes through Redis and the web process
@@ -58,13 +62,6 @@ export const environmentFinishedEvent = z.object({
   }),
 });
 
-const usage = z.object({
-  inputTokens: z.number(),
-  cachedInputTokens: z.number(),
-  outputTokens: z.number(),
-  reasoningTokens: z.number(),
-});
-
 export const agentStartedEvent = z.object({
   ...base,
   type: z.literal("agent.started"),
@@ -72,7 +69,7 @@ export const agentStartedEvent = z.object({
   data: z.object({
     runId: z.string(),
     containerId: z.string(),
-    harness: z.enum(["codex", "command"]),
+    harness: harnessKindSchema,
     harnessVersion: z.string().nullable(),
   }),
 });
@@ -95,18 +92,9 @@ export const agentFinishedEvent = z.object({
     reason: z.string().nullable(),
     threadId: z.string().nullable(),
     agentSeconds: z.number(),
-    usage: usage.nullable(),
+    usage: tokenUsageSchema.nullable(),
     harnessVersion: z.string().nullable(),
   }),
-});
-
-const verdict = z.object({
-  passed: z.number().int().nullable(),
-  failed: z.number().int().nullable(),
-  skipped: z.number().int().nullable(),
-  total: z.number().int().nullable(),
-  source: z.string(),
-  ok: z.boolean(),
 });
 
 /** The baseline run of a study's test command on the untouched snapshot, before any model call. */
@@ -115,8 +103,8 @@ export const studyPreflightFinishedEvent = z.object({
   type: z.literal("study.preflight-finished"),
   studyId: z.string(),
   data: z.object({
-    status: z.enum(["passed", "refused"]),
-    verdict: verdict.nullable(),
+    status: preflightStatusSchema,
+    verdict: verdictSchema.nullable(),
     refusal: z.string().nullable(),
     exitCode: z.number().int().nullable(),
     durationMs: z.number(),
@@ -148,9 +136,9 @@ export const trialProgressEvent = z.object({
   trialId: z.string(),
   data: z.object({
     attempt: z.number().int(),
-    state: z.enum(["preparing", "agent", "evaluating"]),
+    state: activeTrialStateSchema,
     step: z.string(),
-    usage: usage.nullable().default(null),
+    usage: tokenUsageSchema.nullable().default(null),
     commandsRun: z.number().int().nullable().default(null),
   }),
 });
@@ -164,30 +152,21 @@ export const trialLogEvent = z.object({
   data: z.object({ attempt: z.number().int(), text: z.string() }),
 });
 
+/** How a trial's attempt ended and what it measured (trial-result.ts); per-test rows are in `evaluationFile`. */
 export const trialFinishedEvent = z.object({
   ...base,
   type: z.literal("trial.finished"),
   studyId: z.string(),
   trialId: z.string(),
-  data: z.object({
+  data: trialResultSchema.extend({
     attempt: z.number().int(),
-    state: z.enum(["succeeded", "failed", "error", "stopped"]),
-    error: z.string().nullable(),
-    verdict: verdict.nullable(),
+    state: trialEndStateSchema,
     /** Per-test rows are in this file (JSON), written before the event. */
     evaluationFile: z.string().nullable(),
-    exitCode: z.number().int().nullable(),
-    agentSeconds: z.number().nullable(),
-    evalSeconds: z.number().nullable(),
-    usage: usage.nullable(),
-    commandsRun: z.number().int(),
-    threadId: z.string().nullable(),
-    harnessVersion: z.string().nullable(),
-    committedImageId: z.string().nullable(),
-    workspaceId: z.string().nullable(),
-    diff: z.object({ files: z.number().int(), insertions: z.number().int(), deletions: z.number().int() }).nullable(),
+    usage: tokenUsageSchema.nullable(),
   }),
 });
+export type TrialFinishedData = z.infer<typeof trialFinishedEvent>["data"];
 
 export const invariantEventSchema = z.discriminatedUnion("type", [
   workerOnlineEvent,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
 
 /** Limits that keep settings sane on any host; the service also checks them against this host. */
 export const MIB = 1024 * 1024;
@@ -7,14 +8,12 @@ export const GIB = 1024 * MIB;
 export const networkModeSchema = z.enum(["none", "internet"]);
 export type NetworkMode = z.infer<typeof networkModeSchema>;
 
-export const reasoningEffortSchema = z.enum(["minimal", "low", "medium", "high", "xhigh"]);
-
 // Docker image reference: [registry/]name[:tag][@digest]
 const imageReference =
   /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 
 export const agentConfigurationSchema = z.object({
-  harness: z.enum(["codex", "command"]).default("codex"),
+  harness: harnessKindSchema.default("codex"),
   model: z.string().trim().max(200, "Model names are at most 200 characters.").default(""),
   reasoningEffort: reasoningEffortSchema.default("medium"),
   instructions: z.string().max(20_000, "Instructions are at most 20,000 characters.").default(""),

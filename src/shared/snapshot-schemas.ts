@@ -76,27 +76,33 @@ export interface WorkspaceView {
   createdAt: string;
 }
 
-export interface FileStateView {
+/** One side of a change to a path; `TPath` is how paths travel (raw bytes on the server, PathTextView in views). */
+export interface FileStateOf<TPath> {
   type: "file" | "symlink";
   mode: string;
   size: number;
   sha256: string;
-  target?: PathTextView;
+  target?: TPath;
 }
+export type FileStateView = FileStateOf<PathTextView>;
 
-export interface FileChangeView extends PathTextView {
+/** What changed about one path, declared once for the server's diff and the view of it. */
+export interface FileChangeOf<TState> {
   status: "added" | "modified" | "deleted";
-  before: FileStateView | null;
-  after: FileStateView | null;
+  before: TState | null;
+  after: TState | null;
   contentChanged: boolean;
   modeChanged: boolean;
+  /** Between a file and a symlink. */
   typeChanged: boolean;
   binary: boolean;
   insertions: number;
   deletions: number;
+  /** Unified patch; null when the diff's total size cap was reached before this file. */
   patch: string | null;
   patchTruncated: boolean;
 }
+export interface FileChangeView extends PathTextView, FileChangeOf<FileStateView> {}
 
 export interface DiffTotalsView {
   files: number;

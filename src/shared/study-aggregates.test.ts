@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { aggregateByConfiguration, median, trialPassedAll, type AggregatableTrial } from "./study-aggregates";
-import { reportTokens, studyAggregateSchema, type ReportVerdict, type TrialState } from "./study-report";
+import { studyAggregateSchema } from "./study-report";
+import { tokensWithTotal } from "./token-usage";
+import type { VerdictView } from "./verdict-summary";
+import type { TrialState } from "./vocabulary";
 
-const counted = (passed: number, total: number): ReportVerdict => ({
+const counted = (passed: number, total: number): VerdictView => ({
   passed,
   failed: total - passed,
   skipped: 0,
@@ -10,7 +13,7 @@ const counted = (passed: number, total: number): ReportVerdict => ({
   source: "node-test",
   ok: passed === total,
 });
-const byExitCode = (ok: boolean): ReportVerdict => ({
+const byExitCode = (ok: boolean): VerdictView => ({
   passed: null,
   failed: null,
   skipped: null,
@@ -22,7 +25,7 @@ const byExitCode = (ok: boolean): ReportVerdict => ({
 function trial(options: {
   choice: number;
   state?: TrialState;
-  verdict?: ReportVerdict | null;
+  verdict?: VerdictView | null;
   agentSeconds?: number | null;
   tokens?: number;
 }): AggregatableTrial {
@@ -32,7 +35,7 @@ function trial(options: {
     state: options.state ?? "succeeded",
     verdict: options.verdict ?? null,
     agentSeconds: options.agentSeconds === undefined ? 10 : options.agentSeconds,
-    tokens: reportTokens({ input: total, cachedInput: 0, output: 0, reasoning: 0 }),
+    tokens: tokensWithTotal({ input: total, cachedInput: 0, output: 0, reasoning: 0 }),
   };
 }
 

@@ -1,4 +1,5 @@
-import { TERMINAL_TRIAL_STATES, type ReportTrial, type StudyAggregate } from "./study-report";
+import type { ReportTrial, StudyAggregate } from "./study-report";
+import { isTerminalTrialState } from "./vocabulary";
 
 /** The fields of a trial the aggregates read; a full `ReportTrial` fits. */
 export type AggregatableTrial = Pick<ReportTrial, "choice" | "state" | "verdict" | "agentSeconds" | "tokens">;
@@ -19,7 +20,7 @@ function spread(values: readonly number[]): { min: number; max: number } | null 
 }
 
 export function isTerminalTrial(trial: Pick<ReportTrial, "state">): boolean {
-  return TERMINAL_TRIAL_STATES.includes(trial.state);
+  return isTerminalTrialState(trial.state);
 }
 
 /**

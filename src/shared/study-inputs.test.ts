@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createStudyInputSchema } from "./study-schemas";
+import { createStudyInputSchema } from "./study-inputs";
 
 const valid = {
   projectId: "p1",

@@ -1,4 +1,8 @@
 import { z } from "zod";
+import { studyEnvironmentSchema, testFileViewSchema, trialViewSchema } from "./study-schemas";
+import { testCountsSchema } from "./verdict-summary";
+import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
+import { count, isoDate } from "./zod-fields";
 
 /**
  * The exported record of one study: what was asked, in which environment, which configurations ran,
@@ -12,42 +16,6 @@ import { z } from "zod";
 export const STUDY_REPORT_SCHEMA_ID = "invariant-web/study-report";
 export const STUDY_REPORT_VERSION = 1;
 
-const isoDate = z.iso.datetime({
-  offset: true,
-  error: "Expected an ISO 8601 date-time, such as 2025-01-31T12:00:00.000Z.",
-});
-const count = z.int().nonnegative();
-const seconds = z.number().nonnegative().finite();
-
-export const reasoningEffortSchema = z.enum(["minimal", "low", "medium", "high", "xhigh"]);
-export type ReasoningEffort = z.infer<typeof reasoningEffortSchema>;
-
-export const harnessSchema = z.enum(["codex", "command"]);
-export type Harness = z.infer<typeof harnessSchema>;
-
-export const trialStateSchema = z.enum([
-  "queued",
-  "preparing",
-  "agent",
-  "evaluating",
-  "succeeded",
-  "failed",
-  "error",
-  "stopped",
-  "interrupted",
-]);
-export type TrialState = z.infer<typeof trialStateSchema>;
-
-/** The states a trial does not leave: it has finished, whatever the outcome. */
-export const TERMINAL_TRIAL_STATES: readonly TrialState[] = ["succeeded", "failed", "error", "stopped", "interrupted"];
-
-export const reportTestFileSchema = z.object({
-  path: z.string().min(1),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, "A sha256 is 64 lowercase hex digits."),
-  bytes: count,
-});
-export type ReportTestFile = z.infer<typeof reportTestFileSchema>;
-
 export const reportStudySchema = z.object({
   id: z.string().min(1),
   title: z.string(),
@@ -56,7 +24,7 @@ export const reportStudySchema = z.object({
   taskPrompt: z.string(),
   testCommand: z.string(),
   junitPath: z.string().nullable(),
-  testFiles: z.array(reportTestFileSchema),
+  testFiles: z.array(testFileViewSchema),
   state: z.string().min(1),
   createdAt: isoDate,
   startedAt: isoDate.nullable(),
@@ -67,32 +35,9 @@ export const reportStudySchema = z.object({
 });
 export type ReportStudy = z.infer<typeof reportStudySchema>;
 
-export const reportEnvironmentSchema = z.object({
-  versionId: z.string().nullable(),
-  version: z.int().positive().nullable(),
-  imageId: z.string().nullable(),
-  imageDigest: z.string().nullable(),
-});
-export type ReportEnvironment = z.infer<typeof reportEnvironmentSchema>;
-
-/** Test counts read from the test command's output; `source` names the parser (junit, node-test, exit-code, ...). */
-const testCountsShape = {
-  passed: count.nullable(),
-  failed: count.nullable(),
-  skipped: count.nullable(),
-  total: count.nullable(),
-  source: z.string().min(1),
-};
-
-export const reportBaselineSchema = z.object(testCountsShape);
-export type ReportBaseline = z.infer<typeof reportBaselineSchema>;
-
-export const reportVerdictSchema = z.object({ ...testCountsShape, ok: z.boolean() });
-export type ReportVerdict = z.infer<typeof reportVerdictSchema>;
-
 export const reportConfigurationSchema = z.object({
   choice: z.int().positive(),
-  harness: harnessSchema,
+  harness: harnessKindSchema,
   model: z.string(),
   reasoningEffort: reasoningEffortSchema,
   instructions: z.string(),
@@ -101,41 +46,23 @@ export const reportConfigurationSchema = z.object({
 });
 export type ReportConfiguration = z.infer<typeof reportConfigurationSchema>;
 
-/** Token usage. `cachedInput` is part of `input`, `reasoning` is part of `output`; `total` = input + output. */
-export const reportTokensSchema = z
-  .object({ input: count, cachedInput: count, output: count, reasoning: count, total: count })
-  .refine((tokens) => tokens.total === tokens.input + tokens.output, {
-    message: "tokens.total must equal input + output (cached input is part of input, reasoning part of output).",
-    path: ["total"],
-  });
-export type ReportTokens = z.infer<typeof reportTokensSchema>;
-
-/** Builds a token record with its total, so callers never add the parts themselves. */
-export function reportTokens(options: {
-  input: number;
-  cachedInput: number;
-  output: number;
-  reasoning: number;
-}): ReportTokens {
-  return { ...options, total: options.input + options.output };
-}
-
-export const reportTrialSchema = z.object({
-  id: z.string().min(1),
-  choice: z.int().positive(),
-  repeat: z.int().positive(),
-  attempt: z.int().positive(),
-  state: trialStateSchema,
-  verdict: reportVerdictSchema.nullable(),
-  exitCode: z.int().nullable(),
-  agentSeconds: seconds.nullable(),
-  evalSeconds: seconds.nullable(),
-  tokens: reportTokensSchema,
-  threadId: z.string().nullable(),
-  harnessVersion: z.string().nullable(),
-  error: z.string().nullable(),
-  startedAt: isoDate.nullable(),
-  finishedAt: isoDate.nullable(),
+/** The picked fields keep the view's checks: a trial's tokens are a `tokensSchema` whose total is input + output. */
+export const reportTrialSchema = trialViewSchema.pick({
+  id: true,
+  choice: true,
+  repeat: true,
+  attempt: true,
+  state: true,
+  verdict: true,
+  exitCode: true,
+  agentSeconds: true,
+  evalSeconds: true,
+  tokens: true,
+  threadId: true,
+  harnessVersion: true,
+  error: true,
+  startedAt: true,
+  finishedAt: true,
 });
 export type ReportTrial = z.infer<typeof reportTrialSchema>;
 
@@ -165,9 +92,10 @@ export const studyReportSchema = z
     version: z.literal(STUDY_REPORT_VERSION),
     generatedAt: isoDate,
     study: reportStudySchema,
-    environment: reportEnvironmentSchema,
+    environment: studyEnvironmentSchema,
     snapshotId: z.string().nullable(),
-    baseline: reportBaselineSchema.nullable(),
+    /** The test counts of the untouched snapshot. */
+    baseline: testCountsSchema.nullable(),
     configurations: z.array(reportConfigurationSchema),
     trials: z.array(reportTrialSchema),
     aggregates: z.array(studyAggregateSchema),

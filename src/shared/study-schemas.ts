@@ -1,255 +1,56 @@
 import { z } from "zod";
-import { reasoningEffortSchema } from "./project-schemas";
+import type { AgentConfiguration } from "./project-schemas";
+import { tokensSchema } from "./token-usage";
+import { trialResultSchema } from "./trial-result";
+import type { VerdictView } from "./verdict-summary";
+import { trialStateSchema, type StudyState } from "./vocabulary";
+import { count, isoDate } from "./zod-fields";
 
 /**
- * Inputs and views of studies (experiments) and their trials, shared by server and browser.
+ * Views of studies (experiments) and their trials, shared by server and browser (inputs: study-inputs.ts).
  * A study runs every configuration `repeats` times on one frozen snapshot and environment image, and
  * judges each trial with the same captured test files and test command.
  */
 
-export const MAX_TRIALS_PER_STUDY = 200;
-export const MAX_TEST_FILE_BYTES = 5 * 1024 * 1024;
-export const MAX_TEST_FILES = 200;
-
-const relativePath = z
-  .string()
-  .trim()
-  .min(1, "Enter a path relative to the project, for example test/calendar.test.js.")
-  .max(1000, "Paths are at most 1,000 characters.")
-  .refine((value) => !value.startsWith("/"), "Use a path relative to the project root, not an absolute one.")
-  .refine(
-    (value) => !value.split("/").some((segment) => segment === ".." || segment === "." || segment === ""),
-    "A path may not contain empty, . or .. segments.",
-  )
-  .refine((value) => !value.includes("\0"), "A path may not contain a NUL byte.")
-  .refine((value) => value !== ".git" && !value.startsWith(".git/"), "Files under .git cannot be test files.");
-
-export const testFileInputSchema = z.discriminatedUnion("source", [
-  /** Read from the project directory when the study is created. */
-  z.object({ source: z.literal("project"), path: relativePath }),
-  /** Uploaded in the form: the bytes in base64. */
-  z.object({
-    source: z.literal("upload"),
-    path: relativePath,
-    contentBase64: z
-      .string()
-      .max(Math.ceil(MAX_TEST_FILE_BYTES / 3) * 4, "An uploaded test file is at most 5 MiB.")
-      .regex(/^[A-Za-z0-9+/]*={0,2}$/, "The upload is not valid base64; choose the file again."),
-  }),
-]);
-export type TestFileInput = z.infer<typeof testFileInputSchema>;
-
-const overrideSchema = z
-  .string()
-  .regex(/^[\w.-]+=.+$/s, 'An override looks like key=value, for example model_verbosity="low".');
-
-/** The harness, model and command of a row can be checked whenever they are strings, whatever else is wrong. */
-function rowCheckable(payload: { value: unknown }): boolean {
-  const value = payload.value as { harness?: unknown; model?: unknown; command?: unknown } | null;
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value.harness === "codex" || value.harness === "command") &&
-    typeof (value.model ?? "") === "string" &&
-    typeof (value.command ?? "") === "string"
-  );
-}
-
-export const configurationInputSchema = z
-  .object({
-    harness: z.enum(["codex", "command"]).default("codex"),
-    model: z.string().trim().max(200, "Model names are at most 200 characters.").default(""),
-    reasoningEffort: reasoningEffortSchema.default("medium"),
-    instructions: z.string().max(20_000, "Instructions are at most 20,000 characters.").default(""),
-    overrides: z.array(overrideSchema).max(50, "At most 50 overrides.").default([]),
-    command: z.string().trim().max(10_000, "The command is at most 10,000 characters.").default(""),
-    repeats: z
-      .number({ error: "Repeats must be a number." })
-      .int("Repeats is a whole number.")
-      .min(1, "At least 1 repeat.")
-      .max(20, "At most 20 repeats."),
-  })
-  // checked even while other fields of the row are invalid, so every message shows at once
-  .refine((value) => value.harness !== "codex" || value.model !== "", {
-    path: ["model"],
-    message: "Name the model this configuration uses.",
-    when: rowCheckable,
-  })
-  .refine((value) => value.harness !== "command" || value.command !== "", {
-    path: ["command"],
-    message: "Give the agent command line (the task is on stdin and in $INVARIANT_TASK).",
-    when: rowCheckable,
-  });
-export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
-
-export const createStudyInputSchema = z
-  .object({
-    projectId: z.string().min(1, "Choose a project."),
-    title: z.string().trim().min(1, "Give the study a title.").max(200, "Titles are at most 200 characters."),
-    taskPrompt: z
-      .string()
-      .trim()
-      .min(1, "Describe the task the agents should do.")
-      .max(100_000, "The task is at most 100,000 characters."),
-    testCommand: z
-      .string()
-      .trim()
-      .min(1, "Enter the Linux command that runs the tests, for example npm test.")
-      .max(10_000, "The test command is at most 10,000 characters."),
-    junitPath: relativePath.nullable().default(null),
-    testFiles: z.array(testFileInputSchema).max(MAX_TEST_FILES, `At most ${MAX_TEST_FILES} test files.`).default([]),
-    configurations: z
-      .array(configurationInputSchema)
-      .min(1, "Add at least one configuration.")
-      .max(20, "At most 20 configurations."),
-    concurrency: z
-      .number({ error: "Concurrency must be a number." })
-      .int("Concurrency is a whole number.")
-      .min(1, "At least 1 trial at a time.")
-      .max(32, "At most 32 trials at a time.")
-      .nullable()
-      .default(null),
-    agentTimeoutSec: z
-      .number({ error: "The agent time limit must be a number." })
-      .int("Whole seconds, please.")
-      .min(10, "At least 10 seconds.")
-      .max(86_400, "At most 24 hours (86,400 s).")
-      .default(1800),
-    evalTimeoutSec: z
-      .number({ error: "The evaluation time limit must be a number." })
-      .int("Whole seconds, please.")
-      .min(5, "At least 5 seconds.")
-      .max(86_400, "At most 24 hours (86,400 s).")
-      .default(600),
-  })
-  .superRefine((value, ctx) => {
-    const trials = value.configurations.reduce((sum, configuration) => sum + configuration.repeats, 0);
-    if (trials > MAX_TRIALS_PER_STUDY)
-      ctx.addIssue({
-        code: "custom",
-        path: ["configurations"],
-        message: `That is ${trials} trials; a study has at most ${MAX_TRIALS_PER_STUDY}. Lower the repeats.`,
-      });
-    const seen = new Set<string>();
-    value.testFiles.forEach((file, index) => {
-      if (seen.has(file.path))
-        ctx.addIssue({ code: "custom", path: ["testFiles", index, "path"], message: `${file.path} is listed twice.` });
-      seen.add(file.path);
-    });
-  });
-export type CreateStudyInput = z.input<typeof createStudyInputSchema>;
-
-export const studyIdInputSchema = z.object({ studyId: z.string().min(1) });
-export const studyDefaultsInputSchema = z.object({ projectId: z.string().min(1, "Choose a project.") });
-export const projectFilesInputSchema = z.object({
-  projectId: z.string().min(1),
-  query: z.string().max(500).default(""),
-});
-export const retryTrialsInputSchema = z.object({
-  studyId: z.string().min(1),
-  trialIds: z.array(z.string().min(1)).min(1, "Choose at least one trial to retry.").max(MAX_TRIALS_PER_STUDY),
-});
-export const trialIdInputSchema = z.object({ trialId: z.string().min(1) });
-export const trialLogInputSchema = z.object({
-  trialId: z.string().min(1),
-  tailBytes: z
-    .number()
-    .int()
-    .min(1)
-    .max(4 * 1024 * 1024)
-    .default(64 * 1024),
-});
-export const listStudiesInputSchema = z.object({ projectId: z.string().optional() }).default({});
-
-export const STUDY_STATES = ["preflight", "refused", "running", "stopping", "done", "stopped"] as const;
-export type StudyState = (typeof STUDY_STATES)[number];
-export const TRIAL_STATES = [
-  "queued",
-  "preparing",
-  "agent",
-  "evaluating",
-  "succeeded",
-  "failed",
-  "error",
-  "stopped",
-  "interrupted",
-] as const;
-export type TrialState = (typeof TRIAL_STATES)[number];
-export const TERMINAL_TRIAL_STATES: readonly TrialState[] = ["succeeded", "failed", "error", "stopped", "interrupted"];
-export const RETRYABLE_TRIAL_STATES: readonly TrialState[] = ["failed", "error", "stopped", "interrupted"];
-export const ACTIVE_TRIAL_STATES: readonly TrialState[] = ["preparing", "agent", "evaluating"];
-
-export function isTerminalTrialState(state: string): boolean {
-  return (TERMINAL_TRIAL_STATES as readonly string[]).includes(state);
-}
-
-export interface VerdictView {
-  passed: number | null;
-  failed: number | null;
-  skipped: number | null;
-  total: number | null;
-  source: string;
-  ok: boolean;
-}
-
-export interface TokensView {
-  input: number;
-  cachedInput: number;
-  output: number;
-  reasoning: number;
-  total: number;
-}
-
-export interface ConfigurationView {
+export interface ConfigurationView extends AgentConfiguration {
   id: string;
   choice: number;
-  harness: "codex" | "command";
-  model: string;
-  reasoningEffort: z.infer<typeof reasoningEffortSchema>;
-  instructions: string;
   overrides: string[];
   command: string | null;
   repeats: number;
 }
 
-export interface TrialView {
-  id: string;
-  configurationId: string;
-  choice: number;
-  repeat: number;
-  attempt: number;
-  state: TrialState;
-  step: string;
-  verdict: VerdictView | null;
-  exitCode: number | null;
-  agentSeconds: number | null;
-  evalSeconds: number | null;
-  tokens: TokensView;
-  commandsRun: number;
-  threadId: string | null;
-  harnessVersion: string | null;
-  committedImageId: string | null;
-  workspaceId: string | null;
-  diff: { files: number; insertions: number; deletions: number } | null;
-  error: string | null;
-  queuedAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+/** A trial's current attempt: where it is and what it measured (the report picks its fields from here). */
+export const trialViewSchema = trialResultSchema.extend({
+  id: z.string().min(1),
+  configurationId: z.string(),
+  choice: z.int().positive(),
+  repeat: z.int().positive(),
+  attempt: z.int().positive(),
+  state: trialStateSchema,
+  step: z.string(),
+  tokens: tokensSchema,
+  queuedAt: isoDate,
+  startedAt: isoDate.nullable(),
+  finishedAt: isoDate.nullable(),
+});
+export type TrialView = z.infer<typeof trialViewSchema>;
 
-/** One test of a trial's evaluation, in the order the runner reported it. */
-export interface TestResultView {
-  name: string;
-  status: "passed" | "failed" | "skipped";
-  durationMs: number | null;
-  message: string | null;
-}
+/** A test file captured when the study was created (its bytes are in the data dir). */
+export const testFileViewSchema = z.object({
+  path: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, "A sha256 is 64 lowercase hex digits."),
+  bytes: count,
+});
+export type TestFileView = z.infer<typeof testFileViewSchema>;
 
-export interface TestFileView {
-  path: string;
-  sha256: string;
-  bytes: number;
-}
+/** The environment version a study froze, and its image. */
+export const studyEnvironmentSchema = z.object({
+  versionId: z.string().nullable(),
+  version: z.int().positive().nullable(),
+  imageId: z.string().nullable(),
+  imageDigest: z.string().nullable(),
+});
 
 export interface StudyCounts {
   total: number;
@@ -283,7 +84,7 @@ export interface StudyView extends StudySummaryView {
   snapshotId: string | null;
   /** The baseline run's exit code and the tail of its output (null before the preflight ends). */
   preflight: { exitCode: number | null; output: string } | null;
-  environment: { versionId: string | null; version: number | null; imageId: string | null; imageDigest: string | null };
+  environment: z.infer<typeof studyEnvironmentSchema>;
   concurrency: number;
   agentTimeoutSec: number;
   evalTimeoutSec: number;
@@ -298,12 +99,7 @@ export interface StudyDefaultsView {
   concurrencyReasoning: string;
   agentTimeoutSec: number;
   evalTimeoutSec: number;
-  configuration: {
-    harness: "codex" | "command";
-    model: string;
-    reasoningEffort: z.infer<typeof reasoningEffortSchema>;
-    instructions: string;
-  };
+  configuration: AgentConfiguration;
   environment: { versionId: string; version: number } | null;
   /** Why a study cannot start yet (no ready environment), or null. */
   blocker: string | null;

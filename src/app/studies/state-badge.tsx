@@ -1,4 +1,4 @@
-import type { StudyState, TrialState } from "../../shared/study-schemas";
+import type { StudyState, TrialState } from "../../shared/vocabulary";
 import { studyStateStyle, trialStateStyle } from "./study-format";
 
 export function StudyStateBadge({ state }: { state: StudyState }) {

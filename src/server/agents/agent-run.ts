@@ -7,7 +7,7 @@ import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { createCodexEventParser, type CodexEvent } from "./codex-events";
 import { codexRunOutcome, type RunOutcome } from "./codex-outcome";
 import { agentScript, CONTAINER_PATHS, harnessSchema } from "./harness";
-import type { TokenUsage } from "./token-usage";
+import { tokenUsageSchema, type TokenUsage } from "./token-usage";
 import type { WorkerIdentity } from "../runtime/container-spec";
 
 export const agentRunInputSchema = z.object({
@@ -22,15 +22,7 @@ export const agentRunInputSchema = z.object({
   prompt: z.string().min(1),
   resumeThreadId: z.string().nullable().default(null),
   /** For a resumed thread: Codex reports cumulative usage, so this run's share is the difference. */
-  threadUsageBefore: z
-    .object({
-      inputTokens: z.number(),
-      cachedInputTokens: z.number(),
-      outputTokens: z.number(),
-      reasoningTokens: z.number(),
-    })
-    .nullable()
-    .default(null),
+  threadUsageBefore: tokenUsageSchema.nullable().default(null),
   network: networkModeSchema,
   limits: z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() }),
   timeoutMs: z.number().int().positive(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { reasoningEffortSchema } from "../../shared/project-schemas";
+import { reasoningEffortSchema } from "../../shared/vocabulary";
 
 /** Where things live inside an agent container. */
 export const CONTAINER_PATHS = {

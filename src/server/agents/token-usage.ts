@@ -1,17 +1,8 @@
 import { z } from "zod";
+import { tokenUsageSchema, type TokenUsage } from "../../shared/token-usage";
 
-/**
- * Tokens a run used, in the four numbers both Codex (`turn.completed.usage`) and the Responses API
- * (`response.completed.response.usage`) report. `inputTokens` includes `cachedInputTokens`, and
- * `outputTokens` includes `reasoningTokens`, as in the API.
- */
-export const tokenUsageSchema = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  cachedInputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  reasoningTokens: z.number().int().nonnegative(),
-});
-export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+/** The four token counts of a run are declared once, in src/shared/token-usage.ts. */
+export { tokenUsageSchema, type TokenUsage };
 
 export const ZERO_USAGE: TokenUsage = Object.freeze({
   inputTokens: 0,

@@ -1,13 +1,7 @@
 import { z } from "zod";
+import { tokenUsageSchema } from "../../shared/token-usage";
 import { agentRunInputSchema } from "../agents/agent-run";
 import type { JobDefinition } from "./job-catalog";
-
-const usage = z.object({
-  inputTokens: z.number(),
-  cachedInputTokens: z.number(),
-  outputTokens: z.number(),
-  reasoningTokens: z.number(),
-});
 
 /** One agent run in a container (src/server/agents/agent-run.ts). The job id is the run id, so a run is never started twice. */
 export const agentRunJob = {
@@ -24,8 +18,8 @@ export const agentRunJob = {
       z.object({ status: z.literal("stopped"), threadId: z.string().nullable(), reason: z.string() }),
     ]),
     threadId: z.string().nullable(),
-    meteredUsage: usage.nullable(),
-    reportedUsage: usage,
+    meteredUsage: tokenUsageSchema.nullable(),
+    reportedUsage: tokenUsageSchema,
     agentSeconds: z.number(),
     exitCode: z.number(),
     harnessVersion: z.string().nullable(),

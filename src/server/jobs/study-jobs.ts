@@ -1,14 +1,11 @@
 import { z } from "zod";
 import { networkModeSchema } from "../../shared/project-schemas";
+import { testFileViewSchema } from "../../shared/study-schemas";
+import { preflightStatusSchema, trialEndStateSchema } from "../../shared/vocabulary";
 import { harnessSchema } from "../agents/harness";
 import type { JobDefinition } from "./job-catalog";
 
 const limitsSchema = z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() });
-const testFileSchema = z.object({
-  path: z.string(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  bytes: z.number().int(),
-});
 
 /** What every run of a study's checks needs: the frozen image and snapshot, and the captured tests. */
 const checksSchema = z.object({
@@ -19,7 +16,7 @@ const checksSchema = z.object({
   image: z.string(),
   testCommand: z.string(),
   junitPath: z.string().nullable(),
-  testFiles: z.array(testFileSchema),
+  testFiles: z.array(testFileViewSchema),
   network: networkModeSchema,
   limits: limitsSchema,
   evalTimeoutMs: z.number().int().positive(),
@@ -29,7 +26,7 @@ const checksSchema = z.object({
 export const studyPreflightJob = {
   name: "study.preflight",
   schema: checksSchema,
-  result: z.object({ status: z.enum(["passed", "refused"]) }),
+  result: z.object({ status: preflightStatusSchema }),
 } satisfies JobDefinition<z.ZodType, z.ZodType>;
 export type StudyPreflightJob = z.infer<typeof studyPreflightJob.schema>;
 
@@ -43,7 +40,7 @@ export const trialRunJob = {
     harness: harnessSchema,
     agentTimeoutMs: z.number().int().positive(),
   }),
-  result: z.object({ state: z.enum(["succeeded", "failed", "error", "stopped"]) }),
+  result: z.object({ state: trialEndStateSchema }),
 } satisfies JobDefinition<z.ZodType, z.ZodType>;
 export type TrialRunJob = z.infer<typeof trialRunJob.schema>;
 

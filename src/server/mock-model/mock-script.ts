@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
+import { tokenUsageSchema } from "../../shared/token-usage";
 
 /**
  * A mock-model script: what the scripted "model" answers, one step per model response. The request's
@@ -11,10 +12,9 @@ export const SHELL_TOOLS = ["exec_command", "shell_command", "shell"] as const;
 export type ShellToolName = (typeof SHELL_TOOLS)[number];
 
 const usageSchema = z.strictObject({
-  inputTokens: z.number().int().nonnegative(),
-  cachedInputTokens: z.number().int().nonnegative().default(0),
-  outputTokens: z.number().int().nonnegative(),
-  reasoningTokens: z.number().int().nonnegative().default(0),
+  ...tokenUsageSchema.shape,
+  cachedInputTokens: tokenUsageSchema.shape.cachedInputTokens.default(0),
+  reasoningTokens: tokenUsageSchema.shape.reasoningTokens.default(0),
 });
 
 /** Fields every step that answers with a response may carry. */

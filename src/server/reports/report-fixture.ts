@@ -1,5 +1,7 @@
 import { aggregateByConfiguration } from "../../shared/study-aggregates";
-import { reportTokens, type ReportTrial, type ReportVerdict, type StudyReport } from "../../shared/study-report";
+import type { ReportTrial, StudyReport } from "../../shared/study-report";
+import { tokensWithTotal } from "../../shared/token-usage";
+import type { VerdictView } from "../../shared/verdict-summary";
 
 /**
  * A hand-built report for the tests and the example in docs/reports.md: three configurations (the
@@ -7,7 +9,7 @@ import { reportTokens, type ReportTrial, type ReportVerdict, type StudyReport } 
  * and HTML, a missing verdict and an exit-code verdict.
  */
 
-const counted = (passed: number, total: number): ReportVerdict => ({
+const counted = (passed: number, total: number): VerdictView => ({
   passed,
   failed: total - passed,
   skipped: 0,
@@ -24,7 +26,7 @@ const trial = (
   exitCode: null,
   agentSeconds: null,
   evalSeconds: null,
-  tokens: reportTokens({ input: 0, cachedInput: 0, output: 0, reasoning: 0 }),
+  tokens: tokensWithTotal({ input: 0, cachedInput: 0, output: 0, reasoning: 0 }),
   threadId: null,
   harnessVersion: null,
   error: null,
@@ -73,7 +75,7 @@ const trials: ReportTrial[] = [
     exitCode: 0,
     agentSeconds: 312.46,
     evalSeconds: 41.2,
-    tokens: reportTokens({ input: 120_000, cachedInput: 80_000, output: 9_000, reasoning: 4_000 }),
+    tokens: tokensWithTotal({ input: 120_000, cachedInput: 80_000, output: 9_000, reasoning: 4_000 }),
     threadId: "thr_01",
     harnessVersion: "codex-cli 0.171.0",
     startedAt: "2025-03-01T14:05:10.000Z",
@@ -88,7 +90,7 @@ const trials: ReportTrial[] = [
     exitCode: 0,
     agentSeconds: 200.04,
     evalSeconds: 39.9,
-    tokens: reportTokens({ input: 50_000, cachedInput: 10_000, output: 5_000, reasoning: 2_000 }),
+    tokens: tokensWithTotal({ input: 50_000, cachedInput: 10_000, output: 5_000, reasoning: 2_000 }),
     threadId: "thr_02",
     harnessVersion: "codex-cli 0.171.0",
     startedAt: "2025-03-01T14:05:10.000Z",
@@ -103,7 +105,7 @@ const trials: ReportTrial[] = [
     exitCode: 1,
     agentSeconds: 250,
     evalSeconds: 40.5,
-    tokens: reportTokens({ input: 60_000, cachedInput: 30_000, output: 7_000, reasoning: 3_500 }),
+    tokens: tokensWithTotal({ input: 60_000, cachedInput: 30_000, output: 7_000, reasoning: 3_500 }),
     threadId: "thr_03",
     harnessVersion: "codex-cli 0.171.0",
     startedAt: "2025-03-01T14:11:04.000Z",

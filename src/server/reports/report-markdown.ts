@@ -1,11 +1,6 @@
 import { aggregateByConfiguration, trialHasTokens } from "../../shared/study-aggregates";
-import type {
-  ReportBaseline,
-  ReportConfiguration,
-  ReportTrial,
-  StudyAggregate,
-  StudyReport,
-} from "../../shared/study-report";
+import type { ReportConfiguration, ReportTrial, StudyAggregate, StudyReport } from "../../shared/study-report";
+import type { TestCounts } from "../../shared/verdict-summary";
 import { codeBlock, codeSpan, escapeCell, escapeInline, quoteBlock } from "./markdown-text";
 import { parseStudyReport } from "./parse-study-report";
 
@@ -29,7 +24,7 @@ const formatSeconds = (value: number | null): string => (value === null ? NONE :
 /** The short form Docker shows: 12 hex digits, without `sha256:`. */
 const shortImageId = (imageId: string): string => imageId.replace(/^sha256:/, "").slice(0, 12);
 
-function formatCounts(counts: Pick<ReportBaseline, "passed" | "total" | "source">): string {
+function formatCounts(counts: Pick<TestCounts, "passed" | "total" | "source">): string {
   if (counts.total !== null) return `${counts.passed ?? "?"}/${counts.total} passed (${escapeInline(counts.source)})`;
   if (counts.passed !== null) return `${counts.passed} passed (${escapeInline(counts.source)})`;
   return `no test counts (${escapeInline(counts.source)})`;

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { AppError } from "../errors/app-error";
 import type { RemovalJournal } from "../storage/removal-journal";
+import { FINISHED_STUDY_STATES } from "../../shared/vocabulary";
 import type { StudyQueries } from "./studies.queries";
 
 /**
@@ -14,8 +15,6 @@ export interface StudyDeletionResult {
   /** What could not be removed yet (retried at the next start), one sentence each. */
   leftovers: string[];
 }
-
-const DELETABLE_STATES = new Set(["refused", "done", "stopped"]);
 
 /** What a study owns besides its rows, for a study or a project removal. */
 export async function studyRemovalParts(studies: Pick<StudyQueries, "deletionPlan">, studyId: string) {
@@ -42,7 +41,7 @@ export async function deleteStudy(
       code: "NOT_FOUND",
       message: `No study with id ${studyId}. It may have been deleted already; open the study list.`,
     });
-  if (!DELETABLE_STATES.has(study.state)) {
+  if (!FINISHED_STUDY_STATES.includes(study.state)) {
     throw new AppError({
       code: "CONFLICT",
       message: `"${study.title}" is ${study.state}; stop it first (or wait for it to finish), then delete it.`,

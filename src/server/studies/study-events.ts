@@ -1,22 +1,13 @@
 import fsp from "node:fs/promises";
 import { z } from "zod";
 import type { InvariantEvent } from "../../shared/event-catalog";
-import type { StudyQueries, TrialFinish } from "./studies.queries";
+import { testResultSchema } from "../../shared/verdict-summary";
+import type { StudyQueries } from "./studies.queries";
+import type { TrialFinish } from "./trial-write.queries";
 
 const MAX_TEST_ROWS = 5000;
 
-const evaluationFileSchema = z.object({
-  verdict: z.object({
-    tests: z.array(
-      z.object({
-        name: z.string(),
-        status: z.enum(["passed", "failed", "skipped"]),
-        durationMs: z.number().nullable(),
-        message: z.string().nullable(),
-      }),
-    ),
-  }),
-});
+const evaluationFileSchema = z.object({ verdict: z.object({ tests: z.array(testResultSchema) }) });
 
 /** Per-test rows a worker wrote next to the trial's log; none when the file is missing or unreadable. */
 async function testsFrom(file: string | null, log: (message: string) => void): Promise<TrialFinish["tests"]> {
@@ -47,17 +38,8 @@ export async function recordStudyEvent(options: {
   const at = new Date(event.at);
   switch (event.type) {
     case "study.preflight-finished": {
-      const changed = await studies.recordPreflight(
-        event.studyId,
-        {
-          status: event.data.status,
-          refusal: event.data.refusal,
-          verdict: event.data.verdict,
-          exitCode: event.data.exitCode,
-          outputTail: event.data.outputTail,
-        },
-        options.now,
-      );
+      const { durationMs: _durationMs, ...outcome } = event.data;
+      const changed = await studies.recordPreflight({ studyId: event.studyId, outcome, now: options.now });
       return changed ? event.studyId : null;
     }
     case "trial.started":
@@ -80,13 +62,13 @@ export async function recordStudyEvent(options: {
       });
       return null; // progress frees no slot
     case "trial.finished": {
-      const { data } = event;
-      const tests = await testsFrom(data.evaluationFile, options.log);
+      const { attempt, evaluationFile, ...finish } = event.data;
+      const tests = await testsFrom(evaluationFile, options.log);
       const changed = await studies.trialFinished({
         trialId: event.trialId,
-        attempt: data.attempt,
+        attempt,
         at,
-        finish: { ...data, tests },
+        finish: { ...finish, tests },
       });
       return changed ? event.studyId : null;
     }

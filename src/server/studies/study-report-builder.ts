@@ -1,12 +1,12 @@
 import { aggregateByConfiguration } from "../../shared/study-aggregates";
 import {
-  reportTokens,
   STUDY_REPORT_SCHEMA_ID,
   STUDY_REPORT_VERSION,
   type ReportTrial,
   type StudyReport,
 } from "../../shared/study-report";
 import type { StudyView } from "../../shared/study-schemas";
+import { tokensWithTotal } from "../../shared/token-usage";
 import { renderCsvReport } from "../reports/report-csv";
 import { reportFileName, type ReportFormat } from "../reports/report-filename";
 import { renderJsonReport } from "../reports/report-json";
@@ -25,7 +25,7 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
     exitCode: trial.exitCode,
     agentSeconds: trial.agentSeconds,
     evalSeconds: trial.evalSeconds,
-    tokens: reportTokens({
+    tokens: tokensWithTotal({
       input: trial.tokens.input,
       cachedInput: trial.tokens.cachedInput,
       output: trial.tokens.output,

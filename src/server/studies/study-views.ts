@@ -1,23 +1,24 @@
-import type { z } from "zod";
 import type { Db } from "../db/client";
-import type { reasoningEffortSchema } from "../../shared/project-schemas";
+import type { ConfigurationView, StudyCounts, StudySummaryView, TrialView } from "../../shared/study-schemas";
+import { tokensWithTotal } from "../../shared/token-usage";
+import type { VerdictView } from "../../shared/verdict-summary";
 import {
-  ACTIVE_TRIAL_STATES,
-  type ConfigurationView,
-  type StudyCounts,
+  harnessKindSchema,
+  isActiveTrialState,
+  isTerminalTrialState,
+  reasoningEffortSchema,
   type StudyState,
-  type StudySummaryView,
+  type TerminalTrialState,
   type TrialState,
-  type TrialView,
-  type VerdictView,
-} from "../../shared/study-schemas";
+} from "../../shared/vocabulary";
 
-/** Study rows → the plain views the API returns (no database access here). */
+/**
+ * Study rows → the plain views the API returns (no database access here). Only the *.queries.ts
+ * modules of this folder call these: no Prisma row leaves them.
+ */
 export type StudyRow = Awaited<ReturnType<Db["study"]["findUniqueOrThrow"]>>;
 export type TrialRow = Awaited<ReturnType<Db["trial"]["findUniqueOrThrow"]>>;
 export type ConfigurationRow = Awaited<ReturnType<Db["configuration"]["findUniqueOrThrow"]>>;
-
-const EFFORTS = ["minimal", "low", "medium", "high", "xhigh"] as const;
 
 export function iso(date: Date | null): string | null {
   return date ? date.toISOString() : null;
@@ -35,11 +36,9 @@ export function configurationView(row: ConfigurationRow): ConfigurationView {
   return {
     id: row.id,
     choice: row.position,
-    harness: row.harness === "command" ? "command" : "codex",
+    harness: harnessKindSchema.catch("codex").parse(row.harness),
     model: row.model,
-    reasoningEffort: (EFFORTS as readonly string[]).includes(row.reasoningEffort)
-      ? (row.reasoningEffort as z.infer<typeof reasoningEffortSchema>)
-      : "medium",
+    reasoningEffort: reasoningEffortSchema.catch("medium").parse(row.reasoningEffort),
     instructions: row.instructions,
     overrides: parseJson<string[]>(row.overrides, []),
     command: row.command,
@@ -72,13 +71,12 @@ export function trialView(row: TrialRow, choice: number, repeat: number): TrialV
     exitCode: row.exitCode,
     agentSeconds: row.agentSeconds,
     evalSeconds: row.evalSeconds,
-    tokens: {
+    tokens: tokensWithTotal({
       input: row.inputTokens,
       cachedInput: row.cachedInputTokens,
       output: row.outputTokens,
       reasoning: row.reasoningTokens,
-      total: row.inputTokens + row.outputTokens,
-    },
+    }),
     commandsRun: row.commandsRun,
     threadId: row.threadId,
     harnessVersion: row.harnessVersion,
@@ -114,15 +112,8 @@ export function emptyCounts(): StudyCounts {
 export function countInto(counts: StudyCounts, state: string, n: number): void {
   counts.total += n;
   if (state === "queued") counts.queued += n;
-  else if ((ACTIVE_TRIAL_STATES as readonly string[]).includes(state)) counts.running += n;
-  else if (
-    state === "succeeded" ||
-    state === "failed" ||
-    state === "error" ||
-    state === "stopped" ||
-    state === "interrupted"
-  )
-    counts[state] += n;
+  else if (isActiveTrialState(state)) counts.running += n;
+  else if (isTerminalTrialState(state)) counts[state as TerminalTrialState] += n;
 }
 
 export function summary(row: StudyRow & { project: { name: string } }, counts: StudyCounts): StudySummaryView {

@@ -1,8 +1,39 @@
 import type { JobQueue } from "../jobs/job-queue";
 import { trialJobId, trialRunJob, type TrialRunJob } from "../jobs/study-jobs";
 import { createKeyedLock } from "../locks/keyed-lock";
-import type { TestFileView } from "../../shared/study-schemas";
 import type { StudyQueries } from "./studies.queries";
+import type { TrialJobSource } from "./trial-dispatch.queries";
+
+/** A trial's job from its parsed rows; the schema checks it once more before it is queued. */
+function jobFor(source: TrialJobSource): TrialRunJob {
+  const { configuration } = source;
+  return trialRunJob.schema.parse({
+    studyId: source.studyId,
+    projectId: source.projectId,
+    snapshotId: source.snapshotId,
+    image: source.imageId,
+    testCommand: source.testCommand,
+    junitPath: source.junitPath,
+    testFiles: source.testFiles,
+    network: source.network,
+    limits: source.limits,
+    evalTimeoutMs: source.evalTimeoutSec * 1000,
+    trialId: source.trialId,
+    attempt: source.attempt,
+    prompt: source.taskPrompt,
+    harness:
+      configuration.harness === "command"
+        ? { kind: "command", command: configuration.command ?? "" }
+        : {
+            kind: "codex",
+            model: configuration.model,
+            reasoningEffort: configuration.reasoningEffort,
+            instructions: configuration.instructions,
+            overrides: configuration.overrides,
+          },
+    agentTimeoutMs: source.agentTimeoutSec * 1000,
+  });
+}
 
 /**
  * Hands a running study's trials to the queue, never more at once than the study's concurrency.
@@ -18,43 +49,6 @@ export function createTrialDispatcher(deps: {
 }) {
   const withLock = createKeyedLock();
 
-  function jobFor(trial: NonNullable<Awaited<ReturnType<StudyQueries["trialForJob"]>>>): TrialRunJob {
-    const { study, configuration } = trial;
-    const project = study.project;
-    const overrides = JSON.parse(configuration.overrides) as string[];
-    return trialRunJob.schema.parse({
-      studyId: study.id,
-      projectId: project.id,
-      snapshotId: study.snapshotId,
-      image: study.imageId,
-      testCommand: study.testCommand,
-      junitPath: study.junitPath,
-      testFiles: JSON.parse(study.testFiles) as TestFileView[],
-      network: project.networkMode === "internet" ? "internet" : "none",
-      limits: {
-        cpus: project.cpus,
-        memoryBytes: Number(project.memoryBytes),
-        swapBytes: Number(project.swapBytes),
-        pids: project.pids,
-      },
-      evalTimeoutMs: study.evalTimeoutSec * 1000,
-      trialId: trial.id,
-      attempt: trial.attempt,
-      prompt: study.taskPrompt,
-      harness:
-        configuration.harness === "command"
-          ? { kind: "command", command: configuration.command ?? "" }
-          : {
-              kind: "codex",
-              model: configuration.model,
-              reasoningEffort: configuration.reasoningEffort,
-              instructions: configuration.instructions,
-              overrides,
-            },
-      agentTimeoutMs: study.agentTimeoutSec * 1000,
-    });
-  }
-
   return {
     /** Queues waiting trials of a running study until its concurrency is used; returns how many were queued. */
     topUp(studyId: string): Promise<number> {
@@ -64,7 +58,7 @@ export function createTrialDispatcher(deps: {
         const { inFlight, waiting } = await deps.studies.dispatchState(studyId);
         let queued = 0;
         for (const trialId of waiting.slice(0, Math.max(0, study.concurrency - inFlight))) {
-          const trial = await deps.studies.trialForJob(trialId);
+          const trial = await deps.studies.trialJobSource(trialId);
           if (!trial) continue;
           try {
             await deps.queue.enqueue({
@@ -72,7 +66,7 @@ export function createTrialDispatcher(deps: {
               data: jobFor(trial),
               jobId: trialJobId({ trialId, attempt: trial.attempt }),
             });
-            await deps.studies.markEnqueued(trialId, deps.clock());
+            await deps.studies.markEnqueued({ trialId, now: deps.clock() });
             queued += 1;
           } catch (error) {
             deps.log(

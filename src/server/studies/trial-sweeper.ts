@@ -2,9 +2,11 @@ import type { JobQueue } from "../jobs/job-queue";
 import type { EventInput } from "../events/event-stream";
 import { preflightJobId, trialJobId } from "../jobs/study-jobs";
 import { LABEL } from "../runtime/container-spec";
+import { ACTIVE_TRIAL_STATES } from "../../shared/vocabulary";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialDispatcher } from "./trial-dispatcher";
+import type { SlotHolder } from "./trial-dispatch.queries";
 
 export interface TrialSweeperDeps {
   studies: StudyQueries;
@@ -17,6 +19,157 @@ export interface TrialSweeperDeps {
   clock: () => Date;
 }
 
+type SweepResult = { interrupted: string[]; requeued: string[]; refused: string[] };
+
+async function removeContainersOf(deps: TrialSweeperDeps, trialIds: Set<string>): Promise<void> {
+  if (trialIds.size === 0) return;
+  const containers = await deps.runtime.listManagedContainers();
+  for (const container of containers) {
+    const trial = container.labels[LABEL.trial];
+    if (trial && trialIds.has(trial))
+      await deps.runtime
+        .removeContainer(container.id)
+        .catch((error: unknown) =>
+          deps.log(`sweeper: could not remove ${container.id.slice(0, 12)}: ${String(error)}`),
+        );
+  }
+}
+
+async function failedReason(deps: TrialSweeperDeps, jobId: string): Promise<string | null> {
+  return (await deps.queue.failedReason(jobId)) || null;
+}
+
+/** A queued trial handed to the queue: interrupted if its job failed before it started, queued again if the job vanished. */
+async function sweepQueued(
+  deps: TrialSweeperDeps,
+  trial: SlotHolder,
+): Promise<{ interrupted: string[]; requeued: boolean } | null> {
+  const jobId = trialJobId({ trialId: trial.id, attempt: trial.attempt });
+  const state = await deps.queue.state(jobId);
+  if (state === "failed") {
+    const reason = `Interrupted before it started: ${(await failedReason(deps, jobId)) ?? "its worker stopped"}. Retry it to run it again.`;
+    const ended = await deps.studies.endTrials({
+      trialIds: [trial.id],
+      state: "interrupted",
+      reason,
+      at: deps.clock(),
+      onlyStates: ["queued"],
+    });
+    return { interrupted: ended, requeued: false };
+  }
+  if (state !== "missing") return null;
+  await deps.studies.clearEnqueued(trial.id);
+  return { interrupted: [], requeued: true };
+}
+
+/** A running trial: ended `error` if its live worker's job failed, `interrupted` if its worker is gone; null if it is fine. */
+async function sweepRunning(deps: TrialSweeperDeps, trial: SlotHolder, live: Set<string>): Promise<string[] | null> {
+  let state: "error" | "interrupted" = "interrupted";
+  let reason = `Interrupted: the worker running it (${trial.workerId ?? "unknown"}) stopped while the trial was ${trial.state}. Its containers were removed; retry it to run it again.`;
+  if (trial.workerId && live.has(trial.workerId)) {
+    // the worker is alive; a job that failed outside the trial's own error handling still ends the trial
+    const jobId = trialJobId({ trialId: trial.id, attempt: trial.attempt });
+    if ((await deps.queue.state(jobId)) !== "failed") return null;
+    state = "error";
+    reason = `The worker failed this trial: ${(await failedReason(deps, jobId)) ?? "unknown error"}.`;
+  }
+  return deps.studies.endTrials({
+    trialIds: [trial.id],
+    state,
+    reason,
+    at: deps.clock(),
+    onlyStates: ACTIVE_TRIAL_STATES,
+  });
+}
+
+/** Ends the trials whose job or worker is gone; returns what changed and the studies touched. */
+async function sweepTrials(deps: TrialSweeperDeps, touchedStudies: Set<string>) {
+  const live = new Set((await deps.liveWorkers()).map((worker) => worker.id));
+  const interrupted: string[] = [];
+  const requeued: string[] = [];
+  for (const trial of await deps.studies.slotHolders()) {
+    if (trial.state === "queued") {
+      const outcome = await sweepQueued(deps, trial);
+      if (!outcome) continue;
+      interrupted.push(...outcome.interrupted);
+      if (outcome.requeued) requeued.push(trial.id);
+    } else {
+      const ended = await sweepRunning(deps, trial, live);
+      if (!ended) continue;
+      interrupted.push(...ended);
+    }
+    touchedStudies.add(trial.studyId);
+  }
+  await removeContainersOf(deps, new Set(interrupted));
+  return { interrupted, requeued };
+}
+
+/** Refuses the studies whose preflight job failed (its worker died), with the reason. */
+async function refuseFailedPreflights(deps: TrialSweeperDeps, touchedStudies: Set<string>): Promise<string[]> {
+  const refused: string[] = [];
+  for (const studyId of await deps.studies.studiesInStates(["preflight"])) {
+    if ((await deps.queue.state(preflightJobId(studyId))) !== "failed") continue;
+    const reason = (await failedReason(deps, preflightJobId(studyId))) ?? "its worker stopped";
+    const changed = await deps.studies.recordPreflight({
+      studyId,
+      outcome: {
+        status: "refused",
+        refusal: `The preflight could not run: ${reason}. Create the study again.`,
+        verdict: null,
+        exitCode: null,
+        outputTail: "",
+      },
+      now: deps.clock(),
+    });
+    if (changed) {
+      refused.push(studyId);
+      touchedStudies.add(studyId);
+    }
+  }
+  return refused;
+}
+
+async function announce(deps: TrialSweeperDeps, result: SweepResult): Promise<void> {
+  for (const trialId of result.interrupted) {
+    const location = await deps.studies.trialLocation(trialId);
+    if (location)
+      await deps
+        .publish({
+          type: "study.changed",
+          projectId: location.projectId,
+          studyId: location.studyId,
+          data: { reason: "A trial was interrupted.", trialIds: [trialId] },
+        })
+        .catch(() => undefined);
+  }
+  for (const studyId of result.refused) {
+    const study = await deps.studies.state(studyId);
+    if (study)
+      await deps
+        .publish({
+          type: "study.changed",
+          projectId: study.projectId,
+          studyId,
+          data: { reason: "The preflight could not run.", trialIds: [] },
+        })
+        .catch(() => undefined);
+  }
+}
+
+async function sweep(deps: TrialSweeperDeps): Promise<SweepResult> {
+  const touchedStudies = new Set<string>();
+  const { interrupted, requeued } = await sweepTrials(deps, touchedStudies);
+  const refused = await refuseFailedPreflights(deps, touchedStudies);
+  for (const studyId of await deps.studies.studiesInStates(["running", "stopping"])) touchedStudies.add(studyId);
+  for (const studyId of touchedStudies) {
+    await deps.dispatcher.topUp(studyId);
+    await deps.studies.finishIfComplete({ studyId, now: deps.clock() });
+  }
+  const result = { interrupted, requeued, refused };
+  await announce(deps, result);
+  return result;
+}
+
 /**
  * Makes every study tell the truth after a crash. A trial whose worker stopped beating (killed, host
  * restarted) ends `interrupted` — it is not re-run behind the user's back; Retry runs it again — and
@@ -25,144 +178,16 @@ export interface TrialSweeperDeps {
  * job failed refuses its study with the reason. Then free slots are handed out and finished studies closed.
  */
 export function createTrialSweeper(deps: TrialSweeperDeps) {
-  async function removeContainersOf(trialIds: Set<string>): Promise<void> {
-    if (trialIds.size === 0) return;
-    const containers = await deps.runtime.listManagedContainers();
-    for (const container of containers) {
-      const trial = container.labels[LABEL.trial];
-      if (trial && trialIds.has(trial))
-        await deps.runtime
-          .removeContainer(container.id)
-          .catch((error: unknown) =>
-            deps.log(`sweeper: could not remove ${container.id.slice(0, 12)}: ${String(error)}`),
-          );
-    }
-  }
-
-  async function failedReason(jobId: string): Promise<string | null> {
-    return (await deps.queue.failedReason(jobId)) || null;
-  }
-
-  async function sweep(): Promise<{ interrupted: string[]; requeued: string[]; refused: string[] }> {
-    const live = new Set((await deps.liveWorkers()).map((worker) => worker.id));
-    const touchedStudies = new Set<string>();
-    const interrupted: string[] = [];
-    const requeued: string[] = [];
-    for (const trial of await deps.studies.activeTrials()) {
-      const jobId = trialJobId({ trialId: trial.id, attempt: trial.attempt });
-      if (trial.state === "queued") {
-        const state = await deps.queue.state(jobId);
-        if (state === "failed") {
-          const reason = `Interrupted before it started: ${(await failedReason(jobId)) ?? "its worker stopped"}. Retry it to run it again.`;
-          const ended = await deps.studies.endTrials({
-            trialIds: [trial.id],
-            state: "interrupted",
-            reason,
-            at: deps.clock(),
-            onlyStates: ["queued"],
-          });
-          interrupted.push(...ended);
-        } else if (state === "missing") {
-          await deps.studies.clearEnqueued(trial.id);
-          requeued.push(trial.id);
-        } else continue;
-        touchedStudies.add(trial.studyId);
-        continue;
-      }
-      if (trial.workerId && live.has(trial.workerId)) {
-        // the worker is alive; a job that failed outside the trial's own error handling still ends the trial
-        if ((await deps.queue.state(jobId)) !== "failed") continue;
-        const reason = `The worker failed this trial: ${(await failedReason(jobId)) ?? "unknown error"}.`;
-        interrupted.push(
-          ...(await deps.studies.endTrials({
-            trialIds: [trial.id],
-            state: "error",
-            reason,
-            at: deps.clock(),
-            onlyStates: ["preparing", "agent", "evaluating"],
-          })),
-        );
-        touchedStudies.add(trial.studyId);
-        continue;
-      }
-      const reason = `Interrupted: the worker running it (${trial.workerId ?? "unknown"}) stopped while the trial was ${trial.state}. Its containers were removed; retry it to run it again.`;
-      interrupted.push(
-        ...(await deps.studies.endTrials({
-          trialIds: [trial.id],
-          state: "interrupted",
-          reason,
-          at: deps.clock(),
-          onlyStates: ["preparing", "agent", "evaluating"],
-        })),
-      );
-      touchedStudies.add(trial.studyId);
-    }
-    await removeContainersOf(new Set(interrupted));
-
-    const refused: string[] = [];
-    for (const studyId of await deps.studies.studiesInStates(["preflight"])) {
-      const state = await deps.queue.state(preflightJobId(studyId));
-      if (state !== "failed") continue;
-      const reason = (await failedReason(preflightJobId(studyId))) ?? "its worker stopped";
-      const changed = await deps.studies.recordPreflight(
-        studyId,
-        {
-          status: "refused",
-          refusal: `The preflight could not run: ${reason}. Create the study again.`,
-          verdict: null,
-          exitCode: null,
-          outputTail: "",
-        },
-        deps.clock(),
-      );
-      if (changed) {
-        refused.push(studyId);
-        touchedStudies.add(studyId);
-      }
-    }
-
-    for (const studyId of await deps.studies.studiesInStates(["running", "stopping"])) touchedStudies.add(studyId);
-    for (const studyId of touchedStudies) {
-      await deps.dispatcher.topUp(studyId);
-      await deps.studies.finishIfComplete(studyId, deps.clock());
-    }
-    for (const trialId of interrupted) {
-      const location = await deps.studies.trialLocation(trialId);
-      if (location)
-        await deps
-          .publish({
-            type: "study.changed",
-            projectId: location.projectId,
-            studyId: location.studyId,
-            data: { reason: "A trial was interrupted.", trialIds: [trialId] },
-          })
-          .catch(() => undefined);
-    }
-    for (const studyId of refused) {
-      const study = await deps.studies.state(studyId);
-      if (study)
-        await deps
-          .publish({
-            type: "study.changed",
-            projectId: study.projectId,
-            studyId,
-            data: { reason: "The preflight could not run.", trialIds: [] },
-          })
-          .catch(() => undefined);
-    }
-    return { interrupted, requeued, refused };
-  }
-
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
   const tick = () => {
     if (running) return;
-    running = sweep()
+    running = sweep(deps)
       .catch((error: unknown) => deps.log(`sweeper: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => (running = null));
   };
   return {
-    sweep,
+    sweep: () => sweep(deps),
     start(everyMs: number) {
       tick();
       timer = setInterval(tick, everyMs);

@@ -1,5 +1,6 @@
 import type { EventInput } from "../events/event-stream";
 import type { StudyPreflightJob } from "../jobs/study-jobs";
+import type { PreflightStatus } from "../../shared/vocabulary";
 import type { WorkerIdentity } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { dataDirPaths } from "../storage/data-dir";
@@ -20,7 +21,7 @@ export interface PreflightDeps {
 const OUTPUT_TAIL_CHARS = 8 * 1024;
 
 interface PreflightResult {
-  status: "passed" | "refused";
+  status: PreflightStatus;
   refusal: string | null;
   verdict: Awaited<ReturnType<typeof runEvaluation>>["verdict"] | null;
   exitCode: number | null;
@@ -76,10 +77,7 @@ async function evaluateUntouched(options: {
  * The study's checks on the untouched snapshot, in the frozen image, before any model call: the
  * baseline verdict (say 0/23), or a refusal saying why the command cannot judge anything.
  */
-export async function runPreflight(
-  deps: PreflightDeps,
-  job: StudyPreflightJob,
-): Promise<{ status: "passed" | "refused" }> {
+export async function runPreflight(deps: PreflightDeps, job: StudyPreflightJob): Promise<{ status: PreflightStatus }> {
   const clock = deps.clock ?? Date.now;
   const started = clock();
   let result: PreflightResult;

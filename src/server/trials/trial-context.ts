@@ -2,6 +2,7 @@ import fs from "node:fs";
 import type { AgentRunInput, AgentRunResult } from "../agents/agent-run";
 import type { CodexEvent } from "../agents/codex-events";
 import type { TokenUsage } from "../../shared/token-usage";
+import type { ActiveTrialState } from "../../shared/vocabulary";
 import type { EventInput } from "../events/event-stream";
 import type { TrialRunJob } from "../jobs/study-jobs";
 import type { WorkerIdentity } from "../runtime/container-spec";
@@ -27,7 +28,7 @@ export interface TrialRunDeps {
   clock?: () => number;
 }
 
-export type TrialProgressState = "preparing" | "agent" | "evaluating";
+export type TrialProgressState = ActiveTrialState;
 
 /** What every step of one trial attempt shares: its ids, its files, its log and how it reports progress. */
 export interface TrialContext {

@@ -2,8 +2,9 @@ import type { AgentRunResult } from "../agents/agent-run";
 import type { EvaluationResult } from "./evaluation";
 import type { TrialContext } from "./trial-context";
 import type { DiffTotals } from "./trial-evaluation-step";
+import type { TrialEndState } from "../../shared/vocabulary";
 
-export type TrialEndState = "succeeded" | "failed" | "error" | "stopped";
+export type { TrialEndState };
 
 /** Everything a trial attempt produced, filled in step by step; what a step did not reach stays null. */
 export interface TrialOutcome {

@@ -7,7 +7,7 @@ import {
   studyIdInputSchema,
   trialIdInputSchema,
   trialLogInputSchema,
-} from "../../shared/study-schemas";
+} from "../../shared/study-inputs";
 import { procedure, router } from "./init";
 
 export const studiesRouter = router({

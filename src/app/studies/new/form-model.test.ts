@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createStudyInputSchema, type StudyDefaultsView } from "../../../shared/study-schemas";
+import { createStudyInputSchema } from "../../../shared/study-inputs";
+import type { StudyDefaultsView } from "../../../shared/study-schemas";
 import { emptyConfiguration, emptyDraft, errorsFromZod, firstErrorPath, toBase64, toInput } from "./form-model";
 
 const defaults: StudyDefaultsView = {

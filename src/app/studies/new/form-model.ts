@@ -1,9 +1,11 @@
 import type { ZodError } from "zod";
-import type { ConfigurationView, CreateStudyInput, StudyDefaultsView } from "../../../shared/study-schemas";
+import type { CreateStudyInput } from "../../../shared/study-inputs";
+import type { StudyDefaultsView } from "../../../shared/study-schemas";
+import { REASONING_EFFORTS, type HarnessKind, type ReasoningEffort } from "../../../shared/vocabulary";
 
-export type Harness = ConfigurationView["harness"];
-export type Effort = ConfigurationView["reasoningEffort"];
-export const EFFORTS: readonly Effort[] = ["minimal", "low", "medium", "high", "xhigh"];
+export type Harness = HarnessKind;
+export type Effort = ReasoningEffort;
+export const EFFORTS: readonly Effort[] = REASONING_EFFORTS;
 
 /**
  * One configuration row as typed. `null` means "not touched: use the project's default" so the row

@@ -1,0 +1,166 @@
+import type { z } from "zod";
+import type { Db } from "../db/client";
+import type { studyPreflightFinishedEvent } from "../../shared/event-catalog";
+import type { ConfigurationView, StudyView, TestFileView } from "../../shared/study-schemas";
+import { OPEN_TRIAL_STATES, type StudyState } from "../../shared/vocabulary";
+import { parseJson } from "./study-views";
+
+/** A study's rows through its life: created, preflight recorded, state changes, deleted. */
+
+export interface NewStudy extends Pick<
+  StudyView,
+  | "projectId"
+  | "title"
+  | "taskPrompt"
+  | "testCommand"
+  | "junitPath"
+  | "concurrency"
+  | "agentTimeoutSec"
+  | "evalTimeoutSec"
+  | "createdBy"
+> {
+  testFiles: TestFileView[];
+  snapshotId: string;
+  environmentVersionId: string;
+  imageId: string;
+  imageDigest: string | null;
+  configurations: Omit<ConfigurationView, "id" | "choice">[];
+}
+
+export type PreflightOutcome = Omit<z.infer<typeof studyPreflightFinishedEvent>["data"], "durationMs">;
+
+async function createStudy(db: Db, input: NewStudy): Promise<string> {
+  const { configurations, testFiles, ...fields } = input;
+  const study = await db.study.create({
+    data: {
+      ...fields,
+      testFiles: JSON.stringify(testFiles),
+      state: "preflight",
+      configurations: {
+        create: configurations.map((configuration, index) => ({
+          ...configuration,
+          position: index + 1,
+          overrides: JSON.stringify(configuration.overrides),
+        })),
+      },
+    },
+  });
+  return study.id;
+}
+
+/** What deleting a study must remove besides its rows: every attempt's workspace and image (earlier attempts are only in the events), and the artifacts' files. */
+async function deletionPlan(
+  db: Db,
+  studyId: string,
+): Promise<{ trialIds: string[]; workspaceIds: string[]; imageIds: string[]; artifactPaths: string[] }> {
+  const trials = await db.trial.findMany({
+    where: { studyId },
+    select: { id: true, workspaceId: true, committedImageId: true },
+  });
+  const finished = await db.eventLog.findMany({
+    where: { studyId, type: "trial.finished" },
+    select: { payload: true },
+  });
+  const artifacts = await db.artifact.findMany({
+    where: { OR: [{ studyId }, { trial: { studyId } }] },
+    select: { path: true },
+  });
+  const workspaceIds = new Set(trials.flatMap((trial) => (trial.workspaceId ? [trial.workspaceId] : [])));
+  const imageIds = new Set(trials.flatMap((trial) => (trial.committedImageId ? [trial.committedImageId] : [])));
+  for (const { payload } of finished) {
+    const data = parseJson<{ data?: { workspaceId?: unknown; committedImageId?: unknown } }>(payload, {}).data;
+    if (typeof data?.workspaceId === "string") workspaceIds.add(data.workspaceId);
+    if (typeof data?.committedImageId === "string") imageIds.add(data.committedImageId);
+  }
+  return {
+    trialIds: trials.map((trial) => trial.id),
+    workspaceIds: [...workspaceIds],
+    imageIds: [...imageIds],
+    artifactPaths: artifacts.map((artifact) => artifact.path),
+  };
+}
+
+/** Records the baseline and, if it passed, creates the trials (configurations × repeats). Only once: false if already recorded. */
+async function recordPreflight(
+  db: Db,
+  options: { studyId: string; outcome: PreflightOutcome; now: Date },
+): Promise<boolean> {
+  const { studyId, outcome, now } = options;
+  return db.$transaction(async (tx) => {
+    const study = await tx.study.findUnique({
+      where: { id: studyId },
+      include: { configurations: { orderBy: { position: "asc" } } },
+    });
+    if (study?.state !== "preflight") return false;
+    const verdict = outcome.verdict;
+    await tx.study.update({
+      where: { id: studyId },
+      data: {
+        state: outcome.status === "passed" ? "running" : "refused",
+        refusal: outcome.refusal,
+        baselinePassed: verdict?.passed ?? null,
+        baselineFailed: verdict?.failed ?? null,
+        baselineSkipped: verdict?.skipped ?? null,
+        baselineTotal: verdict?.total ?? null,
+        baselineSource: verdict?.source ?? null,
+        baselineOk: verdict?.ok ?? null,
+        preflightExitCode: outcome.exitCode,
+        preflightOutput: outcome.outputTail,
+        ...(outcome.status === "passed" ? { startedAt: now } : { finishedAt: now }),
+      },
+    });
+    if (outcome.status === "passed") {
+      let tick = now.getTime();
+      for (const configuration of study.configurations) {
+        for (let repeat = 0; repeat < configuration.repeats; repeat += 1) {
+          await tx.trial.create({ data: { studyId, configurationId: configuration.id, queuedAt: new Date(tick++) } });
+        }
+      }
+    }
+    return true;
+  });
+}
+
+/** running/stopping → done/stopped once every trial has ended; true if it changed. */
+async function finishIfComplete(db: Db, options: { studyId: string; now: Date }): Promise<boolean> {
+  const { studyId, now } = options;
+  const open = await db.trial.count({ where: { studyId, state: { in: [...OPEN_TRIAL_STATES] } } });
+  if (open > 0) return false;
+  const study = await db.study.findUnique({ where: { id: studyId }, select: { state: true } });
+  const to = study?.state === "running" ? "done" : study?.state === "stopping" ? "stopped" : null;
+  if (!study || !to) return false;
+  await db.study.updateMany({ where: { id: studyId, state: study.state }, data: { state: to, finishedAt: now } });
+  return true;
+}
+
+export function createStudyWriteQueries(db: Db) {
+  return {
+    create: (input: NewStudy) => createStudy(db, input),
+    deletionPlan: (studyId: string) => deletionPlan(db, studyId),
+
+    /** The study with its configurations, trials, results, artifacts and recorded events, in one transaction. */
+    async deleteStudy(studyId: string): Promise<void> {
+      await db.$transaction([
+        db.eventLog.deleteMany({ where: { studyId } }),
+        db.study.deleteMany({ where: { id: studyId } }),
+      ]);
+    },
+
+    recordPreflight: (options: { studyId: string; outcome: PreflightOutcome; now: Date }) =>
+      recordPreflight(db, options),
+    finishIfComplete: (options: { studyId: string; now: Date }) => finishIfComplete(db, options),
+
+    async setStudyState(options: {
+      studyId: string;
+      from: readonly StudyState[];
+      to: StudyState;
+      finishedAt?: Date | null;
+    }): Promise<boolean> {
+      const { count } = await db.study.updateMany({
+        where: { id: options.studyId, state: { in: [...options.from] } },
+        data: { state: options.to, ...(options.finishedAt === undefined ? {} : { finishedAt: options.finishedAt }) },
+      });
+      return count > 0;
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import type { Db } from "../db/client";
+import type { TrialFinishedData } from "../../shared/event-catalog";
+import type { TokenUsage } from "../../shared/token-usage";
+import type { TestResultView, VerdictView } from "../../shared/verdict-summary";
+import {
+  ACTIVE_TRIAL_STATES,
+  RETRYABLE_TRIAL_STATES,
+  TERMINAL_TRIAL_STATES,
+  type ActiveTrialState,
+  type TrialState,
+} from "../../shared/vocabulary";
+
+/** A trial's rows as workers report on it and users stop or retry it. Every update is conditional, so a replayed event changes nothing. */
+
+/** How an attempt ended (the `trial.finished` payload), with the per-test rows read from its evaluation file. */
+export type TrialFinish = Omit<TrialFinishedData, "attempt" | "evaluationFile"> & { tests: TestResultView[] };
+
+function usageColumns(usage: TokenUsage | null) {
+  return usage
+    ? {
+        inputTokens: usage.inputTokens,
+        cachedInputTokens: usage.cachedInputTokens,
+        outputTokens: usage.outputTokens,
+        reasoningTokens: usage.reasoningTokens,
+      }
+    : {};
+}
+
+function verdictColumns(verdict: VerdictView | null) {
+  return {
+    verdictPassed: verdict?.passed ?? null,
+    verdictFailed: verdict?.failed ?? null,
+    verdictSkipped: verdict?.skipped ?? null,
+    verdictTotal: verdict?.total ?? null,
+    verdictSource: verdict?.source ?? null,
+    verdictOk: verdict?.ok ?? null,
+  };
+}
+
+/** What a retry clears: everything the last attempt measured. */
+const CLEARED_ATTEMPT = {
+  step: "",
+  error: null,
+  ...verdictColumns(null),
+  exitCode: null,
+  agentSeconds: null,
+  evalSeconds: null,
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+  commandsRun: 0,
+  threadId: null,
+  committedImageId: null,
+  workspaceId: null,
+  diffFiles: null,
+  diffInsertions: null,
+  diffDeletions: null,
+  workerId: null,
+  enqueuedAt: null,
+  startedAt: null,
+  finishedAt: null,
+};
+
+/** Records a trial's end (only for its current attempt, and only once). */
+async function trialFinished(
+  db: Db,
+  options: { trialId: string; attempt: number; at: Date; finish: TrialFinish },
+): Promise<boolean> {
+  const { finish, trialId } = options;
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.trial.updateMany({
+      where: { id: trialId, attempt: options.attempt, state: { notIn: [...TERMINAL_TRIAL_STATES] } },
+      data: {
+        state: finish.state,
+        step: "",
+        error: finish.error,
+        ...verdictColumns(finish.verdict),
+        exitCode: finish.exitCode,
+        agentSeconds: finish.agentSeconds,
+        evalSeconds: finish.evalSeconds,
+        ...usageColumns(finish.usage),
+        commandsRun: finish.commandsRun,
+        threadId: finish.threadId,
+        harnessVersion: finish.harnessVersion,
+        committedImageId: finish.committedImageId,
+        workspaceId: finish.workspaceId,
+        diffFiles: finish.diff?.files ?? null,
+        diffInsertions: finish.diff?.insertions ?? null,
+        diffDeletions: finish.diff?.deletions ?? null,
+        finishedAt: options.at,
+      },
+    });
+    if (count === 0) return false;
+    await tx.evaluationResult.deleteMany({ where: { trialId } });
+    if (finish.tests.length > 0) {
+      await tx.evaluationResult.createMany({
+        data: finish.tests.map((test, position) => ({ trialId, position, ...test })),
+      });
+    }
+    return true;
+  });
+}
+
+/** Puts retryable trials back in the queue as a new attempt; returns the ids that were reset. */
+async function retryTrials(db: Db, options: { studyId: string; trialIds: string[] }): Promise<string[]> {
+  const reset: string[] = [];
+  for (const trialId of options.trialIds) {
+    const { count } = await db.trial.updateMany({
+      where: { id: trialId, studyId: options.studyId, state: { in: [...RETRYABLE_TRIAL_STATES] } },
+      data: { ...CLEARED_ATTEMPT, state: "queued", attempt: { increment: 1 } },
+    });
+    if (count > 0) {
+      await db.evaluationResult.deleteMany({ where: { trialId } });
+      reset.push(trialId);
+    }
+  }
+  return reset;
+}
+
+export function createTrialWriteQueries(db: Db) {
+  return {
+    async trialStarted(options: { trialId: string; attempt: number; workerId: string | null; at: Date }) {
+      const { count } = await db.trial.updateMany({
+        where: { id: options.trialId, attempt: options.attempt, state: "queued" },
+        data: { state: "preparing", step: "Starting", workerId: options.workerId, startedAt: options.at },
+      });
+      return count > 0;
+    },
+
+    async trialProgress(options: {
+      trialId: string;
+      attempt: number;
+      state: ActiveTrialState;
+      step: string;
+      usage: TokenUsage | null;
+      commandsRun: number | null;
+    }): Promise<boolean> {
+      const { count } = await db.trial.updateMany({
+        where: { id: options.trialId, attempt: options.attempt, state: { in: [...ACTIVE_TRIAL_STATES] } },
+        data: {
+          state: options.state,
+          step: options.step,
+          ...usageColumns(options.usage),
+          ...(options.commandsRun === null ? {} : { commandsRun: options.commandsRun }),
+        },
+      });
+      return count > 0;
+    },
+
+    trialFinished: (options: { trialId: string; attempt: number; at: Date; finish: TrialFinish }) =>
+      trialFinished(db, options),
+
+    /** Ends trials that will not finish by themselves (stopped while queued, or their worker died). */
+    async endTrials(options: {
+      trialIds: string[];
+      state: Extract<TrialState, "stopped" | "interrupted" | "error">;
+      reason: string;
+      at: Date;
+      onlyStates: readonly TrialState[];
+    }): Promise<string[]> {
+      const ended: string[] = [];
+      for (const trialId of options.trialIds) {
+        const { count } = await db.trial.updateMany({
+          where: { id: trialId, state: { in: [...options.onlyStates] } },
+          data: { state: options.state, step: "", error: options.reason, finishedAt: options.at },
+        });
+        if (count > 0) ended.push(trialId);
+      }
+      return ended;
+    },
+
+    retry: (options: { studyId: string; trialIds: string[] }) => retryTrials(db, options),
+  };
+}

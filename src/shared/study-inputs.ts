@@ -1,0 +1,159 @@
+import { z } from "zod";
+import { agentConfigurationSchema } from "./project-schemas";
+import { HARNESS_KINDS } from "./vocabulary";
+
+/**
+ * Inputs of studies (experiments) and their trials, shared by server and browser (views: study-schemas.ts).
+ * A study runs every configuration `repeats` times on one frozen snapshot and environment image, and
+ * judges each trial with the same captured test files and test command.
+ */
+
+export const MAX_TRIALS_PER_STUDY = 200;
+export const MAX_TEST_FILE_BYTES = 5 * 1024 * 1024;
+export const MAX_TEST_FILES = 200;
+
+const relativePath = z
+  .string()
+  .trim()
+  .min(1, "Enter a path relative to the project, for example test/calendar.test.js.")
+  .max(1000, "Paths are at most 1,000 characters.")
+  .refine((value) => !value.startsWith("/"), "Use a path relative to the project root, not an absolute one.")
+  .refine(
+    (value) => !value.split("/").some((segment) => segment === ".." || segment === "." || segment === ""),
+    "A path may not contain empty, . or .. segments.",
+  )
+  .refine((value) => !value.includes("\0"), "A path may not contain a NUL byte.")
+  .refine((value) => value !== ".git" && !value.startsWith(".git/"), "Files under .git cannot be test files.");
+
+export const testFileInputSchema = z.discriminatedUnion("source", [
+  /** Read from the project directory when the study is created. */
+  z.object({ source: z.literal("project"), path: relativePath }),
+  /** Uploaded in the form: the bytes in base64. */
+  z.object({
+    source: z.literal("upload"),
+    path: relativePath,
+    contentBase64: z
+      .string()
+      .max(Math.ceil(MAX_TEST_FILE_BYTES / 3) * 4, "An uploaded test file is at most 5 MiB.")
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, "The upload is not valid base64; choose the file again."),
+  }),
+]);
+export type TestFileInput = z.infer<typeof testFileInputSchema>;
+
+const overrideSchema = z
+  .string()
+  .regex(/^[\w.-]+=.+$/s, 'An override looks like key=value, for example model_verbosity="low".');
+
+/** The harness, model and command of a row can be checked whenever they are strings, whatever else is wrong. */
+function rowCheckable(payload: { value: unknown }): boolean {
+  const value = payload.value as { harness?: unknown; model?: unknown; command?: unknown } | null;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (HARNESS_KINDS as readonly unknown[]).includes(value.harness) &&
+    typeof (value.model ?? "") === "string" &&
+    typeof (value.command ?? "") === "string"
+  );
+}
+
+export const configurationInputSchema = agentConfigurationSchema
+  .extend({
+    overrides: z.array(overrideSchema).max(50, "At most 50 overrides.").default([]),
+    command: z.string().trim().max(10_000, "The command is at most 10,000 characters.").default(""),
+    repeats: z
+      .number({ error: "Repeats must be a number." })
+      .int("Repeats is a whole number.")
+      .min(1, "At least 1 repeat.")
+      .max(20, "At most 20 repeats."),
+  })
+  // checked even while other fields of the row are invalid, so every message shows at once
+  .refine((value) => value.harness !== "codex" || value.model !== "", {
+    path: ["model"],
+    message: "Name the model this configuration uses.",
+    when: rowCheckable,
+  })
+  .refine((value) => value.harness !== "command" || value.command !== "", {
+    path: ["command"],
+    message: "Give the agent command line (the task is on stdin and in $INVARIANT_TASK).",
+    when: rowCheckable,
+  });
+export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
+
+export const createStudyInputSchema = z
+  .object({
+    projectId: z.string().min(1, "Choose a project."),
+    title: z.string().trim().min(1, "Give the study a title.").max(200, "Titles are at most 200 characters."),
+    taskPrompt: z
+      .string()
+      .trim()
+      .min(1, "Describe the task the agents should do.")
+      .max(100_000, "The task is at most 100,000 characters."),
+    testCommand: z
+      .string()
+      .trim()
+      .min(1, "Enter the Linux command that runs the tests, for example npm test.")
+      .max(10_000, "The test command is at most 10,000 characters."),
+    junitPath: relativePath.nullable().default(null),
+    testFiles: z.array(testFileInputSchema).max(MAX_TEST_FILES, `At most ${MAX_TEST_FILES} test files.`).default([]),
+    configurations: z
+      .array(configurationInputSchema)
+      .min(1, "Add at least one configuration.")
+      .max(20, "At most 20 configurations."),
+    concurrency: z
+      .number({ error: "Concurrency must be a number." })
+      .int("Concurrency is a whole number.")
+      .min(1, "At least 1 trial at a time.")
+      .max(32, "At most 32 trials at a time.")
+      .nullable()
+      .default(null),
+    agentTimeoutSec: z
+      .number({ error: "The agent time limit must be a number." })
+      .int("Whole seconds, please.")
+      .min(10, "At least 10 seconds.")
+      .max(86_400, "At most 24 hours (86,400 s).")
+      .default(1800),
+    evalTimeoutSec: z
+      .number({ error: "The evaluation time limit must be a number." })
+      .int("Whole seconds, please.")
+      .min(5, "At least 5 seconds.")
+      .max(86_400, "At most 24 hours (86,400 s).")
+      .default(600),
+  })
+  .superRefine((value, ctx) => {
+    const trials = value.configurations.reduce((sum, configuration) => sum + configuration.repeats, 0);
+    if (trials > MAX_TRIALS_PER_STUDY)
+      ctx.addIssue({
+        code: "custom",
+        path: ["configurations"],
+        message: `That is ${trials} trials; a study has at most ${MAX_TRIALS_PER_STUDY}. Lower the repeats.`,
+      });
+    const seen = new Set<string>();
+    value.testFiles.forEach((file, index) => {
+      if (seen.has(file.path))
+        ctx.addIssue({ code: "custom", path: ["testFiles", index, "path"], message: `${file.path} is listed twice.` });
+      seen.add(file.path);
+    });
+  });
+export type CreateStudyInput = z.input<typeof createStudyInputSchema>;
+
+export const studyIdInputSchema = z.object({ studyId: z.string().min(1) });
+export const studyDefaultsInputSchema = z.object({ projectId: z.string().min(1, "Choose a project.") });
+export const projectFilesInputSchema = z.object({
+  projectId: z.string().min(1),
+  query: z.string().max(500).default(""),
+});
+export const retryTrialsInputSchema = z.object({
+  studyId: z.string().min(1),
+  trialIds: z.array(z.string().min(1)).min(1, "Choose at least one trial to retry.").max(MAX_TRIALS_PER_STUDY),
+});
+export const trialIdInputSchema = z.object({ trialId: z.string().min(1) });
+export const trialLogInputSchema = z.object({
+  trialId: z.string().min(1),
+  tailBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(4 * 1024 * 1024)
+    .default(64 * 1024),
+});
+export const listStudiesInputSchema = z.object({ projectId: z.string().optional() }).default({});

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { count } from "./zod-fields";
+
+/** Test counts read from the test command's output; `source` names the parser (junit, node-test, exit-code, ...). */
+export const testCountsSchema = z.object({
+  passed: count.nullable(),
+  failed: count.nullable(),
+  skipped: count.nullable(),
+  total: count.nullable(),
+  source: z.string().min(1),
+});
+export type TestCounts = z.infer<typeof testCountsSchema>;
+
+/** A verdict as events, views and reports carry it: the counts and whether the run passed. */
+export const verdictSchema = testCountsSchema.extend({ ok: z.boolean() });
+export type VerdictView = z.infer<typeof verdictSchema>;
+
+export const testStatusSchema = z.enum(["passed", "failed", "skipped"]);
+
+/** One test of a trial's evaluation, in the order the runner reported it. */
+export const testResultSchema = z.object({
+  name: z.string(),
+  status: testStatusSchema,
+  durationMs: z.number().nullable(),
+  message: z.string().nullable(),
+});
+export type TestResultView = z.infer<typeof testResultSchema>;
