@@ -1,9 +1,8 @@
 import fs from "node:fs";
-import path from "node:path";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { io, type Socket } from "socket.io-client";
 import type { AppRouter } from "../server/trpc/app-router";
-import { ACCESS_TOKEN_FILE } from "../server/access/access-token";
+import { dataDirPaths } from "../server/storage/data-dir";
 
 /**
  * CLI commands that change state go through the running dashboard (the web process is the only
@@ -12,7 +11,7 @@ import { ACCESS_TOKEN_FILE } from "../server/access/access-token";
 export function connectDashboard(dataDir: string) {
   let url: string;
   try {
-    const launcher = JSON.parse(fs.readFileSync(path.join(dataDir, "launcher.json"), "utf8")) as { url?: string };
+    const launcher = JSON.parse(fs.readFileSync(dataDirPaths(dataDir).launcherFile, "utf8")) as { url?: string };
     if (!launcher.url) throw new Error("starting");
     url = launcher.url;
   } catch {
@@ -20,7 +19,7 @@ export function connectDashboard(dataDir: string) {
       `invariant-web is not running for ${dataDir}. Start it first (invariant-web --data-dir ${dataDir}), then run this command again.`,
     );
   }
-  const token = fs.readFileSync(path.join(dataDir, ACCESS_TOKEN_FILE), "utf8").trim();
+  const token = fs.readFileSync(dataDirPaths(dataDir).accessTokenFile, "utf8").trim();
   const headers = { authorization: `Bearer ${token}` };
   const api = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/api/trpc`, headers })] });
   return {

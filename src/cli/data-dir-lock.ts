@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import path from "node:path";
+import { dataDirPaths } from "../server/storage/data-dir";
 import { isProcessAlive } from "../server/system/process-alive";
 
 /** One launcher per data dir: two would both write the database and fight over the private Redis. */
@@ -12,7 +12,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // the data dir holds the access token, the database and Redis's files: private to this user
   if ((fs.statSync(dataDir).mode & 0o077) !== 0) fs.chmodSync(dataDir, 0o700);
-  const file = path.join(dataDir, "launcher.json");
+  const file = dataDirPaths(dataDir).launcherFile;
   try {
     const held = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number; url?: string };
     if (typeof held.pid === "number" && held.pid !== process.pid && isProcessAlive(held.pid)) {

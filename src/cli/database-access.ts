@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import path from "node:path";
 import type { Db } from "../server/db/client";
+import { dataDirPaths } from "../server/storage/data-dir";
 import { isProcessAlive } from "../server/system/process-alive";
 
 /**
@@ -15,7 +15,7 @@ import { isProcessAlive } from "../server/system/process-alive";
 /** The pid of a live launcher for this data dir, or null. */
 export function runningLauncher(dataDir: string): number | null {
   try {
-    const held = JSON.parse(fs.readFileSync(path.join(dataDir, "launcher.json"), "utf8")) as { pid?: unknown };
+    const held = JSON.parse(fs.readFileSync(dataDirPaths(dataDir).launcherFile, "utf8")) as { pid?: unknown };
     return typeof held.pid === "number" && held.pid !== process.pid && isProcessAlive(held.pid) ? held.pid : null;
   } catch {
     return null;
@@ -39,7 +39,7 @@ export async function openDatabaseOffline(options: {
   whatFor: string;
 }): Promise<OfflineDatabase> {
   const { dataDir } = options;
-  if (!fs.existsSync(path.join(dataDir, "invariant.db")))
+  if (!fs.existsSync(dataDirPaths(dataDir).database))
     throw new Error(`There is no invariant-web data in ${dataDir}: ${options.whatFor}. Check --data-dir.`);
   const [{ lockDataDir }, { openWebDatabase }] = await Promise.all([
     import("./data-dir-lock"),

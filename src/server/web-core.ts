@@ -7,6 +7,7 @@ import { applyMigrations } from "./db/migrate";
 import { createRecorder } from "./events/recorder";
 import { connectRedis } from "./redis/connection";
 import { createDockerRuntime, type ContainerRuntime } from "./runtime/docker-runtime";
+import { dataDirPaths } from "./storage/data-dir";
 
 /**
  * The composition root of the web side: the one place that opens the database (migrations first),
@@ -21,7 +22,7 @@ export async function openWebDatabase(options: {
   dataDir: string;
   log?: (message: string) => void;
 }): Promise<Db> {
-  const databaseFile = path.join(options.dataDir, "invariant.db");
+  const databaseFile = dataDirPaths(options.dataDir).database;
   const migrations = applyMigrations({ databaseFile, migrationsDir: path.join(options.root, "prisma", "migrations") });
   if (migrations.applied.length > 0) options.log?.(`database: applied ${migrations.applied.join(", ")}`);
   return openDb({ file: databaseFile });
