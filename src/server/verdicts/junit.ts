@@ -66,86 +66,117 @@ export function parseJunit(options: { documents: readonly string[] }): JunitResu
   const rows: TestCaseResult[] = [];
   const attributeTotals = emptyCounts();
   let rootSeen = false;
-
   for (const document of options.documents) {
-    const suites: string[] = [];
-    let open: OpenCase | null = null;
-    let outerSuiteAttributes: Map<string, string>[] = [];
-    let rootAttributes: Map<string, string> | null = null;
-
-    const finishCapture = () => {
-      if (!open?.capture) return;
-      if (open.message === null) open.message = clipMessage(open.capture.parts.join(""));
-      open.capture = null;
-    };
-    const finishCase = () => {
-      if (!open) return;
-      finishCapture();
-      rows.push({
-        name: caseName(open),
-        status: open.status,
-        durationMs: open.durationMs,
-        message: open.status === "passed" ? null : open.message,
-      });
-      open = null;
-    };
-
-    scanXml({
-      text: document,
-      onOpen: (name, attributes, selfClosing) => {
-        if (name === "testsuites") {
-          rootSeen = true;
-          rootAttributes ??= attributes;
-        } else if (name === "testsuite") {
-          rootSeen = true;
-          if (suites.length === 0) outerSuiteAttributes.push(attributes);
-          if (!selfClosing) suites.push(attributes.get("name") ?? "");
-        } else if (name === "testcase") {
-          finishCase();
-          open = {
-            name: attributes.get("name") ?? "",
-            classname: attributes.get("classname") ?? attributes.get("class") ?? "",
-            suites: [...suites],
-            durationMs: secondsToMs(attributes.get("time")),
-            status: "passed",
-            message: null,
-            capture: null,
-          };
-          if (selfClosing) finishCase();
-        } else if (open && (name === "failure" || name === "error" || name === "skipped")) {
-          finishCapture();
-          const failed = name !== "skipped";
-          if (failed || open.status !== "failed") {
-            if (failed && open.status !== "failed") open.message = null;
-            open.status = failed ? "failed" : "skipped";
-            open.message ??= clipMessage(attributes.get("message"));
-          }
-          if (!selfClosing) open.capture = { element: name, parts: [], length: 0 };
-        }
-      },
-      onClose: (name) => {
-        if (name === "testcase") finishCase();
-        else if (name === "testsuite") {
-          finishCase();
-          suites.pop();
-        } else if (open?.capture && name === open.capture.element) finishCapture();
-      },
-      onText: (raw, cdata) => {
-        const capture = open?.capture;
-        if (!capture || capture.length > MAX_MESSAGE_CHARS * 2) return;
-        capture.parts.push(cdata ? raw : decodeEntities(raw));
-        capture.length += raw.length;
-      },
-    });
-    finishCase();
-
-    if (outerSuiteAttributes.length === 0 && rootAttributes) outerSuiteAttributes = [rootAttributes];
-    for (const attributes of outerSuiteAttributes) addAttributeCounts(attributeTotals, attributes);
+    const scanned = scanDocument({ document, rows });
+    rootSeen ||= scanned.rootSeen;
+    for (const attributes of scanned.suiteAttributes) addAttributeCounts(attributeTotals, attributes);
   }
-
   if (!rootSeen) return null;
   const counts = rows.length > 0 ? countRows({ rows }) : attributeTotals;
   return { result: { source: "junit", counts, tests: rows }, caseCount: rows.length };
+}
+
+/**
+ * Adds one document's test cases to `rows`; says whether it had a JUnit root, and which attributes
+ * count its tests should there be no case at all (its outer suites', else its root's).
+ */
+function scanDocument(options: { document: string; rows: TestCaseResult[] }): {
+  rootSeen: boolean;
+  suiteAttributes: Map<string, string>[];
+} {
+  const suites: string[] = [];
+  let open: OpenCase | null = null;
+  let rootSeen = false;
+  const outerSuiteAttributes: Map<string, string>[] = [];
+  let rootAttributes: Map<string, string> | null = null;
+  const finishCase = () => {
+    if (open) options.rows.push(finishedRow(open));
+    open = null;
+  };
+
+  scanXml({
+    text: options.document,
+    onOpen: (name, attributes, selfClosing) => {
+      if (name === "testsuites") {
+        rootSeen = true;
+        rootAttributes ??= attributes;
+      } else if (name === "testsuite") {
+        rootSeen = true;
+        if (suites.length === 0) outerSuiteAttributes.push(attributes);
+        if (!selfClosing) suites.push(attributes.get("name") ?? "");
+      } else if (name === "testcase") {
+        finishCase();
+        open = openCase({ attributes, suites });
+        if (selfClosing) finishCase();
+      } else if (open && (name === "failure" || name === "error" || name === "skipped")) {
+        markOutcome({ open, element: name, attributes, selfClosing });
+      }
+    },
+    onClose: (name) => {
+      if (name === "testcase") finishCase();
+      else if (name === "testsuite") {
+        finishCase();
+        suites.pop();
+      } else if (open?.capture && name === open.capture.element) finishCapture(open);
+    },
+    onText: (raw, cdata) => {
+      const capture = open?.capture;
+      if (!capture || capture.length > MAX_MESSAGE_CHARS * 2) return;
+      capture.parts.push(cdata ? raw : decodeEntities(raw));
+      capture.length += raw.length;
+    },
+  });
+  finishCase();
+  const suiteAttributes = outerSuiteAttributes.length === 0 && rootAttributes ? [rootAttributes] : outerSuiteAttributes;
+  return { rootSeen, suiteAttributes };
+}
+
+function openCase(options: { attributes: Map<string, string>; suites: string[] }): OpenCase {
+  const { attributes } = options;
+  return {
+    name: attributes.get("name") ?? "",
+    classname: attributes.get("classname") ?? attributes.get("class") ?? "",
+    suites: [...options.suites],
+    durationMs: secondsToMs(attributes.get("time")),
+    status: "passed",
+    message: null,
+    capture: null,
+  };
+}
+
+/** A <failure>, <error> or <skipped> in a test case: a failure outranks a skip, and its message wins. */
+function markOutcome(options: {
+  open: OpenCase;
+  element: "failure" | "error" | "skipped";
+  attributes: Map<string, string>;
+  selfClosing: boolean;
+}): void {
+  const { open, element } = options;
+  finishCapture(open);
+  const failed = element !== "skipped";
+  if (failed || open.status !== "failed") {
+    if (failed && open.status !== "failed") open.message = null;
+    open.status = failed ? "failed" : "skipped";
+    open.message ??= clipMessage(options.attributes.get("message"));
+  }
+  if (!options.selfClosing) open.capture = { element, parts: [], length: 0 };
+}
+
+/** The text of an open <failure>/<error>/<skipped> is its message when it had no message attribute. */
+function finishCapture(open: OpenCase): void {
+  if (!open.capture) return;
+  if (open.message === null) open.message = clipMessage(open.capture.parts.join(""));
+  open.capture = null;
+}
+
+function finishedRow(open: OpenCase): TestCaseResult {
+  finishCapture(open);
+  return {
+    name: caseName(open),
+    status: open.status,
+    durationMs: open.durationMs,
+    message: open.status === "passed" ? null : open.message,
+  };
 }
 
 function addAttributeCounts(totals: Counts, attributes: Map<string, string>): void {
