@@ -1,4 +1,5 @@
-import type { StudyState, TrialState, VerdictView } from "../../shared/study-schemas";
+import type { VerdictView } from "../../shared/verdict-summary";
+import type { StudyState, TrialState } from "../../shared/vocabulary";
 
 /** `23/23`, `13/23`, `pass`/`fail` for exit-code verdicts, `—` for none. */
 export function formatVerdict(verdict: VerdictView | null): string {

@@ -6,6 +6,7 @@ import { openSnapshotContent, type SnapshotContent } from "../snapshots/snapshot
 import { walkTree, type SkippedEntry, type WalkEntry } from "../../lib/files/tree-walker";
 import { createYielder } from "../../lib/files/yielder";
 import { formatFilePatch } from "./unified-patch";
+import type { DiffTotalsView, FileChangeOf, FileStateOf } from "../../shared/snapshot-schemas";
 
 /**
  * A workspace's changes against the snapshot it was made from. Tracked paths are compared by type,
@@ -15,41 +16,15 @@ import { formatFilePatch } from "./unified-patch";
  * New files are found with the same rules as a snapshot (.gitignore in the workspace, the
  * always-excluded list), so an agent's node_modules or a .env it wrote never shows up as a change.
  */
-export interface FileState {
-  type: "file" | "symlink";
+export interface FileState extends FileStateOf<BytePath> {
   mode: GitMode;
-  size: number;
-  sha256: string;
-  target?: BytePath;
 }
 
-export interface FileChange {
+export interface FileChange extends FileChangeOf<FileState> {
   path: BytePath;
-  status: "added" | "modified" | "deleted";
-  before: FileState | null;
-  after: FileState | null;
-  contentChanged: boolean;
-  modeChanged: boolean;
-  /** Between a file and a symlink. */
-  typeChanged: boolean;
-  binary: boolean;
-  insertions: number;
-  deletions: number;
-  /** Unified patch; null when the diff's total size cap was reached before this file. */
-  patch: string | null;
-  patchTruncated: boolean;
 }
 
-export interface DiffTotals {
-  files: number;
-  added: number;
-  modified: number;
-  deleted: number;
-  binary: number;
-  modeChanges: number;
-  insertions: number;
-  deletions: number;
-}
+export type DiffTotals = DiffTotalsView;
 
 export interface WorkspaceDiff {
   snapshotId: string;

@@ -2,6 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { GIB, type ProjectView } from "../../../shared/project-schemas";
+import { REASONING_EFFORTS } from "../../../shared/vocabulary";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import { buttonClass, inputClass } from "../../_components/ui";
@@ -171,7 +172,7 @@ export function SettingsForm({ project, readOnly }: { project: ProjectView; read
             value={draft.reasoningEffort}
             onChange={(e) => set("reasoningEffort", e.target.value as Draft["reasoningEffort"])}
           >
-            {(["minimal", "low", "medium", "high", "xhigh"] as const).map((effort) => (
+            {REASONING_EFFORTS.map((effort) => (
               <option key={effort} value={effort}>
                 {effort}
               </option>

@@ -1,7 +1,8 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, type ReactNode } from "react";
-import { isTerminalTrialState, type ConfigurationView, type TrialView } from "../../../shared/study-schemas";
+import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
+import { isTerminalTrialState } from "../../../shared/vocabulary";
 import { secondaryButtonClass } from "../../_components/ui";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";

@@ -1,11 +1,7 @@
 "use client";
 import { memo, type KeyboardEvent } from "react";
-import {
-  ACTIVE_TRIAL_STATES,
-  RETRYABLE_TRIAL_STATES,
-  type ConfigurationView,
-  type TrialView,
-} from "../../../shared/study-schemas";
+import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
+import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { TrialStateBadge } from "../state-badge";
 import { focusRing, formatCount, formatSeconds, formatVerdict } from "../study-format";

@@ -1,11 +1,7 @@
 "use client";
 import { Fragment, useCallback, useMemo, useState, type ReactNode } from "react";
-import {
-  RETRYABLE_TRIAL_STATES,
-  TRIAL_STATES,
-  type ConfigurationView,
-  type TrialView,
-} from "../../../shared/study-schemas";
+import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
+import { RETRYABLE_TRIAL_STATES, TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { buttonClass } from "../../_components/ui";
 import { EFFORTS } from "../new/form-model";

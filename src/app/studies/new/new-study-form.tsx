@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
-import { createStudyInputSchema } from "../../../shared/study-schemas";
+import { createStudyInputSchema } from "../../../shared/study-inputs";
 import { buttonClass, PageHeader, Panel } from "../../_components/ui";
 import { useRole } from "../../_components/use-role";
 import { describeError } from "../../_lib/errors";

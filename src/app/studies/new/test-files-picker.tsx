@@ -1,7 +1,7 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type ChangeEvent } from "react";
-import { MAX_TEST_FILE_BYTES } from "../../../shared/study-schemas";
+import { MAX_TEST_FILE_BYTES } from "../../../shared/study-inputs";
 import { FieldError } from "../../_components/ui";
 import { describeError } from "../../_lib/errors";
 import { formatBytes } from "../../_lib/format";
