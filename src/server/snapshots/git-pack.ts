@@ -109,92 +109,122 @@ export interface PackWriter {
   abort(): void;
 }
 
+interface Appender {
+  append(bytes: Buffer): void;
+  /** Writes what is buffered. */
+  flush(): void;
+  /** Bytes appended so far, buffered or not. */
+  readonly offset: number;
+}
+
+/** Appends to `fd` through a buffer of WRITE_BUFFER bytes (larger pieces are written directly). */
+function openAppender(fd: number): Appender {
+  const pending = Buffer.allocUnsafe(WRITE_BUFFER);
+  let pendingLength = 0;
+  let offset = 0;
+  const flush = () => {
+    for (let written = 0; written < pendingLength;)
+      written += fs.writeSync(fd, pending, written, pendingLength - written);
+    pendingLength = 0;
+  };
+  return {
+    append(bytes) {
+      if (pendingLength + bytes.length > WRITE_BUFFER) flush();
+      if (bytes.length > WRITE_BUFFER) {
+        for (let written = 0; written < bytes.length;)
+          written += fs.writeSync(fd, bytes, written, bytes.length - written);
+      } else {
+        bytes.copy(pending, pendingLength);
+        pendingLength += bytes.length;
+      }
+      offset += bytes.length;
+    },
+    flush,
+    get offset() {
+      return offset;
+    },
+  };
+}
+
+/**
+ * One object: its pack header, then the content as zlib "stored" blocks (uncompressed, so it can be
+ * read in place), then the adler32 trailer. Returns the entry's CRC32 and where the content starts.
+ */
+function appendStoredObject(options: { out: Appender; type: GitObjectType; data: Buffer }): {
+  crc: number;
+  contentOffset: number;
+} {
+  const { out, type, data } = options;
+  const header = objectHeader(type, data.length);
+  let crc = zlib.crc32(header);
+  out.append(header);
+  crc = zlib.crc32(ZLIB_HEADER, crc);
+  out.append(ZLIB_HEADER);
+  const contentOffset = out.offset + BLOCK_HEADER;
+  for (let at = 0; ; at += BLOCK) {
+    const length = Math.min(BLOCK, data.length - at);
+    const final = at + length >= data.length;
+    const blockHeader = Buffer.from([final ? 1 : 0, length & 0xff, length >> 8, ~length & 0xff, (~length >> 8) & 0xff]);
+    const chunk = data.subarray(at, at + length);
+    crc = zlib.crc32(blockHeader, crc);
+    // zlib's crc32 of an empty buffer may be handed a null pointer, which means "start over": skip it
+    if (chunk.length > 0) crc = zlib.crc32(chunk, crc);
+    out.append(blockHeader);
+    out.append(chunk);
+    if (final) break;
+  }
+  const trailer = Buffer.alloc(4);
+  trailer.writeUInt32BE(adler32(data));
+  crc = zlib.crc32(trailer, crc);
+  out.append(trailer);
+  return { crc, contentOffset };
+}
+
+/** SHA-1 of the first `length` bytes of `fd`, read back (from the page cache). */
+function sha1OfFile(fd: number, length: number): Buffer {
+  const hash = createHash("sha1");
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  for (let position = 0; position < length;) {
+    const read = fs.readSync(fd, chunk, 0, Math.min(CHUNK, length - position), position);
+    if (read === 0) throw new Error("pack file shrank while being written");
+    hash.update(chunk.subarray(0, read));
+    position += read;
+  }
+  return hash.digest();
+}
+
 export function createPackWriter(options: { dir: string }): PackWriter {
   const tempPack = path.join(options.dir, "tmp-pack");
   const fd = fs.openSync(tempPack, "w+", 0o644);
   let closed = false;
   const objects: { oid: Buffer; offset: number; crc: number }[] = [];
   const seen = new Map<string, PackedObject>();
-  const pending = Buffer.allocUnsafe(WRITE_BUFFER);
-  let pendingLength = 0;
-  let offset = 0; // bytes appended so far, buffered or not
-
-  function flush(): void {
-    for (let written = 0; written < pendingLength;)
-      written += fs.writeSync(fd, pending, written, pendingLength - written);
-    pendingLength = 0;
-  }
-  function append(bytes: Buffer): void {
-    if (pendingLength + bytes.length > WRITE_BUFFER) flush();
-    if (bytes.length > WRITE_BUFFER) {
-      for (let written = 0; written < bytes.length;)
-        written += fs.writeSync(fd, bytes, written, bytes.length - written);
-    } else {
-      bytes.copy(pending, pendingLength);
-      pendingLength += bytes.length;
-    }
-    offset += bytes.length;
-  }
+  const out = openAppender(fd);
 
   // signature, version 2, object count (filled in by finish)
-  append(Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]));
+  out.append(Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]));
 
   return {
     add(type, data, knownOid) {
       const oid = knownOid ?? gitObjectId(type, data);
       const existing = seen.get(oid);
       if (existing) return existing;
-      const start = offset;
-      const header = objectHeader(type, data.length);
-      let crc = zlib.crc32(header);
-      append(header);
-      crc = zlib.crc32(ZLIB_HEADER, crc);
-      append(ZLIB_HEADER);
-      const contentOffset = offset + BLOCK_HEADER;
-      for (let at = 0; ; at += BLOCK) {
-        const length = Math.min(BLOCK, data.length - at);
-        const final = at + length >= data.length;
-        const blockHeader = Buffer.from([
-          final ? 1 : 0,
-          length & 0xff,
-          length >> 8,
-          ~length & 0xff,
-          (~length >> 8) & 0xff,
-        ]);
-        const chunk = data.subarray(at, at + length);
-        crc = zlib.crc32(blockHeader, crc);
-        // zlib's crc32 of an empty buffer may be handed a null pointer, which means "start over": skip it
-        if (chunk.length > 0) crc = zlib.crc32(chunk, crc);
-        append(blockHeader);
-        append(chunk);
-        if (final) break;
-      }
-      const trailer = Buffer.alloc(4);
-      trailer.writeUInt32BE(adler32(data));
-      crc = zlib.crc32(trailer, crc);
-      append(trailer);
+      const start = out.offset;
+      const { crc, contentOffset } = appendStoredObject({ out, type, data });
       objects.push({ oid: Buffer.from(oid, "hex"), offset: start, crc });
       const packed = { oid, offset: contentOffset };
       seen.set(oid, packed);
       return packed;
     },
     finish() {
-      flush();
+      out.flush();
       const count = Buffer.alloc(4);
       count.writeUInt32BE(objects.length);
       fs.writeSync(fd, count, 0, 4, 8);
-      // the trailer is the SHA-1 of everything before it; read it back (from the page cache)
-      const hash = createHash("sha1");
-      const chunk = Buffer.allocUnsafe(CHUNK);
-      for (let position = 0; position < offset;) {
-        const read = fs.readSync(fd, chunk, 0, Math.min(CHUNK, offset - position), position);
-        if (read === 0) throw new Error("pack file shrank while being written");
-        hash.update(chunk.subarray(0, read));
-        position += read;
-      }
-      const checksum = hash.digest();
-      append(checksum);
-      flush();
+      // the trailer is the SHA-1 of everything before it
+      const checksum = sha1OfFile(fd, out.offset);
+      out.append(checksum);
+      out.flush();
       fs.closeSync(fd);
       closed = true;
       const name = `pack-${checksum.toString("hex")}`;
