@@ -1,13 +1,11 @@
-import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { FileState } from "../diffs/workspace-diff";
-import { ancestorsOf, displayPath, toFsPath, toPathText } from "../../lib/files/byte-path";
-import { APPLY_STAGING_PREFIX } from "../../lib/files/exclusion-rules";
-import { NotRegularFileError, openRegularFile } from "../../lib/files/file-read";
-import { runLimited } from "../../lib/files/run-limited";
+import { ancestorsOf, toFsPath } from "../../lib/files/byte-path";
+import { ApplyConflictError, ApplyRollbackIncompleteError, ApplyRolledBackError } from "./apply-errors";
 import type { ApplyPlan, PlanStep } from "./apply-plan";
-import { checkParents, compareState, currentState, targetBytes, type Conflict } from "./apply-preflight";
+import { checkParents, compareState, currentState, targetBytes } from "./apply-preflight";
+import { stagePlan, stagingIn, type Staging } from "./apply-staging";
 
 /**
  * Applies a preflighted plan all-or-nothing.
@@ -42,87 +40,6 @@ export const nodeApplyFs: ApplyFs = {
   symlink: (target, file) => fs.symlink(target, file),
 };
 
-/** The project or workspace changed between the preflight and the commit. */
-export class ApplyConflictError extends Error {
-  constructor(readonly conflicts: Conflict[]) {
-    super(conflicts.map((conflict) => conflict.message).join(" "));
-  }
-}
-
-/** Step 2 failed and every change was undone; `conflicts` when it failed because the project changed meanwhile. */
-export class ApplyRolledBackError extends Error {
-  constructor(
-    message: string,
-    readonly conflicts: Conflict[],
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-/** Step 2 failed and some changes could not be undone; the staging directory keeps the backups. */
-export class ApplyRollbackIncompleteError extends Error {
-  constructor(
-    message: string,
-    readonly stagingDir: string,
-  ) {
-    super(message);
-  }
-}
-
-const COPY_CHUNK = 1024 * 1024;
-
-/** Copies a workspace file into staging without following links, checking its hash. */
-async function stageFile(source: Buffer, dest: string, step: PlanStep, mode: number): Promise<void> {
-  let opened;
-  try {
-    opened = await openRegularFile(source);
-  } catch (error) {
-    if (error instanceof NotRegularFileError)
-      throw new ApplyConflictError([
-        {
-          path: step.path,
-          reason: "workspace-changed",
-          message: `${displayPath(step.path)} in the workspace ${error.message}; preview again.`,
-        },
-      ]);
-    throw error;
-  }
-  const out = await fs.open(dest, "wx", 0o600);
-  const hash = createHash("sha256");
-  try {
-    const chunk = Buffer.allocUnsafe(COPY_CHUNK);
-    for (;;) {
-      const { bytesRead } = await opened.handle.read(chunk, 0, COPY_CHUNK, null);
-      if (bytesRead === 0) break;
-      hash.update(chunk.subarray(0, bytesRead));
-      await out.write(chunk, 0, bytesRead);
-    }
-    await out.chmod(mode);
-  } finally {
-    await out.close();
-    await opened.handle.close();
-  }
-  if (hash.digest("hex") !== step.after?.sha256) {
-    throw new ApplyConflictError([
-      {
-        path: step.path,
-        reason: "workspace-changed",
-        message: `${displayPath(step.path)} changed in the workspace after the plan was made; preview again.`,
-      },
-    ]);
-  }
-}
-
-/** Permission bits for a new version of a file: keep the project file's bits, set or clear exec as the plan says. */
-async function modeFor(projectRoot: string, step: PlanStep): Promise<number> {
-  const executable = step.after?.mode === "100755";
-  const stat = step.before?.type === "file" ? await fs.lstat(toFsPath(projectRoot, step.path)).catch(() => null) : null;
-  if (!stat?.isFile()) return executable ? 0o755 : 0o644;
-  const bits = stat.mode & 0o7777;
-  return executable ? bits | ((bits & 0o444) >> 2) : bits & ~0o111;
-}
-
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
 /**
@@ -151,110 +68,120 @@ type Undo =
   | { kind: "rmdir"; dir: Buffer }
   | { kind: "remove"; target: Buffer };
 
+/** 2a. Moves every file to be replaced or deleted into staging/backup/, checking it is what the plan expected. */
+async function moveAside(options: { root: string; plan: ApplyPlan; staging: Staging; ops: ApplyFs; undo: Undo[] }) {
+  const { root, staging, ops, undo } = options;
+  for (const [index, step] of options.plan.steps.entries()) {
+    if (!step.before) continue;
+    const target = toFsPath(root, step.path);
+    const parent = await checkParents(root, step.path, new Set());
+    if (parent) throw new ApplyConflictError([parent]);
+    await ops.rename(target, staging.backup(index));
+    undo.push({ kind: "restore", backup: staging.backup(index), target });
+    const moved = compareState(
+      step.path,
+      step.before,
+      await currentState(path.join(staging.dir, "backup"), String(index)),
+    );
+    if (moved) throw new ApplyConflictError([moved]);
+  }
+}
+
+/** 2b. Creates missing directories and puts every new file and symlink in place, in path order. */
+async function placeNew(options: {
+  root: string;
+  plan: ApplyPlan;
+  staging: Staging;
+  ops: ApplyFs;
+  undo: Undo[];
+  deleted: Set<PlanStep["path"]>;
+}) {
+  const { root, staging, ops, undo } = options;
+  const ordered = [...options.plan.steps.entries()]
+    .filter(([, step]) => step.after)
+    .sort(([, a], [, b]) => (a.path < b.path ? -1 : 1));
+  for (const [index, step] of ordered) {
+    const after = step.after as FileState;
+    const target = toFsPath(root, step.path);
+    const parent = await checkParents(root, step.path, options.deleted);
+    if (parent) throw new ApplyConflictError([parent]);
+    for (const dir of ancestorsOf(step.path)) {
+      const stat = await fs.lstat(toFsPath(root, dir)).catch(() => null);
+      if (stat?.isDirectory()) continue;
+      await ops.mkdir(toFsPath(root, dir));
+      undo.push({ kind: "rmdir", dir: toFsPath(root, dir) });
+    }
+    if (after.type === "symlink") await ops.symlink(targetBytes(after), target);
+    else await placeFile(ops, staging.staged(index), target);
+    undo.push({ kind: "remove", target });
+    if (after.type === "file")
+      await ops.unlink(staging.staged(index)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error; // gone already when placeFile renamed it
+      });
+  }
+}
+
+/** 3 (on failure). Undoes what step 2 did and throws why; the staging directory stays only if the undo was incomplete. */
+async function rollBackAndThrow(options: {
+  error: unknown;
+  undo: Undo[];
+  ops: ApplyFs;
+  staging: Staging;
+}): Promise<never> {
+  const { error, staging } = options;
+  const failures = await rollback(options.undo, options.ops);
+  if (failures.length > 0) {
+    throw new ApplyRollbackIncompleteError(
+      `Apply failed (${error instanceof Error ? error.message : String(error)}) and ${failures.length} change(s) could not be undone: ${failures.join("; ")}. The replaced files are kept in ${staging.dir}/backup (see journal.json there).`,
+      staging.dir,
+    );
+  }
+  await fs.rm(staging.dir, { recursive: true, force: true });
+  const conflicts = error instanceof ApplyConflictError ? error.conflicts : [];
+  throw new ApplyRolledBackError(
+    `Apply failed midway (${error instanceof Error ? error.message : String(error)}); every change was undone and the project is as it was.`,
+    conflicts,
+    { cause: error },
+  );
+}
+
+/** 3. Removes directories the deletions emptied (as git does), deepest first. */
+async function removeEmptiedDirs(options: { root: string; deleted: Set<PlanStep["path"]>; ops: ApplyFs }) {
+  let removedDirs = 0;
+  const emptied = [...new Set([...options.deleted].flatMap((rel) => ancestorsOf(rel)))].sort(
+    (a, b) => b.length - a.length,
+  );
+  for (const dir of emptied) {
+    await options.ops.rmdir(toFsPath(options.root, dir)).then(
+      () => removedDirs++,
+      () => undefined,
+    );
+  }
+  return removedDirs;
+}
+
 export async function commitPlan(options: {
   projectRoot: string;
   plan: ApplyPlan;
   sourceRoot: string;
   fs?: ApplyFs;
 }): Promise<{ written: number; removedDirs: number }> {
-  const { projectRoot: root, plan, sourceRoot } = options;
+  const { projectRoot: root, plan } = options;
   const ops = options.fs ?? nodeApplyFs;
-  const staging = path.join(root, `${APPLY_STAGING_PREFIX}${randomBytes(6).toString("hex")}`);
-  const staged = (index: number) => path.join(staging, "new", String(index));
-  const backup = (index: number) => path.join(staging, "backup", String(index));
+  const staging = stagingIn(root);
+  await stagePlan({ root, plan, sourceRoot: options.sourceRoot, staging });
 
-  // 1. stage
-  await fs.mkdir(staging, { mode: 0o700 });
-  try {
-    await fs.mkdir(path.join(staging, "new"));
-    await fs.mkdir(path.join(staging, "backup"));
-    await runLimited(plan.steps, 8, async (step, index) => {
-      if (step.after?.type === "file")
-        await stageFile(toFsPath(sourceRoot, step.path), staged(index), step, await modeFor(root, step));
-    });
-    const journal = plan.steps.map((step, index) => ({
-      index,
-      action: step.action,
-      ...toPathText(step.path),
-      backup: `backup/${index}`,
-      staged: `new/${index}`,
-    }));
-    await fs.writeFile(
-      path.join(staging, "journal.json"),
-      JSON.stringify({ planHash: plan.hash, steps: journal }, null, 1),
-    );
-  } catch (error) {
-    await fs.rm(staging, { recursive: true, force: true });
-    throw error;
-  }
-
-  // 2. commit
   const undo: Undo[] = [];
   const deleted = new Set(plan.steps.filter((step) => step.after === null).map((step) => step.path));
   try {
-    for (const [index, step] of plan.steps.entries()) {
-      if (!step.before) continue;
-      const target = toFsPath(root, step.path);
-      const parent = await checkParents(root, step.path, new Set());
-      if (parent) throw new ApplyConflictError([parent]);
-      await ops.rename(target, backup(index));
-      undo.push({ kind: "restore", backup: backup(index), target });
-      const moved = compareState(
-        step.path,
-        step.before,
-        await currentState(path.join(staging, "backup"), String(index)),
-      );
-      if (moved) throw new ApplyConflictError([moved]);
-    }
-    const ordered = [...plan.steps.entries()]
-      .filter(([, step]) => step.after)
-      .sort(([, a], [, b]) => (a.path < b.path ? -1 : 1));
-    for (const [index, step] of ordered) {
-      const after = step.after as FileState;
-      const target = toFsPath(root, step.path);
-      const parent = await checkParents(root, step.path, deleted);
-      if (parent) throw new ApplyConflictError([parent]);
-      for (const dir of ancestorsOf(step.path)) {
-        const stat = await fs.lstat(toFsPath(root, dir)).catch(() => null);
-        if (stat?.isDirectory()) continue;
-        await ops.mkdir(toFsPath(root, dir));
-        undo.push({ kind: "rmdir", dir: toFsPath(root, dir) });
-      }
-      if (after.type === "symlink") await ops.symlink(targetBytes(after), target);
-      else await placeFile(ops, staged(index), target);
-      undo.push({ kind: "remove", target });
-      if (after.type === "file")
-        await ops.unlink(staged(index)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== "ENOENT") throw error; // gone already when placeFile renamed it
-        });
-    }
+    await moveAside({ root, plan, staging, ops, undo });
+    await placeNew({ root, plan, staging, ops, undo, deleted });
   } catch (error) {
-    const failures = await rollback(undo, ops);
-    if (failures.length > 0) {
-      throw new ApplyRollbackIncompleteError(
-        `Apply failed (${error instanceof Error ? error.message : String(error)}) and ${failures.length} change(s) could not be undone: ${failures.join("; ")}. The replaced files are kept in ${staging}/backup (see journal.json there).`,
-        staging,
-      );
-    }
-    await fs.rm(staging, { recursive: true, force: true });
-    const conflicts = error instanceof ApplyConflictError ? error.conflicts : [];
-    throw new ApplyRolledBackError(
-      `Apply failed midway (${error instanceof Error ? error.message : String(error)}); every change was undone and the project is as it was.`,
-      conflicts,
-      { cause: error },
-    );
+    await rollBackAndThrow({ error, undo, ops, staging });
   }
 
-  // 3. done: remove directories the deletions emptied (as git does), then the staging area
-  let removedDirs = 0;
-  const emptied = [...new Set([...deleted].flatMap((rel) => ancestorsOf(rel)))].sort((a, b) => b.length - a.length);
-  for (const dir of emptied) {
-    await ops.rmdir(toFsPath(root, dir)).then(
-      () => removedDirs++,
-      () => undefined,
-    );
-  }
-  await fs.rm(staging, { recursive: true, force: true });
+  const removedDirs = await removeEmptiedDirs({ root, deleted, ops });
+  await fs.rm(staging.dir, { recursive: true, force: true });
   return { written: plan.steps.length, removedDirs };
 }
 

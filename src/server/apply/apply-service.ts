@@ -6,13 +6,8 @@ import { createKeyedLock } from "../locks/keyed-lock";
 import { readManifest } from "../snapshots/manifest";
 import { readWorkspace } from "../workspaces/workspace-store";
 import type { ApplyOutcome, ApplyPreviewView, ApplyRecordView, ConflictView } from "../../shared/snapshot-schemas";
-import {
-  ApplyConflictError,
-  ApplyRollbackIncompleteError,
-  ApplyRolledBackError,
-  commitPlan,
-  type ApplyFs,
-} from "./apply-commit";
+import { commitPlan, type ApplyFs } from "./apply-commit";
+import { ApplyConflictError, ApplyRollbackIncompleteError, ApplyRolledBackError } from "./apply-errors";
 import { planFromDiff, stepView, type ApplyPlan } from "./apply-plan";
 import { preflightPlan, type Conflict } from "./apply-preflight";
 import type { ApplyQueries } from "./apply.queries";
@@ -32,6 +27,88 @@ function conflictView(conflict: Conflict): ConflictView {
   return { ...toPathText(conflict.path), reason: conflict.reason, message: conflict.message };
 }
 
+async function locate(deps: ApplyServiceDeps, workspaceId: string) {
+  const workspace = await readWorkspace({ dataDir: deps.dataDir, workspaceId });
+  const project = await deps.projects.findById(workspace.projectId);
+  if (!project)
+    throw new AppError({
+      code: "NOT_FOUND",
+      message: `The project of workspace ${workspaceId} (${workspace.projectId}) no longer exists.`,
+    });
+  return { workspace, project };
+}
+
+type Located = Awaited<ReturnType<typeof locate>>;
+
+async function planFor(deps: ApplyServiceDeps, located: Located) {
+  const { workspace, project } = located;
+  const manifest = await readManifest({ dataDir: deps.dataDir, snapshotId: workspace.snapshotId });
+  const diff = await diffWorkspace({
+    dataDir: deps.dataDir,
+    manifest,
+    workspaceRoot: workspace.path,
+    caps: NO_PATCHES,
+  });
+  return { plan: planFromDiff({ diff, projectId: project.id, workspaceId: workspace.id }), totals: diff.totals };
+}
+
+interface RunRecord {
+  plan: ApplyPlan;
+  appliedBy: string;
+  outcome: ApplyOutcome;
+  conflicts?: Conflict[];
+  error?: string;
+}
+
+async function record(deps: ApplyServiceDeps, options: RunRecord): Promise<ApplyRecordView> {
+  const { plan } = options;
+  return deps.records.record({
+    projectId: plan.projectId,
+    snapshotId: plan.snapshotId,
+    workspaceId: plan.workspaceId,
+    planHash: plan.hash,
+    appliedBy: options.appliedBy,
+    outcome: options.outcome,
+    files: plan.steps.map((step) => ({ ...toPathText(step.path), action: step.action })),
+    conflicts: (options.conflicts ?? []).map(conflictView),
+    error: options.error ?? null,
+  });
+}
+
+/** Commits a clean plan and records the outcome: refused or rolled back are results; anything else is thrown after it is recorded. */
+async function commitAndRecord(options: {
+  deps: ApplyServiceDeps;
+  located: Located;
+  plan: ApplyPlan;
+  appliedBy: string;
+}): Promise<ApplyRecordView> {
+  const { deps, located, plan } = options;
+  const base = { plan, appliedBy: options.appliedBy };
+  try {
+    await commitPlan({
+      projectRoot: located.project.hostPath,
+      plan,
+      sourceRoot: located.workspace.path,
+      ...(deps.fs ? { fs: deps.fs } : {}),
+    });
+    return await record(deps, { ...base, outcome: "applied" });
+  } catch (error) {
+    if (error instanceof ApplyConflictError)
+      return record(deps, { ...base, outcome: "refused", conflicts: error.conflicts });
+    if (error instanceof ApplyRolledBackError)
+      return record(deps, { ...base, outcome: "rolled-back", conflicts: error.conflicts, error: error.message });
+    const message = error instanceof Error ? error.message : String(error);
+    await record(deps, { ...base, outcome: "failed", error: message });
+    if (error instanceof ApplyRollbackIncompleteError)
+      throw new AppError({ code: "INTERNAL_SERVER_ERROR", message, cause: error });
+    throw new AppError({
+      code: "INTERNAL_SERVER_ERROR",
+      message: `Apply could not start (${message}); nothing in the project was changed.`,
+      cause: error,
+    });
+  }
+}
+
 /**
  * Applying a workspace's changes to its project: `preview` shows the plan and its conflicts;
  * `run` recomputes the plan, refuses unless its hash is the previewed one and the preflight is
@@ -40,54 +117,10 @@ function conflictView(conflict: Conflict): ConflictView {
 export function createApplyService(deps: ApplyServiceDeps) {
   const withProjectLock = createKeyedLock();
 
-  async function locate(workspaceId: string) {
-    const workspace = await readWorkspace({ dataDir: deps.dataDir, workspaceId });
-    const project = await deps.projects.findById(workspace.projectId);
-    if (!project)
-      throw new AppError({
-        code: "NOT_FOUND",
-        message: `The project of workspace ${workspaceId} (${workspace.projectId}) no longer exists.`,
-      });
-    return { workspace, project };
-  }
-
-  async function planFor(located: Awaited<ReturnType<typeof locate>>) {
-    const { workspace, project } = located;
-    const manifest = await readManifest({ dataDir: deps.dataDir, snapshotId: workspace.snapshotId });
-    const diff = await diffWorkspace({
-      dataDir: deps.dataDir,
-      manifest,
-      workspaceRoot: workspace.path,
-      caps: NO_PATCHES,
-    });
-    return { plan: planFromDiff({ diff, projectId: project.id, workspaceId: workspace.id }), totals: diff.totals };
-  }
-
-  async function record(options: {
-    plan: ApplyPlan;
-    appliedBy: string;
-    outcome: ApplyOutcome;
-    conflicts?: Conflict[];
-    error?: string;
-  }): Promise<ApplyRecordView> {
-    const { plan } = options;
-    return deps.records.record({
-      projectId: plan.projectId,
-      snapshotId: plan.snapshotId,
-      workspaceId: plan.workspaceId,
-      planHash: plan.hash,
-      appliedBy: options.appliedBy,
-      outcome: options.outcome,
-      files: plan.steps.map((step) => ({ ...toPathText(step.path), action: step.action })),
-      conflicts: (options.conflicts ?? []).map(conflictView),
-      error: options.error ?? null,
-    });
-  }
-
   return {
     async preview(input: { workspaceId: string }): Promise<ApplyPreviewView> {
-      const located = await locate(input.workspaceId);
-      const { plan, totals } = await planFor(located);
+      const located = await locate(deps, input.workspaceId);
+      const { plan, totals } = await planFor(deps, located);
       const { project } = located;
       const conflicts = await preflightPlan({ projectRoot: project.hostPath, plan });
       return {
@@ -106,13 +139,13 @@ export function createApplyService(deps: ApplyServiceDeps) {
      * errors; only a rollback that could not finish is thrown, because the project then needs a human.
      */
     async run(input: { workspaceId: string; planHash: string; appliedBy: string }): Promise<ApplyRecordView> {
-      const located = await locate(input.workspaceId);
-      const { workspace, project } = located;
+      const located = await locate(deps, input.workspaceId);
+      const { project } = located;
       return withProjectLock(project.id, async () => {
-        const { plan } = await planFor(located);
+        const { plan } = await planFor(deps, located);
         const base = { plan, appliedBy: input.appliedBy };
         if (plan.hash !== input.planHash) {
-          return record({
+          return record(deps, {
             ...base,
             outcome: "refused",
             conflicts: [
@@ -126,30 +159,8 @@ export function createApplyService(deps: ApplyServiceDeps) {
           });
         }
         const conflicts = await preflightPlan({ projectRoot: project.hostPath, plan });
-        if (conflicts.length > 0) return record({ ...base, outcome: "refused", conflicts });
-        try {
-          await commitPlan({
-            projectRoot: project.hostPath,
-            plan,
-            sourceRoot: workspace.path,
-            ...(deps.fs ? { fs: deps.fs } : {}),
-          });
-          return await record({ ...base, outcome: "applied" });
-        } catch (error) {
-          if (error instanceof ApplyConflictError)
-            return record({ ...base, outcome: "refused", conflicts: error.conflicts });
-          if (error instanceof ApplyRolledBackError)
-            return record({ ...base, outcome: "rolled-back", conflicts: error.conflicts, error: error.message });
-          const message = error instanceof Error ? error.message : String(error);
-          await record({ ...base, outcome: "failed", error: message });
-          if (error instanceof ApplyRollbackIncompleteError)
-            throw new AppError({ code: "INTERNAL_SERVER_ERROR", message, cause: error });
-          throw new AppError({
-            code: "INTERNAL_SERVER_ERROR",
-            message: `Apply could not start (${message}); nothing in the project was changed.`,
-            cause: error,
-          });
-        }
+        if (conflicts.length > 0) return record(deps, { ...base, outcome: "refused", conflicts });
+        return commitAndRecord({ deps, located, plan, appliedBy: input.appliedBy });
       });
     },
 
