@@ -19,6 +19,67 @@ export interface RecorderDeps {
 
 type StreamReply = [string, [string, string[]][]][] | null;
 
+async function ensureGroup(redis: Redis): Promise<void> {
+  try {
+    await redis.xgroup("CREATE", EVENT_STREAM_KEY, RECORDER_GROUP, "0", "MKSTREAM");
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.includes("BUSYGROUP")) throw error;
+  }
+}
+
+/** Records, applies and emits each entry, then acknowledges it (a malformed one is only logged). */
+async function handle(deps: RecorderDeps, entries: [string, string[]][]): Promise<number> {
+  for (const [streamId, fields] of entries) {
+    const index = (fields ?? []).indexOf("event"); // fields are null for entries trimmed from the stream
+    const raw = index >= 0 ? fields[index + 1] : undefined;
+    let parsed;
+    try {
+      parsed = invariantEventSchema.safeParse(JSON.parse(raw ?? "null"));
+    } catch {
+      parsed = null;
+    }
+    if (parsed?.success) {
+      const { recorded, created } = await deps.events.record(streamId, parsed.data);
+      if (deps.apply) await deps.apply(parsed.data, { firstTime: created }); // replayed entries: apply() decides what is safe to redo
+      if (created) deps.emit(roomsFor(recorded.event), recorded);
+    } else {
+      deps.log(`recorder: dropped malformed event ${streamId}`);
+    }
+    await deps.redis.xack(EVENT_STREAM_KEY, RECORDER_GROUP, streamId);
+  }
+  return entries.length;
+}
+
+/** Reads and records everything available once: pending entries first, then new ones. */
+async function drainOnce(options: { deps: RecorderDeps; consumer: string; blockMs: number }): Promise<number> {
+  const { deps, consumer } = options;
+  const pending = (await deps.redis.xreadgroup(
+    "GROUP",
+    RECORDER_GROUP,
+    consumer,
+    "COUNT",
+    200,
+    "STREAMS",
+    EVENT_STREAM_KEY,
+    "0",
+  )) as StreamReply;
+  const pendingEntries = pending?.[0]?.[1] ?? [];
+  if (pendingEntries.length > 0) return handle(deps, pendingEntries);
+  const fresh = (await deps.redis.xreadgroup(
+    "GROUP",
+    RECORDER_GROUP,
+    consumer,
+    "COUNT",
+    200,
+    "BLOCK",
+    options.blockMs,
+    "STREAMS",
+    EVENT_STREAM_KEY,
+    ">",
+  )) as StreamReply;
+  return handle(deps, fresh?.[0]?.[1] ?? []);
+}
+
 /**
  * Records worker events from the Redis stream into SQLite, then fans them out to socket.io rooms.
  * Uses a consumer group with acknowledgements: an entry is acknowledged only after it is in SQLite,
@@ -29,74 +90,15 @@ export function createRecorder(deps: RecorderDeps) {
   let running = false;
   let loop: Promise<void> | null = null;
 
-  async function ensureGroup(): Promise<void> {
-    try {
-      await deps.redis.xgroup("CREATE", EVENT_STREAM_KEY, RECORDER_GROUP, "0", "MKSTREAM");
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes("BUSYGROUP")) throw error;
-    }
-  }
-
-  async function handle(entries: [string, string[]][]): Promise<number> {
-    for (const [streamId, fields] of entries) {
-      const index = (fields ?? []).indexOf("event"); // fields are null for entries trimmed from the stream
-      const raw = index >= 0 ? fields[index + 1] : undefined;
-      let parsed;
-      try {
-        parsed = invariantEventSchema.safeParse(JSON.parse(raw ?? "null"));
-      } catch {
-        parsed = null;
-      }
-      if (parsed?.success) {
-        const { recorded, created } = await deps.events.record(streamId, parsed.data);
-        if (deps.apply) await deps.apply(parsed.data, { firstTime: created }); // replayed entries: apply() decides what is safe to redo
-        if (created) deps.emit(roomsFor(recorded.event), recorded);
-      } else {
-        deps.log(`recorder: dropped malformed event ${streamId}`);
-      }
-      await deps.redis.xack(EVENT_STREAM_KEY, RECORDER_GROUP, streamId);
-    }
-    return entries.length;
-  }
-
-  /** Reads and records everything available once: pending entries first, then new ones. */
-  async function drainOnce(blockMs: number): Promise<number> {
-    const pending = (await deps.redis.xreadgroup(
-      "GROUP",
-      RECORDER_GROUP,
-      consumer,
-      "COUNT",
-      200,
-      "STREAMS",
-      EVENT_STREAM_KEY,
-      "0",
-    )) as StreamReply;
-    const pendingEntries = pending?.[0]?.[1] ?? [];
-    if (pendingEntries.length > 0) return handle(pendingEntries);
-    const fresh = (await deps.redis.xreadgroup(
-      "GROUP",
-      RECORDER_GROUP,
-      consumer,
-      "COUNT",
-      200,
-      "BLOCK",
-      blockMs,
-      "STREAMS",
-      EVENT_STREAM_KEY,
-      ">",
-    )) as StreamReply;
-    return handle(fresh?.[0]?.[1] ?? []);
-  }
-
   return {
-    drainOnce,
+    drainOnce: (blockMs: number) => drainOnce({ deps, consumer, blockMs }),
     async start(): Promise<void> {
-      await ensureGroup();
+      await ensureGroup(deps.redis);
       running = true;
       loop = (async () => {
         while (running) {
           try {
-            await drainOnce(deps.blockMs ?? 2000);
+            await drainOnce({ deps, consumer, blockMs: deps.blockMs ?? 2000 });
           } catch (error) {
             if (!running) break;
             deps.log(`recorder: ${error instanceof Error ? error.message : String(error)}; retrying in 1 s`);
