@@ -1,31 +1,24 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { Worker } from "bullmq";
+import type { Redis } from "ioredis";
 import { publishEvent, type EventInput } from "../src/server/events/event-stream";
 import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
-import { connectRedis } from "../src/server/redis/connection";
 import { queueConnection } from "../src/server/jobs/queue-connection";
+import { connectRedis } from "../src/server/redis/connection";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
+import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
+import { isProcessAlive } from "../src/server/system/process-alive";
 import {
   HEARTBEAT_INTERVAL_MS,
+  listWorkers,
   removeHeartbeat,
   writeHeartbeat,
   type WorkerInfo,
 } from "../src/server/system/worker-registry";
-import { registerJob, type RegisteredJob } from "./job-handler";
-import { createSelfcheckHandler } from "./jobs/selfcheck";
-import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./jobs/environment";
-import { createAgentRunHandler } from "./jobs/agent";
-import { createPreflightHandler, createTrialRunHandler } from "./jobs/study";
-import { runAgent, stopRun, type AgentRunDeps } from "../src/server/agents/agent-run";
-import { trialStopKey } from "../src/server/jobs/study-jobs";
-import { startGatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
-import path from "node:path";
-import { packageRoot } from "../src/lib/package-info";
-import { locateCodexBinary } from "../src/server/agents/codex-binary";
-import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
-import { listWorkers } from "../src/server/system/worker-registry";
-import { isProcessAlive } from "../src/server/system/process-alive";
+import type { JobContext, RegisteredJob } from "./job-handler";
+import { createJobHandlers } from "./job-handlers";
+import { startGatewayHost, type GatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
 
 const INSTANCE_KEY = "invariant:instance";
 
@@ -47,14 +40,9 @@ export interface RunningWorker {
   stop(reason: string): Promise<void>;
 }
 
-/**
- * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
- * It never opens the database; the web process records what it publishes.
- */
-export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const runtime = createDockerRuntime();
-  const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
-  const info: WorkerInfo = {
+/** This process as the System page lists it; the id is unique per process start. */
+function describeWorker(options: WorkerOptions): WorkerInfo {
+  return {
     id: `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
     host: os.hostname(),
     pid: process.pid,
@@ -63,10 +51,80 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     startedAt: new Date().toISOString(),
     lastSeen: new Date().toISOString(),
   };
-  const context = { workerId: info.id, log: options.log };
-  // one Redis = one installation; containers are labelled with it so reconcilers of other installations leave them alone
+}
+
+/** One Redis = one installation; containers are labelled with it so reconcilers of other installations leave them alone. */
+async function installationId(redis: Redis): Promise<string> {
   await redis.set(INSTANCE_KEY, randomBytes(8).toString("hex"), "NX");
-  const instance = (await redis.get(INSTANCE_KEY)) ?? "unknown";
+  return (await redis.get(INSTANCE_KEY)) ?? "unknown";
+}
+
+/** The BullMQ worker: runs each job with its registered handler; a job name it does not know asks for an upgrade. */
+function createQueueWorker(options: {
+  worker: WorkerOptions;
+  handlers: Map<string, RegisteredJob>;
+  context: JobContext;
+}): Worker {
+  const { worker: config, handlers } = options;
+  const worker = new Worker(
+    QUEUE_NAME,
+    async (job) => {
+      const handler = handlers.get(job.name);
+      if (!handler)
+        throw new Error(
+          `This worker (version ${config.version}) has no handler for job "${job.name}". Upgrade the worker.`,
+        );
+      return handler.run(job.data, options.context);
+    },
+    // a job whose worker died is not re-run behind the user's back: the reconciler reports it interrupted
+    {
+      connection: queueConnection(config.redisUrl),
+      concurrency: config.concurrency,
+      autorun: false,
+      maxStalledCount: 0,
+    },
+  );
+  worker.on("error", (error) => config.log(`worker: ${error.message}`));
+  worker.on("failed", (job, error) =>
+    config.log(`worker: job ${job?.name ?? "?"} ${job?.id ?? ""} failed: ${error.message}`),
+  );
+  return worker;
+}
+
+/** Graceful first (running jobs finish); BullMQ's blocking wait for new jobs can take seconds, so forced after 5 s. */
+async function shutdown(options: {
+  worker: Worker;
+  timers: NodeJS.Timeout[];
+  gatewayHost: GatewayHost;
+  redis: Redis;
+  info: WorkerInfo;
+  reason: string;
+}): Promise<void> {
+  const { worker, redis, info } = options;
+  for (const timer of options.timers) clearInterval(timer);
+  let forced: NodeJS.Timeout | undefined;
+  await Promise.race([worker.close(), new Promise<void>((resolve) => (forced = setTimeout(resolve, 5_000)))]);
+  clearTimeout(forced);
+  await worker.close(true);
+  await options.gatewayHost.close();
+  await removeHeartbeat(redis, info.id);
+  await publishEvent(redis, {
+    type: "worker.offline",
+    workerId: info.id,
+    data: { host: info.host, pid: info.pid, reason: options.reason },
+  });
+  await redis.quit();
+}
+
+/**
+ * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
+ * It never opens the database; the web process records what it publishes.
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const runtime = createDockerRuntime();
+  const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
+  const info = describeWorker(options);
+  const instance = await installationId(redis);
   const identity = { id: info.id, host: info.host, pid: info.pid, instance };
   const active = new Set<string>();
   const publish = (event: EventInput) => publishEvent(redis, event);
@@ -76,40 +134,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     workerId: info.id,
     log: options.log,
   });
-  const codex = locateCodexBinary();
-  const agentDeps: AgentRunDeps = {
+  const handlers = createJobHandlers({
     runtime,
-    gateway: gatewayHost.gateway,
-    gatewaySocketPath: gatewayHost.socket.path,
-    bridgeDir: path.join(packageRoot(), "assets"),
+    redis,
+    redisUrl: options.redisUrl,
+    dataDir: options.dataDir,
     publish,
-    worker: identity,
+    identity,
     active,
-    codexVersion: codex?.version ?? null,
-  };
-  const handlers = new Map<string, RegisteredJob>();
-  for (const job of [
-    registerJob(createSelfcheckHandler({ runtime, dataDir: options.dataDir, redisUrl: options.redisUrl })),
-    registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker: identity, active })),
-    registerJob(createRemoveImageHandler({ runtime })),
-    registerJob(createAgentRunHandler(agentDeps)),
-    registerJob(createPreflightHandler({ runtime, dataDir: options.dataDir, publish, worker: identity, active })),
-    registerJob(
-      createTrialRunHandler({
-        runtime,
-        dataDir: options.dataDir,
-        publish,
-        worker: identity,
-        active,
-        runAgent: (input, onEvent) => runAgent({ ...agentDeps, onEvent }, input),
-        stopAgent: stopRun,
-        meteredUsage: (runId) => gatewayHost.gateway.usage(runId),
-        stopRequested: (trialId) => redis.get(trialStopKey(trialId)),
-      }),
-    ),
-  ]) {
-    handlers.set(job.name, job);
-  }
+    gatewayHost,
+  });
   const reconcile = () =>
     reconcileContainers({
       runtime,
@@ -120,29 +154,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       publish,
       log: options.log,
     });
-
-  const worker = new Worker(
-    QUEUE_NAME,
-    async (job) => {
-      const handler = handlers.get(job.name);
-      if (!handler)
-        throw new Error(
-          `This worker (version ${options.version}) has no handler for job "${job.name}". Upgrade the worker.`,
-        );
-      return handler.run(job.data, context);
-    },
-    // a job whose worker died is not re-run behind the user's back: the reconciler reports it interrupted
-    {
-      connection: queueConnection(options.redisUrl),
-      concurrency: options.concurrency,
-      autorun: false,
-      maxStalledCount: 0,
-    },
-  );
-  worker.on("error", (error) => options.log(`worker: ${error.message}`));
-  worker.on("failed", (job, error) =>
-    options.log(`worker: job ${job?.name ?? "?"} ${job?.id ?? ""} failed: ${error.message}`),
-  );
+  const worker = createQueueWorker({ worker: options, handlers, context: { workerId: info.id, log: options.log } });
 
   const beat = async () => {
     info.lastSeen = new Date().toISOString();
@@ -152,14 +164,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // clean up after a crashed predecessor before taking new work
   await reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`));
   void worker.run().catch((error: unknown) => options.log(`worker: ${String(error)}`));
-  const reconcileTimer = setInterval(
-    () => void reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`)),
-    options.reconcileEveryMs ?? 60_000,
-  );
-  const timer = setInterval(
-    () => void beat().catch((error: unknown) => options.log(`heartbeat: ${String(error)}`)),
-    HEARTBEAT_INTERVAL_MS,
-  );
+  const timers = [
+    setInterval(
+      () => void reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`)),
+      options.reconcileEveryMs ?? 60_000,
+    ),
+    setInterval(
+      () => void beat().catch((error: unknown) => options.log(`heartbeat: ${String(error)}`)),
+      HEARTBEAT_INTERVAL_MS,
+    ),
+  ];
   await publishEvent(redis, {
     type: "worker.online",
     workerId: info.id,
@@ -172,23 +186,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     info,
     reconcile,
     stop(reason) {
-      stopping ??= (async () => {
-        clearInterval(timer);
-        clearInterval(reconcileTimer);
-        // graceful first (running jobs finish); BullMQ's blocking wait for new jobs can take seconds, so force after 5 s
-        let forced: NodeJS.Timeout | undefined;
-        await Promise.race([worker.close(), new Promise<void>((resolve) => (forced = setTimeout(resolve, 5_000)))]);
-        clearTimeout(forced);
-        await worker.close(true);
-        await gatewayHost.close();
-        await removeHeartbeat(redis, info.id);
-        await publishEvent(redis, {
-          type: "worker.offline",
-          workerId: info.id,
-          data: { host: info.host, pid: info.pid, reason },
-        });
-        await redis.quit();
-      })();
+      stopping ??= shutdown({ worker, timers, gatewayHost, redis, info, reason });
       return stopping;
     },
   };

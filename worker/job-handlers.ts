@@ -1,0 +1,65 @@
+import path from "node:path";
+import type { Redis } from "ioredis";
+import { packageRoot } from "../src/lib/package-info";
+import { runAgent, stopRun, type AgentRunDeps } from "../src/server/agents/agent-run";
+import { locateCodexBinary } from "../src/server/agents/codex-binary";
+import type { EventInput } from "../src/server/events/event-stream";
+import { trialStopKey } from "../src/server/jobs/study-jobs";
+import type { WorkerIdentity } from "../src/server/runtime/container-spec";
+import type { ContainerRuntime } from "../src/server/runtime/docker-runtime";
+import { registerJob, type RegisteredJob } from "./job-handler";
+import { createAgentRunHandler } from "./jobs/agent";
+import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./jobs/environment";
+import { createSelfcheckHandler } from "./jobs/selfcheck";
+import { createPreflightHandler, createTrialRunHandler } from "./jobs/study";
+import type { GatewayHost } from "./model-gateway-host";
+
+/** Every job this worker runs, by name, with what each handler needs from this worker. */
+export function createJobHandlers(options: {
+  runtime: ContainerRuntime;
+  redis: Redis;
+  redisUrl: string;
+  dataDir: string;
+  publish: (event: EventInput) => Promise<unknown>;
+  identity: WorkerIdentity;
+  /** Containers this worker is running (the reconciler leaves them alone). */
+  active: Set<string>;
+  gatewayHost: GatewayHost;
+}): Map<string, RegisteredJob> {
+  const { runtime, redis, dataDir, publish, identity: worker, active, gatewayHost } = options;
+  const codex = locateCodexBinary();
+  const agentDeps: AgentRunDeps = {
+    runtime,
+    gateway: gatewayHost.gateway,
+    gatewaySocketPath: gatewayHost.socket.path,
+    bridgeDir: path.join(packageRoot(), "assets"),
+    publish,
+    worker,
+    active,
+    codexVersion: codex?.version ?? null,
+  };
+  const handlers = new Map<string, RegisteredJob>();
+  for (const job of [
+    registerJob(createSelfcheckHandler({ runtime, dataDir, redisUrl: options.redisUrl })),
+    registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker, active })),
+    registerJob(createRemoveImageHandler({ runtime })),
+    registerJob(createAgentRunHandler(agentDeps)),
+    registerJob(createPreflightHandler({ runtime, dataDir, publish, worker, active })),
+    registerJob(
+      createTrialRunHandler({
+        runtime,
+        dataDir,
+        publish,
+        worker,
+        active,
+        runAgent: (input, onEvent) => runAgent({ ...agentDeps, onEvent }, input),
+        stopAgent: stopRun,
+        meteredUsage: (runId) => gatewayHost.gateway.usage(runId),
+        stopRequested: (trialId) => redis.get(trialStopKey(trialId)),
+      }),
+    ),
+  ]) {
+    handlers.set(job.name, job);
+  }
+  return handlers;
+}
