@@ -44,4 +44,4 @@ export function describedBy(
 }
 
 export const fieldInputClass =
-  "w-full rounded-md border border-line bg-[#0b0d12] px-3 py-2 text-sm outline-none focus:border-accent focus:ring-1 focus:ring-accent aria-[invalid=true]:border-red-500/70";
+  "w-full rounded-md border border-line bg-canvas px-3 py-2 text-sm outline-none focus:border-focus focus:ring-1 focus:ring-focus aria-[invalid=true]:border-danger-strong/70";

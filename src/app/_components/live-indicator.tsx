@@ -14,11 +14,11 @@ export function LiveIndicator() {
           ? "Live: changes appear without reloading."
           : "Not connected: reconnecting; the page refreshes every few seconds meanwhile."
       }
-      className={`inline-flex items-center gap-1.5 rounded-full border px-2 py-0.5 text-xs ${connected ? "border-emerald-500/50 text-emerald-300" : "border-amber-500/50 text-amber-300"}`}
+      className={`inline-flex items-center gap-1.5 rounded-full border px-2 py-0.5 text-xs ${connected ? "border-ok-strong/50 text-ok-soft" : "border-warn-strong/50 text-warn-soft"}`}
     >
       <span
         aria-hidden="true"
-        className={`h-1.5 w-1.5 rounded-full ${connected ? "animate-pulse bg-emerald-400" : "bg-amber-400"}`}
+        className={`h-1.5 w-1.5 rounded-full ${connected ? "animate-pulse bg-ok" : "bg-warn"}`}
       />
       {connected ? "live" : "offline"}
     </span>

@@ -37,7 +37,9 @@ export function Nav() {
         </ul>
         <span className="ml-auto flex items-center gap-3 text-xs text-muted">
           {role === "viewer" ? (
-            <span className="rounded-full border border-amber-500/50 px-2 py-0.5 text-amber-300">read-only viewer</span>
+            <span className="rounded-full border border-warn-strong/50 px-2 py-0.5 text-warn-soft">
+              read-only viewer
+            </span>
           ) : null}
           {role === "admin" ? <span className="rounded-full border border-line px-2 py-0.5">admin</span> : null}
           {version ? <span>v{version}</span> : null}

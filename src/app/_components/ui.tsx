@@ -46,20 +46,59 @@ export function EmptyState({ title, children }: { title: string; children: React
   );
 }
 
+/** One labelled fact of a description list (`<dl>`); `className` styles the value. */
+export function Fact({ label, children, className = "" }: { label: string; children: ReactNode; className?: string }) {
+  return (
+    <div>
+      <dt className="text-xs uppercase tracking-wide text-muted">{label}</dt>
+      <dd className={`mt-0.5 ${className} text-sm`}>{children}</dd>
+    </div>
+  );
+}
+
 export function FieldError({ id, message }: { id: string; message: string | null | undefined }) {
   if (!message) return null;
   return (
-    <p id={id} role="alert" className="mt-1 text-sm text-red-400">
+    <p id={id} role="alert" className="mt-1 text-sm text-danger">
       {message}
     </p>
   );
 }
 
+/** A small spinning ring (decorative: say what is loading in text next to it). */
+export function Spinner() {
+  return (
+    <span
+      aria-hidden="true"
+      className="inline-block h-4 w-4 animate-spin rounded-full border-2 border-line border-t-accent"
+    />
+  );
+}
+
+/** An error message that assistive technology announces (role="alert"); `className` adds spacing or size. */
+export function ErrorMessage({ children, className = "text-sm" }: { children: ReactNode; className?: string }) {
+  return (
+    <p role="alert" className={`${className} text-danger`}>
+      {children}
+    </p>
+  );
+}
+
+/** Focus ring for custom controls (buttons, rows, links) so keyboard users see where they are. */
+export const focusRing = "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-focus";
+
 export const inputClass =
-  "w-full rounded-md border border-line bg-[#0b0d12] px-3 py-2 text-sm outline-none focus:border-accent";
+  "w-full rounded-md border border-line bg-canvas px-3 py-2 text-sm outline-none focus:border-focus";
 export const buttonClass =
-  "rounded-md bg-accent px-4 py-2 text-sm font-medium text-[#0b0d12] hover:brightness-110 disabled:opacity-50";
+  "rounded-md bg-accent px-4 py-2 text-sm font-medium text-canvas hover:brightness-110 disabled:opacity-50";
 export const secondaryButtonClass =
   "rounded-md border border-line px-4 py-2 text-sm hover:border-muted disabled:opacity-50";
+/** A small bordered button inside a table row or a list item. */
+export const smallButtonClass = `rounded border border-line px-2 py-1 text-xs hover:border-muted disabled:opacity-40 ${focusRing}`;
 export const dangerButtonClass =
-  "rounded-md border border-red-500/60 px-4 py-2 text-sm text-red-300 hover:bg-red-500/10 disabled:opacity-50";
+  "rounded-md border border-danger-strong/60 px-4 py-2 text-sm text-danger-soft hover:bg-danger-strong/10 disabled:opacity-50";
+
+/** A box that stands out: what refused or broke (danger), or what blocks the next step (warn). */
+export const dangerBoxClass =
+  "rounded-md border border-danger-strong/60 bg-danger-strong/10 p-3 text-sm text-danger-ink";
+export const warnBoxClass = "rounded-md border border-warn-strong/60 bg-warn-strong/10 p-3 text-sm text-warn-ink";
