@@ -2,11 +2,11 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo } from "react";
-import { buttonClass, Panel } from "../_components/ui";
+import { buttonClass, focusRing, Panel } from "../_components/ui";
 import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
 import { StudyStateBadge } from "./state-badge";
-import { focusRing, formatDateTime } from "./study-format";
+import { formatDateTime } from "./study-format";
 import { StudyProgress } from "./study-progress";
 
 const SHOWN = 10;
@@ -39,7 +39,7 @@ export function ProjectStudiesPanel({ projectId, isAdmin }: { projectId: string;
           </Link>
         ) : null}
       </div>
-      {studies.error ? <p className="text-sm text-red-400">{describeError(studies.error).message}</p> : null}
+      {studies.error ? <p className="text-sm text-danger">{describeError(studies.error).message}</p> : null}
       {studies.data && sorted.length === 0 ? (
         <p className="text-sm text-muted">
           No studies yet. A study runs several agent configurations on one task and compares them by the same tests.

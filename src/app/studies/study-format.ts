@@ -58,25 +58,22 @@ export function formatElapsed(totalSeconds: number): string {
 }
 
 export const studyStateStyle: Record<StudyState, string> = {
-  preflight: "border-sky-500/50 text-sky-300",
-  refused: "border-red-500/60 text-red-300",
+  preflight: "border-info-strong/50 text-info-soft",
+  refused: "border-danger-strong/60 text-danger-soft",
   running: "border-accent/60 text-accent",
-  stopping: "border-amber-500/50 text-amber-300",
-  done: "border-emerald-500/50 text-emerald-300",
+  stopping: "border-warn-strong/50 text-warn-soft",
+  done: "border-ok-strong/50 text-ok-soft",
   stopped: "border-line text-muted",
 };
 
 export const trialStateStyle: Record<TrialState, string> = {
   queued: "border-line text-muted",
-  preparing: "border-sky-500/50 text-sky-300",
+  preparing: "border-info-strong/50 text-info-soft",
   agent: "border-accent/60 text-accent",
-  evaluating: "border-violet-500/50 text-violet-300",
-  succeeded: "border-emerald-500/50 text-emerald-300",
-  failed: "border-red-500/60 text-red-300",
-  error: "border-orange-500/60 text-orange-300",
+  evaluating: "border-judging-strong/50 text-judging-soft",
+  succeeded: "border-ok-strong/50 text-ok-soft",
+  failed: "border-danger-strong/60 text-danger-soft",
+  error: "border-fault-strong/60 text-fault-soft",
   stopped: "border-line text-muted",
-  interrupted: "border-amber-500/50 text-amber-300",
+  interrupted: "border-warn-strong/50 text-warn-soft",
 };
-
-/** Focus ring for custom controls (buttons, rows, links) so keyboard users see where they are. */
-export const focusRing = "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent";

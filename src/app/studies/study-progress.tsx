@@ -1,11 +1,11 @@
 import type { StudyCounts } from "../../shared/study-schemas";
 
 const segments = [
-  { key: "succeeded", label: "succeeded", color: "bg-emerald-500", text: "text-emerald-300" },
-  { key: "failed", label: "failed", color: "bg-red-500", text: "text-red-300" },
-  { key: "error", label: "error", color: "bg-orange-500", text: "text-orange-300" },
-  { key: "stopped", label: "stopped", color: "bg-slate-500", text: "text-muted" },
-  { key: "interrupted", label: "interrupted", color: "bg-amber-500", text: "text-amber-300" },
+  { key: "succeeded", label: "succeeded", color: "bg-ok-strong", text: "text-ok-soft" },
+  { key: "failed", label: "failed", color: "bg-danger-strong", text: "text-danger-soft" },
+  { key: "error", label: "error", color: "bg-fault-strong", text: "text-fault-soft" },
+  { key: "stopped", label: "stopped", color: "bg-idle", text: "text-muted" },
+  { key: "interrupted", label: "interrupted", color: "bg-warn-strong", text: "text-warn-soft" },
   { key: "running", label: "running", color: "bg-accent/60 animate-pulse", text: "text-accent" },
 ] as const satisfies readonly { key: keyof StudyCounts; label: string; color: string; text: string }[];
 

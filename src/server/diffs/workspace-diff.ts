@@ -118,16 +118,16 @@ function contentOf(options: {
   }
 }
 
-export async function diffWorkspace(options: {
-  dataDir: string;
+type Yielder = ReturnType<typeof createYielder>;
+
+/** Every path whose type, mode or content differs between the snapshot and the workspace, in path order. */
+async function findChanges(options: {
   manifest: Manifest;
-  workspaceRoot: string;
-  caps?: DiffCaps;
-}): Promise<WorkspaceDiff> {
-  const { manifest, workspaceRoot: root } = options;
-  const caps = options.caps ?? DEFAULT_DIFF_CAPS;
-  const yielder = createYielder();
-  const tracked = new Map(manifest.entries.map((entry) => [entry.path, entry]));
+  tracked: Map<BytePath, ManifestEntry>;
+  root: string;
+  yielder: Yielder;
+}): Promise<{ changes: FileChange[]; skipped: SkippedEntry[] }> {
+  const { manifest, tracked, root, yielder } = options;
   const trackedDirs = new Set<BytePath>();
   for (const entry of manifest.entries) for (const dir of ancestorsOf(entry.path)) trackedDirs.add(dir);
 
@@ -149,6 +149,72 @@ export async function diffWorkspace(options: {
     if (!seen.has(old.path)) changes.push(makeChange(old.path, stateOfEntry(old), null));
   }
   changes.sort((a, b) => (a.path < b.path ? -1 : 1));
+  return { changes, skipped: walk.skipped };
+}
+
+/** Fills in a change's patch and its line counts (or says the file changed while it was read). */
+function attachPatch(options: {
+  change: FileChange;
+  snapshot: SnapshotContent;
+  tracked: Map<BytePath, ManifestEntry>;
+  root: string;
+  caps: DiffCaps;
+}): void {
+  const { change, caps } = options;
+  const read = (side: "before" | "after") => {
+    const state = change[side];
+    return state
+      ? contentOf({
+          snapshot: options.snapshot,
+          entry: side === "before" ? options.tracked.get(change.path) : undefined,
+          root: options.root,
+          path: change.path,
+          state,
+          maxTextBytes: caps.maxTextBytes,
+        })
+      : null;
+  };
+  const before = read("before");
+  const after = read("after");
+  if (before === "changed" || after === "changed") {
+    change.patch = "[diff unavailable: the file changed while the diff was being computed]\n";
+    change.patchTruncated = true;
+    return;
+  }
+  const patch = formatFilePatch({
+    path: change.path,
+    before: change.before ? { mode: change.before.mode, content: before } : null,
+    after: change.after ? { mode: change.after.mode, content: after } : null,
+    maxBytes: caps.maxPatchBytesPerFile,
+    maxTextBytes: caps.maxTextBytes,
+  });
+  change.patch = patch.text;
+  change.patchTruncated = patch.truncated;
+  change.insertions = patch.insertions;
+  change.deletions = patch.deletions;
+  change.binary = patch.binary;
+}
+
+function addToTotals(totals: DiffTotals, change: FileChange): void {
+  totals.files++;
+  totals[change.status]++;
+  if (change.binary) totals.binary++;
+  if (change.modeChanged) totals.modeChanges++;
+  totals.insertions += change.insertions;
+  totals.deletions += change.deletions;
+}
+
+export async function diffWorkspace(options: {
+  dataDir: string;
+  manifest: Manifest;
+  workspaceRoot: string;
+  caps?: DiffCaps;
+}): Promise<WorkspaceDiff> {
+  const { manifest, workspaceRoot: root } = options;
+  const caps = options.caps ?? DEFAULT_DIFF_CAPS;
+  const yielder = createYielder();
+  const tracked = new Map(manifest.entries.map((entry) => [entry.path, entry]));
+  const { changes, skipped } = await findChanges({ manifest, tracked, root, yielder });
 
   // patches in path order, so the cap cuts the same files every time
   let patchBytes = 0;
@@ -160,52 +226,16 @@ export async function diffWorkspace(options: {
       if (yielder.due()) await yielder.pause();
       if (patchBytes >= caps.maxTotalPatchBytes) truncated = true;
       else {
-        const read = (side: "before" | "after") => {
-          const state = change[side];
-          return state
-            ? contentOf({
-                snapshot,
-                entry: side === "before" ? tracked.get(change.path) : undefined,
-                root,
-                path: change.path,
-                state,
-                maxTextBytes: caps.maxTextBytes,
-              })
-            : null;
-        };
-        const before = read("before");
-        const after = read("after");
-        if (before === "changed" || after === "changed") {
-          change.patch = "[diff unavailable: the file changed while the diff was being computed]\n";
-          change.patchTruncated = true;
-        } else {
-          const patch = formatFilePatch({
-            path: change.path,
-            before: change.before ? { mode: change.before.mode, content: before } : null,
-            after: change.after ? { mode: change.after.mode, content: after } : null,
-            maxBytes: caps.maxPatchBytesPerFile,
-            maxTextBytes: caps.maxTextBytes,
-          });
-          change.patch = patch.text;
-          change.patchTruncated = patch.truncated;
-          change.insertions = patch.insertions;
-          change.deletions = patch.deletions;
-          change.binary = patch.binary;
-        }
-        patchBytes += change.patch.length;
+        attachPatch({ change, snapshot, tracked, root, caps });
+        patchBytes += change.patch?.length ?? 0;
       }
       truncated ||= change.patchTruncated;
-      totals.files++;
-      totals[change.status]++;
-      if (change.binary) totals.binary++;
-      if (change.modeChanged) totals.modeChanges++;
-      totals.insertions += change.insertions;
-      totals.deletions += change.deletions;
+      addToTotals(totals, change);
     }
   } finally {
     snapshot.close();
   }
-  return { snapshotId: manifest.id, changes, totals, skipped: walk.skipped, truncated };
+  return { snapshotId: manifest.id, changes, totals, skipped, truncated };
 }
 
 function makeChange(path: BytePath, before: FileState | null, after: FileState | null): FileChange {

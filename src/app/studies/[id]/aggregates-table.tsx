@@ -2,8 +2,91 @@
 import { useMemo } from "react";
 import { aggregateByConfiguration } from "../../../shared/study-aggregates";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
+import { DataTable, type Column } from "../../_components/data-table";
 import { Panel } from "../../_components/ui";
 import { formatCount, formatPercent, formatSeconds } from "../study-format";
+
+type Aggregate = ReturnType<typeof aggregateByConfiguration>[number];
+
+function range(spread: { min: number; max: number } | null, format: (value: number) => string): string {
+  return spread ? `${format(spread.min)}–${format(spread.max)}` : "—";
+}
+
+function aggregateColumns(byChoice: ReadonlyMap<number, ConfigurationView>): Column<Aggregate>[] {
+  return [
+    { key: "choice", header: "Choice", className: "tabular-nums", cell: (row) => row.choice },
+    {
+      key: "configuration",
+      header: "Configuration",
+      className: "text-xs",
+      cell: (row) => {
+        const configuration = byChoice.get(row.choice);
+        return configuration
+          ? `${configuration.harness} · ${configuration.model} · ${configuration.reasoningEffort}`
+          : "—";
+      },
+    },
+    {
+      key: "finished",
+      header: "Finished",
+      numeric: true,
+      className: "tabular-nums",
+      cell: (row) => `${row.finished}/${row.trials}`,
+    },
+    {
+      key: "pass-rate",
+      header: "Pass rate",
+      numeric: true,
+      className: "tabular-nums",
+      cellProps: () => ({ "data-testid": "aggregate-pass-rate" }),
+      cell: (row) => (
+        <>
+          {formatPercent(row.passRate)}
+          {row.finished > 0 ? (
+            <span className="ml-1 text-xs text-muted">
+              ({row.passedAll}/{row.finished})
+            </span>
+          ) : null}
+        </>
+      ),
+    },
+    {
+      key: "tests",
+      header: "Median tests passed",
+      numeric: true,
+      className: "tabular-nums",
+      cell: (row) => (row.medianTestsPassed === null ? "—" : row.medianTestsPassed),
+    },
+    {
+      key: "seconds",
+      header: "Median seconds",
+      numeric: true,
+      className: "tabular-nums",
+      cell: (row) => formatSeconds(row.medianAgentSeconds),
+    },
+    {
+      key: "seconds-range",
+      header: "Seconds min–max",
+      numeric: true,
+      className: "tabular-nums text-muted",
+      cell: (row) => range(row.agentSeconds, (value) => formatSeconds(value)),
+    },
+    {
+      key: "tokens",
+      header: "Median tokens",
+      numeric: true,
+      className: "tabular-nums",
+      cell: (row) => formatCount(row.medianTokens),
+    },
+    {
+      key: "tokens-range",
+      header: "Tokens min–max",
+      numeric: true,
+      className: "tabular-nums text-muted",
+      cell: (row) => range(row.tokens, (value) => formatCount(value)),
+    },
+  ];
+}
 
 /** Per-configuration pass rate, medians and min–max spread; shown when some configuration ran more than once. */
 export function AggregatesTable({
@@ -14,76 +97,21 @@ export function AggregatesTable({
   trials: readonly TrialView[];
 }) {
   const aggregates = useMemo(() => aggregateByConfiguration({ configurations, trials }), [configurations, trials]);
-  const byChoice = useMemo(
-    () => new Map(configurations.map((configuration) => [configuration.choice, configuration])),
+  const columns = useMemo(
+    () => aggregateColumns(new Map(configurations.map((configuration) => [configuration.choice, configuration]))),
     [configurations],
   );
   if (!aggregates.some((aggregate) => aggregate.trials > 1)) return null;
   return (
     <Panel title="Per configuration" className="mt-6">
-      <div className="overflow-x-auto">
-        <table className="w-full text-left text-sm" aria-label="Per-configuration aggregates">
-          <thead className="text-xs uppercase text-muted">
-            <tr>
-              <th className="px-2 py-2">Choice</th>
-              <th className="px-2">Configuration</th>
-              <th className="px-2 text-right">Finished</th>
-              <th className="px-2 text-right">Pass rate</th>
-              <th className="px-2 text-right">Median tests passed</th>
-              <th className="px-2 text-right">Median seconds</th>
-              <th className="px-2 text-right">Seconds min–max</th>
-              <th className="px-2 text-right">Median tokens</th>
-              <th className="px-2 text-right">Tokens min–max</th>
-            </tr>
-          </thead>
-          <tbody>
-            {aggregates.map((aggregate) => {
-              const configuration = byChoice.get(aggregate.choice);
-              return (
-                <tr
-                  key={aggregate.choice}
-                  className="border-t border-line"
-                  data-testid="aggregate-row"
-                  data-choice={aggregate.choice}
-                >
-                  <td className="px-2 py-2 tabular-nums">{aggregate.choice}</td>
-                  <td className="px-2 py-2 text-xs">
-                    {configuration
-                      ? `${configuration.harness} · ${configuration.model} · ${configuration.reasoningEffort}`
-                      : "—"}
-                  </td>
-                  <td className="px-2 py-2 text-right tabular-nums">
-                    {aggregate.finished}/{aggregate.trials}
-                  </td>
-                  <td className="px-2 py-2 text-right tabular-nums" data-testid="aggregate-pass-rate">
-                    {formatPercent(aggregate.passRate)}
-                    {aggregate.finished > 0 ? (
-                      <span className="ml-1 text-xs text-muted">
-                        ({aggregate.passedAll}/{aggregate.finished})
-                      </span>
-                    ) : null}
-                  </td>
-                  <td className="px-2 py-2 text-right tabular-nums">
-                    {aggregate.medianTestsPassed === null ? "—" : aggregate.medianTestsPassed}
-                  </td>
-                  <td className="px-2 py-2 text-right tabular-nums">{formatSeconds(aggregate.medianAgentSeconds)}</td>
-                  <td className="px-2 py-2 text-right tabular-nums text-muted">
-                    {aggregate.agentSeconds
-                      ? `${formatSeconds(aggregate.agentSeconds.min)}–${formatSeconds(aggregate.agentSeconds.max)}`
-                      : "—"}
-                  </td>
-                  <td className="px-2 py-2 text-right tabular-nums">{formatCount(aggregate.medianTokens)}</td>
-                  <td className="px-2 py-2 text-right tabular-nums text-muted">
-                    {aggregate.tokens
-                      ? `${formatCount(aggregate.tokens.min)}–${formatCount(aggregate.tokens.max)}`
-                      : "—"}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Per-configuration aggregates"
+        wrapperClassName="overflow-x-auto"
+        columns={columns}
+        rows={aggregates}
+        rowKey={(row) => String(row.choice)}
+        rowProps={(row) => ({ "data-testid": "aggregate-row", "data-choice": row.choice })}
+      />
     </Panel>
   );
 }

@@ -3,10 +3,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { StudyView } from "../../../shared/study-schemas";
-import { dangerButtonClass, secondaryButtonClass } from "../../_components/ui";
+import { dangerButtonClass, focusRing, secondaryButtonClass } from "../../_components/ui";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
-import { focusRing } from "../study-format";
 
 /** "Delete study…", then an explicit confirmation naming what goes; on success, back to the project. */
 export function DeleteStudy({ study }: { study: StudyView }) {
@@ -34,7 +33,7 @@ export function DeleteStudy({ study }: { study: StudyView }) {
     <div
       role="group"
       aria-label="Confirm deletion"
-      className="max-w-sm rounded-md border border-red-500/40 p-3 text-sm"
+      className="max-w-sm rounded-md border border-danger-strong/40 p-3 text-sm"
     >
       <p>
         Delete “{study.title}” with its {trials} trial{trials === 1 ? "" : "s"}: their workspaces, images, logs and
@@ -59,7 +58,7 @@ export function DeleteStudy({ study }: { study: StudyView }) {
         </button>
       </div>
       {remove.error ? (
-        <p role="alert" className="mt-2 text-red-400">
+        <p role="alert" className="mt-2 text-danger">
           {describeError(remove.error).message}
         </p>
       ) : null}

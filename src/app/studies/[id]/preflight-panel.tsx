@@ -1,5 +1,5 @@
 import type { StudyView } from "../../../shared/study-schemas";
-import { Panel } from "../../_components/ui";
+import { dangerBoxClass, Panel, Spinner } from "../../_components/ui";
 import { formatBaseline } from "../study-format";
 
 /** The test command on the untouched snapshot, before any model call: the baseline, or why the study was refused. */
@@ -8,10 +8,7 @@ export function PreflightPanel({ study }: { study: StudyView }) {
     <Panel title="Preflight" className="mb-6">
       {study.state === "preflight" ? (
         <p role="status" className="flex items-center gap-2 text-sm">
-          <span
-            aria-hidden="true"
-            className="inline-block h-4 w-4 animate-spin rounded-full border-2 border-line border-t-accent"
-          />
+          <Spinner />
           Running the test command on the untouched project…
         </p>
       ) : null}
@@ -25,11 +22,7 @@ export function PreflightPanel({ study }: { study: StudyView }) {
         </p>
       ) : null}
       {study.refusal ? (
-        <div
-          role="alert"
-          data-testid="refusal"
-          className="mt-3 whitespace-pre-wrap rounded-md border border-red-500/60 bg-red-500/10 p-3 text-sm text-red-200"
-        >
+        <div role="alert" data-testid="refusal" className={`mt-3 whitespace-pre-wrap ${dangerBoxClass}`}>
           {study.refusal}
         </div>
       ) : null}

@@ -3,8 +3,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from "react";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
-import { focusRing } from "../study-format";
-import { LOG_TAIL_CHARS, type LogTails } from "./log-tails";
+import { LOG_TAIL_CHARS, type LogTails, type TailSnapshot } from "./log-tails";
+import { focusRing } from "../../_components/ui";
 
 interface SavedTail {
   key: string;
@@ -15,18 +15,13 @@ interface SavedTail {
   seqAtLoad: number;
 }
 
-/**
- * A trial's log: the saved tail first, then live chunks as they arrive. Follows new text unless the
- * reader scrolled up; the whole log is a download.
- */
-export function TrialLog({ trialId, attempt, tails }: { trialId: string; attempt: number; tails: LogTails }) {
+/** The saved tail of a trial's log, fetched once per attempt; `null` until it arrives. */
+function useSavedTail(trialId: string, attempt: number, tails: LogTails) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const key = `${trialId}:${attempt}`;
   const [saved, setSaved] = useState<SavedTail | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const preRef = useRef<HTMLPreElement>(null);
-  const follow = useRef(true);
 
   useEffect(() => {
     let cancelled = false;
@@ -44,6 +39,30 @@ export function TrialLog({ trialId, attempt, tails }: { trialId: string; attempt
       cancelled = true;
     };
   }, [key, trialId, tails, queryClient, trpc]);
+  return { saved: saved?.key === key ? saved : null, error };
+}
+
+/** The saved tail followed by the live chunks that came after it. */
+function joinLog(saved: SavedTail, live: TailSnapshot, attempt: number): string {
+  let text = saved.text;
+  const recent = saved.text.slice(-16 * 1024);
+  const chunks = live.attempt === attempt ? live.chunks.filter((chunk) => chunk.seq > saved.seqAtStart) : [];
+  for (const chunk of chunks) {
+    // chunks that arrived while the saved tail was read may be in it already
+    if (chunk.seq <= saved.seqAtLoad && recent.includes(chunk.text)) continue;
+    text += chunk.text;
+  }
+  return text;
+}
+
+/**
+ * A trial's log: the saved tail first, then live chunks as they arrive. Follows new text unless the
+ * reader scrolled up; the whole log is a download.
+ */
+export function TrialLog({ trialId, attempt, tails }: { trialId: string; attempt: number; tails: LogTails }) {
+  const { saved: current, error } = useSavedTail(trialId, attempt, tails);
+  const preRef = useRef<HTMLPreElement>(null);
+  const follow = useRef(true);
 
   const live = useSyncExternalStore(
     (listener) => tails.subscribe(trialId, listener),
@@ -51,18 +70,7 @@ export function TrialLog({ trialId, attempt, tails }: { trialId: string; attempt
     () => tails.snapshot(""),
   );
 
-  const current = saved?.key === key ? saved : null;
-  let text = "";
-  if (current) {
-    text = current.text;
-    const recent = current.text.slice(-16 * 1024);
-    const chunks = live.attempt === attempt ? live.chunks.filter((chunk) => chunk.seq > current.seqAtStart) : [];
-    for (const chunk of chunks) {
-      // chunks that arrived while the saved tail was read may be in it already
-      if (chunk.seq <= current.seqAtLoad && recent.includes(chunk.text)) continue;
-      text += chunk.text;
-    }
-  }
+  const text = current ? joinLog(current, live, attempt) : "";
   const cut = text.length > LOG_TAIL_CHARS;
   const shown = cut ? text.slice(-LOG_TAIL_CHARS) : text;
 
@@ -82,7 +90,7 @@ export function TrialLog({ trialId, attempt, tails }: { trialId: string; attempt
         </a>
       </div>
       {error ? (
-        <p role="alert" className="text-sm text-red-400">
+        <p role="alert" className="text-sm text-danger">
           Could not load the log: {error}
         </p>
       ) : null}
@@ -95,7 +103,7 @@ export function TrialLog({ trialId, attempt, tails }: { trialId: string; attempt
           const pre = event.currentTarget;
           follow.current = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 24;
         }}
-        className={`max-h-96 overflow-auto whitespace-pre-wrap break-all rounded-md border border-line bg-[#0b0d12] p-3 font-mono text-xs text-muted ${focusRing}`}
+        className={`max-h-96 overflow-auto whitespace-pre-wrap break-all rounded-md border border-line bg-canvas p-3 font-mono text-xs text-muted ${focusRing}`}
       >
         {current ? shown || "No output yet." : "Loading the log…"}
       </pre>

@@ -4,8 +4,9 @@ import type { ConfigurationView, TrialView } from "../../../shared/study-schemas
 import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { TrialStateBadge } from "../state-badge";
-import { focusRing, formatCount, formatSeconds, formatVerdict } from "../study-format";
+import { formatCount, formatSeconds, formatVerdict } from "../study-format";
 import { Elapsed } from "./elapsed";
+import { focusRing } from "../../_components/ui";
 
 export interface TrialRowProps {
   trial: TrialView;
@@ -33,7 +34,6 @@ export const TrialRow = memo(function TrialRow({
   onOpen,
   onCheck,
 }: TrialRowProps) {
-  const active = ACTIVE_TRIAL_STATES.includes(trial.state);
   const retryable = RETRYABLE_TRIAL_STATES.includes(trial.state);
   const verdict = formatVerdict(trial.verdict);
   const onKeyDown = (event: KeyboardEvent<HTMLTableRowElement>) => {
@@ -57,19 +57,7 @@ export const TrialRow = memo(function TrialRow({
       onKeyDown={onKeyDown}
       className={`cursor-pointer border-t border-line align-top hover:bg-line/40 ${open ? "bg-line/60" : ""} ${focusRing} focus-visible:-outline-offset-2`}
     >
-      {showSelect ? (
-        <td className="px-2 py-2" onClick={(event) => event.stopPropagation()}>
-          {retryable ? (
-            <input
-              type="checkbox"
-              aria-label={`Select trial ${trialLabel(trial)} for retry`}
-              checked={checked}
-              onChange={(event) => onCheck(trial.id, event.target.checked)}
-              className="accent-[#7c9cff]"
-            />
-          ) : null}
-        </td>
-      ) : null}
+      {showSelect ? <RetryCell trial={trial} retryable={retryable} checked={checked} onCheck={onCheck} /> : null}
       <td className="px-2 py-2 tabular-nums">{trial.choice}</td>
       {showRepeat ? <td className="px-2 py-2 tabular-nums">{trial.repeat}</td> : null}
       <td className="px-2 py-2">{configuration?.harness ?? "—"}</td>
@@ -81,7 +69,7 @@ export const TrialRow = memo(function TrialRow({
       </td>
       <td className="px-2 py-2">{configuration?.reasoningEffort ?? "—"}</td>
       <td
-        className={`px-2 py-2 tabular-nums ${trial.verdict?.ok ? "text-emerald-300" : trial.verdict ? "text-red-300" : "text-muted"}`}
+        className={`px-2 py-2 tabular-nums ${trial.verdict?.ok ? "text-ok-soft" : trial.verdict ? "text-danger-soft" : "text-muted"}`}
         data-testid="trial-tests"
       >
         {verdict}
@@ -92,21 +80,55 @@ export const TrialRow = memo(function TrialRow({
       <td className="px-2 py-2 text-right tabular-nums" data-testid="trial-tokens">
         {trialHasTokens(trial) ? formatCount(trial.tokens.total) : "—"}
       </td>
-      <td className="px-2 py-2" data-testid="trial-state">
-        <TrialStateBadge state={trial.state} />
-        {trial.attempt > 1 ? <span className="ml-1 text-xs text-muted">attempt {trial.attempt}</span> : null}
-        {active ? (
-          <span className="mt-0.5 block text-xs text-muted" data-testid="trial-step">
-            {trial.step || trial.state} · {trial.commandsRun} command{trial.commandsRun === 1 ? "" : "s"}
-            {trial.startedAt ? (
-              <>
-                {" · "}
-                <Elapsed since={trial.startedAt} />
-              </>
-            ) : null}
-          </span>
-        ) : null}
-      </td>
+      <TrialStateCell trial={trial} />
     </tr>
   );
 });
+
+function RetryCell({
+  trial,
+  retryable,
+  checked,
+  onCheck,
+}: {
+  trial: TrialView;
+  retryable: boolean;
+  checked: boolean;
+  onCheck: (trialId: string, checked: boolean) => void;
+}) {
+  return (
+    <td className="px-2 py-2" onClick={(event) => event.stopPropagation()}>
+      {retryable ? (
+        <input
+          type="checkbox"
+          aria-label={`Select trial ${trialLabel(trial)} for retry`}
+          checked={checked}
+          onChange={(event) => onCheck(trial.id, event.target.checked)}
+          className="accent-accent"
+        />
+      ) : null}
+    </td>
+  );
+}
+
+/** The state badge, the attempt after the first, and what a running trial is doing for how long. */
+function TrialStateCell({ trial }: { trial: TrialView }) {
+  const active = ACTIVE_TRIAL_STATES.includes(trial.state);
+  return (
+    <td className="px-2 py-2" data-testid="trial-state">
+      <TrialStateBadge state={trial.state} />
+      {trial.attempt > 1 ? <span className="ml-1 text-xs text-muted">attempt {trial.attempt}</span> : null}
+      {active ? (
+        <span className="mt-0.5 block text-xs text-muted" data-testid="trial-step">
+          {trial.step || trial.state} · {trial.commandsRun} command{trial.commandsRun === 1 ? "" : "s"}
+          {trial.startedAt ? (
+            <>
+              {" · "}
+              <Elapsed since={trial.startedAt} />
+            </>
+          ) : null}
+        </span>
+      ) : null}
+    </td>
+  );
+}

@@ -1,36 +1,35 @@
 "use client";
 import { useQueryClient } from "@tanstack/react-query";
-import { useCallback, useState } from "react";
-import type { RecordedEvent } from "../../../shared/event-catalog";
+import { useCallback, useMemo, useState } from "react";
+import type { InvariantEvent, RecordedEvent } from "../../../shared/event-catalog";
 import { rooms } from "../../../shared/event-catalog";
-import { useRoomEvents } from "../../_lib/socket";
+import { useLiveQuery } from "../../_lib/use-live-query";
 import { useTRPC } from "../../_lib/trpc";
-import { useThrottledCallback } from "../use-throttled";
 import { LogTails } from "./log-tails";
 
 /**
  * Keeps a study page live: any event of the study's room refetches `studies.get` (at most every
- * 300 ms); `trial.log` chunks go to per-trial tails; a finished or changed trial drops its cached
- * per-test results and saved log.
+ * 300 ms; polled while the socket is down); `trial.log` chunks go to per-trial tails; a finished or
+ * changed trial drops its cached per-test results and saved log.
  */
 export function useStudyLive(studyId: string): LogTails {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [tails] = useState(() => new LogTails());
-  const refresh = useThrottledCallback(
-    () => void queryClient.invalidateQueries({ queryKey: trpc.studies.get.queryKey({ studyId }) }),
-    300,
-  );
+  const queryKeys = useMemo(() => [trpc.studies.get.queryKey({ studyId })], [trpc, studyId]);
 
+  // the shared socket may be in other rooms too; progress arrives as trial.progress
+  const refetchOn = useCallback(
+    (event: InvariantEvent) => event.studyId === studyId && event.type !== "trial.log" && event.type !== "agent.events",
+    [studyId],
+  );
   const onEvent = useCallback(
     ({ event }: RecordedEvent) => {
-      if (event.studyId !== studyId) return; // the shared socket may be in other rooms too
+      if (event.studyId !== studyId) return;
       if (event.type === "trial.log") {
         tails.append(event.trialId, event.data.attempt, event.data.text);
         return;
       }
-      if (event.type === "agent.events") return; // progress arrives as trial.progress
-      refresh();
       const finished =
         event.type === "trial.finished" || event.type === "trial.started"
           ? [event.trialId]
@@ -41,8 +40,8 @@ export function useStudyLive(studyId: string): LogTails {
         void queryClient.invalidateQueries(trpc.studies.trialTests.queryFilter({ trialId }));
       }
     },
-    [studyId, tails, refresh, queryClient, trpc],
+    [studyId, tails, queryClient, trpc],
   );
-  useRoomEvents(rooms.study(studyId), onEvent);
+  useLiveQuery({ room: rooms.study(studyId), queryKeys, refetchOn, onEvent });
   return tails;
 }

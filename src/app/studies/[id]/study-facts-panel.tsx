@@ -1,0 +1,76 @@
+import type { StudyView } from "../../../shared/study-schemas";
+import { DataTable, type Column } from "../../_components/data-table";
+import { Fact, focusRing, Panel } from "../../_components/ui";
+import { formatBytes } from "../../_lib/format";
+import { shortId } from "../study-format";
+
+type TestFile = StudyView["testFiles"][number];
+
+const testFileColumns: Column<TestFile>[] = [
+  { key: "path", header: "Path", className: "font-mono text-xs", cell: (file) => file.path },
+  { key: "bytes", header: "Size", className: "text-xs text-muted", cell: (file) => formatBytes(file.bytes) },
+  {
+    key: "sha256",
+    header: "SHA-256",
+    className: "font-mono text-xs text-muted",
+    cellProps: (file) => ({ title: file.sha256 }),
+    cell: (file) => `sha256 ${file.sha256.slice(0, 12)}`,
+  },
+];
+
+/** What the study froze when it was created: task, test command, environment, snapshot, limits and test files. */
+export function StudyFactsPanel({ study }: { study: StudyView }) {
+  return (
+    <Panel title="Study" className="mb-6">
+      <details className="mb-4 rounded-md border border-line">
+        <summary className={`cursor-pointer px-3 py-2 text-sm ${focusRing}`}>Task prompt</summary>
+        <pre
+          className="max-h-96 overflow-auto whitespace-pre-wrap border-t border-line px-3 py-2 text-sm"
+          data-testid="task-prompt"
+        >
+          {study.taskPrompt}
+        </pre>
+      </details>
+      <dl className="grid gap-4 md:grid-cols-3">
+        <Fact label="Test command">
+          <code className="font-mono text-xs" data-testid="test-command">
+            {study.testCommand}
+          </code>
+          {study.junitPath ? <span className="block text-xs text-muted">JUnit: {study.junitPath}</span> : null}
+        </Fact>
+        <Fact label="Environment">
+          {study.environment.version === null ? "—" : `v${study.environment.version}`}{" "}
+          <span className="font-mono text-xs text-muted" title={study.environment.imageId ?? undefined}>
+            image {shortId(study.environment.imageId)}
+          </span>
+        </Fact>
+        <Fact label="Snapshot">
+          <span className="font-mono text-xs" title={study.snapshotId ?? undefined}>
+            {shortId(study.snapshotId)}
+          </span>
+        </Fact>
+        <Fact label="Concurrency">
+          {study.concurrency} trial{study.concurrency === 1 ? "" : "s"} at a time
+        </Fact>
+        <Fact label="Time limits">
+          agent {study.agentTimeoutSec} s · evaluation {study.evalTimeoutSec} s
+        </Fact>
+      </dl>
+      <h3 className="mb-1 mt-4 text-xs uppercase tracking-wide text-muted">
+        Captured test files ({study.testFiles.length})
+      </h3>
+      {study.testFiles.length === 0 ? (
+        <p className="text-sm text-muted">None: the test command judged the files as the agent left them.</p>
+      ) : (
+        <DataTable
+          label="Captured test files"
+          density="flush"
+          headless
+          columns={testFileColumns}
+          rows={study.testFiles}
+          rowKey={(file) => file.path}
+        />
+      )}
+    </Panel>
+  );
+}

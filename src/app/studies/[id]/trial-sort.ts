@@ -1,0 +1,65 @@
+import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
+import { TRIAL_STATES } from "../../../shared/vocabulary";
+import { trialHasTokens } from "../../../shared/study-aggregates";
+import { EFFORTS } from "../new/form-model";
+import { verdictScore } from "../study-format";
+
+export type SortKey = "choice" | "repeat" | "harness" | "model" | "effort" | "tests" | "seconds" | "tokens" | "state";
+export interface Sort {
+  key: SortKey;
+  dir: 1 | -1;
+}
+
+export type Configurations = ReadonlyMap<number, ConfigurationView>;
+
+/** Sort values; `null` (nothing measured) always sorts last. */
+function sortValue(key: SortKey, trial: TrialView, configurations: Configurations): number | string | null {
+  const configuration = configurations.get(trial.choice);
+  switch (key) {
+    case "choice":
+      return trial.choice * 1000 + trial.repeat;
+    case "repeat":
+      return trial.repeat;
+    case "harness":
+      return configuration?.harness ?? null;
+    case "model":
+      return configuration?.model ?? null;
+    case "effort":
+      return configuration ? EFFORTS.indexOf(configuration.reasoningEffort) : null;
+    case "tests":
+      return trial.verdict ? verdictScore(trial.verdict) : null;
+    case "seconds":
+      return trial.agentSeconds;
+    case "tokens":
+      return trialHasTokens(trial) ? trial.tokens.total : null;
+    case "state":
+      return TRIAL_STATES.indexOf(trial.state);
+  }
+}
+
+export function sortTrials(trials: readonly TrialView[], configurations: Configurations, sort: Sort): TrialView[] {
+  const order = (trial: TrialView) => trial.choice * 1000 + trial.repeat;
+  return [...trials].sort((a, b) => {
+    const x = sortValue(sort.key, a, configurations);
+    const y = sortValue(sort.key, b, configurations);
+    if (x !== y) {
+      if (x === null) return 1;
+      if (y === null) return -1;
+      const compared = typeof x === "string" || typeof y === "string" ? String(x).localeCompare(String(y)) : x - y;
+      if (compared !== 0) return compared * sort.dir;
+    }
+    return order(a) - order(b);
+  });
+}
+
+export const trialColumns: { key: SortKey; label: string; numeric?: boolean }[] = [
+  { key: "choice", label: "Choice" },
+  { key: "repeat", label: "Repeat" },
+  { key: "harness", label: "Harness" },
+  { key: "model", label: "Model" },
+  { key: "effort", label: "Effort" },
+  { key: "tests", label: "Tests passed" },
+  { key: "seconds", label: "Agent seconds", numeric: true },
+  { key: "tokens", label: "Tokens", numeric: true },
+  { key: "state", label: "State" },
+];
