@@ -2,8 +2,6 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import { dataDirPaths } from "../storage/data-dir";
 
-/** @deprecated Only until src/cli/dashboard-client.ts reads `dataDirPaths(dataDir).accessTokenFile`. */
-export const ACCESS_TOKEN_FILE = "access-token";
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,128}$/;
 
 export function newToken(prefix: string): string {
