@@ -2,15 +2,13 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type ChangeEvent } from "react";
 import { MAX_TEST_FILE_BYTES } from "../../../shared/study-inputs";
-import { FieldError } from "../../_components/ui";
+import { FieldError, focusRing, smallButtonClass as smallButton } from "../../_components/ui";
 import { describeError } from "../../_lib/errors";
 import { formatBytes } from "../../_lib/format";
 import { useTRPC } from "../../_lib/trpc";
-import { focusRing } from "../study-format";
 import { describedBy, fieldInputClass } from "../../_components/form-field";
+import { ChosenTestFiles } from "./chosen-test-files";
 import { fieldId, newKey, toBase64, type FieldErrors, type TestFileDraft } from "./form-model";
-
-const smallButton = `rounded border border-line px-2 py-1 text-xs hover:border-muted disabled:opacity-40 ${focusRing}`;
 
 function useDebounced<T>(value: T, ms: number): T {
   const [debounced, setDebounced] = useState(value);
@@ -21,25 +19,22 @@ function useDebounced<T>(value: T, ms: number): T {
   return debounced;
 }
 
-/**
- * Fixed test files: found in the project tree by a text filter, or uploaded. They are restored
- * byte-for-byte before every evaluation, so an agent cannot weaken them.
- */
-export function TestFilesPicker({
+type FilesChange = (update: (files: TestFileDraft[]) => TestFileDraft[]) => void;
+
+/** Files of the project that match the filter, as buttons that add them (greyed once chosen). */
+function SearchResults({
   projectId,
+  query,
   files,
-  errors,
   onChange,
 }: {
   projectId: string;
+  query: string;
   files: TestFileDraft[];
-  errors: FieldErrors;
-  onChange: (update: (files: TestFileDraft[]) => TestFileDraft[]) => void;
+  onChange: FilesChange;
 }) {
   const trpc = useTRPC();
-  const [query, setQuery] = useState("");
   const debounced = useDebounced(query, 250);
-  const [uploadError, setUploadError] = useState<string | null>(null);
   const search = useQuery(
     trpc.studies.projectFiles.queryOptions(
       { projectId, query: debounced },
@@ -47,9 +42,49 @@ export function TestFilesPicker({
     ),
   );
   const chosen = new Set(files.map((file) => file.path));
-  const searchId = fieldId("testFiles");
-  const listError = errors.testFiles;
+  return (
+    <div aria-label="Search results" role="group">
+      {search.error ? <p className="text-sm text-danger">{describeError(search.error).message}</p> : null}
+      {search.data ? (
+        <>
+          <ul className="flex max-h-48 flex-wrap gap-1.5 overflow-y-auto" aria-busy={search.isFetching}>
+            {search.data.files.map((file) => (
+              <li key={file.path}>
+                <button
+                  type="button"
+                  aria-label={`Add ${file.path}`}
+                  className={`${smallButton} font-mono`}
+                  disabled={chosen.has(file.path)}
+                  onClick={() =>
+                    onChange((current) => [
+                      ...current,
+                      { key: newKey(), source: "project", path: file.path, bytes: file.bytes },
+                    ])
+                  }
+                >
+                  + {file.path}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <p className="mt-1 text-xs text-muted" aria-live="polite">
+            {search.data.total === 0
+              ? "No files match."
+              : search.data.total > search.data.files.length
+                ? `Showing ${search.data.files.length} of ${search.data.total} files; type more to narrow.`
+                : `${search.data.total} file${search.data.total === 1 ? "" : "s"}.`}
+          </p>
+        </>
+      ) : search.isFetching ? (
+        <p className="text-xs text-muted">Searching the project…</p>
+      ) : null}
+    </div>
+  );
+}
 
+/** Reads picked files as uploads (base64); files over the size limit are named in an error instead. */
+function useUpload(onChange: FilesChange) {
+  const [uploadError, setUploadError] = useState<string | null>(null);
   async function upload(event: ChangeEvent<HTMLInputElement>) {
     const input = event.currentTarget;
     const picked = [...(input.files ?? [])];
@@ -74,6 +109,28 @@ export function TestFilesPicker({
     input.value = ""; // the same file can be chosen again
     onChange((current) => [...current, ...read]);
   }
+  return { upload, uploadError };
+}
+
+/**
+ * Fixed test files: found in the project tree by a text filter, or uploaded. They are restored
+ * byte-for-byte before every evaluation, so an agent cannot weaken them.
+ */
+export function TestFilesPicker({
+  projectId,
+  files,
+  errors,
+  onChange,
+}: {
+  projectId: string;
+  files: TestFileDraft[];
+  errors: FieldErrors;
+  onChange: FilesChange;
+}) {
+  const [query, setQuery] = useState("");
+  const { upload, uploadError } = useUpload(onChange);
+  const searchId = fieldId("testFiles");
+  const listError = errors.testFiles;
 
   return (
     <div className="grid gap-3">
@@ -108,98 +165,8 @@ export function TestFilesPicker({
           <FieldError id="study-test-upload-error" message={uploadError} />
         </div>
       </div>
-
-      {projectId ? (
-        <div aria-label="Search results" role="group">
-          {search.error ? <p className="text-sm text-red-400">{describeError(search.error).message}</p> : null}
-          {search.data ? (
-            <>
-              <ul className="flex max-h-48 flex-wrap gap-1.5 overflow-y-auto" aria-busy={search.isFetching}>
-                {search.data.files.map((file) => (
-                  <li key={file.path}>
-                    <button
-                      type="button"
-                      aria-label={`Add ${file.path}`}
-                      className={`${smallButton} font-mono`}
-                      disabled={chosen.has(file.path)}
-                      onClick={() =>
-                        onChange((current) => [
-                          ...current,
-                          { key: newKey(), source: "project", path: file.path, bytes: file.bytes },
-                        ])
-                      }
-                    >
-                      + {file.path}
-                    </button>
-                  </li>
-                ))}
-              </ul>
-              <p className="mt-1 text-xs text-muted" aria-live="polite">
-                {search.data.total === 0
-                  ? "No files match."
-                  : search.data.total > search.data.files.length
-                    ? `Showing ${search.data.files.length} of ${search.data.total} files; type more to narrow.`
-                    : `${search.data.total} file${search.data.total === 1 ? "" : "s"}.`}
-              </p>
-            </>
-          ) : search.isFetching ? (
-            <p className="text-xs text-muted">Searching the project…</p>
-          ) : null}
-        </div>
-      ) : null}
-
-      <div>
-        <h3 className="mb-1 text-sm text-muted">Chosen test files ({files.length})</h3>
-        {files.length === 0 ? (
-          <p className="text-xs text-muted">
-            None: the test command runs against the files as they are in the snapshot. Adding them freezes them.
-          </p>
-        ) : null}
-        <ul className="grid gap-1.5" aria-label="Chosen test files">
-          {files.map((file, index) => {
-            const pathKey = `testFiles.${index}.path`;
-            const pathId = fieldId(pathKey);
-            const error = errors[pathKey] ?? errors[`testFiles.${index}.contentBase64`] ?? errors[`testFiles.${index}`];
-            return (
-              <li key={file.key} className="rounded-md border border-line px-3 py-2" data-testid="chosen-test-file">
-                <div className="flex items-center gap-3">
-                  <span className="w-16 shrink-0 text-xs uppercase text-muted">
-                    {file.source === "upload" ? "upload" : "project"}
-                  </span>
-                  {file.source === "upload" ? (
-                    <input
-                      id={pathId}
-                      aria-label={`Path of uploaded ${file.fileName ?? file.path}`}
-                      className={`${fieldInputClass} flex-1 px-2 py-1 font-mono`}
-                      value={file.path}
-                      onChange={(e) =>
-                        onChange((current) =>
-                          current.map((item) => (item.key === file.key ? { ...item, path: e.target.value } : item)),
-                        )
-                      }
-                      {...describedBy(pathId, { error })}
-                    />
-                  ) : (
-                    <span className="flex-1 font-mono text-sm">{file.path}</span>
-                  )}
-                  <span className="text-xs text-muted">{file.bytes === undefined ? "" : formatBytes(file.bytes)}</span>
-                  <button
-                    type="button"
-                    id={file.source === "project" ? pathId : undefined}
-                    className={smallButton}
-                    aria-label={`Remove ${file.path}`}
-                    onClick={() => onChange((current) => current.filter((item) => item.key !== file.key))}
-                  >
-                    Remove
-                  </button>
-                </div>
-                <FieldError id={`${pathId}-error`} message={error} />
-              </li>
-            );
-          })}
-        </ul>
-        <FieldError id={`${searchId}-error`} message={listError} />
-      </div>
+      {projectId ? <SearchResults projectId={projectId} query={query} files={files} onChange={onChange} /> : null}
+      <ChosenTestFiles files={files} errors={errors} onChange={onChange} />
     </div>
   );
 }

@@ -1,0 +1,73 @@
+"use client";
+import { describedBy, fieldInputClass } from "../../_components/form-field";
+import { FieldError, smallButtonClass as smallButton } from "../../_components/ui";
+import { formatBytes } from "../../_lib/format";
+import { fieldId, type FieldErrors, type TestFileDraft } from "./form-model";
+
+/** The chosen test files: uploads keep an editable path in the project; each can be removed. */
+export function ChosenTestFiles({
+  files,
+  errors,
+  onChange,
+}: {
+  files: TestFileDraft[];
+  errors: FieldErrors;
+  onChange: (update: (files: TestFileDraft[]) => TestFileDraft[]) => void;
+}) {
+  const searchId = fieldId("testFiles");
+  const listError = errors.testFiles;
+  return (
+    <div>
+      <h3 className="mb-1 text-sm text-muted">Chosen test files ({files.length})</h3>
+      {files.length === 0 ? (
+        <p className="text-xs text-muted">
+          None: the test command runs against the files as they are in the snapshot. Adding them freezes them.
+        </p>
+      ) : null}
+      <ul className="grid gap-1.5" aria-label="Chosen test files">
+        {files.map((file, index) => {
+          const pathKey = `testFiles.${index}.path`;
+          const pathId = fieldId(pathKey);
+          const error = errors[pathKey] ?? errors[`testFiles.${index}.contentBase64`] ?? errors[`testFiles.${index}`];
+          return (
+            <li key={file.key} className="rounded-md border border-line px-3 py-2" data-testid="chosen-test-file">
+              <div className="flex items-center gap-3">
+                <span className="w-16 shrink-0 text-xs uppercase text-muted">
+                  {file.source === "upload" ? "upload" : "project"}
+                </span>
+                {file.source === "upload" ? (
+                  <input
+                    id={pathId}
+                    aria-label={`Path of uploaded ${file.fileName ?? file.path}`}
+                    className={`${fieldInputClass} flex-1 px-2 py-1 font-mono`}
+                    value={file.path}
+                    onChange={(e) =>
+                      onChange((current) =>
+                        current.map((item) => (item.key === file.key ? { ...item, path: e.target.value } : item)),
+                      )
+                    }
+                    {...describedBy(pathId, { error })}
+                  />
+                ) : (
+                  <span className="flex-1 font-mono text-sm">{file.path}</span>
+                )}
+                <span className="text-xs text-muted">{file.bytes === undefined ? "" : formatBytes(file.bytes)}</span>
+                <button
+                  type="button"
+                  id={file.source === "project" ? pathId : undefined}
+                  className={smallButton}
+                  aria-label={`Remove ${file.path}`}
+                  onClick={() => onChange((current) => current.filter((item) => item.key !== file.key))}
+                >
+                  Remove
+                </button>
+              </div>
+              <FieldError id={`${pathId}-error`} message={error} />
+            </li>
+          );
+        })}
+      </ul>
+      <FieldError id={`${searchId}-error`} message={listError} />
+    </div>
+  );
+}

@@ -1,0 +1,226 @@
+"use client";
+import type { StudyDefaultsView } from "../../../shared/study-schemas";
+import type { Column } from "../../_components/data-table";
+import { describedBy, fieldInputClass } from "../../_components/form-field";
+import { FieldError, smallButtonClass as smallButton } from "../../_components/ui";
+import {
+  EFFORTS,
+  fieldId,
+  resolveConfiguration,
+  type ConfigurationDraft,
+  type FieldErrors,
+  type ResolvedConfiguration,
+} from "./form-model";
+
+const cellInput = `${fieldInputClass} px-2 py-1.5`;
+
+export interface ConfigurationRows {
+  rows: readonly ConfigurationDraft[];
+  resolved: readonly ResolvedConfiguration[];
+  defaults: StudyDefaultsView | undefined;
+  errors: FieldErrors;
+  update: (index: number, patch: Partial<ConfigurationDraft>) => void;
+  duplicate: (index: number) => void;
+  remove: (index: number) => void;
+}
+
+/** What a cell of row `index` needs: its 1-based number, resolved values, control ids and errors. */
+function cellOf(table: ConfigurationRows, row: ConfigurationDraft, index: number) {
+  return {
+    n: index + 1,
+    value: table.resolved[index] ?? resolveConfiguration(row, table.defaults),
+    id: (field: string) => fieldId(`configurations.${index}.${field}`),
+    error: (field: string) => table.errors[`configurations.${index}.${field}`],
+  };
+}
+
+function textColumn(
+  table: ConfigurationRows,
+  options: { key: "model" | "instructions" | "repeats"; header: string; render: "input" | "textarea" | "number" },
+): Column<ConfigurationDraft> {
+  const { key, header } = options;
+  const classes = { model: "min-w-36 font-mono", instructions: "min-w-48", repeats: "w-20" } as const;
+  return {
+    key,
+    header,
+    cell: (row, index) => {
+      const { n, value, id, error } = cellOf(table, row, index);
+      const common = {
+        id: id(key),
+        "aria-label": `${header} ${n}`,
+        className: `${cellInput} ${classes[key]}`,
+        value: value[key],
+        ...describedBy(id(key), { error: error(key) }),
+      };
+      const onChange = (text: string) => table.update(index, { [key]: text });
+      return (
+        <>
+          {options.render === "textarea" ? (
+            <textarea {...common} rows={1} placeholder="none" onChange={(e) => onChange(e.target.value)} />
+          ) : options.render === "number" ? (
+            <input
+              {...common}
+              type="number"
+              min={1}
+              max={20}
+              inputMode="numeric"
+              onChange={(e) => onChange(e.target.value)}
+            />
+          ) : (
+            <input
+              {...common}
+              placeholder={value.harness === "command" ? "optional" : "gpt-5-codex"}
+              onChange={(e) => onChange(e.target.value)}
+            />
+          )}
+          <FieldError id={`${id(key)}-error`} message={error(key)} />
+        </>
+      );
+    },
+  };
+}
+
+function harnessColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
+  return {
+    key: "harness",
+    header: "Harness",
+    cell: (row, index) => {
+      const { n, value, id, error } = cellOf(table, row, index);
+      return (
+        <>
+          <select
+            id={id("harness")}
+            aria-label={`Harness ${n}`}
+            className={`${cellInput} min-w-28`}
+            value={value.harness}
+            onChange={(e) => table.update(index, { harness: e.target.value === "command" ? "command" : "codex" })}
+            {...describedBy(id("harness"), { error: error("harness") })}
+          >
+            <option value="codex">codex</option>
+            <option value="command">command</option>
+          </select>
+          <FieldError id={`${id("harness")}-error`} message={error("harness")} />
+        </>
+      );
+    },
+  };
+}
+
+function effortColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
+  return {
+    key: "effort",
+    header: "Effort",
+    cell: (row, index) => {
+      const { n, value, id, error } = cellOf(table, row, index);
+      return (
+        <>
+          <select
+            id={id("reasoningEffort")}
+            aria-label={`Effort ${n}`}
+            className={`${cellInput} min-w-24`}
+            value={value.reasoningEffort}
+            onChange={(e) =>
+              table.update(index, { reasoningEffort: EFFORTS.find((effort) => effort === e.target.value) ?? "medium" })
+            }
+            {...describedBy(id("reasoningEffort"), { error: error("reasoningEffort") })}
+          >
+            {EFFORTS.map((effort) => (
+              <option key={effort} value={effort}>
+                {effort}
+              </option>
+            ))}
+          </select>
+          <FieldError id={`${id("reasoningEffort")}-error`} message={error("reasoningEffort")} />
+        </>
+      );
+    },
+  };
+}
+
+function commandColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
+  return {
+    key: "command",
+    header: "Command",
+    cell: (row, index) => {
+      const { n, value, id, error } = cellOf(table, row, index);
+      if (value.harness !== "command") return <span className="text-xs text-muted">—</span>;
+      return (
+        <>
+          <input
+            id={id("command")}
+            aria-label={`Command ${n}`}
+            className={`${cellInput} min-w-48 font-mono`}
+            placeholder="./my-agent.sh"
+            value={value.command}
+            onChange={(e) => table.update(index, { command: e.target.value })}
+            {...describedBy(id("command"), { error: error("command") })}
+          />
+          <FieldError id={`${id("command")}-error`} message={error("command")} />
+        </>
+      );
+    },
+  };
+}
+
+function actionsColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
+  return {
+    key: "actions",
+    header: <span className="sr-only">Row actions</span>,
+    className: "whitespace-nowrap",
+    cell: (_row, index) => (
+      <>
+        <button
+          type="button"
+          className={`${smallButton} mr-1`}
+          aria-label={`Duplicate configuration ${index + 1}`}
+          onClick={() => table.duplicate(index)}
+          disabled={table.rows.length >= 20}
+        >
+          Duplicate
+        </button>
+        <button
+          type="button"
+          className={smallButton}
+          aria-label={`Remove configuration ${index + 1}`}
+          onClick={() => table.remove(index)}
+          disabled={table.rows.length <= 1}
+        >
+          Remove
+        </button>
+      </>
+    ),
+  };
+}
+
+/**
+ * The configurations table's columns. Each control is named "<Column> <row>" (1-based) for assistive
+ * technology; the column headers are the visible labels. The command column shows only when some row
+ * runs a command.
+ */
+export function configurationColumns(table: ConfigurationRows): Column<ConfigurationDraft>[] {
+  const anyCommand = table.resolved.some((row) => row.harness === "command");
+  const number: Column<ConfigurationDraft> = {
+    key: "n",
+    header: "#",
+    className: "text-muted",
+    cell: (_row, index) => (
+      <>
+        {index + 1}
+        <FieldError
+          id={`${fieldId(`configurations.${index}`)}-error`}
+          message={table.errors[`configurations.${index}`]}
+        />
+      </>
+    ),
+  };
+  return [
+    number,
+    harnessColumn(table),
+    textColumn(table, { key: "model", header: "Model", render: "input" }),
+    effortColumn(table),
+    textColumn(table, { key: "instructions", header: "Instructions", render: "textarea" }),
+    textColumn(table, { key: "repeats", header: "Repeats", render: "number" }),
+    ...(anyCommand ? [commandColumn(table)] : []),
+    actionsColumn(table),
+  ];
+}

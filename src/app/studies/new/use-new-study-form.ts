@@ -1,0 +1,125 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
+import { createStudyInputSchema } from "../../../shared/study-inputs";
+import { describeError } from "../../_lib/errors";
+import { useTRPC } from "../../_lib/trpc";
+import {
+  emptyDraft,
+  errorsFromServer,
+  errorsFromZod,
+  fieldId,
+  firstErrorPath,
+  resolvedNumbers,
+  toInput,
+  type FieldErrors,
+  type StudyDraft,
+} from "./form-model";
+
+const NO_SUBMIT_ON_ENTER = new Set(["submit", "button", "reset", "file", "checkbox", "radio", "image"]);
+
+/** Moves focus to the control of the first error (or its nearest enclosing field). */
+function focusFirstError(errors: FieldErrors) {
+  let path = firstErrorPath(errors);
+  while (path) {
+    const element = document.getElementById(fieldId(path));
+    if (element) {
+      element.focus();
+      return;
+    }
+    path = path.includes(".") ? path.slice(0, path.lastIndexOf(".")) : null;
+  }
+}
+
+function validate(draft: StudyDraft, defaults: Parameters<typeof toInput>[1]): FieldErrors {
+  const parsed = createStudyInputSchema.safeParse(toInput(draft, defaults));
+  return parsed.success ? {} : errorsFromZod(parsed.error);
+}
+
+export type NewStudyFormState = ReturnType<typeof useNewStudyForm>;
+
+/**
+ * The new study form's state: the draft, its errors (the client's after a first submit, then the
+ * server's), the project's defaults and blocker, and `submit`, which validates, creates the study and
+ * opens it (or moves focus to the first field that needs attention).
+ */
+export function useNewStudyForm(initialProjectId: string) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<StudyDraft>(() => emptyDraft(initialProjectId));
+  const [attempted, setAttempted] = useState(false);
+  const [serverErrors, setServerErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const projects = useQuery(trpc.projects.list.queryOptions());
+  const defaults = useQuery(
+    trpc.studies.defaults.queryOptions({ projectId: draft.projectId }, { enabled: draft.projectId !== "" }),
+  );
+  const defaultsData = draft.projectId ? defaults.data : undefined;
+
+  const create = useMutation(
+    trpc.studies.create.mutationOptions({
+      onSuccess: async (study) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.studies.list.queryKey() });
+        router.push(`/studies/${study.id}`);
+      },
+      onError: (error) => {
+        const described = describeError(error);
+        const next = errorsFromServer(described);
+        setServerErrors(next);
+        setFormError(Object.keys(next).length === 0 ? described.message : null);
+        focusFirstError(next);
+      },
+    }),
+  );
+
+  const clientErrors = useMemo(
+    () => (attempted ? validate(draft, defaultsData) : {}),
+    [attempted, draft, defaultsData],
+  );
+  const errors: FieldErrors = { ...clientErrors, ...serverErrors };
+  const numbers = resolvedNumbers(draft, defaultsData);
+  const blocker = defaultsData?.blocker ?? null;
+
+  const change = (update: (current: StudyDraft) => StudyDraft) => {
+    setServerErrors({});
+    setFormError(null);
+    setDraft(update);
+  };
+  const set = <K extends keyof StudyDraft>(key: K, value: StudyDraft[K]) =>
+    change((current) => ({ ...current, [key]: value }));
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setAttempted(true);
+    const found = validate(draft, defaultsData);
+    if (Object.keys(found).length > 0) {
+      focusFirstError(found);
+      return;
+    }
+    create.mutate(toInput(draft, defaultsData));
+  }
+
+  function preventEnterSubmit(event: KeyboardEvent<HTMLFormElement>) {
+    const target = event.target;
+    if (event.key === "Enter" && target instanceof HTMLInputElement && !NO_SUBMIT_ON_ENTER.has(target.type))
+      event.preventDefault();
+  }
+
+  return {
+    draft,
+    change,
+    set,
+    submit,
+    preventEnterSubmit,
+    errors,
+    attempted,
+    formError,
+    numbers,
+    blocker,
+    projects,
+    defaults: defaultsData,
+    creating: create.isPending,
+  };
+}
