@@ -2,7 +2,8 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "../_lib/trpc";
-import { EmptyState, PageHeader, Panel } from "../_components/ui";
+import { QueryState } from "../_components/query-state";
+import { EmptyState, focusRing, PageHeader, Panel } from "../_components/ui";
 import { useRole } from "../_components/use-role";
 import { AddProjectForm } from "./add-project-form";
 import { formatBytes } from "../_lib/format";
@@ -23,39 +24,40 @@ export default function ProjectsPage() {
           <AddProjectForm />
         </Panel>
       ) : null}
-      {projects.isPending ? <p className="text-muted">Loading projects…</p> : null}
-      {projects.error ? (
-        <p role="alert" className="text-red-400">
-          Could not load projects: {projects.error.message}
-        </p>
-      ) : null}
-      {projects.data && projects.data.length === 0 ? (
-        <EmptyState title="No projects yet">
-          {isAdmin
-            ? "Add a directory above to get started: invariant-web gives it an isolated environment where agents can work and be compared. Your files stay where they are."
-            : "Nobody has added a project yet. Ask the admin of this invariant-web to add one."}
-        </EmptyState>
-      ) : null}
-      {projects.data && projects.data.length > 0 ? (
-        <ul className="grid gap-3" aria-label="Projects">
-          {projects.data.map((project) => (
-            <li key={project.id}>
-              <Link
-                href={`/projects/${project.id}`}
-                className="flex items-center justify-between rounded-xl border border-line bg-panel px-5 py-4 hover:border-muted"
-              >
-                <span>
-                  <span className="block font-medium">{project.name}</span>
-                  <span className="block font-mono text-xs text-muted">{project.hostPath}</span>
-                </span>
-                <span className="text-right text-xs text-muted">
-                  network {project.networkMode} · {project.cpus} CPU · {formatBytes(project.memoryBytes)}
-                </span>
-              </Link>
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <QueryState
+        query={projects}
+        loading="Loading projects…"
+        errorPrefix="Could not load projects"
+        isEmpty={(list) => list.length === 0}
+        empty={
+          <EmptyState title="No projects yet">
+            {isAdmin
+              ? "Add a directory above to get started: invariant-web gives it an isolated environment where agents can work and be compared. Your files stay where they are."
+              : "Nobody has added a project yet. Ask the admin of this invariant-web to add one."}
+          </EmptyState>
+        }
+      >
+        {(list) => (
+          <ul className="grid gap-3" aria-label="Projects">
+            {list.map((project) => (
+              <li key={project.id}>
+                <Link
+                  href={`/projects/${project.id}`}
+                  className={`flex items-center justify-between rounded-xl border border-line bg-panel px-5 py-4 hover:border-muted ${focusRing}`}
+                >
+                  <span>
+                    <span className="block font-medium">{project.name}</span>
+                    <span className="block font-mono text-xs text-muted">{project.hostPath}</span>
+                  </span>
+                  <span className="text-right text-xs text-muted">
+                    network {project.networkMode} · {project.cpus} CPU · {formatBytes(project.memoryBytes)}
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
     </>
   );
 }

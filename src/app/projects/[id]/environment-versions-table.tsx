@@ -1,0 +1,101 @@
+"use client";
+import { DataTable, type Column } from "../../_components/data-table";
+import { dangerButtonClass, secondaryButtonClass } from "../../_components/ui";
+import { formatBytes } from "../../_lib/format";
+import type { EnvironmentVersion } from "./use-environment";
+
+const statusStyle = { building: "text-warn-soft", ready: "text-ok", failed: "text-danger" } as const;
+
+interface VersionActions {
+  readOnly: boolean;
+  onShowLog: (versionId: string) => void;
+  onActivate: (versionId: string) => void;
+  onRemove: (versionId: string) => void;
+}
+
+function versionColumns({ readOnly, onShowLog, onActivate, onRemove }: VersionActions): Column<EnvironmentVersion>[] {
+  return [
+    {
+      key: "version",
+      header: "Version",
+      cell: (v) => (
+        <>
+          v{v.version}{" "}
+          {v.active ? (
+            <span className="ml-1 rounded-full border border-ok-strong/60 px-2 text-xs text-ok-soft">active</span>
+          ) : null}
+          {v.parentVersion ? <span className="block text-xs text-muted">from v{v.parentVersion}</span> : null}
+        </>
+      ),
+    },
+    {
+      key: "state",
+      header: "State",
+      className: (v) => statusStyle[v.status],
+      cell: (v) => (
+        <>
+          {v.status}
+          {v.error ? <span className="block max-w-md text-xs text-danger-soft">{v.error}</span> : null}
+        </>
+      ),
+    },
+    {
+      key: "made-by",
+      header: "Made by",
+      className: "max-w-xs truncate font-mono text-xs",
+      cellProps: (v) => ({ title: v.command ?? "base image" }),
+      cell: (v) => (v.origin === "base" ? "base image" : v.command),
+    },
+    { key: "size", header: "Size", cell: (v) => (v.sizeBytes === null ? "—" : formatBytes(v.sizeBytes)) },
+    {
+      key: "took",
+      header: "Took",
+      cell: (v) => (v.durationMs === null ? "—" : `${(v.durationMs / 1000).toFixed(1)} s`),
+    },
+    {
+      key: "actions",
+      header: null,
+      className: "space-x-2 whitespace-nowrap text-right",
+      cell: (v) => (
+        <>
+          <button type="button" className="text-xs text-accent underline" onClick={() => onShowLog(v.id)}>
+            Log
+          </button>
+          {!readOnly && v.status === "ready" && !v.active ? (
+            <button type="button" className={secondaryButtonClass} onClick={() => onActivate(v.id)}>
+              Make active
+            </button>
+          ) : null}
+          {!readOnly && !v.active && v.status !== "building" ? (
+            <button
+              type="button"
+              className={dangerButtonClass}
+              onClick={() => onRemove(v.id)}
+              aria-label={`Delete version ${v.version}`}
+            >
+              Delete
+            </button>
+          ) : null}
+        </>
+      ),
+    },
+  ];
+}
+
+/** Every version of a project's environment: state, origin, size, build time; its log, make active, delete. */
+export function EnvironmentVersionsTable({
+  versions,
+  ...actions
+}: VersionActions & { versions: readonly EnvironmentVersion[] }) {
+  return (
+    <DataTable
+      label="Environment versions"
+      density="flush"
+      className="mb-4"
+      columns={versionColumns(actions)}
+      rows={versions}
+      rowKey={(v) => v.id}
+      rowClassName="border-t border-line align-top"
+    />
+  );
+}
