@@ -53,7 +53,7 @@ export function ViewerLinks() {
         </button>
       </form>
       {created ? (
-        <div className="mb-4 rounded-md border border-emerald-600/50 bg-emerald-900/20 p-3 text-sm">
+        <div className="mb-4 rounded-md border border-ok-strong/50 bg-ok-strong/10 p-3 text-sm">
           <p className="mb-1">Copy this link now; it is shown only once:</p>
           <code data-testid="new-viewer-link" className="block break-all font-mono text-xs">
             {created}
