@@ -1,7 +1,7 @@
-import path from "node:path";
 import { AppError } from "../errors/app-error";
 import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { SnapshotQueries } from "../snapshots/snapshots.queries";
+import { dataDirPaths } from "../storage/data-dir";
 import type { RemovalJournal } from "../storage/removal-journal";
 import type { StudyQueries } from "../studies/studies.queries";
 import { studyRemovalParts } from "../studies/study-deletion";
@@ -55,6 +55,7 @@ export async function removeProject(
     .sort((a, b) => b.version - a.version)
     .flatMap((version) => (version.imageId ? [version.imageId] : []));
   const snapshots = await deps.snapshots.listForProject(id);
+  const paths = dataDirPaths(deps.dataDir);
   const leftovers = await deps.journal.remove(
     {
       owner: { kind: "project", id },
@@ -69,7 +70,7 @@ export async function removeProject(
       ],
       paths: [
         ...parts.flatMap((part) => part.paths),
-        ...snapshots.map((snapshot) => path.join("snapshots", snapshot.id)),
+        ...snapshots.map((snapshot) => paths.relative(paths.snapshot(snapshot.id).dir)),
         ...versions.flatMap((version) => (version.logPath ? [version.logPath] : [])),
       ],
     },
