@@ -15,6 +15,13 @@ export type TestCounts = z.infer<typeof testCountsSchema>;
 export const verdictSchema = testCountsSchema.extend({ ok: z.boolean() });
 export type VerdictView = z.infer<typeof verdictSchema>;
 
+/** Just the verdict's counts, source and outcome (a parser's verdict also carries its per-test rows). */
+export function verdictSummary(verdict: VerdictView | null): VerdictView | null {
+  if (!verdict) return null;
+  const { passed, failed, skipped, total, source, ok } = verdict;
+  return { passed, failed, skipped, total, source, ok };
+}
+
 export const testStatusSchema = z.enum(["passed", "failed", "skipped"]);
 
 /** One test of a trial's evaluation, in the order the runner reported it. */

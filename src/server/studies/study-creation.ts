@@ -28,6 +28,7 @@ export interface StudyCreationDeps {
   redis: Redis;
   dataDir: string;
   host: { cpus: number; memoryBytes: number };
+  /** Ids and concurrency of the workers alive now (heartbeats). */
   liveWorkers: () => Promise<{ id: string; concurrency: number }[]>;
   log: (message: string) => void;
 }

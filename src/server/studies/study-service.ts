@@ -1,14 +1,8 @@
-import type { Redis } from "ioredis";
-import type { JobQueue } from "../jobs/job-queue";
-import type { EnvironmentQueries } from "../environments/environments.queries";
-import type { ProjectQueries } from "../projects/projects.queries";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
-import type { SnapshotService } from "../snapshots/snapshot-service";
 import { createKeyedLock } from "../locks/keyed-lock";
 import type { InvariantEvent } from "../../shared/event-catalog";
 import type { CreateStudyInput } from "../../shared/study-inputs";
 import type { StudySummaryView } from "../../shared/study-schemas";
-import type { StudyQueries } from "./studies.queries";
 import { createTrialDispatcher } from "./trial-dispatcher";
 import { deleteStudy } from "./study-deletion";
 import type { RemovalJournal } from "../storage/removal-journal";
@@ -16,24 +10,14 @@ import { recordStudyEvent } from "./study-events";
 import { studyDefaults, listProjectFiles } from "./study-defaults";
 import { renderStudyReport } from "./study-report-builder";
 import type { ReportFormat } from "../reports/report-filename";
-import { createStudy } from "./study-creation";
+import { createStudy, type StudyCreationDeps } from "./study-creation";
 import { announceStudyChange, requireStudy, retryStudyTrials, stopStudy } from "./study-control";
 import { trialLogFile, trialLogTail } from "./trial-log-files";
 
-export interface StudyServiceDeps {
-  studies: StudyQueries;
-  projects: Pick<ProjectQueries, "findById">;
-  environments: Pick<EnvironmentQueries, "active">;
-  snapshots: Pick<SnapshotService, "create">;
+/** What creating a study needs (study-creation.ts), plus the removal journal for deletions. */
+export interface StudyServiceDeps extends Omit<StudyCreationDeps, "runtime"> {
   runtime: Pick<ContainerRuntime, "inspectImage" | "listManagedContainers" | "removeContainer">;
   journal: RemovalJournal;
-  queue: JobQueue;
-  redis: Redis;
-  dataDir: string;
-  host: { cpus: number; memoryBytes: number };
-  /** Ids and concurrency of the workers alive now (heartbeats). */
-  liveWorkers: () => Promise<{ id: string; concurrency: number }[]>;
-  log: (message: string) => void;
   clock?: () => Date;
 }
 

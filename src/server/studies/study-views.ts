@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import type { ConfigurationView, StudyCounts, StudySummaryView, TrialView } from "../../shared/study-schemas";
 import { tokensWithTotal } from "../../shared/token-usage";
-import type { VerdictView } from "../../shared/verdict-summary";
+import { verdictSchema, type VerdictView } from "../../shared/verdict-summary";
 import {
   harnessKindSchema,
   isActiveTrialState,
@@ -46,16 +46,28 @@ export function configurationView(row: ConfigurationRow): ConfigurationView {
   };
 }
 
-export function trialVerdict(row: TrialRow): VerdictView | null {
-  if (!row.verdictSource) return null;
-  return {
-    passed: row.verdictPassed,
-    failed: row.verdictFailed,
-    skipped: row.verdictSkipped,
-    total: row.verdictTotal,
-    source: row.verdictSource,
-    ok: row.verdictOk ?? false,
-  };
+/** Verdicts are stored flat: `verdictPassed` … `verdictOk` on a trial, `baselinePassed` … `baselineOk` on a study. */
+type VerdictPrefix = "verdict" | "baseline";
+type VerdictColumns<P extends VerdictPrefix> = {
+  [K in keyof VerdictView as `${P}${Capitalize<K>}`]: VerdictView[K] | null;
+};
+const VERDICT_FIELDS = verdictSchema.keyof().options;
+const column = (prefix: VerdictPrefix, field: string) => `${prefix}${field[0]?.toUpperCase()}${field.slice(1)}`;
+
+/** A verdict as the columns of a row (all null for none). */
+export function verdictColumns<P extends VerdictPrefix>(prefix: P, verdict: VerdictView | null): VerdictColumns<P> {
+  return Object.fromEntries(
+    VERDICT_FIELDS.map((field) => [column(prefix, field), verdict?.[field] ?? null]),
+  ) as VerdictColumns<P>;
+}
+
+/** The verdict kept in a row's columns, or null when it has none. */
+export function verdictFromColumns<P extends VerdictPrefix>(prefix: P, row: VerdictColumns<P>): VerdictView | null {
+  const value = Object.fromEntries(
+    VERDICT_FIELDS.map((field) => [field, (row as Record<string, unknown>)[column(prefix, field)]]),
+  ) as { [K in keyof VerdictView]: VerdictView[K] | null };
+  if (!value.source) return null;
+  return { ...value, source: value.source, ok: value.ok ?? false };
 }
 
 export function trialView(row: TrialRow, choice: number, repeat: number): TrialView {
@@ -67,7 +79,7 @@ export function trialView(row: TrialRow, choice: number, repeat: number): TrialV
     attempt: row.attempt,
     state: row.state as TrialState,
     step: row.step,
-    verdict: trialVerdict(row),
+    verdict: verdictFromColumns("verdict", row),
     exitCode: row.exitCode,
     agentSeconds: row.agentSeconds,
     evalSeconds: row.evalSeconds,
@@ -93,18 +105,6 @@ export function trialView(row: TrialRow, choice: number, repeat: number): TrialV
   };
 }
 
-export function baseline(row: StudyRow): VerdictView | null {
-  if (!row.baselineSource) return null;
-  return {
-    passed: row.baselinePassed,
-    failed: row.baselineFailed,
-    skipped: row.baselineSkipped,
-    total: row.baselineTotal,
-    source: row.baselineSource,
-    ok: row.baselineOk ?? false,
-  };
-}
-
 export function emptyCounts(): StudyCounts {
   return { total: 0, queued: 0, running: 0, succeeded: 0, failed: 0, error: 0, stopped: 0, interrupted: 0 };
 }
@@ -124,7 +124,7 @@ export function summary(row: StudyRow & { project: { name: string } }, counts: S
     title: row.title,
     state: row.state as StudyState,
     refusal: row.refusal,
-    baseline: baseline(row),
+    baseline: verdictFromColumns("baseline", row),
     counts,
     createdAt: row.createdAt.toISOString(),
     finishedAt: iso(row.finishedAt),

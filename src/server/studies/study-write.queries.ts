@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import type { studyPreflightFinishedEvent } from "../../shared/event-catalog";
 import type { ConfigurationView, StudyView, TestFileView } from "../../shared/study-schemas";
 import { OPEN_TRIAL_STATES, type StudyState } from "../../shared/vocabulary";
-import { parseJson } from "./study-views";
+import { parseJson, verdictColumns } from "./study-views";
 
 /** A study's rows through its life: created, preflight recorded, state changes, deleted. */
 
@@ -92,18 +92,12 @@ async function recordPreflight(
       include: { configurations: { orderBy: { position: "asc" } } },
     });
     if (study?.state !== "preflight") return false;
-    const verdict = outcome.verdict;
     await tx.study.update({
       where: { id: studyId },
       data: {
         state: outcome.status === "passed" ? "running" : "refused",
         refusal: outcome.refusal,
-        baselinePassed: verdict?.passed ?? null,
-        baselineFailed: verdict?.failed ?? null,
-        baselineSkipped: verdict?.skipped ?? null,
-        baselineTotal: verdict?.total ?? null,
-        baselineSource: verdict?.source ?? null,
-        baselineOk: verdict?.ok ?? null,
+        ...verdictColumns("baseline", outcome.verdict),
         preflightExitCode: outcome.exitCode,
         preflightOutput: outcome.outputTail,
         ...(outcome.status === "passed" ? { startedAt: now } : { finishedAt: now }),

@@ -130,30 +130,20 @@ async function refuseFailedPreflights(deps: TrialSweeperDeps, touchedStudies: Se
 }
 
 async function announce(deps: TrialSweeperDeps, result: SweepResult): Promise<void> {
+  const changes: { projectId: string; studyId: string; reason: string; trialIds: string[] }[] = [];
   for (const trialId of result.interrupted) {
     const location = await deps.studies.trialLocation(trialId);
-    if (location)
-      await deps
-        .publish({
-          type: "study.changed",
-          projectId: location.projectId,
-          studyId: location.studyId,
-          data: { reason: "A trial was interrupted.", trialIds: [trialId] },
-        })
-        .catch(() => undefined);
+    if (location) changes.push({ ...location, reason: "A trial was interrupted.", trialIds: [trialId] });
   }
   for (const studyId of result.refused) {
     const study = await deps.studies.state(studyId);
     if (study)
-      await deps
-        .publish({
-          type: "study.changed",
-          projectId: study.projectId,
-          studyId,
-          data: { reason: "The preflight could not run.", trialIds: [] },
-        })
-        .catch(() => undefined);
+      changes.push({ projectId: study.projectId, studyId, reason: "The preflight could not run.", trialIds: [] });
   }
+  for (const { projectId, studyId, reason, trialIds } of changes)
+    await deps
+      .publish({ type: "study.changed", projectId, studyId, data: { reason, trialIds } })
+      .catch(() => undefined);
 }
 
 async function sweep(deps: TrialSweeperDeps): Promise<SweepResult> {

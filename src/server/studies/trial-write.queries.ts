@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import type { TrialFinishedData } from "../../shared/event-catalog";
 import type { TokenUsage } from "../../shared/token-usage";
-import type { TestResultView, VerdictView } from "../../shared/verdict-summary";
+import type { TestResultView } from "../../shared/verdict-summary";
 import {
   ACTIVE_TRIAL_STATES,
   RETRYABLE_TRIAL_STATES,
@@ -9,6 +9,7 @@ import {
   type ActiveTrialState,
   type TrialState,
 } from "../../shared/vocabulary";
+import { verdictColumns } from "./study-views";
 
 /** A trial's rows as workers report on it and users stop or retry it. Every update is conditional, so a replayed event changes nothing. */
 
@@ -26,22 +27,11 @@ function usageColumns(usage: TokenUsage | null) {
     : {};
 }
 
-function verdictColumns(verdict: VerdictView | null) {
-  return {
-    verdictPassed: verdict?.passed ?? null,
-    verdictFailed: verdict?.failed ?? null,
-    verdictSkipped: verdict?.skipped ?? null,
-    verdictTotal: verdict?.total ?? null,
-    verdictSource: verdict?.source ?? null,
-    verdictOk: verdict?.ok ?? null,
-  };
-}
-
 /** What a retry clears: everything the last attempt measured. */
 const CLEARED_ATTEMPT = {
   step: "",
   error: null,
-  ...verdictColumns(null),
+  ...verdictColumns("verdict", null),
   exitCode: null,
   agentSeconds: null,
   evalSeconds: null,
@@ -75,7 +65,7 @@ async function trialFinished(
         state: finish.state,
         step: "",
         error: finish.error,
-        ...verdictColumns(finish.verdict),
+        ...verdictColumns("verdict", finish.verdict),
         exitCode: finish.exitCode,
         agentSeconds: finish.agentSeconds,
         evalSeconds: finish.evalSeconds,

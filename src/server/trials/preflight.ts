@@ -1,5 +1,6 @@
 import type { EventInput } from "../events/event-stream";
 import type { StudyPreflightJob } from "../jobs/study-jobs";
+import { verdictSummary } from "../../shared/verdict-summary";
 import type { PreflightStatus } from "../../shared/vocabulary";
 import type { WorkerIdentity } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
@@ -107,16 +108,7 @@ export async function runPreflight(deps: PreflightDeps, job: StudyPreflightJob):
     data: {
       status: result.status,
       refusal: result.refusal,
-      verdict: verdict
-        ? {
-            passed: verdict.passed,
-            failed: verdict.failed,
-            skipped: verdict.skipped,
-            total: verdict.total,
-            source: verdict.source,
-            ok: verdict.ok,
-          }
-        : null,
+      verdict: verdictSummary(verdict),
       exitCode: result.exitCode,
       durationMs: clock() - started,
       outputTail: result.outputTail,

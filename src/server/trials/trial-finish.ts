@@ -2,6 +2,7 @@ import type { AgentRunResult } from "../agents/agent-run";
 import type { EvaluationResult } from "./evaluation";
 import type { TrialContext } from "./trial-context";
 import type { DiffTotals } from "./trial-evaluation-step";
+import { verdictSummary } from "../../shared/verdict-summary";
 import type { TrialEndState } from "../../shared/vocabulary";
 
 export type { TrialEndState };
@@ -42,16 +43,7 @@ export async function finishTrial(options: { context: TrialContext; outcome: Tri
       attempt: job.attempt,
       state,
       error: reason,
-      verdict: verdict
-        ? {
-            passed: verdict.passed,
-            failed: verdict.failed,
-            skipped: verdict.skipped,
-            total: verdict.total,
-            source: verdict.source,
-            ok: verdict.ok,
-          }
-        : null,
+      verdict: verdictSummary(verdict),
       evaluationFile: verdict ? outcome.evaluationFile : null,
       exitCode: evaluation?.exitCode ?? null,
       agentSeconds: agent?.agentSeconds ?? null,
