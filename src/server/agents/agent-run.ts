@@ -4,11 +4,11 @@ import { networkModeSchema } from "../../shared/project-schemas";
 import type { EventInput } from "../events/event-stream";
 import type { ModelGateway } from "../gateway/model-gateway";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
-import { createCodexEventParser, type CodexEvent } from "./codex-events";
+import { createCodexEventParser, type CodexEvent, type CodexRunState } from "./codex-events";
 import { codexRunOutcome, type RunOutcome } from "./codex-outcome";
 import { agentScript, CONTAINER_PATHS, harnessSchema } from "./harness";
 import { tokenUsageSchema, type TokenUsage } from "./token-usage";
-import type { WorkerIdentity } from "../runtime/container-spec";
+import type { ContainerSpec, WorkerIdentity } from "../runtime/container-spec";
 
 export const agentRunInputSchema = z.object({
   runId: z.string().min(1),
@@ -76,6 +76,8 @@ export function stopRun(runId: string, reason: string): void {
   runningContainers.get(runId)?.stop(reason);
 }
 
+type ParsedAgentRunInput = z.output<typeof agentRunInputSchema>;
+
 /**
  * One agent run in a container of an environment image: the workspace is mounted, Codex talks to the
  * model gateway through a unix socket with a per-run token (never the real key), events stream out
@@ -88,7 +90,84 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
   const token = deps.gateway.issueRunToken({ runId: input.runId, budgetTokens: input.budgetTokens });
   const parser = createCodexEventParser(input.threadUsageBefore ? { threadUsageBefore: input.threadUsageBefore } : {});
   let stoppedBecause: string | null = null;
-  const containerId = await deps.runtime.createContainer({
+  const containerId = await deps.runtime.createContainer(agentContainerSpec({ deps, input, token }));
+  deps.active.add(containerId);
+  const ids = eventIds(input);
+  runningContainers.set(input.runId, {
+    containerId,
+    stop: (reason) => {
+      stoppedBecause ??= reason;
+      void deps.runtime.stopContainer(containerId, { timeoutSeconds: 2 });
+    },
+  });
+  const batch = createEventBatch({ publish: deps.publish, ids, runId: input.runId });
+  const timer = setInterval(() => void batch.flush().catch(() => undefined), 250);
+  const started = clock();
+  try {
+    await deps.publish({
+      type: "agent.started",
+      ...ids,
+      data: { runId: input.runId, containerId, harness: input.harness.kind, harnessVersion: deps.codexVersion },
+    });
+    const handle = (events: CodexEvent[]) => {
+      for (const event of events) deps.onEvent?.(event);
+      batch.add(events);
+    };
+    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => handle(parser.push(chunk)), {
+      timeoutMs: input.timeoutMs,
+    });
+    handle(parser.end());
+    if (timedOut) stoppedBecause ??= `Stopped after ${Math.round(input.timeoutMs / 1000)} s: the agent time limit.`;
+    const agentSeconds = (clock() - started) / 1000;
+    const state = parser.state();
+    const outcome = runOutcome({
+      input,
+      state,
+      exitCode,
+      stoppedBecause,
+      upstreamError: () => deps.gateway.lastUpstreamError(input.runId),
+    });
+    const commit = await commitIfAsked({ deps, input, containerId });
+    const result: AgentRunResult = {
+      outcome,
+      threadId: state.threadId,
+      meteredUsage: deps.gateway.usage(input.runId),
+      reportedUsage: state.runUsage,
+      agentSeconds,
+      exitCode,
+      harnessVersion: input.harness.kind === "codex" ? deps.codexVersion : null,
+      ...commit,
+    };
+    clearInterval(timer);
+    await batch.flush();
+    await deps.publish({
+      type: "agent.finished",
+      ...ids,
+      data: {
+        runId: input.runId,
+        status: outcome.status,
+        reason: outcome.status === "succeeded" ? null : outcome.reason,
+        threadId: result.threadId,
+        agentSeconds,
+        usage: result.meteredUsage,
+        harnessVersion: result.harnessVersion,
+      },
+    });
+    return result;
+  } finally {
+    clearInterval(timer);
+    runningContainers.delete(input.runId);
+    deps.gateway.revoke(input.runId);
+    deps.gateway.forget(input.runId); // the result above already holds the metered usage
+    await deps.runtime.removeContainer(containerId);
+    deps.active.delete(containerId);
+  }
+}
+
+/** The agent's container: its script, the run token, and the workspace, Codex home, gateway socket and bridges mounted. */
+function agentContainerSpec(options: { deps: AgentRunDeps; input: ParsedAgentRunInput; token: string }): ContainerSpec {
+  const { deps, input, token } = options;
+  return {
     image: input.image,
     command: [
       "/bin/sh",
@@ -114,108 +193,76 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       { hostPath: deps.bridgeDir, containerPath: CONTAINER_PATHS.bridgeDir, readOnly: true },
       ...input.extraMounts.map((mount) => ({ ...mount, readOnly: true })),
     ],
-  });
-  deps.active.add(containerId);
-  // the event catalog's ids for what the container labels call study, trial and session
-  const ids = {
+  };
+}
+
+/** The event catalog's ids for what the container labels call study, trial and session. */
+function eventIds(input: ParsedAgentRunInput) {
+  return {
     projectId: input.projectId,
     ...(input.labels.study ? { studyId: input.labels.study } : {}),
     ...(input.labels.trial ? { trialId: input.labels.trial } : {}),
     ...(input.labels.session ? { sessionId: input.labels.session } : {}),
   };
-  runningContainers.set(input.runId, {
-    containerId,
-    stop: (reason) => {
-      stoppedBecause ??= reason;
-      void deps.runtime.stopContainer(containerId, { timeoutSeconds: 2 });
-    },
-  });
+}
+
+/** Parsed Codex events wait here and leave in one `agent.events` message per flush. */
+function createEventBatch(options: {
+  publish: AgentRunDeps["publish"];
+  ids: ReturnType<typeof eventIds>;
+  runId: string;
+}) {
   let batch: CodexEvent[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const events = batch;
-    batch = [];
-    await deps.publish({ type: "agent.events", ...ids, data: { runId: input.runId, events } });
-  };
-  const timer = setInterval(() => void flush().catch(() => undefined), 250);
-  const started = clock();
-  try {
-    await deps.publish({
-      type: "agent.started",
-      ...ids,
-      data: { runId: input.runId, containerId, harness: input.harness.kind, harnessVersion: deps.codexVersion },
-    });
-    const handle = (events: CodexEvent[]) => {
-      for (const event of events) deps.onEvent?.(event);
+  return {
+    add(events: CodexEvent[]): void {
       batch.push(...events);
-    };
-    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => handle(parser.push(chunk)), {
-      timeoutMs: input.timeoutMs,
+    },
+    async flush(): Promise<void> {
+      if (batch.length === 0) return;
+      const events = batch;
+      batch = [];
+      await options.publish({ type: "agent.events", ...options.ids, data: { runId: options.runId, events } });
+    },
+  };
+}
+
+/** A Codex run's outcome comes from its events; a command harness's from its exit code. */
+function runOutcome(options: {
+  input: ParsedAgentRunInput;
+  state: CodexRunState;
+  exitCode: number;
+  stoppedBecause: string | null;
+  upstreamError: () => string | null;
+}): RunOutcome {
+  const { exitCode, stoppedBecause } = options;
+  if (options.input.harness.kind === "codex")
+    return codexRunOutcome({
+      state: options.state,
+      exit: { exitCode, stoppedBecause, upstreamError: options.upstreamError() },
     });
-    handle(parser.end());
-    if (timedOut) stoppedBecause ??= `Stopped after ${Math.round(input.timeoutMs / 1000)} s: the agent time limit.`;
-    const agentSeconds = (clock() - started) / 1000;
-    const state = parser.state();
-    const outcome =
-      input.harness.kind === "codex"
-        ? codexRunOutcome({
-            state,
-            exit: { exitCode, stoppedBecause, upstreamError: deps.gateway.lastUpstreamError(input.runId) },
-          })
-        : stoppedBecause
-          ? ({ status: "stopped", threadId: null, reason: stoppedBecause } as const)
-          : exitCode === 0
-            ? ({ status: "succeeded", threadId: null, finalMessage: null } as const)
-            : ({
-                status: "failed",
-                threadId: null,
-                reason: `The agent command exited with code ${exitCode}.`,
-              } as const);
-    let committedImageId: string | null = null;
-    let commitError: string | null = null;
-    if (input.commit) {
-      try {
-        committedImageId = await deps.runtime.commitContainer(containerId, {
-          ...input.commit,
-          labels: { "invariant.project": input.projectId, "invariant.run": input.runId },
-        });
-      } catch (error) {
-        commitError = `Could not keep the agent's container as an image: ${error instanceof Error ? error.message : String(error)}`;
-      }
-    }
-    const result: AgentRunResult = {
-      outcome,
-      threadId: state.threadId,
-      meteredUsage: deps.gateway.usage(input.runId),
-      reportedUsage: state.runUsage,
-      agentSeconds,
-      exitCode,
-      harnessVersion: input.harness.kind === "codex" ? deps.codexVersion : null,
-      committedImageId,
-      commitError,
-    };
-    clearInterval(timer);
-    await flush();
-    await deps.publish({
-      type: "agent.finished",
-      ...ids,
-      data: {
-        runId: input.runId,
-        status: outcome.status,
-        reason: outcome.status === "succeeded" ? null : outcome.reason,
-        threadId: result.threadId,
-        agentSeconds,
-        usage: result.meteredUsage,
-        harnessVersion: result.harnessVersion,
-      },
+  if (stoppedBecause) return { status: "stopped", threadId: null, reason: stoppedBecause };
+  if (exitCode === 0) return { status: "succeeded", threadId: null, finalMessage: null };
+  return { status: "failed", threadId: null, reason: `The agent command exited with code ${exitCode}.` };
+}
+
+/** Commits the finished container to an image when the input asks; a failed commit is reported, not thrown. */
+async function commitIfAsked(options: {
+  deps: AgentRunDeps;
+  input: ParsedAgentRunInput;
+  containerId: string;
+}): Promise<{ committedImageId: string | null; commitError: string | null }> {
+  const { input } = options;
+  if (!input.commit) return { committedImageId: null, commitError: null };
+  try {
+    const committedImageId = await options.deps.runtime.commitContainer(options.containerId, {
+      ...input.commit,
+      labels: { "invariant.project": input.projectId, "invariant.run": input.runId },
     });
-    return result;
-  } finally {
-    clearInterval(timer);
-    runningContainers.delete(input.runId);
-    deps.gateway.revoke(input.runId);
-    deps.gateway.forget(input.runId); // the result above already holds the metered usage
-    await deps.runtime.removeContainer(containerId);
-    deps.active.delete(containerId);
+    return { committedImageId, commitError: null };
+  } catch (error) {
+    return {
+      committedImageId: null,
+      commitError: `Could not keep the agent's container as an image: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }

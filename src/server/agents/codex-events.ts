@@ -1,5 +1,14 @@
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
+import {
+  commandItem,
+  errorBody,
+  fileChangeItem,
+  isKnownLineType,
+  lineSchema,
+  textItem,
+  turnUsage,
+} from "./codex-jsonl-shapes";
 import { tokenUsageSchema, ZERO_USAGE, type TokenUsage } from "./token-usage";
 
 /**
@@ -55,37 +64,6 @@ export const codexEventSchema = z.discriminatedUnion("type", [
 export type CodexEvent = z.infer<typeof codexEventSchema>;
 export type CodexEventType = CodexEvent["type"];
 
-// Codex's own line shapes (lenient: unknown fields are ignored).
-const codexUsage = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  cached_input_tokens: z.number().int().nonnegative().optional(),
-  output_tokens: z.number().int().nonnegative(),
-  reasoning_output_tokens: z.number().int().nonnegative().optional(),
-});
-const errorBody = z.object({ message: z.string() });
-const lineSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("thread.started"), thread_id: z.string() }),
-  z.object({ type: z.literal("turn.started") }),
-  z.object({ type: z.literal("turn.completed"), usage: codexUsage }),
-  z.object({ type: z.literal("turn.failed"), error: errorBody }),
-  z.object({ type: z.literal("error"), message: z.string() }),
-  z.object({
-    type: z.enum(["item.started", "item.updated", "item.completed"]),
-    item: z.looseObject({ id: z.string(), type: z.string() }),
-  }),
-]);
-const commandItem = z.object({
-  command: z.string(),
-  aggregated_output: z.string().catch(""),
-  exit_code: z.number().int().nullable().catch(null),
-  status: z.enum(["in_progress", "completed", "failed", "declined"]).catch("in_progress"),
-});
-const fileChangeItem = z.object({
-  changes: z.array(z.object({ path: z.string(), kind: z.enum(["add", "delete", "update"]) })),
-  status: z.enum(["in_progress", "completed", "failed"]),
-});
-const textItem = z.object({ text: z.string() });
-
 export interface CodexParserOptions {
   /** How much of a command's output to keep (its end). Default 4096 characters. */
   outputTailChars?: number;
@@ -122,22 +100,126 @@ function raw(line: string, reason: Extract<CodexEvent, { type: "raw" }>["reason"
   };
 }
 
-function subtractUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return {
-    inputTokens: Math.max(0, a.inputTokens - b.inputTokens),
-    cachedInputTokens: Math.max(0, a.cachedInputTokens - b.cachedInputTokens),
-    outputTokens: Math.max(0, a.outputTokens - b.outputTokens),
-    reasoningTokens: Math.max(0, a.reasoningTokens - b.reasoningTokens),
-  };
+/** What turning one line into events reads and updates. */
+interface LineContext {
+  tailChars: number;
+  before: TokenUsage;
+  state: CodexRunState;
 }
 
-function usageFrom(usage: z.infer<typeof codexUsage>): TokenUsage {
-  return {
-    inputTokens: usage.input_tokens,
-    cachedInputTokens: usage.cached_input_tokens ?? 0,
-    outputTokens: usage.output_tokens,
-    reasoningTokens: usage.reasoning_output_tokens ?? 0,
-  };
+function parseLine(line: string, context: LineContext): CodexEvent[] {
+  if (line.trim() === "") return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return [raw(line, "not-json")];
+  }
+  const parsed = lineSchema.safeParse(json);
+  if (!parsed.success) {
+    return [raw(line, isKnownLineType(json) ? "unexpected-shape" : "unknown-type")];
+  }
+  const { state } = context;
+  const event = parsed.data;
+  switch (event.type) {
+    case "thread.started":
+      state.threadId = event.thread_id;
+      return [{ v: CODEX_EVENTS_VERSION, type: "thread.started", threadId: event.thread_id }];
+    case "turn.started":
+      state.turnsStarted += 1;
+      state.turnFailure = null;
+      return [{ v: CODEX_EVENTS_VERSION, type: "turn.started" }];
+    case "turn.completed": {
+      // Codex reports the thread's running total (restored from the rollout on resume), not the turn's own.
+      const { thread, run } = turnUsage(event.usage, context.before);
+      state.turnsCompleted += 1;
+      state.threadUsage = thread;
+      state.runUsage = run;
+      return [
+        { v: CODEX_EVENTS_VERSION, type: "turn.completed", usage: thread },
+        { v: CODEX_EVENTS_VERSION, type: "token.usage", thread, run },
+      ];
+    }
+    case "turn.failed":
+      state.turnFailure = event.error.message;
+      return [{ v: CODEX_EVENTS_VERSION, type: "turn.failed", message: event.error.message }];
+    case "error":
+      state.lastError = event.message;
+      return [{ v: CODEX_EVENTS_VERSION, type: "error", message: event.message, fatal: true }];
+    default:
+      return mapItem({ phase: event.type, item: event.item, line, context });
+  }
+}
+
+type ItemPhase = "item.started" | "item.updated" | "item.completed";
+
+function mapItem(options: {
+  phase: ItemPhase;
+  item: { id: string; type: string };
+  line: string;
+  context: LineContext;
+}): CodexEvent[] {
+  const { phase, item, line } = options;
+  switch (item.type) {
+    case "command_execution":
+      return commandEvents({ phase, item, line, tailChars: options.context.tailChars });
+    case "file_change": {
+      const parsed = fileChangeItem.safeParse(item);
+      if (!parsed.success) return [raw(line, "unexpected-shape")];
+      // Codex reports a patch as started and completed; the completed one is the fact.
+      if (phase !== "item.completed") return [];
+      const { status, changes } = parsed.data;
+      return [{ v: CODEX_EVENTS_VERSION, type: "file.changed", itemId: item.id, status, changes }];
+    }
+    case "agent_message":
+    case "reasoning": {
+      const parsed = textItem.safeParse(item);
+      if (!parsed.success) return [raw(line, "unexpected-shape")];
+      if (phase !== "item.completed") return [];
+      if (item.type === "agent_message") {
+        options.context.state.lastAgentMessage = parsed.data.text;
+        return [{ v: CODEX_EVENTS_VERSION, type: "agent.message", itemId: item.id, text: parsed.data.text }];
+      }
+      return [{ v: CODEX_EVENTS_VERSION, type: "reasoning", itemId: item.id, text: parsed.data.text }];
+    }
+    case "error": {
+      const parsed = errorBody.safeParse(item);
+      if (!parsed.success) return [raw(line, "unexpected-shape")];
+      return [{ v: CODEX_EVENTS_VERSION, type: "error", message: parsed.data.message, fatal: false }];
+    }
+    default:
+      // todo_list, mcp_tool_call, web_search, collab_tool_call, plan, …: kept as log lines.
+      return [raw(line, "unknown-type")];
+  }
+}
+
+function commandEvents(options: {
+  phase: ItemPhase;
+  item: { id: string };
+  line: string;
+  tailChars: number;
+}): CodexEvent[] {
+  const { item, tailChars } = options;
+  const parsed = commandItem.safeParse(item);
+  if (!parsed.success) return [raw(options.line, "unexpected-shape")];
+  const command = parsed.data.command;
+  if (options.phase === "item.started")
+    return [{ v: CODEX_EVENTS_VERSION, type: "command.started", itemId: item.id, command }];
+  if (options.phase === "item.updated") return [];
+  const output = parsed.data.aggregated_output;
+  return [
+    {
+      v: CODEX_EVENTS_VERSION,
+      type: "command.finished",
+      itemId: item.id,
+      command,
+      exitCode: parsed.data.exit_code,
+      status: parsed.data.status,
+      outputTail: output.length > tailChars ? output.slice(output.length - tailChars) : output,
+      outputChars: output.length,
+      outputTruncated: output.length > tailChars,
+    },
+  ];
 }
 
 /**
@@ -146,7 +228,6 @@ function usageFrom(usage: z.infer<typeof codexUsage>): TokenUsage {
  * by that chunk; `state()` summarises the run.
  */
 export function createCodexEventParser(options: CodexParserOptions = {}) {
-  const tailChars = options.outputTailChars ?? 4096;
   const maxLineChars = options.maxLineChars ?? 16 * 1024 * 1024;
   const decoder = new StringDecoder("utf8");
   let pending = "";
@@ -162,127 +243,7 @@ export function createCodexEventParser(options: CodexParserOptions = {}) {
     threadUsage: before,
     runUsage: ZERO_USAGE,
   };
-
-  function mapItem(
-    phase: "item.started" | "item.updated" | "item.completed",
-    item: { id: string; type: string },
-    line: string,
-  ): CodexEvent[] {
-    switch (item.type) {
-      case "command_execution": {
-        const parsed = commandItem.safeParse(item);
-        if (!parsed.success) return [raw(line, "unexpected-shape")];
-        const command = parsed.data.command;
-        if (phase === "item.started")
-          return [{ v: CODEX_EVENTS_VERSION, type: "command.started", itemId: item.id, command }];
-        if (phase === "item.updated") return [];
-        const output = parsed.data.aggregated_output;
-        return [
-          {
-            v: CODEX_EVENTS_VERSION,
-            type: "command.finished",
-            itemId: item.id,
-            command,
-            exitCode: parsed.data.exit_code,
-            status: parsed.data.status,
-            outputTail: output.length > tailChars ? output.slice(output.length - tailChars) : output,
-            outputChars: output.length,
-            outputTruncated: output.length > tailChars,
-          },
-        ];
-      }
-      case "file_change": {
-        const parsed = fileChangeItem.safeParse(item);
-        if (!parsed.success) return [raw(line, "unexpected-shape")];
-        // Codex reports a patch as started and completed; the completed one is the fact.
-        if (phase !== "item.completed") return [];
-        return [
-          {
-            v: CODEX_EVENTS_VERSION,
-            type: "file.changed",
-            itemId: item.id,
-            status: parsed.data.status,
-            changes: parsed.data.changes,
-          },
-        ];
-      }
-      case "agent_message":
-      case "reasoning": {
-        const parsed = textItem.safeParse(item);
-        if (!parsed.success) return [raw(line, "unexpected-shape")];
-        if (phase !== "item.completed") return [];
-        if (item.type === "agent_message") {
-          state.lastAgentMessage = parsed.data.text;
-          return [{ v: CODEX_EVENTS_VERSION, type: "agent.message", itemId: item.id, text: parsed.data.text }];
-        }
-        return [{ v: CODEX_EVENTS_VERSION, type: "reasoning", itemId: item.id, text: parsed.data.text }];
-      }
-      case "error": {
-        const parsed = errorBody.safeParse(item);
-        if (!parsed.success) return [raw(line, "unexpected-shape")];
-        return [{ v: CODEX_EVENTS_VERSION, type: "error", message: parsed.data.message, fatal: false }];
-      }
-      default:
-        // todo_list, mcp_tool_call, web_search, collab_tool_call, plan, …: kept as log lines.
-        return [raw(line, "unknown-type")];
-    }
-  }
-
-  function parseLine(line: string): CodexEvent[] {
-    if (line.trim() === "") return [];
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      return [raw(line, "not-json")];
-    }
-    const parsed = lineSchema.safeParse(json);
-    if (!parsed.success) {
-      const known =
-        typeof json === "object" &&
-        json !== null &&
-        [
-          "thread.started",
-          "turn.started",
-          "turn.completed",
-          "turn.failed",
-          "error",
-          "item.started",
-          "item.updated",
-          "item.completed",
-        ].includes(String((json as { type?: unknown }).type));
-      return [raw(line, known ? "unexpected-shape" : "unknown-type")];
-    }
-    const event = parsed.data;
-    switch (event.type) {
-      case "thread.started":
-        state.threadId = event.thread_id;
-        return [{ v: CODEX_EVENTS_VERSION, type: "thread.started", threadId: event.thread_id }];
-      case "turn.started":
-        state.turnsStarted += 1;
-        state.turnFailure = null;
-        return [{ v: CODEX_EVENTS_VERSION, type: "turn.started" }];
-      case "turn.completed": {
-        // Codex reports the thread's running total (restored from the rollout on resume), not the turn's own.
-        const usage = usageFrom(event.usage);
-        state.turnsCompleted += 1;
-        state.threadUsage = usage;
-        state.runUsage = subtractUsage(usage, before);
-        return [
-          { v: CODEX_EVENTS_VERSION, type: "turn.completed", usage },
-          { v: CODEX_EVENTS_VERSION, type: "token.usage", thread: usage, run: state.runUsage },
-        ];
-      }
-      case "turn.failed":
-        state.turnFailure = event.error.message;
-        return [{ v: CODEX_EVENTS_VERSION, type: "turn.failed", message: event.error.message }];
-      case "error":
-        state.lastError = event.message;
-        return [{ v: CODEX_EVENTS_VERSION, type: "error", message: event.message, fatal: true }];
-      default:
-        return mapItem(event.type, event.item, line);
-    }
-  }
+  const context: LineContext = { tailChars: options.outputTailChars ?? 4096, before, state };
 
   function take(text: string): CodexEvent[] {
     const events: CodexEvent[] = [];
@@ -296,7 +257,7 @@ export function createCodexEventParser(options: CodexParserOptions = {}) {
       }
       const line = pending + piece;
       pending = "";
-      events.push(...parseLine(line.endsWith("\r") ? line.slice(0, -1) : line));
+      events.push(...parseLine(line.endsWith("\r") ? line.slice(0, -1) : line, context));
     }
     if (skippingLongLine) return events;
     pending += text.slice(start);
@@ -318,7 +279,7 @@ export function createCodexEventParser(options: CodexParserOptions = {}) {
       const events = take(decoder.end());
       const rest = pending;
       pending = "";
-      if (!skippingLongLine && rest.trim() !== "") events.push(...parseLine(rest));
+      if (!skippingLongLine && rest.trim() !== "") events.push(...parseLine(rest, context));
       return events;
     },
     state(): CodexRunState {
