@@ -2,17 +2,14 @@
  * The verdict of one evaluation: what a study's test command reported, parsed from the JUnit XML it
  * wrote or from its output (see docs/verdicts.md). Pure data and the helpers every format parser shares.
  */
+import type { TestResultView } from "../../shared/verdict-summary";
+
 export type VerdictSource =
   "junit" | "tap" | "node-test" | "vitest" | "jest" | "mocha" | "pytest" | "summary-line" | "exit-code";
 
-export type TestStatus = "passed" | "failed" | "skipped";
-
-export interface TestCaseResult {
-  name: string;
-  status: TestStatus;
-  durationMs: number | null;
-  message: string | null;
-}
+/** One test row as every parser reports it: the shared TestResultView (src/shared/verdict-summary.ts). */
+export type TestCaseResult = TestResultView;
+export type TestStatus = TestCaseResult["status"];
 
 export interface Verdict {
   source: VerdictSource;
