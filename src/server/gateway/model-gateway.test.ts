@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../errors/app-error";
@@ -471,6 +471,39 @@ describe("model gateway streaming mechanics", () => {
     expect(body).not.toContain(KEY);
     expect(gateway.lastUpstreamError("r")).toBe("HTTP 401: Incorrect API key provided: [redacted].");
     expect(logs.join("\n")).not.toContain(KEY);
+  });
+
+  it("reads a response head that arrives over several reads of a plain TCP upstream", async () => {
+    const pieces = [
+      "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n",
+      "x-first: one\r\nx-sec",
+      'ond: two\r\ncontent-length: 11\r\n\r\n{"ok":true}',
+    ];
+    const upstream = net.createServer((socket) => {
+      socket.once("data", () => pieces.forEach((piece, i) => setTimeout(() => socket.write(piece), i * 40)));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const gateway = await startModelGateway({
+      upstreamBaseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`,
+      credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
+    });
+    try {
+      const res = await fetch(`${gateway.url}/responses`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${gateway.issueRunToken({ runId: "h" })}` },
+        body: "{}",
+      });
+      const headers = { first: res.headers.get("x-first"), second: res.headers.get("x-second") };
+      expect({ status: res.status, ...headers, body: await res.text() }).toEqual({
+        status: 200,
+        first: "one",
+        second: "two",
+        body: '{"ok":true}',
+      });
+    } finally {
+      await gateway.close(); // closes its pooled connection, so the upstream can close
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
   });
 
   it("explains an unreachable upstream (502) and a missing credential (503)", async () => {

@@ -148,15 +148,14 @@ class Exchange implements UpstreamExchange {
   };
 
   private readHead(chunk: Buffer): void {
-    this.headParts.push(Buffer.from(chunk)); // a copy: the read buffer is reused
-    const all = this.headParts.length === 1 ? chunk : Buffer.concat(this.headParts);
-    this.headParts = [all];
+    // Earlier reads of the head are held as copies (the read buffer is reused); this one is not yet.
+    const all = this.headParts.length === 0 ? chunk : Buffer.concat([...this.headParts, chunk]);
     let start = 0;
     for (;;) {
       const end = all.indexOf("\r\n\r\n", start, "latin1");
       if (end === -1) {
         if (all.length - start > MAX_HEAD) throw new UpstreamProtocolError("the upstream's response head is too large");
-        this.headParts = [all.subarray(start)];
+        this.headParts = [Buffer.from(all.subarray(start))]; // a copy: the next read reuses the buffer
         return;
       }
       const parsed = parseResponseHead({
