@@ -1,6 +1,6 @@
 import { AppError } from "../errors/app-error";
 import { ancestorsOf, bytesOf, displayPath, toFsPath, type BytePath } from "../../lib/files/byte-path";
-import { hashRegularFileSync, NotRegularFileError, readRegularFileSync, sha256Of } from "../../lib/files/file-read";
+import { hashRegularFile, NotRegularFileError, readRegularFileSync, sha256Of } from "../../lib/files/file-read";
 import type { GitMode, Manifest, ManifestEntry } from "../snapshots/manifest";
 import { openSnapshotContent, type SnapshotContent } from "../snapshots/snapshot-content";
 import { walkTree, type SkippedEntry, type WalkEntry } from "../../lib/files/tree-walker";
@@ -51,8 +51,12 @@ export const DEFAULT_DIFF_CAPS: DiffCaps = {
   maxTextBytes: 2 * 1024 * 1024,
 };
 
-/** Files bigger than this are hashed as a stream rather than read whole. */
-const READ_WHOLE_LIMIT = 16 * 1024 * 1024;
+/**
+ * Files up to this size are read whole with synchronous calls (a few milliseconds each); bigger ones
+ * are hashed as a stream of awaited 1 MiB reads, so a huge file (an agent's 2 GiB sparse file, say)
+ * costs the event loop one short slice per MiB instead of seconds in one piece.
+ */
+const READ_WHOLE_LIMIT = 4 * 1024 * 1024;
 
 function stateOfEntry(entry: ManifestEntry): FileState {
   return {
@@ -74,21 +78,29 @@ function stateOfWorkspaceEntry(root: string, entry: WalkEntry): FileState {
       target: entry.target,
     };
   try {
-    const fsPath = toFsPath(root, entry.path);
-    if (entry.size > READ_WHOLE_LIMIT) {
-      const { sha256, size } = hashRegularFileSync(fsPath);
-      return { type: "file", mode: entry.executable ? "100755" : "100644", size, sha256 };
-    }
-    const { data } = readRegularFileSync(fsPath);
+    const { data } = readRegularFileSync(toFsPath(root, entry.path));
     return { type: "file", mode: entry.executable ? "100755" : "100644", size: data.length, sha256: sha256Of(data) };
   } catch (error) {
-    if (error instanceof NotRegularFileError)
-      throw new AppError({
-        code: "CONFLICT",
-        message: `${displayPath(entry.path)} changed while the diff was being computed (${error.message}). Try again when the run has finished.`,
-      });
-    throw error;
+    throw changedWhileReading(entry.path, error);
   }
+}
+
+/** A big file's state, hashed in awaited slices (see READ_WHOLE_LIMIT). */
+async function stateOfBigFile(root: string, entry: WalkEntry & { kind: "file" }): Promise<FileState> {
+  try {
+    const { sha256, size } = await hashRegularFile(toFsPath(root, entry.path));
+    return { type: "file", mode: entry.executable ? "100755" : "100644", size, sha256 };
+  } catch (error) {
+    throw changedWhileReading(entry.path, error);
+  }
+}
+
+function changedWhileReading(path: BytePath, error: unknown): unknown {
+  if (!(error instanceof NotRegularFileError)) return error;
+  return new AppError({
+    code: "CONFLICT",
+    message: `${displayPath(path)} changed while the diff was being computed (${error.message}). Try again when the run has finished.`,
+  });
 }
 
 function emptyTotals(): DiffTotals {
@@ -141,7 +153,10 @@ async function findChanges(options: {
     // an unchanged link is settled by its target; anything else by type, mode and content hash
     if (old?.type === "symlink" && entry.kind === "symlink" && entry.target === old.target) continue;
     const before = old ? stateOfEntry(old) : null;
-    const after = stateOfWorkspaceEntry(root, entry);
+    const after =
+      entry.kind === "file" && entry.size > READ_WHOLE_LIMIT
+        ? await stateOfBigFile(root, entry)
+        : stateOfWorkspaceEntry(root, entry);
     if (before && before.type === after.type && before.mode === after.mode && before.sha256 === after.sha256) continue;
     changes.push(makeChange(entry.path, before, after));
   }
