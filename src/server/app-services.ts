@@ -4,7 +4,7 @@ import type { Db } from "./db/client";
 import { createAccessService, type AccessService } from "./access/access-service";
 import { createViewerLinkQueries } from "./access/viewer-links.queries";
 import { createEventQueries, type EventQueries } from "./events/events.queries";
-import { createJobQueue } from "./jobs/job-queue";
+import { createJobQueue, type JobQueue } from "./jobs/job-queue";
 import { createProjectQueries } from "./projects/projects.queries";
 import { createProjectService, type ProjectService } from "./projects/project-service";
 import { removeProject } from "./projects/project-removal";
@@ -64,46 +64,73 @@ export interface AppServicesOptions {
   log?: (message: string) => void;
 }
 
-/** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
-export function createAppServices(options: AppServicesOptions): AppServices {
-  const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web" });
-  const queue = createJobQueue({ redisUrl: options.redisUrl });
-  const events = createEventQueries(options.db);
-  const projectQueries = createProjectQueries(options.db);
-  const snapshotQueries = createSnapshotQueries(options.db);
-  const environmentQueries = createEnvironmentQueries(options.db);
-  const studyQueries = createStudyQueries(options.db);
-  const log = options.log ?? (() => undefined);
+/**
+ * The web process's background upkeep: the trial sweeper, stalled environment builds, and removals a
+ * crash interrupted (once at start).
+ */
+function createUpkeep(deps: {
+  sweeper: { start(everyMs: number): void; stop(): Promise<void> };
+  sweepBuilds: () => Promise<unknown>;
+  resumeRemovals: () => Promise<void>;
+  log: (message: string) => void;
+}) {
+  const report = (what: string) => (error: unknown) =>
+    deps.log(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+  let buildSweep: NodeJS.Timeout | null = null;
+  return {
+    start(everyMs: number) {
+      deps.sweeper.start(everyMs);
+      void deps.resumeRemovals().catch(report("storage"));
+      const sweepBuilds = () => void deps.sweepBuilds().catch(report("environments"));
+      sweepBuilds();
+      buildSweep = setInterval(sweepBuilds, everyMs);
+    },
+    async stop() {
+      if (buildSweep) clearInterval(buildSweep);
+      await deps.sweeper.stop();
+    },
+  };
+}
+
+/** The web process's query modules (the only ones that touch Prisma). */
+function createQueries(db: Db) {
+  return {
+    events: createEventQueries(db),
+    projectQueries: createProjectQueries(db),
+    snapshotQueries: createSnapshotQueries(db),
+    environmentQueries: createEnvironmentQueries(db),
+    studyQueries: createStudyQueries(db),
+  };
+}
+
+/** Studies and what removes them: the study service, its trial sweeper, and the crash-safe removal journal. */
+function wireStudies(deps: {
+  options: AppServicesOptions;
+  queries: ReturnType<typeof createQueries>;
+  queue: JobQueue;
+  redis: Redis;
+  snapshots: SnapshotService;
+  host: { cpus: number; memoryBytes: number };
+  log: (message: string) => void;
+}) {
+  const { options, queries, queue, redis, snapshots, host, log } = deps;
+  const { projectQueries, snapshotQueries, environmentQueries, studyQueries } = queries;
   const liveWorkers = () => listWorkers(redis);
-  const snapshots = createSnapshotService({
-    dataDir: options.dataDir,
-    projects: projectQueries,
-    snapshots: snapshotQueries,
-  });
-  const host = { cpus: os.availableParallelism(), memoryBytes: os.totalmem() };
   const journal = createRemovalJournal({ dataDir: options.dataDir, runtime: options.runtime, log });
+  const studyDeps = { studies: studyQueries, runtime: options.runtime, queue, redis, liveWorkers, log };
   const studies = createStudyService({
+    ...studyDeps,
     journal,
-    studies: studyQueries,
     projects: projectQueries,
     environments: environmentQueries,
     snapshots,
-    runtime: options.runtime,
-    queue,
-    redis,
     dataDir: options.dataDir,
     host,
-    liveWorkers,
-    log,
   });
   const sweeper = createTrialSweeper({
-    studies: studyQueries,
-    queue,
-    runtime: options.runtime,
-    liveWorkers,
+    ...studyDeps,
     dispatcher: studies.dispatcher,
     publish: (event) => publishEvent(redis, event),
-    log,
     clock: () => new Date(),
   });
   // finishes removals a crash or a busy image interrupted; an owner whose rows are still there was not deleted
@@ -113,7 +140,39 @@ export function createAppServices(options: AppServicesOptions): AppServices {
         ? (await studyQueries.state(owner.id)) !== null
         : (await projectQueries.findById(owner.id)) !== null,
     );
-  let buildSweep: NodeJS.Timeout | null = null;
+  const removalDeps = {
+    projects: projectQueries,
+    studies: studyQueries,
+    environments: environmentQueries,
+    snapshots: snapshotQueries,
+    journal,
+    dataDir: options.dataDir,
+  };
+  return { studies, sweeper, resumeRemovals, removeProjectById: (id: string) => removeProject(removalDeps, id) };
+}
+
+/** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
+export function createAppServices(options: AppServicesOptions): AppServices {
+  const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web" });
+  const queue = createJobQueue({ redisUrl: options.redisUrl });
+  const queries = createQueries(options.db);
+  const { events, projectQueries, snapshotQueries, environmentQueries } = queries;
+  const log = options.log ?? (() => undefined);
+  const snapshots = createSnapshotService({
+    dataDir: options.dataDir,
+    projects: projectQueries,
+    snapshots: snapshotQueries,
+  });
+  const host = { cpus: os.availableParallelism(), memoryBytes: os.totalmem() };
+  const { studies, sweeper, resumeRemovals, removeProjectById } = wireStudies({
+    options,
+    queries,
+    queue,
+    redis,
+    snapshots,
+    host,
+    log,
+  });
   const environments = createEnvironmentService({
     environments: environmentQueries,
     projects: projectQueries,
@@ -121,24 +180,14 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     dataDir: options.dataDir,
     defaultBaseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
   });
+  const upkeep = createUpkeep({ sweeper, sweepBuilds: () => environments.sweepStalled(), resumeRemovals, log });
   return {
     version: options.version,
     publicUrl: options.publicUrl,
     events,
     projects: {
       ...createProjectService({ projects: projectQueries, dataDir: options.dataDir, host }),
-      remove: (id) =>
-        removeProject(
-          {
-            projects: projectQueries,
-            studies: studyQueries,
-            environments: environmentQueries,
-            snapshots: snapshotQueries,
-            journal,
-            dataDir: options.dataDir,
-          },
-          id,
-        ),
+      remove: removeProjectById,
     },
     access: createAccessService({
       adminToken: options.adminToken,
@@ -153,18 +202,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       await studies.recordEvent(event, recordOptions);
     },
     resumeRemovals,
-    start(startOptions = {}) {
-      sweeper.start(startOptions.sweepEveryMs ?? 5_000);
-      void resumeRemovals().catch((error: unknown) =>
-        log(`storage: ${error instanceof Error ? error.message : String(error)}`),
-      );
-      const sweepBuilds = () =>
-        void environments
-          .sweepStalled()
-          .catch((error: unknown) => log(`environments: ${error instanceof Error ? error.message : String(error)}`));
-      sweepBuilds();
-      buildSweep = setInterval(sweepBuilds, startOptions.sweepEveryMs ?? 5_000);
-    },
+    start: (startOptions = {}) => upkeep.start(startOptions.sweepEveryMs ?? 5_000),
     workspaces: createWorkspaceService({ dataDir: options.dataDir, snapshots: snapshotQueries }),
     apply: createApplyService({
       dataDir: options.dataDir,
@@ -180,8 +218,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       queue,
     }),
     async close() {
-      if (buildSweep) clearInterval(buildSweep);
-      await sweeper.stop();
+      await upkeep.stop();
       await queue.close();
       redis.disconnect();
     },

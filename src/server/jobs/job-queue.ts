@@ -60,7 +60,7 @@ export function createJobQueue(options: { redisUrl: string }): JobQueue {
     },
     async runAndWait({ job, data, timeoutMs }) {
       const added = await add(job, data, 100);
-      return job.result.parse(await added.waitUntilFinished(queueEvents, timeoutMs)) as z.output<typeof job.result>;
+      return job.result.parse(await added.waitUntilFinished(queueEvents, timeoutMs));
     },
     async state(jobId) {
       const state = await queue.getJobState(jobId);
