@@ -2,6 +2,7 @@ import js from "@eslint/js";
 import globals from "globals";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
+import layers from "./eslint/layers.mjs";
 
 export default tseslint.config(
   {
@@ -31,23 +32,6 @@ export default tseslint.config(
     },
   },
   {
-    // The worker never touches the database or Next.js: the web process is the single writer.
-    files: ["worker/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: ["**/generated/prisma/**", "**/db/client", "**/*.queries", "next", "next/*", "@prisma/*"],
-              message: "The worker reports through Redis; only the web process uses the database.",
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
     // dockerode stays behind the runtime interface.
     files: ["src/**/*.ts", "src/**/*.tsx", "worker/**/*.ts"],
     ignores: ["src/server/runtime/**"],
@@ -56,6 +40,21 @@ export default tseslint.config(
         "error",
         { paths: [{ name: "dockerode", message: "Use the ContainerRuntime interface in src/server/runtime/." }] },
       ],
+    },
+  },
+  {
+    // Which layer may import which: eslint/layers.mjs (docs/architecture.md explains the layers).
+    files: ["src/**/*.ts", "src/**/*.tsx", "worker/**/*.ts", "test/**/*.ts", "e2e/**/*.ts", "bench/**/*.mjs"],
+    plugins: { layers },
+    rules: { "layers/boundaries": "error" },
+  },
+  {
+    // Small readable units: a file past 300 lines or a function past 80 is split (tests may run longer).
+    files: ["src/**/*.ts", "src/**/*.tsx", "worker/**/*.ts"],
+    ignores: ["**/*.test.ts", "**/*.test.tsx"],
+    rules: {
+      "max-lines": ["error", { max: 300 }],
+      "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
   {
