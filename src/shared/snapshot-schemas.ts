@@ -38,6 +38,10 @@ export const snapshotIdInputSchema = z.object({ snapshotId });
 export const workspaceIdInputSchema = z.object({ workspaceId });
 export const applyRunInputSchema = z.object({ workspaceId, planHash });
 export const applyHistoryInputSchema = z.object({ projectId });
+const trialId = z.string().min(1, "Choose a trial.").max(100);
+export const applyTrialInputSchema = z.object({ trialId });
+export const applyTrialRunInputSchema = z.object({ trialId, planHash });
+export const applyUndoInputSchema = z.object({ recordId: z.string().min(1, "Choose an apply to undo.").max(100) });
 
 export type SpecialFileKind = "fifo" | "socket" | "block-device" | "character-device" | "unknown";
 
@@ -132,9 +136,20 @@ export interface PlanStepView extends PathTextView {
   after: FileStateView | null;
 }
 
+/** What is at a path in the project now (a conflict shows it beside the state the plan expected). */
+export interface CurrentFileView {
+  exists: boolean;
+  type: "file" | "symlink" | "directory" | "other" | null;
+  mode: string | null;
+  size: number | null;
+  sha256: string | null;
+}
+
 export interface ConflictView extends PathTextView {
   reason: string;
   message: string;
+  /** The path's state in the project when the conflict was found; absent when it was not read (e.g. a parent is in the way). */
+  current?: CurrentFileView;
 }
 
 export interface ApplyPreviewView {
@@ -146,9 +161,12 @@ export interface ApplyPreviewView {
   steps: PlanStepView[];
   conflicts: ConflictView[];
   totals: DiffTotalsView;
+  /** Set when the workspace is a trial's (applies.previewTrial). */
+  trialId?: string;
 }
 
-export type ApplyOutcome = "applied" | "refused" | "rolled-back" | "failed";
+/** `undone`: an undo record that restored the project as it was before the apply it names in `undoOf`. */
+export type ApplyOutcome = "applied" | "refused" | "rolled-back" | "failed" | "undone";
 
 export interface ApplyRecordView {
   id: string;
@@ -162,4 +180,15 @@ export interface ApplyRecordView {
   conflicts: ConflictView[];
   error: string | null;
   createdAt: string;
+  /** The trial whose workspace was applied, with its study and configuration when they still exist. */
+  trialId: string | null;
+  studyId: string | null;
+  studyTitle: string | null;
+  configurationLabel: string | null;
+  /** For an undo attempt (outcome undone, refused, rolled-back or failed): the applied record it reverses. */
+  undoOf: string | null;
+  /** For an applied record: the undo record that reversed it, or null. */
+  undoneBy: string | null;
+  /** Whether applies.undo may reverse this record now: the project's most recent applied record not yet undone, with its backup kept. */
+  undoable: boolean;
 }

@@ -147,6 +147,17 @@ export const retryTrialsInputSchema = z.object({
   trialIds: z.array(z.string().min(1)).min(1, "Choose at least one trial to retry.").max(MAX_TRIALS_PER_STUDY),
 });
 export const trialIdInputSchema = z.object({ trialId: z.string().min(1) });
+export const MAX_CHOICE_NOTE_CHARS = 2000;
+/** Marks a finished trial as the study's chosen result (`trialId: null` clears the choice). */
+export const chooseTrialInputSchema = z.object({
+  studyId: z.string().min(1),
+  trialId: z.string().min(1).nullable(),
+  note: z
+    .string()
+    .max(MAX_CHOICE_NOTE_CHARS, `A note is at most ${MAX_CHOICE_NOTE_CHARS.toLocaleString("en")} characters.`)
+    .optional(),
+});
+export type ChooseTrialInput = z.infer<typeof chooseTrialInputSchema>;
 export const trialLogInputSchema = z.object({
   trialId: z.string().min(1),
   tailBytes: z

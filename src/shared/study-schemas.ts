@@ -63,6 +63,14 @@ export interface StudyCounts {
   interrupted: number;
 }
 
+/** The trial an admin kept as the study's result, with an optional note; choosing changes no project files. */
+export interface StudyChoiceView {
+  trialId: string;
+  note: string | null;
+  by: string;
+  at: string;
+}
+
 export interface StudySummaryView {
   id: string;
   projectId: string;
@@ -74,6 +82,8 @@ export interface StudySummaryView {
   counts: StudyCounts;
   createdAt: string;
   finishedAt: string | null;
+  /** The chosen result, or null when none was chosen. */
+  chosen: StudyChoiceView | null;
 }
 
 export interface StudyView extends StudySummaryView {

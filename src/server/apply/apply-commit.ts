@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { FileState } from "../diffs/workspace-diff";
-import { ancestorsOf, toFsPath } from "../../lib/files/byte-path";
+import { ancestorsOf, toFsPath, type BytePath } from "../../lib/files/byte-path";
 import { ApplyConflictError, ApplyRollbackIncompleteError, ApplyRolledBackError } from "./apply-errors";
 import type { ApplyPlan, PlanStep } from "./apply-plan";
 import { checkParents, compareState, currentState, targetBytes } from "./apply-preflight";
@@ -95,6 +95,7 @@ async function placeNew(options: {
   ops: ApplyFs;
   undo: Undo[];
   deleted: Set<PlanStep["path"]>;
+  created: BytePath[];
 }) {
   const { root, staging, ops, undo } = options;
   const ordered = [...options.plan.steps.entries()]
@@ -110,6 +111,7 @@ async function placeNew(options: {
       if (stat?.isDirectory()) continue;
       await ops.mkdir(toFsPath(root, dir));
       undo.push({ kind: "rmdir", dir: toFsPath(root, dir) });
+      options.created.push(dir);
     }
     if (after.type === "symlink") await ops.symlink(targetBytes(after), target);
     else await placeFile(ops, staging.staged(index), target);
@@ -145,44 +147,80 @@ async function rollBackAndThrow(options: {
   );
 }
 
-/** 3. Removes directories the deletions emptied (as git does), deepest first. */
-async function removeEmptiedDirs(options: { root: string; deleted: Set<PlanStep["path"]>; ops: ApplyFs }) {
-  let removedDirs = 0;
-  const emptied = [...new Set([...options.deleted].flatMap((rel) => ancestorsOf(rel)))].sort(
-    (a, b) => b.length - a.length,
-  );
+/** A directory removed after a commit, with its permission bits (an undo creates it again with them). */
+export interface RemovedDir {
+  path: BytePath;
+  mode: number;
+}
+
+/** 3. Removes the candidate directories that are empty now (by default those the deletions emptied, as git does), deepest first. */
+async function removeEmptiedDirs(options: { root: string; candidates: BytePath[]; ops: ApplyFs }) {
+  const removed: RemovedDir[] = [];
+  const emptied = [...new Set(options.candidates)].sort((a, b) => b.length - a.length);
   for (const dir of emptied) {
+    const stat = await fs.lstat(toFsPath(options.root, dir)).catch(() => null);
+    if (!stat?.isDirectory()) continue;
     await options.ops.rmdir(toFsPath(options.root, dir)).then(
-      () => removedDirs++,
+      () => removed.push({ path: dir, mode: stat.mode & 0o7777 }),
       () => undefined,
     );
   }
-  return removedDirs;
+  return removed;
 }
 
-export async function commitPlan(options: {
+export interface CommitOptions {
   projectRoot: string;
   plan: ApplyPlan;
+  /** Where the new files are, at their paths (a workspace, or an apply's kept backup for an undo). */
   sourceRoot: string;
   fs?: ApplyFs;
-}): Promise<{ written: number; removedDirs: number }> {
+  /** New files take the source file's permission bits (an undo restores them exactly) instead of the project's. */
+  keepSourceModes?: boolean;
+  /** Directories to remove when empty after the commit; default: the ancestors of deleted paths. */
+  removeDirs?: BytePath[];
+  /**
+   * Called once every step is done, before cleaning up, with the staging directory whose backup/<n>
+   * holds what step n replaced or deleted: an apply keeps them here so it can be undone. If it
+   * throws, the whole commit is rolled back.
+   */
+  keepBackups?: (staging: Staging) => Promise<void>;
+}
+
+export interface CommitResult {
+  written: number;
+  /** Directories the commit created for new files. */
+  createdDirs: BytePath[];
+  /** Directories it removed because they were left empty. */
+  removedDirs: RemovedDir[];
+}
+
+export async function commitPlan(options: CommitOptions): Promise<CommitResult> {
   const { projectRoot: root, plan } = options;
   const ops = options.fs ?? nodeApplyFs;
   const staging = stagingIn(root);
-  await stagePlan({ root, plan, sourceRoot: options.sourceRoot, staging });
+  await stagePlan({
+    root,
+    plan,
+    sourceRoot: options.sourceRoot,
+    staging,
+    keepSourceModes: options.keepSourceModes ?? false,
+  });
 
   const undo: Undo[] = [];
+  const createdDirs: BytePath[] = [];
   const deleted = new Set(plan.steps.filter((step) => step.after === null).map((step) => step.path));
   try {
     await moveAside({ root, plan, staging, ops, undo });
-    await placeNew({ root, plan, staging, ops, undo, deleted });
+    await placeNew({ root, plan, staging, ops, undo, deleted, created: createdDirs });
+    await options.keepBackups?.(staging);
   } catch (error) {
     await rollBackAndThrow({ error, undo, ops, staging });
   }
 
-  const removedDirs = await removeEmptiedDirs({ root, deleted, ops });
+  const candidates = options.removeDirs ?? [...deleted].flatMap((rel) => ancestorsOf(rel));
+  const removedDirs = await removeEmptiedDirs({ root, candidates, ops });
   await fs.rm(staging.dir, { recursive: true, force: true });
-  return { written: plan.steps.length, removedDirs };
+  return { written: plan.steps.length, createdDirs, removedDirs };
 }
 
 /** Undoes in reverse order; returns what could not be undone. */

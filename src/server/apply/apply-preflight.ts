@@ -37,14 +37,16 @@ export type ConflictReason =
   | "workspace-changed"
   | "plan-changed";
 
+/** What is at a project path now, without following links. */
+export type CurrentState = FileState | { type: "directory" } | { type: "other" } | null;
+
 export interface Conflict {
   path: BytePath;
   reason: ConflictReason;
   message: string;
+  /** The path's state when the conflict was found (undefined when it was not read). */
+  current?: CurrentState;
 }
-
-/** What is at a project path now, without following links. */
-export type CurrentState = FileState | { type: "directory" } | { type: "other" } | null;
 
 export async function currentState(root: string, rel: BytePath): Promise<CurrentState> {
   const fsPath = toFsPath(root, rel);
@@ -172,7 +174,7 @@ export function linkStaysInside(rel: BytePath, target: BytePath): boolean {
   return true;
 }
 
-function staticConflicts(step: PlanStep, seen: Set<BytePath>): Conflict | null {
+function staticConflicts(step: PlanStep, seen: Set<BytePath>, restoring: boolean): Conflict | null {
   const shown = displayPath(step.path);
   const unsafe = unsafePathReason(step.path);
   if (unsafe)
@@ -193,7 +195,7 @@ function staticConflicts(step: PlanStep, seen: Set<BytePath>): Conflict | null {
         message: `${shown} is covered by the always-excluded rule "${rule.pattern}" (${rule.category}); apply never writes there.`,
       };
   }
-  if (step.after?.type === "symlink" && !linkStaysInside(step.path, step.after.target ?? "")) {
+  if (!restoring && step.after?.type === "symlink" && !linkStaysInside(step.path, step.after.target ?? "")) {
     return {
       path: step.path,
       reason: "symlink-escapes",
@@ -206,8 +208,16 @@ function staticConflicts(step: PlanStep, seen: Set<BytePath>): Conflict | null {
   return null;
 }
 
-/** Every conflict of the plan with the project at `projectRoot`; empty means it can be applied. */
-export async function preflightPlan(options: { projectRoot: string; plan: ApplyPlan }): Promise<Conflict[]> {
+/**
+ * Every conflict of the plan with the project at `projectRoot`; empty means it can be applied.
+ * `restoring`: the plan puts back what an apply replaced (an undo), so a symlink that was there
+ * before may point anywhere it pointed then.
+ */
+export async function preflightPlan(options: {
+  projectRoot: string;
+  plan: ApplyPlan;
+  restoring?: boolean;
+}): Promise<Conflict[]> {
   const { projectRoot: root, plan } = options;
   const rootStat = await fs.lstat(root).catch(() => null);
   if (!rootStat?.isDirectory())
@@ -222,7 +232,7 @@ export async function preflightPlan(options: { projectRoot: string; plan: ApplyP
   const seen = new Set<BytePath>();
   const deleted = new Set(plan.steps.filter((step) => step.after === null).map((step) => step.path));
   for (const step of plan.steps) {
-    const fixed = staticConflicts(step, seen);
+    const fixed = staticConflicts(step, seen, options.restoring ?? false);
     if (fixed) {
       conflicts.push(fixed);
       continue;
@@ -232,8 +242,9 @@ export async function preflightPlan(options: { projectRoot: string; plan: ApplyP
       conflicts.push(parent);
       continue;
     }
-    const state = compareState(step.path, step.before, await currentState(root, step.path));
-    if (state) conflicts.push(state);
+    const current = await currentState(root, step.path);
+    const state = compareState(step.path, step.before, current);
+    if (state) conflicts.push({ ...state, current });
   }
   return conflicts;
 }

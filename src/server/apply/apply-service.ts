@@ -1,16 +1,18 @@
 import { AppError } from "../errors/app-error";
 import { diffWorkspace, type DiffCaps } from "../diffs/workspace-diff";
 import type { ProjectQueries } from "../projects/projects.queries";
-import { toPathText } from "../../lib/files/byte-path";
 import { createKeyedLock } from "../locks/keyed-lock";
 import { readManifest } from "../snapshots/manifest";
 import { readWorkspace } from "../workspaces/workspace-store";
-import type { ApplyOutcome, ApplyPreviewView, ApplyRecordView, ConflictView } from "../../shared/snapshot-schemas";
-import { commitPlan, type ApplyFs } from "./apply-commit";
-import { ApplyConflictError, ApplyRollbackIncompleteError, ApplyRolledBackError } from "./apply-errors";
+import type { ApplyPreviewView, ApplyRecordView } from "../../shared/snapshot-schemas";
+import { isTerminalTrialState } from "../../shared/vocabulary";
+import type { ApplyFs } from "./apply-commit";
+import { keepBackups, readKeptApply, writeKeptApply } from "./apply-backup";
 import { planFromDiff, stepView, type ApplyPlan } from "./apply-plan";
-import { preflightPlan, type Conflict } from "./apply-preflight";
-import type { ApplyQueries } from "./apply.queries";
+import { preflightPlan } from "./apply-preflight";
+import { commitAndRecord, conflictView, recordRun } from "./apply-recording";
+import { undoApply } from "./apply-undo";
+import type { ApplyQueries, TrialSource } from "./apply.queries";
 
 export interface ApplyServiceDeps {
   dataDir: string;
@@ -22,10 +24,6 @@ export interface ApplyServiceDeps {
 
 /** A plan needs hashes, not patch text. */
 const NO_PATCHES: DiffCaps = { maxPatchBytesPerFile: 0, maxTotalPatchBytes: 0, maxTextBytes: 0 };
-
-function conflictView(conflict: Conflict): ConflictView {
-  return { ...toPathText(conflict.path), reason: conflict.reason, message: conflict.message };
-}
 
 async function locate(deps: ApplyServiceDeps, workspaceId: string) {
   const workspace = await readWorkspace({ dataDir: deps.dataDir, workspaceId });
@@ -52,61 +50,49 @@ async function planFor(deps: ApplyServiceDeps, located: Located) {
   return { plan: planFromDiff({ diff, projectId: project.id, workspaceId: workspace.id }), totals: diff.totals };
 }
 
-interface RunRecord {
-  plan: ApplyPlan;
-  appliedBy: string;
-  outcome: ApplyOutcome;
-  conflicts?: Conflict[];
-  error?: string;
-}
-
-async function record(deps: ApplyServiceDeps, options: RunRecord): Promise<ApplyRecordView> {
-  const { plan } = options;
-  return deps.records.record({
-    projectId: plan.projectId,
-    snapshotId: plan.snapshotId,
-    workspaceId: plan.workspaceId,
-    planHash: plan.hash,
-    appliedBy: options.appliedBy,
-    outcome: options.outcome,
-    files: plan.steps.map((step) => ({ ...toPathText(step.path), action: step.action })),
-    conflicts: (options.conflicts ?? []).map(conflictView),
-    error: options.error ?? null,
-  });
-}
-
-/** Commits a clean plan and records the outcome: refused or rolled back are results; anything else is thrown after it is recorded. */
-async function commitAndRecord(options: {
+/** Commits a clean plan, keeping what it replaces under applies/<record id>/ so it can be undone. */
+function commitAndKeep(options: {
   deps: ApplyServiceDeps;
   located: Located;
   plan: ApplyPlan;
   appliedBy: string;
+  trialId: string | null;
 }): Promise<ApplyRecordView> {
   const { deps, located, plan } = options;
-  const base = { plan, appliedBy: options.appliedBy };
-  try {
-    await commitPlan({
+  const { dataDir } = deps;
+  return commitAndRecord({
+    records: deps.records,
+    commit: {
       projectRoot: located.project.hostPath,
       plan,
       sourceRoot: located.workspace.path,
       ...(deps.fs ? { fs: deps.fs } : {}),
-    });
-    return await record(deps, { ...base, outcome: "applied" });
-  } catch (error) {
-    if (error instanceof ApplyConflictError)
-      return record(deps, { ...base, outcome: "refused", conflicts: error.conflicts });
-    if (error instanceof ApplyRolledBackError)
-      return record(deps, { ...base, outcome: "rolled-back", conflicts: error.conflicts, error: error.message });
-    const message = error instanceof Error ? error.message : String(error);
-    await record(deps, { ...base, outcome: "failed", error: message });
-    if (error instanceof ApplyRollbackIncompleteError)
-      throw new AppError({ code: "INTERNAL_SERVER_ERROR", message, cause: error });
+    },
+    keepBackups: (recordId) => (staging) => keepBackups({ dataDir, recordId, plan, staging }),
+    base: { plan, appliedBy: options.appliedBy, trialId: options.trialId },
+    success: "applied",
+    afterCommitFailure: "Applied, but the record of it needed for undo could not be written, so it cannot be undone",
+    afterCommit: (result, recordId) => writeKeptApply({ dataDir, recordId, plan, ...result }),
+  });
+}
+
+/** A finished trial of an existing study, with a workspace to apply. */
+async function trialToApply(deps: ApplyServiceDeps, trialId: string): Promise<TrialSource & { workspaceId: string }> {
+  const trial = await deps.records.trialSource(trialId);
+  if (!trial) throw new AppError({ code: "NOT_FOUND", field: "trialId", message: `No trial ${trialId}.` });
+  if (!isTerminalTrialState(trial.state))
     throw new AppError({
-      code: "INTERNAL_SERVER_ERROR",
-      message: `Apply could not start (${message}); nothing in the project was changed.`,
-      cause: error,
+      code: "CONFLICT",
+      field: "trialId",
+      message: `This trial is ${trial.state}; apply it once it has finished.`,
     });
-  }
+  if (!trial.workspaceId)
+    throw new AppError({
+      code: "CONFLICT",
+      field: "trialId",
+      message: "This trial has no workspace (it ended before its workspace was made), so there is nothing to apply.",
+    });
+  return { ...trial, workspaceId: trial.workspaceId };
 }
 
 /**
@@ -117,7 +103,7 @@ async function commitAndRecord(options: {
 export function createApplyService(deps: ApplyServiceDeps) {
   const withProjectLock = createKeyedLock();
 
-  return {
+  const service = {
     async preview(input: { workspaceId: string }): Promise<ApplyPreviewView> {
       const located = await locate(deps, input.workspaceId);
       const { plan, totals } = await planFor(deps, located);
@@ -138,14 +124,20 @@ export function createApplyService(deps: ApplyServiceDeps) {
      * Applies the previewed plan. Refusals and rollbacks are results (recorded, outcome set), not
      * errors; only a rollback that could not finish is thrown, because the project then needs a human.
      */
-    async run(input: { workspaceId: string; planHash: string; appliedBy: string }): Promise<ApplyRecordView> {
+    async run(input: {
+      workspaceId: string;
+      planHash: string;
+      appliedBy: string;
+      trialId?: string | null;
+    }): Promise<ApplyRecordView> {
       const located = await locate(deps, input.workspaceId);
       const { project } = located;
+      const trialId = input.trialId ?? null;
       return withProjectLock(project.id, async () => {
         const { plan } = await planFor(deps, located);
-        const base = { plan, appliedBy: input.appliedBy };
+        const base = { plan, appliedBy: input.appliedBy, trialId };
         if (plan.hash !== input.planHash) {
-          return record(deps, {
+          return recordRun(deps.records, {
             ...base,
             outcome: "refused",
             conflicts: [
@@ -159,15 +151,43 @@ export function createApplyService(deps: ApplyServiceDeps) {
           });
         }
         const conflicts = await preflightPlan({ projectRoot: project.hostPath, plan });
-        if (conflicts.length > 0) return record(deps, { ...base, outcome: "refused", conflicts });
-        return commitAndRecord({ deps, located, plan, appliedBy: input.appliedBy });
+        if (conflicts.length > 0) return recordRun(deps.records, { ...base, outcome: "refused", conflicts });
+        return commitAndKeep({ deps, located, plan, appliedBy: input.appliedBy, trialId });
       });
     },
 
+    /** The plan for applying a finished trial's workspace to its project. */
+    async previewTrial(input: { trialId: string }): Promise<ApplyPreviewView> {
+      const trial = await trialToApply(deps, input.trialId);
+      return { ...(await service.preview({ workspaceId: trial.workspaceId })), trialId: trial.trialId };
+    },
+
+    /** Applies a finished trial's workspace by the previewed plan hash; the record names the trial. */
+    async runTrial(input: { trialId: string; planHash: string; appliedBy: string }): Promise<ApplyRecordView> {
+      const trial = await trialToApply(deps, input.trialId);
+      return service.run({ ...input, workspaceId: trial.workspaceId, trialId: trial.trialId });
+    },
+
+    /**
+     * Reverses the project's most recent apply (apply-undo.ts): refused, with nothing written, when a
+     * file it touched changed since; CONFLICT when this record is not the one that may be undone.
+     */
+    async undo(input: { recordId: string; undoneBy: string }): Promise<ApplyRecordView> {
+      const record = await deps.records.find(input.recordId);
+      if (!record)
+        throw new AppError({ code: "NOT_FOUND", field: "recordId", message: `No apply record ${input.recordId}.` });
+      return withProjectLock(record.projectId, () => undoApply(deps, input));
+    },
+
+    /** Newest first; `undoable` marks the one record applies.undo accepts now, if any. */
     async history(input: { projectId: string }): Promise<ApplyRecordView[]> {
-      return deps.records.listForProject(input.projectId);
+      const records = await deps.records.listForProject(input.projectId);
+      const candidate = await deps.records.latestUndoCandidate(input.projectId);
+      const kept = candidate ? await readKeptApply({ dataDir: deps.dataDir, recordId: candidate }) : null;
+      return records.map((record) => ({ ...record, undoable: kept !== null && record.id === candidate }));
     },
   };
+  return service;
 }
 
 export type ApplyService = ReturnType<typeof createApplyService>;

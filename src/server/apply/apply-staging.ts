@@ -19,20 +19,24 @@ export interface Staging {
 }
 
 /** 1. Copies every new file into staging/new/ (verified against the plan) and writes the journal. Nothing in the project changes. */
-export async function stagePlan(options: { root: string; plan: ApplyPlan; sourceRoot: string; staging: Staging }) {
+export async function stagePlan(options: {
+  root: string;
+  plan: ApplyPlan;
+  sourceRoot: string;
+  staging: Staging;
+  /** Take each new file's permission bits from its source (an undo) rather than from the project file it replaces. */
+  keepSourceModes: boolean;
+}) {
   const { root, plan, staging } = options;
   await fs.mkdir(staging.dir, { mode: 0o700 });
   try {
     await fs.mkdir(path.join(staging.dir, "new"));
     await fs.mkdir(path.join(staging.dir, "backup"));
     await runLimited(plan.steps, 8, async (step, index) => {
-      if (step.after?.type === "file")
-        await stageFile(
-          toFsPath(options.sourceRoot, step.path),
-          staging.staged(index),
-          step,
-          await modeFor(root, step),
-        );
+      if (step.after?.type !== "file") return;
+      const source = toFsPath(options.sourceRoot, step.path);
+      const mode = options.keepSourceModes ? await sourceModeFor(source, step) : await modeFor(root, step);
+      await stageFile(source, staging.staged(index), step, mode);
     });
     const journal = plan.steps.map((step, index) => ({
       index,
@@ -102,6 +106,16 @@ async function stageFile(source: Buffer, dest: string, step: PlanStep, mode: num
       },
     ]);
   }
+}
+
+/** The source file's own permission bits, as long as its owner-execute bit is the plan's (it decides the git mode). */
+async function sourceModeFor(source: Buffer, step: PlanStep): Promise<number> {
+  const executable = step.after?.mode === "100755";
+  const stat = await fs.lstat(source).catch(() => null);
+  if (!stat?.isFile()) return executable ? 0o755 : 0o644;
+  const bits = stat.mode & 0o7777;
+  if (((bits & 0o100) !== 0) === executable) return bits;
+  return executable ? bits | ((bits & 0o444) >> 2) : bits & ~0o111;
 }
 
 /** Permission bits for a new version of a file: keep the project file's bits, set or clear exec as the plan says. */

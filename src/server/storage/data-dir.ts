@@ -14,10 +14,12 @@ import { AppError } from "../errors/app-error";
  *   workspaces/<id>/              workers (trial and preflight workspaces) and web (previews); both read
  *   trials/<id>/attempt-<n>/      workers (trial.log, codex-home, evaluation.json); web reads log and evaluation
  *   gateway/<worker>.sock         workers (the model gateway's socket)
+ *   applies/<record id>/          web (what an apply replaced or deleted, kept until it is undone)
  * So a worker must run with the same data dir as the web process (same host, same path).
  */
 const SNAPSHOT_ID = /^[0-9a-f]{64}$/;
 const WORKSPACE_ID = /^ws-[0-9a-f]{24}$/;
+const APPLY_RECORD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 export function isWorkspaceId(name: string): boolean {
   return WORKSPACE_ID.test(name);
@@ -37,6 +39,17 @@ function checkWorkspaceId(workspaceId: string): string {
       message: `"${workspaceId}" is not a workspace id (ws- and 24 hex digits).`,
     });
   return workspaceId;
+}
+
+function checkApplyRecordId(recordId: string): string {
+  if (!APPLY_RECORD_ID.test(recordId))
+    throw new AppError({ code: "BAD_REQUEST", field: "recordId", message: `"${recordId}" is not an apply record id.` });
+  return recordId;
+}
+
+/** What an apply kept so it can be undone: `tree/` holds the replaced and deleted files at their paths. */
+export function applyBackupPaths(dir: string) {
+  return { dir, tree: path.join(dir, "tree"), meta: path.join(dir, "apply.json") };
 }
 
 /** A snapshot directory's files (also the layout of the temporary directory a snapshot is built in). */
@@ -99,6 +112,8 @@ export function dataDirPaths(dataDir: string) {
     trialAttempt: (options: { trialId: string; attempt: number }) =>
       trialAttemptPaths(at("trials", options.trialId, `attempt-${options.attempt}`)),
     gatewaySocket: (workerId: string) => at("gateway", `${workerId}.sock`),
+    applies: at("applies"),
+    applyBackup: (recordId: string) => applyBackupPaths(at("applies", checkApplyRecordId(recordId))),
     /** A path under the data dir as journals and rows store it (relative, so the data dir can move). */
     relative: (absolute: string) => path.relative(dataDir, absolute),
     /** The absolute path of what `relative()` stored. */

@@ -1,7 +1,7 @@
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { createKeyedLock } from "../locks/keyed-lock";
 import type { InvariantEvent } from "../../shared/event-catalog";
-import type { CreateStudyInput } from "../../shared/study-inputs";
+import type { ChooseTrialInput, CreateStudyInput } from "../../shared/study-inputs";
 import type { StudySummaryView } from "../../shared/study-schemas";
 import { createTrialDispatcher } from "./trial-dispatcher";
 import { deleteStudy } from "./study-deletion";
@@ -13,6 +13,7 @@ import type { ReportFormat } from "../reports/report-filename";
 import { createStudy, type StudyCreationDeps } from "./study-creation";
 import { announceStudyChange, requireStudy, retryStudyTrials, stopStudy } from "./study-control";
 import { trialLogFile, trialLogTail } from "./trial-log-files";
+import { chooseStudyTrial } from "./study-choice";
 
 /** What creating a study needs (study-creation.ts), plus the removal journal for deletions. */
 export interface StudyServiceDeps extends Omit<StudyCreationDeps, "runtime"> {
@@ -58,6 +59,9 @@ export function createStudyService(deps: StudyServiceDeps) {
     retry: (input: { studyId: string; trialIds: string[] }, by: string) =>
       withStudyLock(input.studyId, () => retryStudyTrials(control, { ...input, by })),
     trialLog: (input: { trialId: string; tailBytes: number }) => trialLogTail(deps, input),
+    /** Marks a finished trial as the study's chosen result, or clears it (study-choice.ts). */
+    choose: (input: ChooseTrialInput, by: string) =>
+      withStudyLock(input.studyId, () => chooseStudyTrial(control, { input, by })),
 
     /** A study's report in one format (Markdown, JSON or CSV), for downloads and `invariant-web export`. */
     async report(input: { studyId: string; format: ReportFormat }) {

@@ -128,6 +128,15 @@ export function summary(row: StudyRow & { project: { name: string } }, counts: S
     counts,
     createdAt: row.createdAt.toISOString(),
     finishedAt: iso(row.finishedAt),
+    chosen:
+      row.chosenTrialId === null
+        ? null
+        : {
+            trialId: row.chosenTrialId,
+            note: row.chosenNote,
+            by: row.chosenBy ?? "admin",
+            at: (row.chosenAt ?? row.createdAt).toISOString(),
+          },
   };
 }
 

@@ -144,6 +144,27 @@ export function createStudyWriteQueries(db: Db) {
       recordPreflight(db, options),
     finishIfComplete: (options: { studyId: string; now: Date }) => finishIfComplete(db, options),
 
+    /** Sets or clears (trialId null) the study's chosen trial; false if the study is gone. */
+    async setChosen(options: {
+      studyId: string;
+      trialId: string | null;
+      note: string | null;
+      by: string;
+      at: Date;
+    }): Promise<boolean> {
+      const chosen = options.trialId !== null;
+      const { count } = await db.study.updateMany({
+        where: { id: options.studyId },
+        data: {
+          chosenTrialId: options.trialId,
+          chosenNote: chosen ? options.note : null,
+          chosenBy: chosen ? options.by : null,
+          chosenAt: chosen ? options.at : null,
+        },
+      });
+      return count > 0;
+    },
+
     async setStudyState(options: {
       studyId: string;
       from: readonly StudyState[];

@@ -1,4 +1,11 @@
-import { applyHistoryInputSchema, applyRunInputSchema, workspaceIdInputSchema } from "../../shared/snapshot-schemas";
+import {
+  applyHistoryInputSchema,
+  applyRunInputSchema,
+  applyTrialInputSchema,
+  applyTrialRunInputSchema,
+  applyUndoInputSchema,
+  workspaceIdInputSchema,
+} from "../../shared/snapshot-schemas";
 import { procedure, router } from "./init";
 
 export const applyRouter = router({
@@ -6,5 +13,14 @@ export const applyRouter = router({
   run: procedure
     .input(applyRunInputSchema)
     .mutation(({ ctx, input }) => ctx.services.apply.run({ ...input, appliedBy: ctx.identity.subject })),
+  previewTrial: procedure
+    .input(applyTrialInputSchema)
+    .query(({ ctx, input }) => ctx.services.apply.previewTrial(input)),
+  runTrial: procedure
+    .input(applyTrialRunInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.apply.runTrial({ ...input, appliedBy: ctx.identity.subject })),
+  undo: procedure
+    .input(applyUndoInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.apply.undo({ ...input, undoneBy: ctx.identity.subject })),
   history: procedure.input(applyHistoryInputSchema).query(({ ctx, input }) => ctx.services.apply.history(input)),
 });

@@ -1,4 +1,5 @@
 import {
+  chooseTrialInputSchema,
   createStudyInputSchema,
   listStudiesInputSchema,
   projectFilesInputSchema,
@@ -38,4 +39,7 @@ export const studiesRouter = router({
   retry: procedure
     .input(retryTrialsInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.retry(input, ctx.identity.subject)),
+  choose: procedure
+    .input(chooseTrialInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.choose(input, ctx.identity.subject)),
 });
