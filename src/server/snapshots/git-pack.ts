@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import zlib from "node:zlib";
 
@@ -92,6 +93,21 @@ export function readPacked(fd: number, offset: number, size: number): Buffer {
   for (let from = 0, to = 0; to < size; from += BLOCK + BLOCK_HEADER, to += BLOCK)
     raw.copy(content, to, from, from + Math.min(BLOCK, size - to));
   return content;
+}
+
+/** The same content as readPacked, as chunks of at most one block, read asynchronously (for big files). */
+export async function* streamPacked(handle: FileHandle, offset: number, size: number): AsyncGenerator<Buffer> {
+  for (let from = offset, done = 0; done < size; from += BLOCK + BLOCK_HEADER) {
+    const length = Math.min(BLOCK, size - done);
+    const chunk = Buffer.allocUnsafe(length);
+    for (let read = 0; read < length;) {
+      const { bytesRead } = await handle.read(chunk, read, length - read, from + read);
+      if (bytesRead === 0) throw new Error("the snapshot's pack is shorter than its manifest says");
+      read += bytesRead;
+    }
+    done += length;
+    yield chunk;
+  }
 }
 
 export interface PackedObject {
