@@ -68,6 +68,15 @@ export type ReportTrial = z.infer<typeof reportTrialSchema>;
 
 const spreadSchema = z.object({ min: z.number().finite(), max: z.number().finite() }).nullable();
 
+/** The trial an admin kept as the study's result (added in version 1 as an optional field). */
+export const reportChosenSchema = z.object({
+  trialId: z.string().min(1),
+  note: z.string().nullable(),
+  by: z.string(),
+  at: isoDate,
+});
+export type ReportChosen = z.infer<typeof reportChosenSchema>;
+
 export const studyAggregateSchema = z.object({
   choice: z.int().positive(),
   /** Trials of this configuration, in any state. */
@@ -99,6 +108,8 @@ export const studyReportSchema = z
     configurations: z.array(reportConfigurationSchema),
     trials: z.array(reportTrialSchema),
     aggregates: z.array(studyAggregateSchema),
+    /** The chosen result; absent from reports written before it existed, null when none was chosen. */
+    chosen: reportChosenSchema.nullable().optional(),
   })
   .superRefine((report, ctx) => {
     const choices = new Set<number>();
@@ -125,6 +136,12 @@ export const studyReportSchema = z
         ctx.addIssue({ code: "custom", path: ["trials", index, "id"], message: `Trial id ${trial.id} appears twice.` });
       trialIds.add(trial.id);
     });
+    if (report.chosen && !trialIds.has(report.chosen.trialId))
+      ctx.addIssue({
+        code: "custom",
+        path: ["chosen", "trialId"],
+        message: `The chosen trial ${report.chosen.trialId} is not one of the report's trials.`,
+      });
     report.aggregates.forEach((aggregate, index) => {
       if (!choices.has(aggregate.choice)) {
         ctx.addIssue({

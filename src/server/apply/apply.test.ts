@@ -344,6 +344,37 @@ describe("a failure midway through an apply", () => {
     expect(history.filter((record) => record.outcome === "rolled-back")).toHaveLength(failures);
   });
 
+  it("undoing at any step either restores the project completely or leaves it as the apply left it", async () => {
+    const { root, project, workspace } = await scenario(baseline, agentEdits);
+    const original = listTree(root);
+    const preview = await applyService().preview({ workspaceId: workspace.id });
+    const applied = await applyService().run({
+      workspaceId: workspace.id,
+      planHash: preview.planHash,
+      appliedBy: "tester",
+    });
+    const afterApply = listTree(root);
+    let failures = 0;
+    for (let n = 1; n < 200; n++) {
+      const result = await applyService(failingAt(n)).undo({ recordId: applied.id, undoneBy: "tester" });
+      if (result.outcome === "undone") break;
+      failures++;
+      expect(result).toMatchObject({ outcome: "rolled-back", undoOf: applied.id });
+      expect(listTree(root), `after a failure at call ${n}`).toEqual(afterApply);
+    }
+    expect(failures).toBeGreaterThan(20);
+    // the run that went through had its failure in the clean-up after the commit: removing a directory
+    // the apply created (as after an apply, an empty directory may be left; nothing else differs)
+    const after = listTree(root);
+    expect(original.filter((line) => !after.includes(line))).toEqual([]);
+    expect(after.filter((line) => !original.includes(line))).toEqual(['dir 755 "new dir"']);
+    const history = await applyService().history({ projectId: project.id });
+    expect(history.filter((record) => record.undoOf === applied.id).map((record) => record.outcome)).toEqual([
+      "undone",
+      ...Array<string>(failures).fill("rolled-back"),
+    ]);
+  });
+
   it("says where the backups are if the rollback itself fails", async () => {
     const { root, workspace } = await scenario(baseline, (ws) =>
       fs.writeFileSync(path.join(ws, "src/app.ts"), "export const answer = 42;\n"),

@@ -25,6 +25,8 @@ export const CSV_COLUMNS = [
   "total_tokens",
   "thread_id",
   "error",
+  "chosen",
+  "chosen_note",
 ] as const;
 
 /** A cell: text (guarded and quoted as needed), a number (written as is), or null (empty). */
@@ -61,6 +63,7 @@ function row(options: {
 }): CsvCell[] {
   const { trial, configuration } = options;
   const verdict = trial.verdict;
+  const chosen = options.report.chosen?.trialId === trial.id ? options.report.chosen : null;
   return [
     text(options.report.study.id),
     trial.choice,
@@ -84,6 +87,8 @@ function row(options: {
     trial.tokens.total,
     text(trial.threadId),
     text(trial.error),
+    chosen ? 1 : 0,
+    text(chosen?.note ?? null),
   ];
 }
 

@@ -217,6 +217,21 @@ function errorsSection(options: { trials: ReportTrial[]; trialCounts: Map<number
   return lines;
 }
 
+/** The chosen result, when an admin kept one: which trial, by whom, when, and their note. */
+function chosenSection(options: { report: StudyReport; trialCounts: Map<number, number> }): string[] {
+  const chosen = options.report.chosen;
+  const trial = chosen ? options.report.trials.find((candidate) => candidate.id === chosen.trialId) : undefined;
+  if (!chosen || !trial) return [];
+  const label = trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 });
+  const lines = [
+    "## Chosen result",
+    "",
+    `Choice ${label} (trial ${codeSpan(trial.id)}), tests passed: ${testsPassedCell(trial)}; chosen by ${escapeInline(chosen.by)} on ${formatReportDate(chosen.at)}.`,
+  ];
+  if (chosen.note !== null && chosen.note.trim() !== "") lines.push("", quoteBlock(chosen.note));
+  return lines;
+}
+
 function closingNote(several: boolean): string {
   const sample = several
     ? "A few repeats show some of the spread, but they are still a handful of runs"
@@ -246,6 +261,7 @@ export function renderMarkdownReport(input: StudyReport): string {
     environmentSection(report),
     configurationsSection(report),
     resultsSection({ configurations, trials, trialCounts }),
+    chosenSection({ report, trialCounts }),
     several ? aggregatesSection(report) : [],
     errorsSection({ trials, trialCounts }),
   ];

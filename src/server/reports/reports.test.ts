@@ -152,12 +152,12 @@ describe("CSV", () => {
   it("writes a header and one CRLF-terminated row per trial, quoting and guarding text cells", () => {
     expect(csv.endsWith("\r\n")).toBe(true);
     expect(csv.slice(0, -2).split("\r\n")).toEqual([
-      "study_id,choice,repeat,attempt,harness,model,reasoning_effort,state,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error",
-      "cm7study0001,1,1,1,codex,gpt-5-codex,high,succeeded,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,",
-      "cm7study0001,2,1,1,codex,o4-mini <b>,medium,succeeded,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,",
-      "cm7study0001,2,2,1,codex,o4-mini <b>,medium,failed,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,",
-      'cm7study0001,2,3,2,codex,o4-mini <b>,medium,error,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs"',
-      'cm7study0001,3,1,1,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",',
+      "study_id,choice,repeat,attempt,harness,model,reasoning_effort,state,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error,chosen,chosen_note",
+      "cm7study0001,1,1,1,codex,gpt-5-codex,high,succeeded,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,,0,",
+      "cm7study0001,2,1,1,codex,o4-mini <b>,medium,succeeded,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,,0,",
+      "cm7study0001,2,2,1,codex,o4-mini <b>,medium,failed,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,,0,",
+      'cm7study0001,2,3,2,codex,o4-mini <b>,medium,error,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs",0,',
+      'cm7study0001,3,1,1,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",,0,',
     ]);
   });
 
@@ -375,5 +375,48 @@ describe("report file names", () => {
     expect(slug.length).toBeLessThanOrEqual(48);
     expect(slug.endsWith("-")).toBe(false);
     expect(slugify("Ünïcödé   Tïtle!!")).toBe("unicode-title");
+  });
+});
+
+describe("the chosen result in reports", () => {
+  const chosenTrial = REPORT_FIXTURE.trials[1]!;
+  const withChoice = variant((report) => {
+    report.chosen = {
+      trialId: chosenTrial.id,
+      note: "Smallest diff | kept\nsecond line",
+      by: "admin",
+      at: "2025-03-02T09:30:00.000Z",
+    };
+  });
+
+  it("is an optional field of the JSON report, and must name one of its trials", () => {
+    const parsed = studyReportSchema.parse(JSON.parse(renderJsonReport(withChoice)));
+    expect(parsed.chosen).toEqual(withChoice.chosen);
+    expect(studyReportSchema.parse(REPORT_FIXTURE).chosen).toBeUndefined(); // reports written before it still parse
+    expect(studyReportSchema.parse({ ...REPORT_FIXTURE, chosen: null }).chosen).toBeNull();
+    const stray = variant((report) => {
+      report.chosen = { trialId: "not-a-trial", note: null, by: "admin", at: "2025-03-02T09:30:00.000Z" };
+    });
+    expect(refusal(() => renderJsonReport(stray)).message).toContain("chosen.trialId");
+  });
+
+  it("marks the chosen trial's CSV row and carries the note", () => {
+    const rows = readCsv(renderCsvReport(withChoice));
+    const chosenColumn = CSV_COLUMNS.indexOf("chosen");
+    const byId = rows.slice(1).filter((row) => row[chosenColumn] === "1");
+    expect(byId).toHaveLength(1);
+    expect(byId[0]?.[CSV_COLUMNS.indexOf("thread_id")]).toBe(chosenTrial.threadId ?? "");
+    expect(byId[0]?.[CSV_COLUMNS.indexOf("chosen_note")]).toBe("Smallest diff | kept\nsecond line");
+    expect(rows.slice(1).filter((row) => row[chosenColumn] === "0")).toHaveLength(rows.length - 2);
+  });
+
+  it("has its own Markdown section with who chose it, when, and the note", () => {
+    const markdown = renderMarkdownReport(withChoice);
+    expect(block(markdown, "## Chosen result")).toEqual(["## Chosen result"]);
+    expect(markdown.indexOf("## Chosen result")).toBeGreaterThan(markdown.indexOf("## Results"));
+    expect(markdown).toContain(`(trial \`${chosenTrial.id}\`)`);
+    expect(markdown).toContain("chosen by admin on 2025-03-02 09:30 UTC.");
+    expect(markdown).toContain("> Smallest diff \\| kept\\\n> second line");
+    expect(renderMarkdownReport(REPORT_FIXTURE)).not.toContain("## Chosen result");
   });
 });

@@ -81,6 +81,7 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
     configurations,
     trials,
     aggregates: aggregateByConfiguration({ configurations, trials }),
+    chosen: study.chosen && trials.some((trial) => trial.id === study.chosen?.trialId) ? study.chosen : null,
   };
 }
 
