@@ -23,6 +23,8 @@ import { createApplyService, type ApplyService } from "./apply/apply-service";
 import { createSnapshotQueries } from "./snapshots/snapshots.queries";
 import { createSnapshotService, type SnapshotService } from "./snapshots/snapshot-service";
 import { createWorkspaceService, type WorkspaceService } from "./workspaces/workspace-service";
+import { createReviewQueries } from "./review/review.queries";
+import { createReviewService, type ReviewService } from "./review/review-service";
 import { createStudyQueries } from "./studies/studies.queries";
 import { createStudyService, type StudyService } from "./studies/study-service";
 import { createTrialSweeper } from "./studies/trial-sweeper";
@@ -42,6 +44,8 @@ export interface AppServices {
   workspaces: WorkspaceService;
   apply: ApplyService;
   studies: StudyService;
+  /** Trial review: changed files, file sides, transcript, compare, patch and file downloads. */
+  review: ReviewService;
   /** Applies a recorded worker event to the domain (the recorder calls this before acknowledging it). */
   recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void>;
   /** Finishes study and project removals that a crash or a busy image interrupted (also run by start). */
@@ -197,6 +201,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     environments,
     snapshots,
     studies,
+    review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
     async recordEvent(event, recordOptions) {
       await environments.recordEvent(event, recordOptions);
       await studies.recordEvent(event, recordOptions);

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import type http from "node:http";
 import type { AppServices } from "../app-services";
 import { isAppError } from "../errors/app-error";
+import { reviewDownload, sendDownload } from "./review-downloads";
 
 const REPORT_PATH = /^\/api\/studies\/([\w-]+)\/report\.(md|json|csv)$/;
 const TRIAL_LOG_PATH = /^\/api\/trials\/([\w-]+)\/log$/;
@@ -10,28 +11,41 @@ function attachment(fileName: string): string {
   return `attachment; filename="${fileName.replace(/["\\\r\n]/g, "_")}"`;
 }
 
-function notFound(res: http.ServerResponse, message: string): void {
-  res.statusCode = 404;
+const STATUS: Partial<Record<string, number>> = {
+  NOT_FOUND: 404,
+  BAD_REQUEST: 400,
+  PRECONDITION_FAILED: 409,
+  CONFLICT: 409,
+};
+
+function refuseDownload(res: http.ServerResponse, message: string, status = 404): void {
+  res.statusCode = status;
   res.setHeader("Content-Type", "application/json");
   res.end(JSON.stringify({ error: message }));
 }
 
 /**
- * File downloads for anyone with a valid token, admins and viewers alike: study reports and trial logs.
- * Returns false when the path is not a download.
+ * File downloads for anyone with a valid token, admins and viewers alike: study reports, trial logs,
+ * a trial's patch and either side of one of its files. Returns false when the path is not a download.
  */
 export async function handleDownload(options: {
   pathname: string;
+  searchParams?: URLSearchParams;
   services: AppServices;
   res: http.ServerResponse;
 }): Promise<boolean> {
   const { pathname, services, res } = options;
   const report = REPORT_PATH.exec(pathname);
   const trialLog = TRIAL_LOG_PATH.exec(pathname);
-  if (!report && !trialLog) return false;
+  const review = reviewDownload({ pathname, searchParams: options.searchParams ?? new URLSearchParams(), services });
+  if (!report && !trialLog && !review) return false;
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("X-Content-Type-Options", "nosniff");
   try {
+    if (review) {
+      await sendDownload({ res, download: await review, attachment });
+      return true;
+    }
     if (report) {
       const [, studyId = "", format = "md"] = report;
       const rendered = await services.studies.report({ studyId, format: format as "md" | "json" | "csv" });
@@ -42,7 +56,7 @@ export async function handleDownload(options: {
     }
     const file = await services.studies.trialLogFile(trialLog?.[1] ?? "");
     if (!file) {
-      notFound(res, "This trial has no log yet: it has not started.");
+      refuseDownload(res, "This trial has no log yet: it has not started.");
       return true;
     }
     res.setHeader("Content-Type", "text/plain; charset=utf-8");
@@ -55,8 +69,9 @@ export async function handleDownload(options: {
     });
     return true;
   } catch (error) {
-    if (isAppError(error) && error.code === "NOT_FOUND") {
-      notFound(res, error.message);
+    const status = isAppError(error) ? STATUS[error.code] : undefined;
+    if (isAppError(error) && status) {
+      refuseDownload(res, error.message, status);
       return true;
     }
     throw error;

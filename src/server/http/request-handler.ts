@@ -83,7 +83,11 @@ export function createRequestHandler(options: RequestHandlerOptions): Handler {
       });
       return;
     }
-    if (isRead(req) && (await handleDownload({ pathname: url.pathname, services, res }))) return;
+    if (
+      isRead(req) &&
+      (await handleDownload({ pathname: url.pathname, searchParams: url.searchParams, services, res }))
+    )
+      return;
     await options.handleNext(req, res);
   }
 

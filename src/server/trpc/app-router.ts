@@ -2,6 +2,7 @@ import { applyRouter } from "./apply-router";
 import { router } from "./init";
 import { environmentsRouter } from "./environments-router";
 import { projectsRouter } from "./projects-router";
+import { reviewRouter } from "./review-router";
 import { snapshotsRouter } from "./snapshots-router";
 import { studiesRouter } from "./studies-router";
 import { systemRouter } from "./system-router";
@@ -14,6 +15,7 @@ export const appRouter = router({
   snapshots: snapshotsRouter,
   workspaces: workspacesRouter,
   studies: studiesRouter,
+  review: reviewRouter,
   applies: applyRouter, // "apply" is reserved by tRPC (Function.prototype.apply)
 });
 
