@@ -13,6 +13,7 @@ import { buttonClass, EmptyState, focusRing, inputClass, PageHeader } from "../_
 import { useRole } from "../_components/use-role";
 import { useTRPC } from "../_lib/trpc";
 import { useLiveQuery } from "../_lib/use-live-query";
+import { ChosenBadge } from "./[id]/chosen-result";
 import { StudyStateBadge } from "./state-badge";
 import { formatBaseline, formatDateTime } from "./study-format";
 import { StudyProgress } from "./study-progress";
@@ -112,9 +113,16 @@ const studyColumns: Column<StudySummaryView>[] = [
     key: "title",
     header: "Study",
     cell: (study) => (
-      <Link href={`/studies/${study.id}`} className={`font-medium hover:text-accent hover:underline ${focusRing}`}>
-        {study.title}
-      </Link>
+      <>
+        <Link href={`/studies/${study.id}`} className={`font-medium hover:text-accent hover:underline ${focusRing}`}>
+          {study.title}
+        </Link>
+        {study.chosen ? (
+          <span className="ml-2" data-testid="study-chosen" title="A result was chosen">
+            <ChosenBadge />
+          </span>
+        ) : null}
+      </>
     ),
   },
   {

@@ -6,6 +6,7 @@ import { PageHeader, Panel } from "../../_components/ui";
 import { useRole } from "../../_components/use-role";
 import { useTRPC } from "../../_lib/trpc";
 import { ProjectStudiesPanel } from "../../studies/project-studies-panel";
+import { ApplyHistoryPanel } from "./apply-history-panel";
 import { EnvironmentPanel } from "./environment-panel";
 import { RemoveProjectPanel } from "./remove-project-panel";
 import { SettingsForm } from "./settings-form";
@@ -25,6 +26,7 @@ export default function ProjectPage() {
           </Panel>
           <EnvironmentPanel projectId={data.id} readOnly={!isAdmin} />
           <ProjectStudiesPanel projectId={data.id} isAdmin={isAdmin} />
+          <ApplyHistoryPanel projectId={data.id} isAdmin={isAdmin} />
           {isAdmin ? <RemoveProjectPanel project={data} /> : null}
         </>
       )}

@@ -6,6 +6,7 @@ import { dangerButtonClass, ErrorMessage, focusRing } from "../../_components/ui
 import { StudyStateBadge } from "../state-badge";
 import { DeleteStudy } from "./delete-study";
 import { formatDateTime } from "../study-format";
+import { ChosenResultLine } from "./chosen-result";
 import { StudyFactsPanel } from "./study-facts-panel";
 
 /** Title, state, project, times, Stop or Delete; then what was frozen (the study panel). */
@@ -43,6 +44,7 @@ export function StudyHeader({
             {study.startedAt ? ` · started ${formatDateTime(study.startedAt)}` : ""}
             {study.finishedAt ? ` · finished ${formatDateTime(study.finishedAt)}` : ""}
           </p>
+          <ChosenResultLine study={study} />
         </div>
         <div className="ml-auto flex flex-col items-end gap-2">
           <ReportLinks studyId={study.id} />

@@ -1,6 +1,8 @@
 "use client";
+import { useParams } from "next/navigation";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
 import { dangerBoxClass, focusRing, secondaryButtonClass } from "../../_components/ui";
+import { KeepResultActions } from "./keep-result-actions";
 import type { LogTails } from "./log-tails";
 import { TrialFacts } from "./trial-facts";
 import { TrialLog } from "./trial-log";
@@ -19,6 +21,7 @@ export function TrialDetail({
   tails: LogTails;
   onClose: () => void;
 }) {
+  const { id: studyId } = useParams<{ id: string }>();
   return (
     <section
       aria-label={`Trial ${trialLabel(trial)}`}
@@ -42,6 +45,9 @@ export function TrialDetail({
         <button type="button" className={`${secondaryButtonClass} ${focusRing}`} onClick={onClose}>
           Close
         </button>
+      </div>
+      <div className="mb-4">
+        <KeepResultActions studyId={studyId} trialId={trial.id} />
       </div>
       {trial.error ? (
         <div role="alert" data-testid="trial-error" className={`mb-4 whitespace-pre-wrap ${dangerBoxClass}`}>

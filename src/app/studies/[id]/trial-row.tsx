@@ -5,6 +5,7 @@ import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES } from "../../../shared/voc
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { TrialStateBadge } from "../state-badge";
 import { formatCount, formatSeconds, formatVerdict } from "../study-format";
+import { ChosenTrialMarker } from "./chosen-result";
 import { Elapsed } from "./elapsed";
 import { focusRing } from "../../_components/ui";
 
@@ -117,6 +118,7 @@ function TrialStateCell({ trial }: { trial: TrialView }) {
   return (
     <td className="px-2 py-2" data-testid="trial-state">
       <TrialStateBadge state={trial.state} />
+      <ChosenTrialMarker trialId={trial.id} />
       {trial.attempt > 1 ? <span className="ml-1 text-xs text-muted">attempt {trial.attempt}</span> : null}
       {active ? (
         <span className="mt-0.5 block text-xs text-muted" data-testid="trial-step">

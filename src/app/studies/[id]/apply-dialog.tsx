@@ -1,0 +1,206 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, type KeyboardEvent, type ReactNode, type SyntheticEvent } from "react";
+import type { ApplyPreviewView } from "../../../shared/snapshot-schemas";
+import { QueryState } from "../../_components/query-state";
+import {
+  buttonClass,
+  ErrorMessage,
+  focusRing,
+  secondaryButtonClass,
+  smallButtonClass,
+  Spinner,
+  warnBoxClass,
+} from "../../_components/ui";
+import { describeError } from "../../_lib/errors";
+import { useTRPC } from "../../_lib/trpc";
+import { ConflictsTable, PatchDownload } from "./apply-conflicts";
+import { ApplyOutcomeView } from "./apply-outcome";
+import { PlanSteps } from "./apply-plan";
+
+/** The plan of applying a trial (recomputed each time the dialog opens) and the run that confirms it by hash. */
+function useApplyTrial(trialId: string) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const preview = useQuery(
+    trpc.applies.previewTrial.queryOptions({ trialId }, { staleTime: 0, gcTime: 0, retry: false }),
+  );
+  const run = useMutation(
+    trpc.applies.runTrial.mutationOptions({
+      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.applies.history.queryKey() }),
+    }),
+  );
+  return { preview, run };
+}
+
+function PlanReview({
+  preview,
+  trialId,
+  checking,
+  onRecheck,
+  onConfirm,
+}: {
+  preview: ApplyPreviewView;
+  trialId: string;
+  checking: boolean;
+  onRecheck: () => void;
+  onConfirm: () => void;
+}) {
+  const conflicted = preview.conflicts.length > 0;
+  const empty = preview.steps.length === 0;
+  return (
+    <>
+      {conflicted ? (
+        <div role="alert" className={`mb-3 ${warnBoxClass}`} data-testid="plan-conflicts">
+          <p className="font-semibold">
+            This plan conflicts with the project as it is now: applying it would be refused and nothing written.
+          </p>
+          <p className="mt-1">
+            Undo or commit your edits to these files and check again, or merge the trial&apos;s changes by hand.
+          </p>
+          <ConflictsTable conflicts={preview.conflicts} steps={preview.steps} />
+          <p className="mt-3">
+            <PatchDownload trialId={trialId} />
+          </p>
+        </div>
+      ) : null}
+      <PlanSteps preview={preview} />
+      <p className="mt-3 text-xs text-muted">
+        All or nothing: if any file changed since this plan was made, nothing is written. Plan{" "}
+        <code className="font-mono" title={preview.planHash}>
+          {preview.planHash.slice(0, 12)}
+        </code>
+      </p>
+      <div className="mt-4 flex flex-wrap gap-3">
+        <button
+          type="button"
+          className={`${buttonClass} ${focusRing}`}
+          onClick={onConfirm}
+          disabled={conflicted || empty || checking}
+        >
+          Apply {preview.steps.length} change{preview.steps.length === 1 ? "" : "s"}
+        </button>
+        <button
+          type="button"
+          className={`${secondaryButtonClass} ${focusRing}`}
+          onClick={onRecheck}
+          disabled={checking}
+        >
+          {checking ? "Checking…" : "Check again"}
+        </button>
+      </div>
+    </>
+  );
+}
+
+function Applying({ files }: { files: number }) {
+  return (
+    <div role="status" aria-label="Applying" className="space-y-2">
+      <p className="flex items-center gap-2 text-sm">
+        <Spinner /> Applying {files} file{files === 1 ? "" : "s"}: staging them, re-checking each against the plan, then
+        putting them in place all at once…
+      </p>
+      <div className="h-2 overflow-hidden rounded bg-line">
+        <div className="h-full w-1/3 animate-pulse bg-accent" />
+      </div>
+    </div>
+  );
+}
+
+function ApplyBody({
+  trialId,
+  onClose,
+  apply: { preview, run },
+}: {
+  trialId: string;
+  onClose: () => void;
+  apply: ReturnType<typeof useApplyTrial>;
+}) {
+  if (run.data)
+    return (
+      <>
+        <ApplyOutcomeView record={run.data} trialId={trialId} />
+        <div className="mt-4 flex gap-3">
+          <button type="button" className={`${buttonClass} ${focusRing}`} onClick={onClose}>
+            Done
+          </button>
+        </div>
+      </>
+    );
+  if (run.isPending) return <Applying files={preview.data?.steps.length ?? 0} />;
+  return (
+    <QueryState
+      query={preview}
+      loading="Working out the plan: comparing the trial's workspace with the project…"
+      compact
+    >
+      {(data) => (
+        <>
+          {run.error ? (
+            <ErrorMessage className="mb-3 text-sm">Could not apply: {describeError(run.error).message}</ErrorMessage>
+          ) : null}
+          <PlanReview
+            preview={data}
+            trialId={trialId}
+            checking={preview.isFetching}
+            onRecheck={() => void preview.refetch()}
+            onConfirm={() => run.mutate({ trialId, planHash: data.planHash })}
+          />
+        </>
+      )}
+    </QueryState>
+  );
+}
+
+/**
+ * "Apply to project…": a modal dialog with the plan (steps, totals, conflicts), a confirmation by plan hash,
+ * progress and the outcome. Esc or Close dismiss it, except while the apply runs.
+ */
+export function ApplyDialog({
+  trialId,
+  title,
+  subtitle,
+  onClose,
+}: {
+  trialId: string;
+  title: string;
+  subtitle?: ReactNode;
+  onClose: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const apply = useApplyTrial(trialId);
+  const busy = apply.run.isPending;
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  const onCancel = (event: SyntheticEvent) => {
+    event.preventDefault();
+    if (!busy) onClose();
+  };
+  // Esc belongs to the dialog, not to the panels behind it (a trial panel closes on Esc too)
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === "Escape") event.stopPropagation();
+  };
+  return (
+    <dialog
+      ref={ref}
+      aria-label={title}
+      onCancel={onCancel}
+      onKeyDown={onKeyDown}
+      className="m-auto max-h-[90vh] w-[min(60rem,calc(100vw-2rem))] overflow-auto rounded-xl border border-line bg-panel p-5 text-ink backdrop:bg-canvas/80"
+    >
+      <div className="mb-4 flex items-start justify-between gap-4">
+        <div>
+          <h2 className="text-lg font-semibold">{title}</h2>
+          {subtitle ? <p className="mt-0.5 text-sm text-muted">{subtitle}</p> : null}
+        </div>
+        <button type="button" className={smallButtonClass} onClick={onClose} disabled={busy}>
+          Close
+        </button>
+      </div>
+      <ApplyBody trialId={trialId} onClose={onClose} apply={apply} />
+    </dialog>
+  );
+}
