@@ -101,6 +101,18 @@ export async function readKeptApply(options: { dataDir: string; recordId: string
   }
 }
 
+/** The kept backups of a project's applies (for removing the project), as absolute directories. */
+export async function keptAppliesOfProject(options: { dataDir: string; projectId: string }): Promise<string[]> {
+  const paths = dataDirPaths(options.dataDir);
+  const names = await fs.readdir(paths.applies).catch(() => [] as string[]);
+  const found: string[] = [];
+  for (const name of names) {
+    const kept = await readKeptApply({ dataDir: options.dataDir, recordId: name }).catch(() => null);
+    if (kept?.projectId === options.projectId) found.push(paths.applyBackup(name).dir);
+  }
+  return found;
+}
+
 export async function removeKeptApply(options: { dataDir: string; recordId: string }): Promise<void> {
   await fs.rm(dataDirPaths(options.dataDir).applyBackup(options.recordId).dir, { recursive: true, force: true });
 }

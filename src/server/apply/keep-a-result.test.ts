@@ -86,7 +86,7 @@ async function studyOf(edits: ((ws: string) => void)[]) {
       taskPrompt: "Fix it.",
       testCommand: "node --test",
       snapshotId: snapshot.id,
-      state: "running",
+      state: "done",
       configurations: { create: [{ position: 1, model: "gpt-5-codex", reasoningEffort: "high", repeats: 3 }] },
     },
     include: { configurations: true },
@@ -276,6 +276,19 @@ describe("applying a trial and undoing it", () => {
     expect(refused).toMatchObject({ outcome: "refused", trialId, conflicts: [{ path: "src/app.ts" }] });
     expect(listTree(root)).toEqual(before);
     expect(read(root, "src/app.ts").toString()).toBe(userEdit);
+  });
+
+  it("removing the project removes the backups its applies kept", async () => {
+    const { projectId, trials } = await studyOf([fixAll]);
+    const trialId = trials[0]?.id ?? "";
+    const applied = await admin().applies.runTrial({
+      trialId,
+      planHash: (await admin().applies.previewTrial({ trialId })).planHash,
+    });
+    const kept = dataDirPaths(dataDir).applyBackup(applied.id).dir;
+    expect(fs.existsSync(kept)).toBe(true);
+    await admin().projects.remove({ id: projectId });
+    expect(fs.existsSync(kept)).toBe(false);
   });
 
   it("undoes only the most recent apply, one after the other", async () => {

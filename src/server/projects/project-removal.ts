@@ -1,3 +1,4 @@
+import { keptAppliesOfProject } from "../apply/apply-backup";
 import { AppError } from "../errors/app-error";
 import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { SnapshotQueries } from "../snapshots/snapshots.queries";
@@ -22,7 +23,7 @@ const BUSY_STUDY_STATES = new Set(["preflight", "running", "stopping"]);
 /**
  * Forgets a project: its rows (studies, environment versions, snapshots, events) in one transaction,
  * then what it left in the data dir and in Docker — its studies' files and trial images, its
- * environment images, snapshots and workspaces — through the removal journal. The files in the
+ * environment images, snapshots, workspaces and kept apply backups — through the removal journal. The files in the
  * project's own directory are never touched. Refused while one of its studies or builds is running.
  */
 export async function removeProject(
@@ -72,6 +73,7 @@ export async function removeProject(
         ...parts.flatMap((part) => part.paths),
         ...snapshots.map((snapshot) => paths.relative(paths.snapshot(snapshot.id).dir)),
         ...versions.flatMap((version) => (version.logPath ? [version.logPath] : [])),
+        ...(await keptAppliesOfProject({ dataDir: deps.dataDir, projectId: id })).map(paths.relative),
       ],
     },
     () => deps.projects.remove(id),
