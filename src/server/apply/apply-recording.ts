@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { AppError } from "../errors/app-error";
 import { toPathText } from "../../lib/files/byte-path";
 import type { ApplyOutcome, ApplyRecordView, ConflictView, CurrentFileView } from "../../shared/snapshot-schemas";
@@ -51,6 +51,11 @@ export async function recordRun(records: ApplyQueries, options: RunRecord): Prom
   });
 }
 
+/** An id shaped like the cuids Prisma gives other records (lowercase letters and digits, starting with "c"). */
+function newRecordId(): string {
+  return `c${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
+}
+
 /** A failed commit as a record: refused or rolled back are results; anything else is thrown after it is recorded. */
 async function recordFailure(options: {
   records: ApplyQueries;
@@ -97,7 +102,7 @@ export async function commitAndRecord(options: {
   wording?: (conflict: Conflict) => Conflict;
 }): Promise<ApplyRecordView> {
   const { records, base } = options;
-  const id = randomUUID();
+  const id = newRecordId();
   const reword = (conflicts: Conflict[]) => conflicts.map(options.wording ?? ((conflict) => conflict));
   let result: CommitResult;
   try {
