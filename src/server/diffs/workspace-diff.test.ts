@@ -172,7 +172,7 @@ describe("a workspace diff", () => {
 });
 
 describe("a workspace holding a huge file", () => {
-  it("is hashed in slices: the event loop never stalls for 100 ms", async () => {
+  it("is hashed off the main thread: the event loop never stalls for 100 ms", async () => {
     const ws = await freshWorkspace();
     const huge = path.join(ws, "huge.bin");
     fs.closeSync(fs.openSync(huge, "w"));

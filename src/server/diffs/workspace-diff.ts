@@ -1,6 +1,7 @@
 import { AppError } from "../errors/app-error";
 import { ancestorsOf, bytesOf, displayPath, toFsPath, type BytePath } from "../../lib/files/byte-path";
-import { hashRegularFile, NotRegularFileError, readRegularFileSync, sha256Of } from "../../lib/files/file-read";
+import { NotRegularFileError, readRegularFileSync, sha256Of } from "../../lib/files/file-read";
+import { hashFileOffThread } from "../../lib/files/hash-thread";
 import type { GitMode, Manifest, ManifestEntry } from "../snapshots/manifest";
 import { openSnapshotContent, type SnapshotContent } from "../snapshots/snapshot-content";
 import { walkTree, type SkippedEntry, type WalkEntry } from "../../lib/files/tree-walker";
@@ -53,8 +54,8 @@ export const DEFAULT_DIFF_CAPS: DiffCaps = {
 
 /**
  * Files up to this size are read whole with synchronous calls (a few milliseconds each); bigger ones
- * are hashed as a stream of awaited 1 MiB reads, so a huge file (an agent's 2 GiB sparse file, say)
- * costs the event loop one short slice per MiB instead of seconds in one piece.
+ * are hashed on a worker thread (hash-thread.ts), so a huge file (an agent's 2 GiB sparse file, say)
+ * never holds up the event loop of the web process or the worker.
  */
 const READ_WHOLE_LIMIT = 4 * 1024 * 1024;
 
@@ -85,10 +86,10 @@ function stateOfWorkspaceEntry(root: string, entry: WalkEntry): FileState {
   }
 }
 
-/** A big file's state, hashed in awaited slices (see READ_WHOLE_LIMIT). */
+/** A big file's state, hashed off the main thread (see READ_WHOLE_LIMIT). */
 async function stateOfBigFile(root: string, entry: WalkEntry & { kind: "file" }): Promise<FileState> {
   try {
-    const { sha256, size } = await hashRegularFile(toFsPath(root, entry.path));
+    const { sha256, size } = await hashFileOffThread(toFsPath(root, entry.path));
     return { type: "file", mode: entry.executable ? "100755" : "100644", size, sha256 };
   } catch (error) {
     throw changedWhileReading(entry.path, error);

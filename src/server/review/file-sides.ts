@@ -2,7 +2,8 @@ import { isUtf8 } from "node:buffer";
 import fs from "node:fs/promises";
 import { AppError } from "../errors/app-error";
 import { bytesOf, displayPath, fromBytes, parentOf, toFsPath, type BytePath } from "../../lib/files/byte-path";
-import { hashRegularFile, NotRegularFileError, openRegularFile, sha256Of } from "../../lib/files/file-read";
+import { NotRegularFileError, openRegularFile, sha256Of } from "../../lib/files/file-read";
+import { hashFileOffThread } from "../../lib/files/hash-thread";
 import { isBinary } from "../diffs/unified-patch";
 import type { FileState } from "../diffs/workspace-diff";
 import { streamPacked } from "../snapshots/git-pack";
@@ -115,7 +116,7 @@ export async function workspaceSide(options: {
     if (stat.size > REVIEW_TEXT_MAX_BYTES) {
       if (options.known?.type === "file" && options.known.size === stat.size)
         return tooLargeSide({ ...options.known, mode });
-      const hashed = await hashRegularFile(fsPath); // awaited 1 MiB slices: never one long block
+      const hashed = await hashFileOffThread(fsPath);
       return tooLargeSide({ size: hashed.size, sha256: hashed.sha256, mode });
     }
     const { handle } = await openRegularFile(fsPath);
