@@ -9,8 +9,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium } from "@playwright/test";
-import { median, ROOT, startProcess, writeResult } from "./lib.mjs";
+import { launchApp, launchChromium } from "./browser-lib.mjs";
+import { median, ROOT, writeResult } from "./lib.mjs";
 import { calendarProject, productModules, round, tempDir } from "./study-lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -130,36 +130,14 @@ async function seed(dataDir) {
 
 const dataDir = tempDir("page-data");
 const { studyId, projectDir } = await seed(dataDir);
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-delete env.REDIS_URL;
-delete env.DISPLAY;
-const app = startProcess(
-  process.execPath,
-  [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"],
-  { env },
-);
+let app = null;
 let browser = null;
 let exitCode = 0;
 try {
-  const deadline = Date.now() + 90_000;
-  while (!/is running at (\S+)/.test(app.stdout())) {
-    if (app.child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`invariant-web did not start: ${app.stderr().slice(-2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  const url = new URL(/is running at (\S+)/.exec(app.stdout())[1]);
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const launched = await launchApp(dataDir);
+  app = launched.app;
+  const { url } = launched;
+  browser = await launchChromium();
   const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
   await page.goto(url.href); // sets the access cookie
 
@@ -227,7 +205,7 @@ try {
   exitCode = 1;
 } finally {
   await browser?.close();
-  await app.stop();
+  await app?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(path.dirname(projectDir), { recursive: true, force: true });
 }
