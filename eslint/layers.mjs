@@ -5,7 +5,7 @@ import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const WEB_ONLY =
-  /^src\/server\/(studies|http|trpc|projects|access|apply|reports|db)\/|^src\/server\/(app-services|web-core|system\/system-service)$|\.queries$|^next(\/|$)|^@trpc\//;
+  /^src\/server\/(studies|http|trpc|projects|access|apply|reports|review|db)\/|^src\/server\/(app-services|web-core|system\/system-service)$|\.queries$|^next(\/|$)|^@trpc\//;
 
 export const LAYERS = [
   {
