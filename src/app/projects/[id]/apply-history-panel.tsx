@@ -29,11 +29,12 @@ function UndoResult({ record }: { record: ApplyRecordView }) {
       </div>
     );
   const refused = record.outcome === "refused";
+  const these = record.conflicts.length === 1 ? "This file" : "These files";
   return (
     <div role="alert" data-testid="undo-outcome" data-outcome={record.outcome} className={`mb-3 ${dangerBoxClass}`}>
       <p className="font-semibold">
         {refused
-          ? "Undo refused: nothing was written. These files changed since the apply, so restoring them would lose those edits:"
+          ? `Undo refused: nothing was written. ${these} changed since the apply, so restoring would lose those edits:`
           : `Undo ${record.outcome}: the project is as it was before the undo.`}
       </p>
       {refused ? <ConflictsTable conflicts={record.conflicts} label="Files changed since the apply" /> : null}

@@ -11,7 +11,7 @@ export function RecordFiles({ record, label }: { record: ApplyRecordView; label:
   return (
     <ul aria-label={label} className="mt-2 max-h-48 overflow-auto font-mono text-xs">
       {record.files.map((file, index) => (
-        <li key={`${file.path}:${index}`} className="break-all">
+        <li key={`${file.path}:${index}`} className="[overflow-wrap:anywhere]">
           <span className={`inline-block w-14 font-sans ${actionStyle[file.action]}`}>{file.action}</span>
           {file.path}
         </li>

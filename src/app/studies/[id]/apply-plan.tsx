@@ -38,7 +38,12 @@ const stepColumns: Column<PlanStepView>[] = [
     className: (step) => `whitespace-nowrap font-medium ${actionStyle[step.action]}`,
     cell: (step) => step.action,
   },
-  { key: "path", header: "Path", className: "break-all font-mono text-xs", cell: (step) => step.path },
+  {
+    key: "path",
+    header: "Path",
+    className: "min-w-32 font-mono text-xs [overflow-wrap:anywhere]",
+    cell: (step) => step.path,
+  },
   { key: "detail", header: "Change", className: "whitespace-nowrap text-xs text-muted", cell: stepDetail },
 ];
 
