@@ -109,7 +109,7 @@ export async function createCalendarStudy(page: Page, projectName: string, title
 export async function shoot(
   page: Page,
   name: string,
-  options: { fullPage?: boolean; top?: boolean; width?: number; scrollTo?: Locator } = {},
+  options: { fullPage?: boolean; top?: boolean; width?: number; scrollTo?: Locator; element?: Locator } = {},
 ): Promise<void> {
   const dir = process.env.KEEP_RESULT_SCREENSHOTS;
   if (!dir) return;
@@ -118,7 +118,9 @@ export async function shoot(
   if (options.width) await page.setViewportSize({ width: options.width, height: 900 });
   if (options.top) await page.evaluate(() => window.scrollTo(0, 0));
   if (options.scrollTo) await options.scrollTo.evaluate((element) => element.scrollIntoView());
-  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: options.fullPage ?? false });
+  const file = path.join(dir, `${name}.png`);
+  if (options.element) await options.element.screenshot({ path: file });
+  else await page.screenshot({ path: file, fullPage: options.fullPage ?? false });
   if (options.width && viewport) await page.setViewportSize(viewport);
 }
 

@@ -206,7 +206,7 @@ test("undo from the project's apply history, after a confirmation: the project i
   await expect(history.getByTestId("undo-outcome")).toHaveAttribute("data-outcome", "undone");
   await expect(history.getByTestId("apply-record").first()).toHaveAttribute("data-outcome", "undone");
   await expect(history.getByRole("button", { name: "Undo…" })).toHaveCount(0);
-  await shoot(page, "apply-history-undone", { fullPage: true });
+  await shoot(page, "apply-history-undone", { element: history });
   expect(listTree(projectDir)).toEqual(original);
 });
 
@@ -266,7 +266,7 @@ test("an undo is refused after a later edit, names the file and writes nothing; 
   await expect(outcome).toHaveAttribute("data-outcome", "refused");
   await expect(outcome).toContainText("Undo refused: nothing was written.");
   await expect(outcome.getByTestId("conflict-path")).toHaveText([CALENDAR]);
-  await shoot(page, "undo-refused", { fullPage: true });
+  await shoot(page, "undo-refused", { element: history });
   await shoot(page, "narrow-undo-refused", { width: 400, scrollTo: history });
   expect(listTree(projectDir)).toEqual(edited);
 

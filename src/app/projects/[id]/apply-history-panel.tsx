@@ -136,6 +136,7 @@ export function ApplyHistoryPanel({ projectId, isAdmin }: { projectId: string; i
             <DataTable
               label="Apply history"
               density="dense"
+              className="min-w-[44rem]"
               wrapperClassName="overflow-x-auto"
               columns={columns}
               rows={list}

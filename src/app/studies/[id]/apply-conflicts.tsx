@@ -105,6 +105,7 @@ export function ConflictsTable({
     <DataTable
       label={label}
       density="dense"
+      className="min-w-[36rem]"
       wrapperClassName="mt-2 max-h-64 overflow-auto rounded-md border border-line bg-canvas"
       stickyHeader
       columns={conflictColumns(steps)}
