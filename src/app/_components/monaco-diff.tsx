@@ -1,0 +1,100 @@
+"use client";
+import { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
+import { useLayoutEffect, useMemo, useRef } from "react";
+import type { editor } from "monaco-editor";
+import { configureMonaco } from "../_lib/monaco-setup";
+
+configureMonaco();
+
+/** Moves between the changes ("hunks") of the diff on screen. */
+export interface DiffNavigator {
+  goToChange: (direction: "next" | "previous") => void;
+  focus: () => void;
+}
+
+export interface MonacoDiffProps {
+  original: string;
+  modified: string;
+  language: string;
+  sideBySide: boolean;
+  wordWrap: boolean;
+  /** What the two sides are, for screen readers (e.g. "snapshot", "trial 1.1"). */
+  originalLabel: string;
+  modifiedLabel: string;
+  onNavigator?: (navigator: DiffNavigator | null) => void;
+}
+
+/**
+ * Monaco's read-only diff editor, dark, with unchanged regions folded. Browser only: load it through
+ * `DiffEditorLazy` (next/dynamic, no SSR). The models are ours to dispose: the wrapper would dispose
+ * them before the widget, which Monaco reports as an error, so we detach them first.
+ */
+export default function MonacoDiff({
+  original,
+  modified,
+  language,
+  sideBySide,
+  wordWrap,
+  originalLabel,
+  modifiedLabel,
+  onNavigator,
+}: MonacoDiffProps) {
+  const editorRef = useRef<editor.IStandaloneDiffEditor | null>(null);
+  const onNavigatorRef = useRef(onNavigator);
+  useLayoutEffect(() => {
+    onNavigatorRef.current = onNavigator;
+  });
+  const options = useMemo<editor.IDiffEditorConstructionOptions>(
+    () => ({
+      readOnly: true,
+      originalEditable: false,
+      renderSideBySide: sideBySide,
+      wordWrap: wordWrap ? "on" : "off",
+      diffWordWrap: wordWrap ? "on" : "off",
+      hideUnchangedRegions: { enabled: true },
+      automaticLayout: true,
+      scrollBeyondLastLine: false,
+      minimap: { enabled: false },
+      renderOverviewRuler: true,
+      fontSize: 13,
+      ariaLabel: `Diff: ${originalLabel} against ${modifiedLabel}`,
+      originalAriaLabel: originalLabel,
+      modifiedAriaLabel: modifiedLabel,
+    }),
+    [sideBySide, wordWrap, originalLabel, modifiedLabel],
+  );
+  const onMount: DiffOnMount = (diffEditor) => {
+    editorRef.current = diffEditor;
+    onNavigatorRef.current?.({
+      goToChange: (direction) => diffEditor.goToDiff(direction),
+      focus: () => diffEditor.getModifiedEditor().focus(),
+    });
+  };
+  // runs before the wrapper's own (passive) cleanup: detach the models, then dispose them
+  useLayoutEffect(
+    () => () => {
+      const diffEditor = editorRef.current;
+      editorRef.current = null;
+      onNavigatorRef.current?.(null);
+      if (!diffEditor) return;
+      const models = diffEditor.getModel();
+      diffEditor.setModel(null);
+      models?.original.dispose();
+      models?.modified.dispose();
+    },
+    [],
+  );
+  return (
+    <DiffEditor
+      original={original}
+      modified={modified}
+      language={language}
+      theme="vs-dark"
+      options={options}
+      keepCurrentOriginalModel
+      keepCurrentModifiedModel
+      onMount={onMount}
+      loading={<p className="p-4 text-sm text-muted">Loading the editor…</p>}
+    />
+  );
+}

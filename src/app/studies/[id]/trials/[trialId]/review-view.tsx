@@ -1,0 +1,106 @@
+"use client";
+import { useCallback, useDeferredValue, useMemo, useState } from "react";
+import type { ReviewSummaryView } from "../../../../../shared/review-schemas";
+import { ErrorMessage } from "../../../../_components/ui";
+import { describeError } from "../../../../_lib/errors";
+import { ChangeKindLegend } from "../../_review/change-kind";
+import { wideClass } from "../../_review/wide";
+import { ChangesPane } from "./changes-pane";
+import { FileTree } from "./file-tree";
+import { ReviewHeader } from "./review-header";
+import { ReviewTabs, type ReviewTab } from "./review-tabs";
+import { TestsPanel } from "./tests-panel";
+import { TranscriptPanel } from "./transcript-panel";
+import { useReviewFiles } from "./use-review-files";
+import { useSelectedFile } from "./use-selected-file";
+
+/** The review of one trial: header; the changed files beside the diff, the transcript or the tests. */
+export function ReviewView({ summary }: { summary: ReviewSummaryView }) {
+  const { trialId, studyId } = summary;
+  const files = useReviewFiles(trialId);
+  const [filter, setFilter] = useState("");
+  const deferredFilter = useDeferredValue(filter.trim().toLowerCase());
+  const visible = useMemo(
+    () =>
+      deferredFilter ? files.items.filter((item) => item.path.toLowerCase().includes(deferredFilter)) : files.items,
+    [files.items, deferredFilter],
+  );
+  const [tab, setTab] = useState<ReviewTab>("changes");
+  const [selected, select] = useSelectedFile(visible);
+  const selectedIndex = visible.findIndex((item) => item.pathKey === selected);
+  const { fetchNextPage } = files.query;
+  const loadMore = useCallback(() => void fetchNextPage(), [fetchNextPage]);
+  const filesError = files.query.error ? describeError(files.query.error).message : null;
+  return (
+    <div className={wideClass}>
+      <ReviewHeader summary={summary} />
+      <div className="grid gap-4 lg:h-[calc(100vh-14rem)] lg:min-h-[32rem] lg:grid-cols-[18rem_minmax(0,1fr)]">
+        <aside className="flex max-h-[50vh] min-h-0 flex-col gap-2 lg:max-h-none" aria-label="Files">
+          {files.query.isPending ? <p className="text-sm text-muted">Loading the changed files…</p> : null}
+          {filesError ? <ErrorMessage>Could not list the changes: {filesError}</ErrorMessage> : null}
+          {files.query.data ? (
+            <FileTree
+              visible={visible}
+              loaded={files.items.length}
+              total={files.total}
+              filter={filter}
+              onFilter={setFilter}
+              selected={selected}
+              onSelect={(pathKey) => {
+                select(pathKey);
+                setTab("changes");
+              }}
+              hasMore={files.query.hasNextPage}
+              loadingMore={files.query.isFetchingNextPage}
+              onLoadMore={loadMore}
+            />
+          ) : null}
+          {files.skipped.length > 0 ? (
+            <p className="text-xs text-muted">
+              {files.skipped.length} special file(s) (FIFOs, sockets, devices) are not part of the diff.
+            </p>
+          ) : null}
+          <details className="text-xs text-muted">
+            <summary className="cursor-pointer">Legend</summary>
+            <ChangeKindLegend />
+          </details>
+        </aside>
+        <div className="flex h-[80vh] min-h-[28rem] flex-col rounded-lg border border-line bg-panel lg:h-auto lg:min-h-0">
+          <ReviewTabs tab={tab} onTab={setTab}>
+            {tab === "changes" ? (
+              <ChangesPane
+                trialId={trialId}
+                files={visible}
+                selectedIndex={selectedIndex}
+                onSelectIndex={(index) => select(visible[index]?.pathKey ?? null)}
+                active
+                emptyMessage={emptyMessage({ summary, files, filter })}
+              />
+            ) : tab === "transcript" ? (
+              <TranscriptPanel trialId={trialId} attempts={summary.attempt} />
+            ) : (
+              <TestsPanel studyId={studyId} trialId={trialId} />
+            )}
+          </ReviewTabs>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function emptyMessage({
+  summary,
+  files,
+  filter,
+}: {
+  summary: ReviewSummaryView;
+  files: ReturnType<typeof useReviewFiles>;
+  filter: string;
+}): string | null {
+  if (files.query.isPending) return null; // still loading: no verdict on emptiness yet
+  if (!summary.workspaceId) return "The trial has no workspace yet: its changes appear once its agent has started.";
+  if (files.query.error) return "The changed files could not be listed (see the message on the left).";
+  if (files.total === 0)
+    return summary.live ? "The agent has not changed any file yet." : "This trial changed no files.";
+  return filter ? "No changed file matches the filter." : "Choose a file on the left.";
+}

@@ -1,0 +1,25 @@
+"use client";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { REVIEW_PAGE_DEFAULT, type ReviewFileItem } from "../../../../../shared/review-schemas";
+import { useTRPC } from "../../../../_lib/trpc";
+
+/** The trial's changed files, a page of 500 at a time. */
+export function useReviewFiles(trialId: string) {
+  const trpc = useTRPC();
+  const query = useInfiniteQuery(
+    trpc.review.files.infiniteQueryOptions(
+      { trialId, limit: REVIEW_PAGE_DEFAULT },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined, staleTime: 30_000 },
+    ),
+  );
+  const items = useMemo<ReviewFileItem[]>(() => query.data?.pages.flatMap((page) => page.items) ?? [], [query.data]);
+  const first = query.data?.pages[0];
+  return {
+    query,
+    items,
+    total: first?.total ?? 0,
+    skipped: first?.skipped ?? [],
+    truncated: query.data?.pages.some((page) => page.truncated) ?? false,
+  };
+}
