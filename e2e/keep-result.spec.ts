@@ -58,6 +58,8 @@ const trialRow = (p: Page, choice: string) => p.locator(`[data-testid="trial-row
 /** Opens a trial's panel on the study page and returns it. */
 async function openTrial(p: Page, choice: string) {
   await p.goto(studyUrl);
+  // the page is interactive once it is live (a click before hydration would be lost)
+  await expect(p.getByTestId("live-indicator")).toHaveAttribute("data-connected", "true");
   await trialRow(p, choice).click();
   const detail = p.getByTestId("trial-detail");
   await expect(detail).toBeVisible();

@@ -43,7 +43,8 @@ test("add the calendar project and prepare its environment", async () => {
   await page.getByRole("button", { name: "Add project" }).click();
   await page
     .getByRole("list", { name: "Projects" })
-    .getByRole("link", { name: /calendar/ })
+    .getByRole("link")
+    .filter({ has: page.getByText("calendar", { exact: true }) }) // other specs add calendar-* projects
     .click();
   await expect(page.getByRole("heading", { level: 1, name: "calendar" })).toBeVisible();
   const panel = page.getByRole("region", { name: "Environment" });
@@ -88,8 +89,8 @@ test("the trials run live and end with 23/23, a partial count and 0/23, with tok
   ).toBeVisible({ timeout: 90_000 });
   for (const choice of ["1", "2", "3"]) {
     await expect(page.locator(`[data-testid="trial-row"][data-choice="${choice}"]`)).toHaveAttribute(
-      "data-state",
-      "succeeded",
+      "data-outcome",
+      "completed",
       { timeout: 150_000 },
     );
   }
@@ -97,9 +98,43 @@ test("the trials run live and end with 23/23, a partial count and 0/23, with tok
   await expect(row("1").getByTestId("trial-tests")).toHaveText("23/23");
   await expect(row("2").getByTestId("trial-tests")).toHaveText("13/23");
   await expect(row("3").getByTestId("trial-tests")).toHaveText("0/23");
+  // the run's outcome and the verdict are two things: a 0/23 run completed, and passed none
+  for (const choice of ["1", "2", "3"]) await expect(row(choice).getByTestId("trial-state")).toHaveText("completed");
+  await expect(row("1").getByTestId("trial-verdict")).toHaveText("all passed");
+  await expect(row("2").getByTestId("trial-verdict")).toHaveText("partial");
+  await expect(row("3").getByTestId("trial-verdict")).toHaveText("none passed");
+  await expect(page.getByRole("table", { name: "Trials" })).not.toContainText("succeeded");
+  await expect(page.getByTestId("study-counts")).toContainText("3/3 finished");
   // fix-all: 4 responses × (12,000 input + 1,800 output) metered by the gateway
   await expect(row("1").getByTestId("trial-tokens")).toHaveText("55,200");
   for (const choice of ["1", "2", "3"]) await expect(row(choice).getByTestId("trial-seconds")).toHaveText(/^\d+\.\d$/);
+});
+
+test("trial panels: several open at once, Esc closes the last; the log ends with the outcome and the verdict", async () => {
+  const row = (choice: string) => page.locator(`[data-testid="trial-row"][data-choice="${choice}"]`);
+  await row("3").click();
+  await row("1").click();
+  const panels = page.getByTestId("trial-detail");
+  await expect(panels).toHaveCount(2);
+  const none = page.getByRole("region", { name: "Trial 3.1" });
+  await expect(none.getByTestId("trial-outcome")).toContainText("completed");
+  await expect(none.getByTestId("trial-outcome")).toContainText("0/23 tests passed");
+  await expect(none.getByTestId("trial-log")).toContainText("Trial completed: 0/23 tests passed");
+  await expect(none.getByTestId("trial-log")).not.toContainText("Trial succeeded");
+  await expect(none.getByRole("link", { name: "Review changes" })).toHaveAttribute(
+    "href",
+    /\/studies\/[\w-]+\/trials\/[\w-]+$/,
+  );
+  await expect(none.getByRole("button", { name: "Continue in a session" })).toBeDisabled();
+  await page.keyboard.press("Escape");
+  await expect(panels).toHaveCount(1);
+  await expect(page.getByRole("region", { name: "Trial 3.1" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(panels).toHaveCount(0);
+  await expect(page.getByTestId("tests-chart-trials")).toHaveAttribute(
+    "aria-label",
+    /calendar-fix-none · medium 0\/23/,
+  );
 });
 
 test("the Markdown, JSON and CSV reports contain those figures", async () => {

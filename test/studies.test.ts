@@ -123,16 +123,18 @@ describe("a study on the calendar fixture", () => {
     const verdicts = Object.fromEntries(
       study.configurations.map((c) => [
         c.model,
-        byModel(study, c.model).map((t) => `${t.state} ${t.verdict?.passed}/${t.verdict?.total}`),
+        byModel(study, c.model).map((t) => `${t.state} ${t.outcome} ${t.verdict?.passed}/${t.verdict?.total}`),
       ]),
     );
+    // every agent ran to the end and was judged: the run completed, whatever the tests said
     expect(verdicts).toEqual({
-      "calendar-fix-all": ["succeeded 23/23"],
-      "calendar-fix-some": ["succeeded 13/23"],
-      "calendar-fix-none": ["succeeded 0/23"],
+      "calendar-fix-all": ["succeeded completed 23/23"],
+      "calendar-fix-some": ["succeeded completed 13/23"],
+      "calendar-fix-none": ["succeeded completed 0/23"],
       // the agent rewrote the test file to pass trivially; the evaluation restored the captured bytes
-      "calendar-cheat": ["succeeded 0/23"],
+      "calendar-cheat": ["succeeded completed 0/23"],
     });
+    expect(study.counts.outcomes).toMatchObject({ completed: 4, "agent-failed": 0, stopped: 0 });
     const fixAll = byModel(study, "calendar-fix-all")[0];
     // the fix-all script reports 12000 input / 1800 output per response over 4 responses, metered by the gateway
     expect(fixAll?.tokens).toMatchObject({ input: 48_000, output: 7_200, total: 55_200 });
@@ -147,6 +149,11 @@ describe("a study on the calendar fixture", () => {
     expect(tests.every((test) => test.status === "passed")).toBe(true);
     const log = await web.services.studies.trialLog({ trialId: fixAll?.id ?? "", tailBytes: 1 << 20 });
     expect(log.text).toContain("Verdict: 23/23");
+    expect(log.text.trimEnd().split("\n").pop()).toMatch(/\] Trial completed: 23\/23 tests passed$/);
+    const none = byModel(study, "calendar-fix-none")[0];
+    const noneLog = await web.services.studies.trialLog({ trialId: none?.id ?? "", tailBytes: 1 << 20 });
+    expect(noneLog.text.trimEnd().split("\n").pop()).toMatch(/\] Trial completed: 0\/23 tests passed$/);
+    expect(noneLog.text).not.toContain("Trial succeeded");
     expect(containersWithLabel(`invariant.study=${study.id}`)).toEqual([]);
   });
 
@@ -272,6 +279,8 @@ describe("stop and retry", () => {
     expect(stopped.state).toBe("stopped");
     expect(stopped.trials.map((t) => t.state).sort()).toEqual(["stopped", "stopped"]);
     expect(stopped.trials.every((t) => t.error === "Stopped by admin.")).toBe(true);
+    expect(stopped.trials.map((t) => t.outcome)).toEqual(["stopped", "stopped"]);
+    expect(stopped.counts.outcomes).toMatchObject({ stopped: 2, completed: 0 });
     expect(containersWithLabel(`invariant.trial=${slowTrial?.id}`)).toEqual([]);
 
     // the slow script is now quick: a retry runs the stopped trial again as attempt 2
@@ -285,7 +294,9 @@ describe("stop and retry", () => {
     ).rejects.toMatchObject({ code: "CONFLICT" });
     const retried = await waitForStudy({ web, studyId: created.id, until: finished, what: "the retry" });
     const again = retried.trials.find((t) => t.id === slowTrial?.id);
-    expect(again).toMatchObject({ state: "succeeded", attempt: 2 });
+    expect(again).toMatchObject({ state: "succeeded", outcome: "completed", attempt: 2 });
+    // the stopped first attempt stays in the history
+    expect(again?.attempts).toMatchObject([{ attempt: 1, state: "stopped", outcome: "stopped", model: "slow" }]);
     expect(again?.verdict).toMatchObject({ passed: 0, total: 23 });
     expect(retried.trials.find((t) => t.id !== slowTrial?.id)?.state).toBe("stopped");
     deletable = created.id;
@@ -348,6 +359,80 @@ describe("stop and retry", () => {
       for (const t of (await web.services.studies.get(other.id)).trials)
         if (t.workspaceId) expect(fs.existsSync(workspaceDir(t.workspaceId))).toBe(true);
     await expect(web.services.studies.remove(deletable, "admin")).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
+
+describe("retry with an edited configuration", () => {
+  it("runs the trial as a new configuration, keeps the stopped attempt in its history, and leaves the old configuration alone", async () => {
+    const created = await web.services.studies.create(
+      {
+        ...base("Retry edited"),
+        concurrency: 1,
+        configurations: [codex("calendar-fix-none"), codex("calendar-fix-none")],
+      },
+      "admin",
+    );
+    await waitForStudy({ web, studyId: created.id, until: (s) => s.state === "running", what: "the preflight" });
+    await web.services.studies.stop(created.id, "admin");
+    const stopped = await waitForStudy({ web, studyId: created.id, until: finished, what: "the stop" });
+    const target = stopped.trials.find((t) => t.state === "stopped");
+    expect(target).toBeDefined();
+    const edit = { model: "calendar-fix-some", reasoningEffort: "high" as const, instructions: "Fix what you can." };
+    // an edit makes one new configuration: the trials must share one
+    await expect(
+      web.services.studies.retry(
+        { studyId: created.id, trialIds: stopped.trials.map((t) => t.id), configuration: edit },
+        "admin",
+      ),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST", field: "configuration" });
+
+    const queued = await web.services.studies.retry(
+      { studyId: created.id, trialIds: [target?.id ?? ""], configuration: edit },
+      "admin",
+    );
+    expect(queued.configurations.map((c) => [c.choice, c.model, c.reasoningEffort, c.derivedFrom, c.repeats])).toEqual([
+      [1, "calendar-fix-none", "low", null, 1],
+      [2, "calendar-fix-none", "low", null, 1],
+      [3, "calendar-fix-some", "high", target?.choice, 1],
+    ]);
+    const done = await waitForStudy({ web, studyId: created.id, until: finished, what: "the edited retry" });
+    const again = done.trials.find((t) => t.id === target?.id);
+    expect(again).toMatchObject({ choice: 3, attempt: 2, state: "succeeded", outcome: "completed" });
+    expect(again?.verdict).toMatchObject({ passed: 13, total: 23 });
+    expect(again?.attempts).toMatchObject([
+      {
+        attempt: 1,
+        choice: target?.choice,
+        model: "calendar-fix-none",
+        reasoningEffort: "low",
+        state: "stopped",
+        outcome: "stopped",
+        error: "Stopped by admin.",
+        retriedBy: "admin",
+      },
+    ]);
+    // the other trial keeps its configuration and its one attempt (stopped, or completed if it beat the stop)
+    const other = done.trials.find((t) => t.id !== target?.id);
+    expect([1, 2]).toContain(other?.choice);
+    expect(other).toMatchObject({ attempt: 1, attempts: [] });
+    expect(other?.state === "stopped" || other?.state === "succeeded").toBe(true);
+    expect(done.counts.outcomes).toMatchObject({
+      completed: other?.state === "succeeded" ? 2 : 1,
+      stopped: other?.state === "stopped" ? 1 : 0,
+    });
+
+    // the report keeps both: the current attempt with its outcome, the earlier one in its history
+    const json = JSON.parse((await web.services.studies.report({ studyId: created.id, format: "json" })).body) as {
+      trials: { id: string; choice: number; outcome: string; verdictLevel: string; earlierAttempts: unknown[] }[];
+      configurations: { choice: number; derivedFrom: number | null }[];
+    };
+    const reported = json.trials.find((t) => t.id === target?.id);
+    expect(reported).toMatchObject({ choice: 3, outcome: "completed", verdictLevel: "partial" });
+    expect(reported?.earlierAttempts).toMatchObject([{ attempt: 1, outcome: "stopped", model: "calendar-fix-none" }]);
+    expect(json.configurations.find((c) => c.choice === 3)?.derivedFrom).toBe(target?.choice);
+    const markdown = (await web.services.studies.report({ studyId: created.id, format: "md" })).body;
+    expect(markdown).toContain("## Earlier attempts");
+    expect(markdown).toContain(`(config ${target?.choice} edited on retry)`);
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { tokenUsageSchema } from "./token-usage";
 import { trialResultSchema } from "./trial-result";
+import { trialOutcomeSchema } from "./trial-outcome";
 import { verdictSchema } from "./verdict-summary";
 import { activeTrialStateSchema, harnessKindSchema, preflightStatusSchema, trialEndStateSchema } from "./vocabulary";
 
@@ -161,6 +162,8 @@ export const trialFinishedEvent = z.object({
   data: trialResultSchema.extend({
     attempt: z.number().int(),
     state: trialEndStateSchema,
+    /** How the run ended, as shown (completed, agent-failed, timed-out, ...); absent from events of older workers. */
+    outcome: trialOutcomeSchema.optional(),
     /** Per-test rows are in this file (JSON), written before the event. */
     evaluationFile: z.string().nullable(),
     usage: tokenUsageSchema.nullable(),

@@ -142,10 +142,23 @@ export const projectFilesInputSchema = z.object({
   projectId: z.string().min(1),
   query: z.string().max(500).default(""),
 });
+/**
+ * A retry's edits to the trials' configuration. When they change it, the retried trials move to a new
+ * configuration (the next number), so the other trials of the old one are not silently changed.
+ */
+export const retryConfigurationEditSchema = agentConfigurationSchema.pick({
+  model: true,
+  reasoningEffort: true,
+  instructions: true,
+});
+export type RetryConfigurationEdit = z.infer<typeof retryConfigurationEditSchema>;
 export const retryTrialsInputSchema = z.object({
   studyId: z.string().min(1),
   trialIds: z.array(z.string().min(1)).min(1, "Choose at least one trial to retry.").max(MAX_TRIALS_PER_STUDY),
+  /** Retry with this model, effort and instructions instead of the configuration's own. */
+  configuration: retryConfigurationEditSchema.optional(),
 });
+export type RetryTrialsInput = z.input<typeof retryTrialsInputSchema>;
 export const trialIdInputSchema = z.object({ trialId: z.string().min(1) });
 export const MAX_CHOICE_NOTE_CHARS = 2000;
 /** Marks a finished trial as the study's chosen result (`trialId: null` clears the choice). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { studyEnvironmentSchema, testFileViewSchema, trialViewSchema } from "./study-schemas";
+import { studyEnvironmentSchema, testFileViewSchema, trialAttemptViewSchema, trialViewSchema } from "./study-schemas";
+import { trialOutcomeSchema, VERDICT_LEVELS } from "./trial-outcome";
 import { testCountsSchema } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
 import { count, isoDate } from "./zod-fields";
@@ -36,6 +37,7 @@ export const reportStudySchema = z.object({
 export type ReportStudy = z.infer<typeof reportStudySchema>;
 
 export const reportConfigurationSchema = z.object({
+  /** The configuration's number ("Config 2" on the study page). */
   choice: z.int().positive(),
   harness: harnessKindSchema,
   model: z.string(),
@@ -43,27 +45,59 @@ export const reportConfigurationSchema = z.object({
   instructions: z.string(),
   command: z.string().nullable(),
   repeats: z.int().positive(),
+  /** The configuration a retry edited into this one (added in version 1 as an optional field). */
+  derivedFrom: z.int().positive().nullable().optional(),
 });
 export type ReportConfiguration = z.infer<typeof reportConfigurationSchema>;
 
-/** The picked fields keep the view's checks: a trial's tokens are a `tokensSchema` whose total is input + output. */
-export const reportTrialSchema = trialViewSchema.pick({
-  id: true,
-  choice: true,
-  repeat: true,
+/** An earlier attempt of a trial (added in version 1 as an optional field): what it ran with and measured. */
+export const reportAttemptSchema = trialAttemptViewSchema.pick({
   attempt: true,
+  choice: true,
+  model: true,
+  reasoningEffort: true,
+  instructions: true,
   state: true,
+  outcome: true,
   verdict: true,
-  exitCode: true,
   agentSeconds: true,
   evalSeconds: true,
   tokens: true,
-  threadId: true,
-  harnessVersion: true,
   error: true,
-  startedAt: true,
   finishedAt: true,
 });
+export type ReportAttempt = z.infer<typeof reportAttemptSchema>;
+
+/**
+ * The picked fields keep the view's checks: a trial's tokens are a `tokensSchema` whose total is input + output.
+ * `state` is the stored state (`succeeded` for a run that was evaluated, whatever its verdict); `outcome`
+ * says how the run ended in the product's words (`completed`, `agent-failed`, `timed-out`, ...) and
+ * `verdictLevel` how many tests passed; both were added in version 1 as optional fields.
+ */
+export const reportTrialSchema = trialViewSchema
+  .pick({
+    id: true,
+    choice: true,
+    repeat: true,
+    attempt: true,
+    state: true,
+    verdict: true,
+    exitCode: true,
+    agentSeconds: true,
+    evalSeconds: true,
+    tokens: true,
+    threadId: true,
+    harnessVersion: true,
+    error: true,
+    startedAt: true,
+    finishedAt: true,
+  })
+  .extend({
+    outcome: trialOutcomeSchema.nullable().optional(),
+    verdictLevel: z.enum(VERDICT_LEVELS).nullable().optional(),
+    /** The attempts before `attempt`, oldest first. */
+    earlierAttempts: z.array(reportAttemptSchema).optional(),
+  });
 export type ReportTrial = z.infer<typeof reportTrialSchema>;
 
 const spreadSchema = z.object({ min: z.number().finite(), max: z.number().finite() }).nullable();

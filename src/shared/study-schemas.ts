@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { AgentConfiguration } from "./project-schemas";
 import { tokensSchema } from "./token-usage";
+import { trialOutcomeSchema, type TrialOutcome } from "./trial-outcome";
 import { trialResultSchema } from "./trial-result";
-import type { VerdictView } from "./verdict-summary";
-import { trialStateSchema, type StudyState } from "./vocabulary";
+import { verdictSchema, type VerdictView } from "./verdict-summary";
+import { harnessKindSchema, reasoningEffortSchema, trialStateSchema, type StudyState } from "./vocabulary";
 import { count, isoDate } from "./zod-fields";
 
 /**
@@ -18,7 +19,36 @@ export interface ConfigurationView extends AgentConfiguration {
   overrides: string[];
   command: string | null;
   repeats: number;
+  /** The configuration a retry edited into this one (its number), or null for one from the form. */
+  derivedFrom: number | null;
 }
+
+/** An earlier attempt of a trial, kept when it was retried: what it ran with and what it measured. */
+export const trialAttemptViewSchema = z.object({
+  attempt: z.int().positive(),
+  /** The number of the configuration it ran with. */
+  choice: z.int().positive(),
+  harness: harnessKindSchema,
+  model: z.string(),
+  reasoningEffort: reasoningEffortSchema,
+  instructions: z.string(),
+  state: trialStateSchema,
+  outcome: trialOutcomeSchema.nullable(),
+  error: z.string().nullable(),
+  verdict: verdictSchema.nullable(),
+  exitCode: z.int().nullable(),
+  agentSeconds: z.number().nullable(),
+  evalSeconds: z.number().nullable(),
+  tokens: tokensSchema,
+  commandsRun: z.int(),
+  workspaceId: z.string().nullable(),
+  committedImageId: z.string().nullable(),
+  startedAt: isoDate.nullable(),
+  finishedAt: isoDate.nullable(),
+  retriedAt: isoDate,
+  retriedBy: z.string(),
+});
+export type TrialAttemptView = z.infer<typeof trialAttemptViewSchema>;
 
 /** A trial's current attempt: where it is and what it measured (the report picks its fields from here). */
 export const trialViewSchema = trialResultSchema.extend({
@@ -28,11 +58,15 @@ export const trialViewSchema = trialResultSchema.extend({
   repeat: z.int().positive(),
   attempt: z.int().positive(),
   state: trialStateSchema,
+  /** How the run ended (completed, agent-failed, timed-out, ...), whatever the verdict; null until it ends. */
+  outcome: trialOutcomeSchema.nullable(),
   step: z.string(),
   tokens: tokensSchema,
   queuedAt: isoDate,
   startedAt: isoDate.nullable(),
   finishedAt: isoDate.nullable(),
+  /** The attempts before this one, oldest first (empty for a trial never retried). */
+  attempts: z.array(trialAttemptViewSchema),
 });
 export type TrialView = z.infer<typeof trialViewSchema>;
 
@@ -61,6 +95,8 @@ export interface StudyCounts {
   error: number;
   stopped: number;
   interrupted: number;
+  /** Ended trials by outcome: `completed` is `succeeded` shown honestly; agent-failed + timed-out = failed (+ error). */
+  outcomes: Record<TrialOutcome, number>;
 }
 
 /** The trial an admin kept as the study's result, with an optional note; choosing changes no project files. */

@@ -13,4 +13,12 @@ export const themeColors = {
   accentTint: "rgba(124, 156, 255, 0.08)",
   /** `--color-ok` (emerald-400). */
   ok: "#34d399",
+  /** `--color-warn` (amber-400). */
+  warn: "#fbbf24",
+  /** `--color-danger` (red-400). */
+  danger: "#f87171",
+  /** The `-soft` tints (300) of danger, warn and ok, for text on the dark panels. */
+  dangerSoft: "#fca5a5",
+  warnSoft: "#fcd34d",
+  okSoft: "#6ee7b7",
 } as const;

@@ -66,12 +66,18 @@ export const studyStateStyle: Record<StudyState, string> = {
   stopped: "border-line text-muted",
 };
 
+/** The stored state as the product says it: `succeeded` → "completed", `failed` → "agent failed". */
+export function trialStateLabel(state: TrialState): string {
+  return state === "succeeded" ? "completed" : state === "failed" ? "agent failed" : state;
+}
+
 export const trialStateStyle: Record<TrialState, string> = {
   queued: "border-line text-muted",
   preparing: "border-info-strong/50 text-info-soft",
   agent: "border-accent/60 text-accent",
   evaluating: "border-judging-strong/50 text-judging-soft",
-  succeeded: "border-ok-strong/50 text-ok-soft",
+  // a run that completed, whatever its verdict: neutral, the verdict has its own colour scale
+  succeeded: "border-muted/50 text-ink",
   failed: "border-danger-strong/60 text-danger-soft",
   error: "border-fault-strong/60 text-fault-soft",
   stopped: "border-line text-muted",

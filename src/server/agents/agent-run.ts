@@ -46,6 +46,8 @@ export interface AgentRunResult {
   reportedUsage: TokenUsage;
   agentSeconds: number;
   exitCode: number;
+  /** The run was stopped at its time limit (`outcome` is then `stopped` with that reason). */
+  timedOut: boolean;
   harnessVersion: string | null;
   /** Image id of the committed container (input.commit), or null. */
   committedImageId: string | null;
@@ -127,16 +129,16 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       stoppedBecause,
       upstreamError: () => deps.gateway.lastUpstreamError(input.runId),
     });
-    const commit = await commitIfAsked({ deps, input, containerId });
     const result: AgentRunResult = {
+      ...(await commitIfAsked({ deps, input, containerId })),
       outcome,
       threadId: state.threadId,
       meteredUsage: deps.gateway.usage(input.runId),
       reportedUsage: state.runUsage,
       agentSeconds,
       exitCode,
+      timedOut,
       harnessVersion: input.harness.kind === "codex" ? deps.codexVersion : null,
-      ...commit,
     };
     clearInterval(timer);
     await batch.flush();

@@ -1,5 +1,7 @@
 import type { ReportConfiguration, ReportTrial, StudyReport } from "../../shared/study-report";
+import { verdictLevel } from "../../shared/trial-outcome";
 import { parseStudyReport } from "./parse-study-report";
+import { reportOutcome } from "./report-outcome";
 
 /** The columns, in order. One row per trial. */
 export const CSV_COLUMNS = [
@@ -11,6 +13,8 @@ export const CSV_COLUMNS = [
   "model",
   "reasoning_effort",
   "state",
+  "outcome",
+  "verdict",
   "tests_passed",
   "tests_failed",
   "tests_skipped",
@@ -73,6 +77,8 @@ function row(options: {
     text(configuration?.model ?? null),
     text(configuration?.reasoningEffort ?? null),
     text(trial.state),
+    text(reportOutcome(trial)),
+    text(verdictLevel(verdict)),
     verdict?.passed ?? null,
     verdict?.failed ?? null,
     verdict?.skipped ?? null,

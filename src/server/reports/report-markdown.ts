@@ -3,6 +3,7 @@ import type { ReportConfiguration, ReportTrial, StudyAggregate, StudyReport } fr
 import type { TestCounts } from "../../shared/verdict-summary";
 import { codeBlock, codeSpan, escapeCell, escapeInline, quoteBlock } from "./markdown-text";
 import { parseStudyReport } from "./parse-study-report";
+import { earlierAttemptsSection, outcomeText, verdictLevelText } from "./report-outcome";
 
 const NONE = "—";
 
@@ -119,7 +120,8 @@ function configurationsSection(report: StudyReport): string[] {
   const lines = ["## Configurations", ""];
   for (const configuration of report.configurations) {
     const runs = `${configuration.repeats} ${configuration.repeats === 1 ? "run" : "runs"}`;
-    let line = `- Choice ${configuration.choice}: ${escapeInline(configuration.harness)}, model ${escapeInline(configuration.model) || NONE}, effort ${configuration.reasoningEffort}, ${runs}`;
+    let line = `- Config ${configuration.choice}: ${escapeInline(configuration.harness)}, model ${escapeInline(configuration.model) || NONE}, effort ${configuration.reasoningEffort}, ${runs}`;
+    if (configuration.derivedFrom) line += ` (config ${configuration.derivedFrom} edited on retry)`;
     if (configuration.command !== null) line += `; command ${codeSpan(configuration.command)}`;
     if (configuration.instructions.trim() !== "") line += `; instructions: ${escapeInline(configuration.instructions)}`;
     lines.push(line);
@@ -135,17 +137,30 @@ function resultsSection(options: {
   const lines = [
     "## Results",
     "",
-    ...tableHead(["Choice", "harness", "model", "effort", "tests passed", "agent seconds", "tokens", "state"]),
+    "Outcome: how the run ended (completed = the agent finished and the tests ran, whatever they said). Verdict: how many of the tests passed.",
+    "",
+    ...tableHead([
+      "Config",
+      "harness",
+      "model",
+      "effort",
+      "outcome",
+      "tests passed",
+      "verdict",
+      "agent seconds",
+      "tokens",
+    ]),
   ];
   for (const trial of options.trials) {
     lines.push(
       tableRow([
         trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 }),
         ...configurationCells(options.configurations.get(trial.choice)),
+        escapeCell(outcomeText(trial)),
         testsPassedCell(trial),
+        verdictLevelText(trial),
         formatSeconds(trial.agentSeconds),
         trialHasTokens(trial) ? formatNumber(trial.tokens.total) : NONE,
-        escapeCell(trial.state),
       ]),
     );
   }
@@ -169,7 +184,7 @@ function aggregatesSection(report: StudyReport): string[] {
     "Over finished trials. Pass rate: the finished trials that passed every test they counted, or, judged by exit code only, exited 0.",
     "",
     ...tableHead([
-      "Choice",
+      "Config",
       "harness",
       "model",
       "effort",
@@ -211,7 +226,7 @@ function errorsSection(options: { trials: ReportTrial[]; trialCounts: Map<number
   const lines = ["## Errors", ""];
   for (const trial of failed) {
     lines.push(
-      `- Choice ${trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 })}: ${escapeInline(trial.error ?? "")}`,
+      `- Config ${trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 })}: ${escapeInline(trial.error ?? "")}`,
     );
   }
   return lines;
@@ -226,7 +241,7 @@ function chosenSection(options: { report: StudyReport; trialCounts: Map<number, 
   const lines = [
     "## Chosen result",
     "",
-    `Choice ${label} (trial ${codeSpan(trial.id)}), tests passed: ${testsPassedCell(trial)}; chosen by ${escapeInline(chosen.by)} on ${formatReportDate(chosen.at)}.`,
+    `Config ${label} (trial ${codeSpan(trial.id)}), tests passed: ${testsPassedCell(trial)}; chosen by ${escapeInline(chosen.by)} on ${formatReportDate(chosen.at)}.`,
   ];
   if (chosen.note !== null && chosen.note.trim() !== "") lines.push("", quoteBlock(chosen.note));
   return lines;
@@ -264,6 +279,10 @@ export function renderMarkdownReport(input: StudyReport): string {
     chosenSection({ report, trialCounts }),
     several ? aggregatesSection(report) : [],
     errorsSection({ trials, trialCounts }),
+    earlierAttemptsSection({
+      trials,
+      label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),
+    }),
   ];
   const body = sections.filter((lines) => lines.length > 0).map((lines) => lines.join("\n").replace(/\n+$/, ""));
   return `${[...body, closingNote(several)].join("\n\n")}\n`;

@@ -152,12 +152,12 @@ describe("CSV", () => {
   it("writes a header and one CRLF-terminated row per trial, quoting and guarding text cells", () => {
     expect(csv.endsWith("\r\n")).toBe(true);
     expect(csv.slice(0, -2).split("\r\n")).toEqual([
-      "study_id,choice,repeat,attempt,harness,model,reasoning_effort,state,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error,chosen,chosen_note",
-      "cm7study0001,1,1,1,codex,gpt-5-codex,high,succeeded,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,,0,",
-      "cm7study0001,2,1,1,codex,o4-mini <b>,medium,succeeded,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,,0,",
-      "cm7study0001,2,2,1,codex,o4-mini <b>,medium,failed,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,,0,",
-      'cm7study0001,2,3,2,codex,o4-mini <b>,medium,error,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs",0,',
-      'cm7study0001,3,1,1,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",,0,',
+      "study_id,choice,repeat,attempt,harness,model,reasoning_effort,state,outcome,verdict,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error,chosen,chosen_note",
+      "cm7study0001,1,1,1,codex,gpt-5-codex,high,succeeded,completed,all-passed,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,,0,",
+      "cm7study0001,2,1,1,codex,o4-mini <b>,medium,succeeded,completed,all-passed,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,,0,",
+      "cm7study0001,2,2,1,codex,o4-mini <b>,medium,failed,agent-failed,partial,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,,0,",
+      'cm7study0001,2,3,2,codex,o4-mini <b>,medium,error,error,,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs",0,',
+      'cm7study0001,3,1,1,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,completed,all-passed,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",,0,',
     ]);
   });
 
@@ -227,17 +227,35 @@ describe("Markdown", () => {
     ]);
   });
 
-  it("writes one results row per trial: counts, pass/fail for exit codes, a dash for nothing", () => {
+  it("writes one results row per trial: the run's outcome apart from its verdict, pass/fail for exit codes, a dash for nothing", () => {
+    const head = "| Config | harness | model | effort | outcome | tests passed | verdict | agent seconds | tokens |";
+    expect(block(markdown, head)).toEqual([
+      head,
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+      "| 1 | codex | gpt-5-codex | high | completed | 23/23 | all passed | 312.5 | 129,000 |",
+      "| 2 #1 | codex | o4-mini &lt;b&gt; | medium | completed | 23/23 | all passed | 200.0 | 55,000 |",
+      "| 2 #2 | codex | o4-mini &lt;b&gt; | medium | agent failed | 21/23 | partial | 250.0 | 67,000 |",
+      "| 2 #3 (attempt 2) | codex | o4-mini &lt;b&gt; | medium | error | — | no verdict | — | — |",
+      "| 3 | command | =cmd\\|' /C calc'!A0 | minimal | completed | pass | all passed | 5.0 | 0 |",
+    ]);
+    expect(markdown).not.toContain("succeeded");
+  });
+
+  it("says a completed run that passed no test is completed with none passed, and lists earlier attempts", () => {
+    const zero = renderMarkdownReport(
+      variant((report) => {
+        report.trials[0]!.verdict = { passed: 0, failed: 23, skipped: 0, total: 23, source: "node-test", ok: false };
+        report.trials[0]!.outcome = "completed";
+      }),
+    );
+    expect(zero).toContain("| 1 | codex | gpt-5-codex | high | completed | 0/23 | none passed | 312.5 | 129,000 |");
     expect(
-      block(markdown, "| Choice | harness | model | effort | tests passed | agent seconds | tokens | state |"),
+      block(
+        markdown,
+        "- Config 2 #3, attempt 1 (config 2: o4-mini &lt;b&gt;, effort medium): timed out, 0/23 tests passed (none passed), 1800.0 agent seconds, 101,000 tokens; Stopped after 1800 s: the agent time limit.",
+      ),
     ).toEqual([
-      "| Choice | harness | model | effort | tests passed | agent seconds | tokens | state |",
-      "| --- | --- | --- | --- | --- | --- | --- | --- |",
-      "| 1 | codex | gpt-5-codex | high | 23/23 | 312.5 | 129,000 | succeeded |",
-      "| 2 #1 | codex | o4-mini &lt;b&gt; | medium | 23/23 | 200.0 | 55,000 | succeeded |",
-      "| 2 #2 | codex | o4-mini &lt;b&gt; | medium | 21/23 | 250.0 | 67,000 | failed |",
-      "| 2 #3 (attempt 2) | codex | o4-mini &lt;b&gt; | medium | — | — | — | error |",
-      "| 3 | command | =cmd\\|' /C calc'!A0 | minimal | pass | 5.0 | 0 | succeeded |",
+      "- Config 2 #3, attempt 1 (config 2: o4-mini &lt;b&gt;, effort medium): timed out, 0/23 tests passed (none passed), 1800.0 agent seconds, 101,000 tokens; Stopped after 1800 s: the agent time limit.",
     ]);
   });
 
@@ -245,10 +263,10 @@ describe("Markdown", () => {
     expect(
       block(
         markdown,
-        "| Choice | harness | model | effort | finished | pass rate | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
+        "| Config | harness | model | effort | finished | pass rate | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
       ),
     ).toEqual([
-      "| Choice | harness | model | effort | finished | pass rate | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
+      "| Config | harness | model | effort | finished | pass rate | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
       "| 1 | codex | gpt-5-codex | high | 1/1 | 100% (1/1) | 23 | 312.5 | 312.5–312.5 | 129,000 | 129,000–129,000 |",
       "| 2 | codex | o4-mini &lt;b&gt; | medium | 3/3 | 33% (1/3) | 22 | 225.0 | 200.0–250.0 | 61,000 | 55,000–67,000 |",
@@ -274,7 +292,7 @@ describe("Markdown", () => {
   it("lists trial errors on one escaped line each", () => {
     expect(block(markdown, "## Errors")).toEqual(["## Errors"]);
     expect(markdown).toContain(
-      "\n- Choice 2 #3 (attempt 2): Container exited 137, \"OOM\" &lt;script&gt;alert('x')&lt;/script&gt; \\| see logs\n",
+      "\n- Config 2 #3 (attempt 2): Container exited 137, \"OOM\" &lt;script&gt;alert('x')&lt;/script&gt; \\| see logs\n",
     );
   });
 
@@ -325,7 +343,7 @@ describe("Markdown", () => {
         report.baseline = { passed: null, failed: null, skipped: null, total: null, source: "exit-code" };
       }),
     );
-    expect(partial).toContain("| 1 | codex | gpt-5-codex | high | 7 | 312.5 | 129,000 | succeeded |");
+    expect(partial).toContain("| 1 | codex | gpt-5-codex | high | completed | 7 | all passed | 312.5 | 129,000 |");
     expect(partial).toContain("- Baseline: no test counts (exit-code)");
   });
 

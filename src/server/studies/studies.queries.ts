@@ -2,6 +2,7 @@ import type { Db } from "../db/client";
 import { createStudyReadQueries } from "./study-read.queries";
 import { createStudyWriteQueries } from "./study-write.queries";
 import { createTrialDispatchQueries } from "./trial-dispatch.queries";
+import { createTrialRetryQueries } from "./trial-retry.queries";
 import { createTrialWriteQueries } from "./trial-write.queries";
 
 /**
@@ -14,6 +15,7 @@ export function createStudyQueries(db: Db) {
     ...createStudyReadQueries(db),
     ...createStudyWriteQueries(db),
     ...createTrialWriteQueries(db),
+    ...createTrialRetryQueries(db),
     ...createTrialDispatchQueries(db),
   };
 }

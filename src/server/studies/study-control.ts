@@ -3,6 +3,7 @@ import { AppError } from "../errors/app-error";
 import { publishEvent } from "../events/event-stream";
 import type { JobQueue } from "../jobs/job-queue";
 import { preflightJobId, trialJobId, trialStopKey } from "../jobs/study-jobs";
+import { retryConfigurationEditSchema, type RetryTrialsInput } from "../../shared/study-inputs";
 import type { StudyView } from "../../shared/study-schemas";
 import { OPEN_TRIAL_STATES } from "../../shared/vocabulary";
 import type { StudyQueries } from "./studies.queries";
@@ -103,16 +104,44 @@ function checkRetryable(study: StudyView, trialIds: string[]): void {
     });
 }
 
-/** Runs chosen failed, errored, stopped or interrupted trials again, each as a new attempt. */
+/** With edits, the trials must share one configuration (the edit makes one new configuration of them). */
+function checkEdit(study: StudyView, input: RetryTrialsInput): void {
+  const edit = input.configuration;
+  if (!edit) return;
+  const choices = new Set(study.trials.filter((trial) => input.trialIds.includes(trial.id)).map((t) => t.choice));
+  if (choices.size > 1)
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field: "configuration",
+      message: "To retry with a changed configuration, choose trials of one configuration.",
+    });
+  const [choice] = [...choices];
+  const source = study.configurations.find((configuration) => configuration.choice === choice);
+  if (source?.harness === "codex" && (edit.model ?? "").trim() === "")
+    throw new AppError({ code: "BAD_REQUEST", field: "configuration.model", message: "Enter a model." });
+}
+
+/**
+ * Runs chosen failed, errored, stopped or interrupted trials again, each as a new attempt; the finished
+ * attempts stay in the trials' history. With `configuration`, the trials run with that model, effort and
+ * instructions, as a new configuration of the study (trial-retry.queries.ts).
+ */
 export async function retryStudyTrials(
   deps: StudyControlDeps,
-  options: { studyId: string; trialIds: string[]; by: string },
+  options: { input: RetryTrialsInput; by: string },
 ): Promise<StudyView> {
-  const { studyId, trialIds } = options;
+  const { studyId, trialIds } = options.input;
   const found = await requireStudy(deps.studies, studyId);
   checkRetryable(found, trialIds);
+  checkEdit(found, options.input);
   for (const trialId of trialIds) await deps.redis.del(trialStopKey(trialId));
-  const reset = await deps.studies.retry({ studyId, trialIds });
+  const { reset, createdConfiguration } = await deps.studies.retry({
+    studyId,
+    trialIds,
+    ...(options.input.configuration ? { edit: retryConfigurationEditSchema.parse(options.input.configuration) } : {}),
+    by: options.by,
+    now: deps.now(),
+  });
   if (reset.length === 0)
     throw new AppError({
       code: "CONFLICT",
@@ -122,7 +151,8 @@ export async function retryStudyTrials(
     });
   await deps.studies.setStudyState({ studyId, from: ["done", "stopped", "stopping"], to: "running", finishedAt: null });
   await deps.dispatcher.topUp(studyId);
-  const reason = `${reset.length} trial${reset.length === 1 ? "" : "s"} retried by ${options.by}.`;
+  const edited = createdConfiguration === null ? "" : ` as configuration ${createdConfiguration}`;
+  const reason = `${reset.length} trial${reset.length === 1 ? "" : "s"} retried${edited} by ${options.by}.`;
   await announceStudyChange(deps, { studyId, projectId: found.projectId, reason, trialIds: reset });
   return requireStudy(deps.studies, studyId);
 }

@@ -17,13 +17,18 @@ import {
 
 async function countsOf(db: Db, studyIds: string[]): Promise<Map<string, StudyCounts>> {
   const grouped = await db.trial.groupBy({
-    by: ["studyId", "state"],
+    by: ["studyId", "state", "outcome"],
     where: { studyId: { in: studyIds } },
     _count: { _all: true },
   });
   const byStudy = new Map<string, StudyCounts>();
   for (const id of studyIds) byStudy.set(id, emptyCounts());
-  for (const group of grouped) countInto(byStudy.get(group.studyId) ?? emptyCounts(), group.state, group._count._all);
+  for (const group of grouped)
+    countInto(byStudy.get(group.studyId) ?? emptyCounts(), {
+      state: group.state,
+      outcome: group.outcome,
+      n: group._count._all,
+    });
   return byStudy;
 }
 
@@ -33,7 +38,7 @@ export async function findStudy(db: Db, studyId: string): Promise<StudyView | nu
     include: {
       project: { select: { name: true } },
       configurations: { orderBy: { position: "asc" } },
-      trials: true,
+      trials: { include: { attempts: true } },
       environment: { select: { version: true } },
     },
   });
@@ -41,10 +46,12 @@ export async function findStudy(db: Db, studyId: string): Promise<StudyView | nu
   const positions = new Map(row.configurations.map((configuration) => [configuration.id, configuration.position]));
   const repeats = repeatNumbers(row.trials);
   const trials = row.trials
-    .map((trial) => trialView(trial, positions.get(trial.configurationId) ?? 0, repeats.get(trial.id) ?? 1))
+    .map((trial) =>
+      trialView(trial, positions.get(trial.configurationId) ?? 0, repeats.get(trial.id) ?? 1, trial.attempts),
+    )
     .sort((a, b) => a.choice - b.choice || a.repeat - b.repeat);
   const trialCounts = emptyCounts();
-  for (const trial of row.trials) countInto(trialCounts, trial.state, 1);
+  for (const trial of row.trials) countInto(trialCounts, { state: trial.state, outcome: trial.outcome, n: 1 });
   return {
     ...summary(row, trialCounts),
     taskPrompt: row.taskPrompt,

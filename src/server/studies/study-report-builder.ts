@@ -5,23 +5,25 @@ import {
   type ReportTrial,
   type StudyReport,
 } from "../../shared/study-report";
-import type { StudyView } from "../../shared/study-schemas";
+import type { StudyView, TrialView } from "../../shared/study-schemas";
+import { verdictLevel } from "../../shared/trial-outcome";
 import { tokensWithTotal } from "../../shared/token-usage";
 import { renderCsvReport } from "../reports/report-csv";
 import { reportFileName, type ReportFormat } from "../reports/report-filename";
 import { renderJsonReport } from "../reports/report-json";
 import { renderMarkdownReport } from "../reports/report-markdown";
 
-/** A study as the versioned report (src/shared/study-report.ts): what the downloads and `invariant-web export` render. */
-export function buildStudyReport(options: { study: StudyView; generatedAt: Date }): StudyReport {
-  const { study } = options;
-  const trials: ReportTrial[] = study.trials.map((trial) => ({
+/** A trial as the report records it, with its earlier attempts. */
+function reportTrial(trial: TrialView): ReportTrial {
+  return {
     id: trial.id,
     choice: trial.choice,
     repeat: trial.repeat,
     attempt: trial.attempt,
     state: trial.state,
+    outcome: trial.outcome,
     verdict: trial.verdict,
+    verdictLevel: verdictLevel(trial.verdict),
     exitCode: trial.exitCode,
     agentSeconds: trial.agentSeconds,
     evalSeconds: trial.evalSeconds,
@@ -36,7 +38,28 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
     error: trial.error,
     startedAt: trial.startedAt,
     finishedAt: trial.finishedAt,
-  }));
+    earlierAttempts: trial.attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      choice: attempt.choice,
+      model: attempt.model,
+      reasoningEffort: attempt.reasoningEffort,
+      instructions: attempt.instructions,
+      state: attempt.state,
+      outcome: attempt.outcome,
+      verdict: attempt.verdict,
+      agentSeconds: attempt.agentSeconds,
+      evalSeconds: attempt.evalSeconds,
+      tokens: attempt.tokens,
+      error: attempt.error,
+      finishedAt: attempt.finishedAt,
+    })),
+  };
+}
+
+/** A study as the versioned report (src/shared/study-report.ts): what the downloads and `invariant-web export` render. */
+export function buildStudyReport(options: { study: StudyView; generatedAt: Date }): StudyReport {
+  const { study } = options;
+  const trials = study.trials.map(reportTrial);
   const configurations = study.configurations.map((configuration) => ({
     choice: configuration.choice,
     harness: configuration.harness,
@@ -45,6 +68,7 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
     instructions: configuration.instructions,
     command: configuration.command,
     repeats: configuration.repeats,
+    derivedFrom: configuration.derivedFrom,
   }));
   return {
     schema: STUDY_REPORT_SCHEMA_ID,

@@ -1,7 +1,7 @@
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { createKeyedLock } from "../locks/keyed-lock";
 import type { InvariantEvent } from "../../shared/event-catalog";
-import type { ChooseTrialInput, CreateStudyInput } from "../../shared/study-inputs";
+import type { ChooseTrialInput, CreateStudyInput, RetryTrialsInput } from "../../shared/study-inputs";
 import type { StudySummaryView } from "../../shared/study-schemas";
 import { createTrialDispatcher } from "./trial-dispatcher";
 import { deleteStudy } from "./study-deletion";
@@ -56,8 +56,8 @@ export function createStudyService(deps: StudyServiceDeps) {
       });
     },
 
-    retry: (input: { studyId: string; trialIds: string[] }, by: string) =>
-      withStudyLock(input.studyId, () => retryStudyTrials(control, { ...input, by })),
+    retry: (input: RetryTrialsInput, by: string) =>
+      withStudyLock(input.studyId, () => retryStudyTrials(control, { input, by })),
     trialLog: (input: { trialId: string; tailBytes: number }) => trialLogTail(deps, input),
     /** Marks a finished trial as the study's chosen result, or clears it (study-choice.ts). */
     choose: (input: ChooseTrialInput, by: string) =>

@@ -1,5 +1,12 @@
 import type { Db } from "../db/client";
-import type { ConfigurationView, StudyCounts, StudySummaryView, TrialView } from "../../shared/study-schemas";
+import type {
+  ConfigurationView,
+  StudyCounts,
+  StudySummaryView,
+  TrialAttemptView,
+  TrialView,
+} from "../../shared/study-schemas";
+import { TRIAL_OUTCOMES, trialOutcome, type TrialOutcome } from "../../shared/trial-outcome";
 import { tokensWithTotal } from "../../shared/token-usage";
 import { verdictSchema, type VerdictView } from "../../shared/verdict-summary";
 import {
@@ -19,6 +26,7 @@ import {
 export type StudyRow = Awaited<ReturnType<Db["study"]["findUniqueOrThrow"]>>;
 export type TrialRow = Awaited<ReturnType<Db["trial"]["findUniqueOrThrow"]>>;
 export type ConfigurationRow = Awaited<ReturnType<Db["configuration"]["findUniqueOrThrow"]>>;
+export type TrialAttemptRow = Awaited<ReturnType<Db["trialAttempt"]["findUniqueOrThrow"]>>;
 
 export function iso(date: Date | null): string | null {
   return date ? date.toISOString() : null;
@@ -43,6 +51,7 @@ export function configurationView(row: ConfigurationRow): ConfigurationView {
     overrides: parseJson<string[]>(row.overrides, []),
     command: row.command,
     repeats: row.repeats,
+    derivedFrom: row.derivedFrom,
   };
 }
 
@@ -70,25 +79,64 @@ export function verdictFromColumns<P extends VerdictPrefix>(prefix: P, row: Verd
   return { ...value, source: value.source, ok: value.ok ?? false };
 }
 
-export function trialView(row: TrialRow, choice: number, repeat: number): TrialView {
+function tokensOf(row: Pick<TrialRow, "inputTokens" | "cachedInputTokens" | "outputTokens" | "reasoningTokens">) {
+  return tokensWithTotal({
+    input: row.inputTokens,
+    cachedInput: row.cachedInputTokens,
+    output: row.outputTokens,
+    reasoning: row.reasoningTokens,
+  });
+}
+
+export function trialAttemptView(row: TrialAttemptRow): TrialAttemptView {
+  const state = row.state as TrialState;
+  return {
+    attempt: row.attempt,
+    choice: row.configuration,
+    harness: harnessKindSchema.catch("codex").parse(row.harness),
+    model: row.model,
+    reasoningEffort: reasoningEffortSchema.catch("medium").parse(row.reasoningEffort),
+    instructions: row.instructions,
+    state,
+    outcome: trialOutcome({ state, recorded: row.outcome, error: row.error }),
+    error: row.error,
+    verdict: verdictFromColumns("verdict", row),
+    exitCode: row.exitCode,
+    agentSeconds: row.agentSeconds,
+    evalSeconds: row.evalSeconds,
+    tokens: tokensOf(row),
+    commandsRun: row.commandsRun,
+    workspaceId: row.workspaceId,
+    committedImageId: row.committedImageId,
+    startedAt: iso(row.startedAt),
+    finishedAt: iso(row.finishedAt),
+    retriedAt: row.retriedAt.toISOString(),
+    retriedBy: row.retriedBy,
+  };
+}
+
+/** A trial row as its view; `attempts` are its earlier attempts' rows (none when not read). */
+export function trialView(
+  row: TrialRow,
+  choice: number,
+  repeat: number,
+  attempts: readonly TrialAttemptRow[] = [],
+): TrialView {
+  const state = row.state as TrialState;
   return {
     id: row.id,
     configurationId: row.configurationId,
     choice,
     repeat,
     attempt: row.attempt,
-    state: row.state as TrialState,
+    state,
+    outcome: trialOutcome({ state, recorded: row.outcome, error: row.error }),
     step: row.step,
     verdict: verdictFromColumns("verdict", row),
     exitCode: row.exitCode,
     agentSeconds: row.agentSeconds,
     evalSeconds: row.evalSeconds,
-    tokens: tokensWithTotal({
-      input: row.inputTokens,
-      cachedInput: row.cachedInputTokens,
-      output: row.outputTokens,
-      reasoning: row.reasoningTokens,
-    }),
+    tokens: tokensOf(row),
     commandsRun: row.commandsRun,
     threadId: row.threadId,
     harnessVersion: row.harnessVersion,
@@ -102,18 +150,26 @@ export function trialView(row: TrialRow, choice: number, repeat: number): TrialV
     queuedAt: row.queuedAt.toISOString(),
     startedAt: iso(row.startedAt),
     finishedAt: iso(row.finishedAt),
+    attempts: [...attempts].sort((a, b) => a.attempt - b.attempt).map(trialAttemptView),
   };
 }
 
 export function emptyCounts(): StudyCounts {
-  return { total: 0, queued: 0, running: 0, succeeded: 0, failed: 0, error: 0, stopped: 0, interrupted: 0 };
+  const outcomes = Object.fromEntries(TRIAL_OUTCOMES.map((outcome) => [outcome, 0])) as Record<TrialOutcome, number>;
+  return { total: 0, queued: 0, running: 0, succeeded: 0, failed: 0, error: 0, stopped: 0, interrupted: 0, outcomes };
 }
 
-export function countInto(counts: StudyCounts, state: string, n: number): void {
+/** Counts `n` trials in `state` (with the outcome their worker reported, if any). */
+export function countInto(counts: StudyCounts, trials: { state: string; outcome?: string | null; n: number }): void {
+  const { state, n } = trials;
   counts.total += n;
   if (state === "queued") counts.queued += n;
   else if (isActiveTrialState(state)) counts.running += n;
-  else if (isTerminalTrialState(state)) counts[state as TerminalTrialState] += n;
+  else if (isTerminalTrialState(state)) {
+    counts[state as TerminalTrialState] += n;
+    const outcome = trialOutcome({ state: state as TrialState, recorded: trials.outcome ?? null });
+    if (outcome) counts.outcomes[outcome] += n;
+  }
 }
 
 export function summary(row: StudyRow & { project: { name: string } }, counts: StudyCounts): StudySummaryView {

@@ -24,7 +24,7 @@ export interface NewStudy extends Pick<
   environmentVersionId: string;
   imageId: string;
   imageDigest: string | null;
-  configurations: Omit<ConfigurationView, "id" | "choice">[];
+  configurations: Omit<ConfigurationView, "id" | "choice" | "derivedFrom">[];
 }
 
 export type PreflightOutcome = Omit<z.infer<typeof studyPreflightFinishedEvent>["data"], "durationMs">;

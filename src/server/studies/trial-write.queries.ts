@@ -4,7 +4,6 @@ import type { TokenUsage } from "../../shared/token-usage";
 import type { TestResultView } from "../../shared/verdict-summary";
 import {
   ACTIVE_TRIAL_STATES,
-  RETRYABLE_TRIAL_STATES,
   TERMINAL_TRIAL_STATES,
   type ActiveTrialState,
   type TrialState,
@@ -27,31 +26,6 @@ function usageColumns(usage: TokenUsage | null) {
     : {};
 }
 
-/** What a retry clears: everything the last attempt measured. */
-const CLEARED_ATTEMPT = {
-  step: "",
-  error: null,
-  ...verdictColumns("verdict", null),
-  exitCode: null,
-  agentSeconds: null,
-  evalSeconds: null,
-  inputTokens: 0,
-  cachedInputTokens: 0,
-  outputTokens: 0,
-  reasoningTokens: 0,
-  commandsRun: 0,
-  threadId: null,
-  committedImageId: null,
-  workspaceId: null,
-  diffFiles: null,
-  diffInsertions: null,
-  diffDeletions: null,
-  workerId: null,
-  enqueuedAt: null,
-  startedAt: null,
-  finishedAt: null,
-};
-
 /** Records a trial's end (only for its current attempt, and only once). */
 async function trialFinished(
   db: Db,
@@ -63,6 +37,7 @@ async function trialFinished(
       where: { id: trialId, attempt: options.attempt, state: { notIn: [...TERMINAL_TRIAL_STATES] } },
       data: {
         state: finish.state,
+        outcome: finish.outcome ?? null,
         step: "",
         error: finish.error,
         ...verdictColumns("verdict", finish.verdict),
@@ -90,22 +65,6 @@ async function trialFinished(
     }
     return true;
   });
-}
-
-/** Puts retryable trials back in the queue as a new attempt; returns the ids that were reset. */
-async function retryTrials(db: Db, options: { studyId: string; trialIds: string[] }): Promise<string[]> {
-  const reset: string[] = [];
-  for (const trialId of options.trialIds) {
-    const { count } = await db.trial.updateMany({
-      where: { id: trialId, studyId: options.studyId, state: { in: [...RETRYABLE_TRIAL_STATES] } },
-      data: { ...CLEARED_ATTEMPT, state: "queued", attempt: { increment: 1 } },
-    });
-    if (count > 0) {
-      await db.evaluationResult.deleteMany({ where: { trialId } });
-      reset.push(trialId);
-    }
-  }
-  return reset;
 }
 
 export function createTrialWriteQueries(db: Db) {
@@ -153,13 +112,17 @@ export function createTrialWriteQueries(db: Db) {
       for (const trialId of options.trialIds) {
         const { count } = await db.trial.updateMany({
           where: { id: trialId, state: { in: [...options.onlyStates] } },
-          data: { state: options.state, step: "", error: options.reason, finishedAt: options.at },
+          data: {
+            state: options.state,
+            outcome: options.state,
+            step: "",
+            error: options.reason,
+            finishedAt: options.at,
+          },
         });
         if (count > 0) ended.push(trialId);
       }
       return ended;
     },
-
-    retry: (options: { studyId: string; trialIds: string[] }) => retryTrials(db, options),
   };
 }

@@ -3,6 +3,7 @@ import type { EvaluationResult } from "./evaluation";
 import type { TrialContext } from "./trial-context";
 import type { DiffTotals } from "./trial-evaluation-step";
 import { verdictSummary } from "../../shared/verdict-summary";
+import { trialEndLine, type TrialOutcome as TrialRunOutcome } from "../../shared/trial-outcome";
 import type { TrialEndState } from "../../shared/vocabulary";
 
 export type { TrialEndState };
@@ -19,12 +20,29 @@ export interface TrialOutcome {
   evaluationFile: string | null;
 }
 
-function endState(outcome: TrialOutcome): { state: TrialEndState; reason: string | null } {
-  const { stoppedBy, error, agent } = outcome;
+/**
+ * The stored end state (the state machine) and the outcome the product shows: a run whose agent finished
+ * and was evaluated is `succeeded` / `completed` whatever its verdict says; a run cut at a time limit
+ * (the agent's or the test command's) is `timed-out`.
+ */
+export function endState(outcome: TrialOutcome): {
+  state: TrialEndState;
+  outcome: TrialRunOutcome;
+  reason: string | null;
+} {
+  const { stoppedBy, error, agent, evaluation } = outcome;
   const agentFailed = agent !== null && agent.outcome.status !== "succeeded";
   const state: TrialEndState = stoppedBy ? "stopped" : error ? "error" : agentFailed ? "failed" : "succeeded";
   const reason = stoppedBy ?? error ?? (agent && agent.outcome.status !== "succeeded" ? agent.outcome.reason : null);
-  return { state, reason };
+  const timedOut = (state === "failed" && agent?.timedOut === true) || (state === "error" && evaluation?.timedOut);
+  const shown: TrialRunOutcome = timedOut
+    ? "timed-out"
+    : state === "succeeded"
+      ? "completed"
+      : state === "failed"
+        ? "agent-failed"
+        : state;
+  return { state, outcome: shown, reason };
 }
 
 /** Closes the log and publishes `trial.finished`, the result the web process records. */
@@ -32,16 +50,17 @@ export async function finishTrial(options: { context: TrialContext; outcome: Tri
   const { context, outcome } = options;
   const { deps, job, ids, runId } = context;
   const { agent, evaluation } = outcome;
-  const { state, reason } = endState(outcome);
-  context.note(`Trial ${state}${reason ? `: ${reason}` : ""}`);
-  await context.log.close();
+  const { state, outcome: shown, reason } = endState(outcome);
   const verdict = outcome.stoppedBy ? null : (evaluation?.verdict ?? null);
+  context.note(trialEndLine({ outcome: shown, verdict, reason }));
+  await context.log.close();
   await deps.publish({
     type: "trial.finished",
     ...ids,
     data: {
       attempt: job.attempt,
       state,
+      outcome: shown,
       error: reason,
       verdict: verdictSummary(verdict),
       evaluationFile: verdict ? outcome.evaluationFile : null,

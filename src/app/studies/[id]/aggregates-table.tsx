@@ -14,7 +14,7 @@ function range(spread: { min: number; max: number } | null, format: (value: numb
 
 function aggregateColumns(byChoice: ReadonlyMap<number, ConfigurationView>): Column<Aggregate>[] {
   return [
-    { key: "choice", header: "Choice", className: "tabular-nums", cell: (row) => row.choice },
+    { key: "choice", header: "Config", className: "tabular-nums", cell: (row) => row.choice },
     {
       key: "configuration",
       header: "Configuration",

@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, type KeyboardEvent, type ReactNode, type SyntheticEvent } from "react";
+import { useEffect, useRef, type ReactNode, type SyntheticEvent } from "react";
 import type { ApplyPreviewView } from "../../../shared/snapshot-schemas";
 import { QueryState } from "../../_components/query-state";
 import {
@@ -179,16 +179,11 @@ export function ApplyDialog({
     event.preventDefault();
     if (!busy) onClose();
   };
-  // Esc belongs to the dialog, not to the panels behind it (a trial panel closes on Esc too)
-  const onKeyDown = (event: KeyboardEvent) => {
-    if (event.key === "Escape") event.stopPropagation();
-  };
   return (
     <dialog
       ref={ref}
       aria-label={title}
       onCancel={onCancel}
-      onKeyDown={onKeyDown}
       className="m-auto max-h-[90vh] w-[min(60rem,calc(100vw-2rem))] overflow-auto rounded-xl border border-line bg-panel p-5 text-ink backdrop:bg-canvas/80"
     >
       <div className="mb-4 flex items-start justify-between gap-4">

@@ -1,8 +1,8 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
-import { useCallback, useMemo, useState } from "react";
-import { trialHasTokens } from "../../../shared/study-aggregates";
+import { useCallback, useMemo } from "react";
+import type { RetryConfigurationEdit } from "../../../shared/study-inputs";
 import type { StudyView, TrialView } from "../../../shared/study-schemas";
 import { ErrorMessage, Panel } from "../../_components/ui";
 import { useRole } from "../../_components/use-role";
@@ -12,14 +12,18 @@ import { StudyProgress } from "../study-progress";
 import { AggregatesTable } from "./aggregates-table";
 import type { LogTails } from "./log-tails";
 import { PreflightPanel } from "./preflight-panel";
-import type { ChartPoint } from "./study-chart";
+import { configurationChartPoints, trialChartPoints } from "./chart-data";
 import { StudyHeader } from "./study-header";
 import { TrialDetail } from "./trial-detail";
-import { trialLabel } from "./trial-row";
 import { TrialsTable } from "./trials-table";
+import { useOpenTrials } from "./use-open-trials";
 
 // recharts measures the DOM: render it in the browser only
-const StudyChart = dynamic(() => import("./study-chart").then((module) => module.StudyChart), {
+const TestsChart = dynamic(() => import("./study-chart").then((module) => module.TestsChart), {
+  ssr: false,
+  loading: () => <div className="h-40" aria-hidden="true" />,
+});
+const UsageChart = dynamic(() => import("./study-chart").then((module) => module.UsageChart), {
   ssr: false,
   loading: () => <div className="h-72" aria-hidden="true" />,
 });
@@ -34,42 +38,41 @@ function useStoreStudy(studyId: string): (next: StudyView) => void {
   );
 }
 
-/** One bar pair per trial, in choice.repeat order. */
-function useChartPoints(trials: readonly TrialView[]): ChartPoint[] {
-  return useMemo(
-    () =>
-      [...trials]
-        .sort((a, b) => a.choice - b.choice || a.repeat - b.repeat)
-        .map((trial) => ({
-          label: trialLabel(trial),
-          tokens: trialHasTokens(trial) ? trial.tokens.total : null,
-          seconds: trial.agentSeconds,
-        })),
-    [trials],
-  );
-}
-
 function TrialsPanel({ study, tails, isAdmin }: { study: StudyView; tails: LogTails; isAdmin: boolean }) {
   const trpc = useTRPC();
   const store = useStoreStudy(study.id);
   const retry = useMutation(trpc.studies.retry.mutationOptions({ onSuccess: store }));
-  const [openTrialId, setOpenTrialId] = useState<string | null>(null);
-  const onOpen = useCallback(
-    (trialId: string) => setOpenTrialId((current) => (current === trialId ? null : trialId)),
-    [],
+  const open = useOpenTrials();
+  const { mutate } = retry;
+  const onRetry = useCallback(
+    (trialIds: string[], edit?: RetryConfigurationEdit) =>
+      mutate({ studyId: study.id, trialIds, ...(edit ? { configuration: edit } : {}) }),
+    [mutate, study.id],
   );
-  const onRetry = useCallback((trialIds: string[]) => retry.mutate({ studyId: study.id, trialIds }), [retry, study.id]);
   const configurations = study.configurations;
+  const canRetry = isAdmin && study.state !== "preflight" && study.state !== "refused";
+  const retryProps = useMemo(
+    () => ({
+      canRetry,
+      retrying: retry.isPending,
+      nextChoice: Math.max(0, ...configurations.map((configuration) => configuration.choice)) + 1,
+      onRetry,
+    }),
+    [canRetry, retry.isPending, configurations, onRetry],
+  );
+  const { close } = open;
   const renderDetail = useCallback(
     (trial: TrialView) => (
       <TrialDetail
+        studyId={study.id}
         trial={trial}
         configuration={configurations.find((configuration) => configuration.choice === trial.choice)}
         tails={tails}
-        onClose={() => setOpenTrialId(null)}
+        onClose={() => close(trial.id)}
+        retry={retryProps}
       />
     ),
-    [configurations, tails],
+    [study.id, configurations, tails, close, retryProps],
   );
   return (
     <Panel title="Trials">
@@ -80,9 +83,9 @@ function TrialsPanel({ study, tails, isAdmin }: { study: StudyView; tails: LogTa
       <TrialsTable
         trials={study.trials}
         configurations={study.configurations}
-        openTrialId={openTrialId}
-        onOpen={onOpen}
-        canRetry={isAdmin && study.state !== "preflight" && study.state !== "refused"}
+        openTrialIds={open.openIds}
+        onOpen={open.toggle}
+        canRetry={canRetry}
         retrying={retry.isPending}
         onRetry={onRetry}
         renderDetail={renderDetail}
@@ -97,7 +100,14 @@ export function StudyDetail({ study, tails }: { study: StudyView; tails: LogTail
   const trpc = useTRPC();
   const store = useStoreStudy(study.id);
   const stop = useMutation(trpc.studies.stop.mutationOptions({ onSuccess: store }));
-  const points = useChartPoints(study.trials);
+  const points = useMemo(
+    () => trialChartPoints({ trials: study.trials, configurations: study.configurations }),
+    [study.trials, study.configurations],
+  );
+  const byConfiguration = useMemo(
+    () => configurationChartPoints({ trials: study.trials, configurations: study.configurations }),
+    [study.trials, study.configurations],
+  );
   const canStop = isAdmin && (study.state === "preflight" || study.state === "running");
   const canDelete = isAdmin && (study.state === "done" || study.state === "stopped" || study.state === "refused");
   const hasMeasurements = points.some((point) => point.tokens !== null || point.seconds !== null);
@@ -114,9 +124,14 @@ export function StudyDetail({ study, tails }: { study: StudyView; tails: LogTail
       <PreflightPanel study={study} />
       <TrialsPanel study={study} tails={tails} isAdmin={isAdmin} />
       <AggregatesTable configurations={study.configurations} trials={study.trials} />
+      {points.some((point) => point.passed !== null) ? (
+        <Panel title="Tests passed" className="mt-6">
+          <TestsChart trials={points} configurations={byConfiguration} />
+        </Panel>
+      ) : null}
       {hasMeasurements ? (
         <Panel title="Tokens and agent seconds per trial" className="mt-6">
-          <StudyChart points={points} />
+          <UsageChart points={points} />
         </Panel>
       ) : null}
     </>

@@ -2,12 +2,14 @@
 import Link from "next/link";
 import type { StudyView } from "../../../shared/study-schemas";
 import { LiveIndicator } from "../../_components/live-indicator";
-import { dangerButtonClass, ErrorMessage, focusRing } from "../../_components/ui";
+import { focusRing } from "../../_components/ui";
 import { StudyStateBadge } from "../state-badge";
 import { DeleteStudy } from "./delete-study";
 import { formatDateTime } from "../study-format";
 import { ChosenResultLine } from "./chosen-result";
+import { CompareTrialsLink } from "./_review/review-links";
 import { StudyFactsPanel } from "./study-facts-panel";
+import { StopStudy } from "./stop-study";
 
 /** Title, state, project, times, Stop or Delete; then what was frozen (the study panel). */
 export function StudyHeader({
@@ -47,14 +49,12 @@ export function StudyHeader({
           <ChosenResultLine study={study} />
         </div>
         <div className="ml-auto flex flex-col items-end gap-2">
-          <ReportLinks studyId={study.id} />
-          {canStop ? (
-            <button type="button" className={`${dangerButtonClass} ${focusRing}`} onClick={onStop} disabled={stopping}>
-              {stopping ? "Stopping…" : "Stop study"}
-            </button>
-          ) : null}
+          <div className="flex items-center gap-2">
+            <CompareTrialsLink studyId={study.id} trialIds={study.trials.map((trial) => trial.id)} />
+            <ReportLinks studyId={study.id} />
+          </div>
+          {canStop ? <StopStudy study={study} stopping={stopping} onStop={onStop} error={stopError} /> : null}
           {canDelete ? <DeleteStudy study={study} /> : null}
-          {stopError ? <ErrorMessage>{stopError}</ErrorMessage> : null}
         </div>
       </div>
 

@@ -1,16 +1,21 @@
+import Link from "next/link";
 import type { TrialView } from "../../../shared/study-schemas";
-import { Fact } from "../../_components/ui";
+import { Fact, smallButtonClass } from "../../_components/ui";
 import { formatDateTime, formatSeconds, formatVerdict, shortId } from "../study-format";
+import { verdictTextStyle } from "../verdict-style";
 
 const count = (value: number) => value.toLocaleString("en-US");
 
-/** A trial's outcome and measurements as a grid of facts. */
-export function TrialFacts({ trial }: { trial: TrialView }) {
+/** Sessions have no page yet: a result cannot be continued from the dashboard. */
+const SESSIONS_COMING = "Sessions are coming: continuing a result in a session is not available yet.";
+
+/** A trial's measurements as a grid of facts; its workspace and result image are actions. */
+export function TrialFacts({ studyId, trial }: { studyId: string; trial: TrialView }) {
   const wrap = "break-all";
   return (
     <dl className="mb-4 grid gap-4 md:grid-cols-4">
       <Fact label="Tests passed" className={wrap}>
-        {formatVerdict(trial.verdict)}
+        <span style={verdictTextStyle(trial.verdict)}>{formatVerdict(trial.verdict)}</span>
         {trial.verdict ? <span className="ml-1 text-xs text-muted">({trial.verdict.source})</span> : null}
       </Fact>
       <Fact label="Exit code" className={wrap}>
@@ -46,11 +51,34 @@ export function TrialFacts({ trial }: { trial: TrialView }) {
       <Fact label="Finished" className={wrap}>
         {formatDateTime(trial.finishedAt)}
       </Fact>
-      <Fact label="Result image" className={wrap}>
-        <span className="font-mono text-xs">{shortId(trial.committedImageId)}</span>
+      <Fact label="Changes" className={wrap}>
+        {trial.workspaceId ? (
+          <Link
+            href={`/studies/${studyId}/trials/${trial.id}`}
+            className={smallButtonClass}
+            title={`Workspace ${trial.workspaceId}`}
+            data-testid="trial-review-link"
+          >
+            Review changes
+          </Link>
+        ) : (
+          "—"
+        )}
       </Fact>
-      <Fact label="Workspace" className={wrap}>
-        <span className="font-mono text-xs">{trial.workspaceId ?? "—"}</span>
+      <Fact label="Result image" className={wrap}>
+        {trial.committedImageId ? (
+          <span title={SESSIONS_COMING}>
+            <button type="button" className={smallButtonClass} disabled aria-describedby={`continue-${trial.id}`}>
+              Continue in a session
+            </button>
+            <span className="ml-1 font-mono text-xs text-muted">{shortId(trial.committedImageId)}</span>
+            <span id={`continue-${trial.id}`} className="sr-only">
+              {SESSIONS_COMING}
+            </span>
+          </span>
+        ) : (
+          "—"
+        )}
       </Fact>
     </dl>
   );

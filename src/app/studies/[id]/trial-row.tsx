@@ -3,10 +3,11 @@ import { memo, type KeyboardEvent } from "react";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
 import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
-import { TrialStateBadge } from "../state-badge";
+import { TrialOutcomeBadge } from "../state-badge";
 import { formatCount, formatSeconds, formatVerdict } from "../study-format";
 import { ChosenTrialMarker } from "./chosen-result";
 import { Elapsed } from "./elapsed";
+import { outcomeLabel, verdictLevelLabel, verdictTextStyle } from "../verdict-style";
 import { focusRing } from "../../_components/ui";
 
 export interface TrialRowProps {
@@ -50,10 +51,11 @@ export const TrialRow = memo(function TrialRow({
       data-choice={trial.choice}
       data-repeat={trial.repeat}
       data-state={trial.state}
+      data-outcome={trial.outcome ?? undefined}
       data-trial-id={trial.id}
       tabIndex={0}
-      aria-current={open ? "true" : undefined}
-      aria-label={`Trial ${trialLabel(trial)}: ${trial.state}, tests ${verdict}`}
+      aria-expanded={open}
+      aria-label={`Trial ${trialLabel(trial)}: ${outcomeLabel(trial)}, tests ${verdict}${trial.verdict ? ` (${verdictLevelLabel(trial.verdict)})` : ""}`}
       onClick={() => onOpen(trial.id)}
       onKeyDown={onKeyDown}
       className={`cursor-pointer border-t border-line align-top hover:bg-line/40 ${open ? "bg-line/60" : ""} ${focusRing} focus-visible:-outline-offset-2`}
@@ -69,12 +71,7 @@ export const TrialRow = memo(function TrialRow({
         {configuration?.model ?? "—"}
       </td>
       <td className="px-2 py-2">{configuration?.reasoningEffort ?? "—"}</td>
-      <td
-        className={`px-2 py-2 tabular-nums ${trial.verdict?.ok ? "text-ok-soft" : trial.verdict ? "text-danger-soft" : "text-muted"}`}
-        data-testid="trial-tests"
-      >
-        {verdict}
-      </td>
+      <VerdictCell trial={trial} verdict={verdict} />
       <td className="px-2 py-2 text-right tabular-nums" data-testid="trial-seconds">
         {formatSeconds(trial.agentSeconds)}
       </td>
@@ -112,12 +109,32 @@ function RetryCell({
   );
 }
 
-/** The state badge, the attempt after the first, and what a running trial is doing for how long. */
+/** Tests passed, coloured on the verdict scale (red → amber → green), with the level in words beside it. */
+function VerdictCell({ trial, verdict }: { trial: TrialView; verdict: string }) {
+  return (
+    <td className="px-2 py-2 whitespace-nowrap tabular-nums">
+      <span
+        data-testid="trial-tests"
+        className={trial.verdict ? "font-medium" : "text-muted"}
+        style={verdictTextStyle(trial.verdict)}
+      >
+        {verdict}
+      </span>
+      {trial.verdict ? (
+        <span className="ml-1.5 text-xs text-muted" data-testid="trial-verdict">
+          {verdictLevelLabel(trial.verdict)}
+        </span>
+      ) : null}
+    </td>
+  );
+}
+
+/** How the run ended (or where it is), the attempt after the first, and what a running trial is doing for how long. */
 function TrialStateCell({ trial }: { trial: TrialView }) {
   const active = ACTIVE_TRIAL_STATES.includes(trial.state);
   return (
     <td className="px-2 py-2" data-testid="trial-state">
-      <TrialStateBadge state={trial.state} />
+      <TrialOutcomeBadge trial={trial} />
       <ChosenTrialMarker trialId={trial.id} />
       {trial.attempt > 1 ? <span className="ml-1 text-xs text-muted">attempt {trial.attempt}</span> : null}
       {active ? (

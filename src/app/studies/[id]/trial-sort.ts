@@ -1,4 +1,5 @@
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
+import { TRIAL_OUTCOMES } from "../../../shared/trial-outcome";
 import { TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { EFFORTS } from "../new/form-model";
@@ -33,7 +34,9 @@ function sortValue(key: SortKey, trial: TrialView, configurations: Configuration
     case "tokens":
       return trialHasTokens(trial) ? trial.tokens.total : null;
     case "state":
-      return TRIAL_STATES.indexOf(trial.state);
+      return trial.outcome
+        ? TRIAL_STATES.length + TRIAL_OUTCOMES.indexOf(trial.outcome)
+        : TRIAL_STATES.indexOf(trial.state);
   }
 }
 
@@ -53,7 +56,7 @@ export function sortTrials(trials: readonly TrialView[], configurations: Configu
 }
 
 export const trialColumns: { key: SortKey; label: string; numeric?: boolean }[] = [
-  { key: "choice", label: "Choice" },
+  { key: "choice", label: "Config" },
   { key: "repeat", label: "Repeat" },
   { key: "harness", label: "Harness" },
   { key: "model", label: "Model" },
@@ -61,5 +64,5 @@ export const trialColumns: { key: SortKey; label: string; numeric?: boolean }[] 
   { key: "tests", label: "Tests passed" },
   { key: "seconds", label: "Agent seconds", numeric: true },
   { key: "tokens", label: "Tokens", numeric: true },
-  { key: "state", label: "State" },
+  { key: "state", label: "Outcome" },
 ];

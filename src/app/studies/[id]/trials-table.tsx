@@ -82,7 +82,7 @@ function sortHeaders(options: {
         header: (
           <button
             type="button"
-            className={`uppercase hover:text-ink ${active ? "text-ink" : ""} ${focusRing}`}
+            className={`whitespace-nowrap uppercase hover:text-ink ${active ? "text-ink" : ""} ${focusRing}`}
             onClick={() => onSort(column.key)}
           >
             {column.label}
@@ -100,7 +100,7 @@ function sortHeaders(options: {
 export function TrialsTable({
   trials,
   configurations,
-  openTrialId,
+  openTrialIds,
   onOpen,
   canRetry,
   retrying,
@@ -109,12 +109,13 @@ export function TrialsTable({
 }: {
   trials: readonly TrialView[];
   configurations: readonly ConfigurationView[];
-  openTrialId: string | null;
+  /** The trials whose detail is open (several can be). */
+  openTrialIds: readonly string[];
   onOpen: (trialId: string) => void;
   canRetry: boolean;
   retrying: boolean;
   onRetry: (trialIds: string[]) => void;
-  /** The open trial's detail, shown in a full-width row right below it. */
+  /** An open trial's detail, shown in a full-width row right below it. */
   renderDetail: (trial: TrialView) => ReactNode;
 }) {
   const [sort, setSort] = useState<Sort>({ key: "choice", dir: 1 });
@@ -152,12 +153,12 @@ export function TrialsTable({
               configuration={byChoice.get(trial.choice)}
               showRepeat={showRepeat}
               showSelect={showSelect}
-              open={trial.id === openTrialId}
+              open={openTrialIds.includes(trial.id)}
               checked={selection.checkedIds.has(trial.id)}
               onOpen={onOpen}
               onCheck={selection.onCheck}
             />
-            {trial.id === openTrialId ? (
+            {openTrialIds.includes(trial.id) ? (
               <tr data-testid="trial-detail-row">
                 <td colSpan={headers.length}>{renderDetail(trial)}</td>
               </tr>

@@ -1,0 +1,89 @@
+"use client";
+import { useState } from "react";
+import type { RetryConfigurationEdit } from "../../../shared/study-inputs";
+import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
+import { REASONING_EFFORTS, type ReasoningEffort } from "../../../shared/vocabulary";
+import { FormField } from "../../_components/form-field";
+import { buttonClass, focusRing, inputClass, secondaryButtonClass } from "../../_components/ui";
+
+/**
+ * Retry one trial, as it was or with another model, effort or instructions. An edited retry runs as a
+ * new configuration of the study (the next number), so the other trials of this one stay as they were.
+ */
+export function TrialRetryForm({
+  trial,
+  configuration,
+  nextChoice,
+  retrying,
+  onRetry,
+  onCancel,
+}: {
+  trial: TrialView;
+  configuration: ConfigurationView | undefined;
+  /** The number an edited configuration would get. */
+  nextChoice: number;
+  retrying: boolean;
+  onRetry: (edit: RetryConfigurationEdit | undefined) => void;
+  onCancel: () => void;
+}) {
+  const [model, setModel] = useState(configuration?.model ?? "");
+  const [effort, setEffort] = useState<ReasoningEffort>(configuration?.reasoningEffort ?? "medium");
+  const [instructions, setInstructions] = useState(configuration?.instructions ?? "");
+  const edited =
+    configuration !== undefined &&
+    (model.trim() !== configuration.model ||
+      effort !== configuration.reasoningEffort ||
+      instructions !== configuration.instructions);
+  const id = (field: string) => `retry-${trial.id}-${field}`;
+  const needsModel = configuration?.harness !== "command" && model.trim() === "";
+  return (
+    <form
+      aria-label={`Retry trial ${trial.choice}.${trial.repeat}`}
+      className="mb-4 grid gap-3 rounded-md border border-line p-3 md:grid-cols-2"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onRetry(edited ? { model: model.trim(), reasoningEffort: effort, instructions } : undefined);
+      }}
+    >
+      <FormField id={id("model")} label="Model" error={needsModel ? "Enter a model." : null}>
+        <input id={id("model")} className={inputClass} value={model} onChange={(e) => setModel(e.target.value)} />
+      </FormField>
+      <FormField id={id("effort")} label="Effort" error={null}>
+        <select
+          id={id("effort")}
+          className={inputClass}
+          value={effort}
+          onChange={(e) => setEffort(e.target.value as ReasoningEffort)}
+        >
+          {REASONING_EFFORTS.map((value) => (
+            <option key={value}>{value}</option>
+          ))}
+        </select>
+      </FormField>
+      <div className="md:col-span-2">
+        <FormField id={id("instructions")} label="Instructions" error={null}>
+          <textarea
+            id={id("instructions")}
+            rows={3}
+            className={inputClass}
+            value={instructions}
+            onChange={(e) => setInstructions(e.target.value)}
+          />
+        </FormField>
+      </div>
+      <p className="text-xs text-muted md:col-span-2" data-testid="retry-note">
+        {edited
+          ? `Runs as a new configuration, config ${nextChoice} (edited from config ${trial.choice}); the other trials of config ${trial.choice} are not changed.`
+          : `Runs again with config ${trial.choice} as attempt ${trial.attempt + 1}; this attempt stays in the history.`}
+      </p>
+      <div className="flex gap-2 md:col-span-2">
+        <button type="submit" className={`${buttonClass} ${focusRing}`} disabled={retrying || needsModel}>
+          {retrying ? "Retrying…" : edited ? `Retry as config ${nextChoice}` : "Retry"}
+        </button>
+        <button type="button" className={`${secondaryButtonClass} ${focusRing}`} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
