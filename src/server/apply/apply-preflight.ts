@@ -5,7 +5,6 @@ import {
   bytesOf,
   displayPath,
   fromBytes,
-  parentOf,
   toFsPath,
   unsafePathReason,
   type BytePath,
@@ -13,13 +12,15 @@ import {
 import { hashRegularFile, NotRegularFileError, sha256Of } from "../../lib/files/file-read";
 import { alwaysExcludedRule } from "../../lib/files/tree-walker";
 import type { ApplyPlan, PlanStep } from "./apply-plan";
+import { escapingLinks } from "./link-conflicts";
 
 /**
  * Checks a plan against the project as it is now. Any conflict refuses the whole plan:
  *  - a path that is unsafe (absolute, "..", ".", empty segments, NUL) or always excluded (.git, secrets);
  *  - a parent directory that is a symlink (writing through it could leave the project) or a file;
  *  - a file changed, deleted, created, re-moded or swapped for a symlink since the snapshot;
- *  - a new symlink whose target points outside the project.
+ *  - a new symlink that leads outside the project once every link on its way is followed (in the tree
+ *    the apply would leave), or an existing link the plan makes lead outside (link-conflicts.ts).
  */
 export type ConflictReason =
   | "unsafe-path"
@@ -160,21 +161,7 @@ export async function checkParents(
   return null;
 }
 
-/** Whether a link at `rel` with this target resolves, lexically, inside the tree. */
-export function linkStaysInside(rel: BytePath, target: BytePath): boolean {
-  if (target.startsWith("/") || target === "") return false;
-  const parts = parentOf(rel) === "" ? [] : parentOf(rel).split("/");
-  for (const segment of target.split("/")) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === "..") {
-      if (parts.length === 0) return false;
-      parts.pop();
-    } else parts.push(segment);
-  }
-  return true;
-}
-
-function staticConflicts(step: PlanStep, seen: Set<BytePath>, restoring: boolean): Conflict | null {
+function staticConflicts(step: PlanStep, seen: Set<BytePath>): Conflict | null {
   const shown = displayPath(step.path);
   const unsafe = unsafePathReason(step.path);
   if (unsafe)
@@ -195,13 +182,6 @@ function staticConflicts(step: PlanStep, seen: Set<BytePath>, restoring: boolean
         message: `${shown} is covered by the always-excluded rule "${rule.pattern}" (${rule.category}); apply never writes there.`,
       };
   }
-  if (!restoring && step.after?.type === "symlink" && !linkStaysInside(step.path, step.after.target ?? "")) {
-    return {
-      path: step.path,
-      reason: "symlink-escapes",
-      message: `${shown}: the new symlink points to ${displayPath(step.after.target ?? "")}, outside the project.`,
-    };
-  }
   const expectedAction = !step.before ? "create" : !step.after ? "delete" : "modify";
   if (step.action !== expectedAction || (!step.before && !step.after))
     return { path: step.path, reason: "unsafe-path", message: `${shown}: the step is inconsistent (${step.action}).` };
@@ -217,6 +197,8 @@ export async function preflightPlan(options: {
   projectRoot: string;
   plan: ApplyPlan;
   restoring?: boolean;
+  /** The snapshot's symlinks: one that stays inside the project now must not be made to leave it. */
+  existingLinks?: readonly BytePath[];
 }): Promise<Conflict[]> {
   const { projectRoot: root, plan } = options;
   const rootStat = await fs.lstat(root).catch(() => null);
@@ -232,7 +214,7 @@ export async function preflightPlan(options: {
   const seen = new Set<BytePath>();
   const deleted = new Set(plan.steps.filter((step) => step.after === null).map((step) => step.path));
   for (const step of plan.steps) {
-    const fixed = staticConflicts(step, seen, options.restoring ?? false);
+    const fixed = staticConflicts(step, seen);
     if (fixed) {
       conflicts.push(fixed);
       continue;
@@ -246,6 +228,8 @@ export async function preflightPlan(options: {
     const state = compareState(step.path, step.before, current);
     if (state) conflicts.push({ ...state, current });
   }
+  if (!options.restoring)
+    conflicts.push(...(await escapingLinks({ root, plan, existingLinks: options.existingLinks ?? [] })));
   return conflicts;
 }
 

@@ -47,7 +47,11 @@ async function planFor(deps: ApplyServiceDeps, located: Located) {
     workspaceRoot: workspace.path,
     caps: NO_PATCHES,
   });
-  return { plan: planFromDiff({ diff, projectId: project.id, workspaceId: workspace.id }), totals: diff.totals };
+  return {
+    plan: planFromDiff({ diff, projectId: project.id, workspaceId: workspace.id }),
+    totals: diff.totals,
+    existingLinks: manifest.entries.filter((entry) => entry.type === "symlink").map((entry) => entry.path),
+  };
 }
 
 /** Commits a clean plan, keeping what it replaces under applies/<record id>/ so it can be undone. */
@@ -106,9 +110,9 @@ export function createApplyService(deps: ApplyServiceDeps) {
   const service = {
     async preview(input: { workspaceId: string }): Promise<ApplyPreviewView> {
       const located = await locate(deps, input.workspaceId);
-      const { plan, totals } = await planFor(deps, located);
+      const { plan, totals, existingLinks } = await planFor(deps, located);
       const { project } = located;
-      const conflicts = await preflightPlan({ projectRoot: project.hostPath, plan });
+      const conflicts = await preflightPlan({ projectRoot: project.hostPath, plan, existingLinks });
       return {
         projectId: plan.projectId,
         snapshotId: plan.snapshotId,
@@ -134,7 +138,7 @@ export function createApplyService(deps: ApplyServiceDeps) {
       const { project } = located;
       const trialId = input.trialId ?? null;
       return withProjectLock(project.id, async () => {
-        const { plan } = await planFor(deps, located);
+        const { plan, existingLinks } = await planFor(deps, located);
         const base = { plan, appliedBy: input.appliedBy, trialId };
         if (plan.hash !== input.planHash) {
           return recordRun(deps.records, {
@@ -150,7 +154,7 @@ export function createApplyService(deps: ApplyServiceDeps) {
             ],
           });
         }
-        const conflicts = await preflightPlan({ projectRoot: project.hostPath, plan });
+        const conflicts = await preflightPlan({ projectRoot: project.hostPath, plan, existingLinks });
         if (conflicts.length > 0) return recordRun(deps.records, { ...base, outcome: "refused", conflicts });
         return commitAndKeep({ deps, located, plan, appliedBy: input.appliedBy, trialId });
       });
