@@ -101,7 +101,8 @@ async function seed(dataDir) {
 function reviewReady({ files, text }) {
   const listed = globalThis.document.querySelectorAll('[data-testid="changed-file"]').length >= files;
   const editor = globalThis.document.querySelector('[data-testid="diff-editor"]');
-  return listed && editor !== null && editor.textContent.includes(text);
+  // Monaco draws spaces as no-break spaces
+  return listed && editor !== null && editor.textContent.replaceAll("\u00a0", " ").includes(text);
 }
 
 function compareReady({ files }) {
@@ -137,11 +138,12 @@ const seeded = await seed(dataDir);
 let app = null;
 let browser = null;
 let exitCode = 0;
+let page = null;
 try {
   const launched = await launchApp(dataDir);
   app = launched.app;
   browser = await launchChromium();
-  const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+  page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
   await page.goto(launched.url.href); // sets the access cookie
   const runs = [];
   for (let i = 0; i <= RUNS; i++) {
@@ -180,6 +182,9 @@ try {
   });
 } catch (error) {
   console.error(error);
+  // what the page showed when it did not get ready
+  const shown = await page?.evaluate(() => globalThis.document.body.innerText.slice(0, 2000)).catch(() => null);
+  if (shown) console.error(`The page at ${page.url()} showed:\n${shown}`);
   exitCode = 1;
 } finally {
   await browser?.close();

@@ -1,5 +1,5 @@
 "use client";
-import { useEffect, useMemo, useRef } from "react";
+import { memo, useEffect, useMemo, useRef } from "react";
 import type { ReviewFileItem } from "../../../../../shared/review-schemas";
 import { focusRing, inputClass, smallButtonClass } from "../../../../_components/ui";
 import { ChangeKindBadge, LineCounts } from "../../_review/change-kind";
@@ -115,7 +115,8 @@ function FilterBox({ filter, onFilter, visible, loaded, total }: FileTreeProps) 
   );
 }
 
-function FileEntry({
+/** One file of the tree; memoised so moving the selection re-renders two entries, not all of them. */
+const FileEntry = memo(function FileEntry({
   file,
   selected,
   onSelect,
@@ -143,4 +144,4 @@ function FileEntry({
       </button>
     </li>
   );
-}
+});

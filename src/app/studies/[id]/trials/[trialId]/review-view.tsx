@@ -30,6 +30,13 @@ export function ReviewView({ summary }: { summary: ReviewSummaryView }) {
   const selectedIndex = visible.findIndex((item) => item.pathKey === selected);
   const { fetchNextPage } = files.query;
   const loadMore = useCallback(() => void fetchNextPage(), [fetchNextPage]);
+  const openFile = useCallback(
+    (pathKey: string) => {
+      select(pathKey);
+      setTab("changes");
+    },
+    [select],
+  );
   const filesError = files.query.error ? describeError(files.query.error).message : null;
   return (
     <div className={wideClass}>
@@ -46,10 +53,7 @@ export function ReviewView({ summary }: { summary: ReviewSummaryView }) {
               filter={filter}
               onFilter={setFilter}
               selected={selected}
-              onSelect={(pathKey) => {
-                select(pathKey);
-                setTab("changes");
-              }}
+              onSelect={openFile}
               hasMore={files.query.hasNextPage}
               loadingMore={files.query.isFetchingNextPage}
               onLoadMore={loadMore}
