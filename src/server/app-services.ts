@@ -2,6 +2,7 @@ import os from "node:os";
 import type { Redis } from "ioredis";
 import type { Db } from "./db/client";
 import { createAccessService, type AccessService } from "./access/access-service";
+import { createBrowserSessionQueries } from "./access/browser-sessions.queries";
 import { createViewerLinkQueries } from "./access/viewer-links.queries";
 import { createEventQueries, type EventQueries } from "./events/events.queries";
 import { createJobQueue, type JobQueue } from "./jobs/job-queue";
@@ -63,7 +64,10 @@ export interface AppServicesOptions {
   publicUrl: string;
   version: string;
   runtime: ContainerRuntime;
-  onViewerRevoked?: (linkId: string) => void;
+  /** A viewer link or a browser session was revoked (its id): drop its open connections. */
+  onViewerRevoked?: (id: string) => void;
+  /** How long a browser stays signed in; 30 days by default. */
+  sessionMaxAgeMs?: number;
   defaultBaseImage?: string;
   log?: (message: string) => void;
 }
@@ -196,6 +200,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     access: createAccessService({
       adminToken: options.adminToken,
       viewerLinks: createViewerLinkQueries(options.db),
+      sessions: createBrowserSessionQueries(options.db),
+      ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
       ...(options.onViewerRevoked ? { onRevoke: options.onViewerRevoked } : {}),
     }),
     environments,

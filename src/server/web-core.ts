@@ -45,8 +45,10 @@ export interface WebCoreOptions {
   adminToken?: string;
   /** Fans a recorded event out to socket.io rooms (the web server's socket layer). */
   emit?: (rooms: string[], event: RecordedEvent) => void;
-  /** A viewer link was revoked: drop its open sockets. */
-  onViewerRevoked?: (linkId: string) => void;
+  /** A viewer link or a browser session was revoked (its id): drop its open sockets. */
+  onViewerRevoked?: (id: string) => void;
+  /** How long a browser stays signed in; 30 days by default. */
+  sessionMaxAgeMs?: number;
   /** How long one recorder read blocks for new events (tests shorten it). */
   recorderBlockMs?: number;
 }
@@ -79,6 +81,7 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     log,
     ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
     ...(options.onViewerRevoked ? { onViewerRevoked: options.onViewerRevoked } : {}),
+    ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
   });
   const recorder = createRecorder({
     redis: connectRedis({ url: options.redisUrl, name: "invariant-recorder" }),

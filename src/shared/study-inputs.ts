@@ -12,6 +12,14 @@ export const MAX_TRIALS_PER_STUDY = 200;
 export const MAX_TEST_FILE_BYTES = 5 * 1024 * 1024;
 export const MAX_TEST_FILES = 200;
 
+/** All of a study's uploaded test files together (the form refuses a file that would pass it). */
+export const MAX_TEST_UPLOAD_TOTAL_BYTES = 16 * 1024 * 1024;
+
+/** The decoded size of base64 text (without decoding it). */
+export function base64Bytes(base64: string): number {
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
+}
 const relativePath = z
   .string()
   .trim()
@@ -132,6 +140,16 @@ export const createStudyInputSchema = z
       if (seen.has(file.path))
         ctx.addIssue({ code: "custom", path: ["testFiles", index, "path"], message: `${file.path} is listed twice.` });
       seen.add(file.path);
+    const uploaded = value.testFiles.reduce(
+      (sum, file) => sum + (file.source === "upload" ? base64Bytes(file.contentBase64) : 0),
+      0,
+    );
+    if (uploaded > MAX_TEST_UPLOAD_TOTAL_BYTES)
+      ctx.addIssue({
+        code: "custom",
+        path: ["testFiles"],
+        message: `The uploaded test files come to ${(uploaded / 1024 / 1024).toFixed(1)} MiB; together they may be at most ${MAX_TEST_UPLOAD_TOTAL_BYTES / 1024 / 1024} MiB. Take the bigger ones from the project instead.`,
+      });
     });
   });
 export type CreateStudyInput = z.input<typeof createStudyInputSchema>;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { isAllowedHost, isAllowedOrigin, parseCookies, tokenCookie, tokenFromHeaders } from "./request-guard";
+import {
+  credentialsFromHeaders,
+  isAllowedHost,
+  isAllowedOrigin,
+  parseCookies,
+  sameOriginTarget,
+  sessionCookie,
+} from "./request-guard";
 
 const loopback = { bindHost: "127.0.0.1", port: 4317, allowedHosts: [] };
 
@@ -47,16 +54,30 @@ describe("Origin header", () => {
   });
 });
 
-describe("token transport", () => {
-  it("reads the token from a bearer header before the cookie", () => {
-    expect(tokenFromHeaders({ authorization: "Bearer abc", cookie: "invariant_token=def" })).toBe("abc");
-    expect(tokenFromHeaders({ cookie: "a=1; invariant_token=def" })).toBe("def");
-    expect(tokenFromHeaders({})).toBeUndefined();
+describe("credentials", () => {
+  it("reads a bearer token before the session cookie, and never a token from a cookie", () => {
+    expect(credentialsFromHeaders({ authorization: "Bearer abc", cookie: "invariant_session=s_def" })).toEqual({
+      bearer: "abc",
+    });
+    expect(credentialsFromHeaders({ cookie: "a=1; invariant_session=s_def" })).toEqual({ session: "s_def" });
+    expect(credentialsFromHeaders({ cookie: "invariant_token=a_token" })).toEqual({});
+    expect(credentialsFromHeaders({})).toEqual({});
   });
-  it("sets an HttpOnly, SameSite=Strict cookie", () => {
-    const cookie = tokenCookie("a_token");
+  it("sets a persistent HttpOnly, SameSite=Strict session cookie", () => {
+    const cookie = sessionCookie("s_secret", 2_592_000);
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Strict");
-    expect(parseCookies(cookie.split(";")[0]).get("invariant_token")).toBe("a_token");
+    expect(cookie).toContain("Max-Age=2592000");
+    expect(parseCookies(cookie.split(";")[0]).get("invariant_session")).toBe("s_secret");
+  });
+});
+
+describe("redirect target", () => {
+  it("is a path on this origin, never protocol-relative", () => {
+    const target = (raw: string) => sameOriginTarget(new URL(raw, "http://placeholder"));
+    expect(target("/projects?tab=1")).toBe("/projects?tab=1");
+    expect(target("/.//evil.com/")).toBe("/evil.com/");
+    expect(target("/./\\evil.com/x")).toBe("/evil.com/x");
+    expect(target("/")).toBe("/");
   });
 });

@@ -2,9 +2,12 @@
  * Pure checks on incoming requests, shared by the HTTP server and socket.io:
  * - Host must name the bound host or loopback (defeats DNS rebinding);
  * - a browser Origin, when sent, must be our own origin (defeats cross-site requests);
- * - the token comes from the cookie, an `Authorization: Bearer` header, or `?token=` on a page load.
+ * - credentials are an `Authorization: Bearer` token or the session cookie (a random session secret,
+ *   never a token: a cookie reaches every server on localhost, whatever its port).
  */
-export const TOKEN_COOKIE = "invariant_token";
+export const SESSION_COOKIE = "invariant_session";
+/** The cookie that held the admin token itself before sessions; cleared on sign-in, never read. */
+export const LEGACY_TOKEN_COOKIE = "invariant_token";
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
@@ -64,15 +67,29 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return cookies;
 }
 
-export function tokenFromHeaders(headers: {
-  cookie?: string | undefined;
-  authorization?: string | undefined;
-}): string | undefined {
+export function credentialsFromHeaders(headers: { cookie?: string | undefined; authorization?: string | undefined }): {
+  bearer?: string;
+  session?: string;
+} {
   const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? "");
-  if (bearer?.[1]) return bearer[1];
-  return parseCookies(headers.cookie).get(TOKEN_COOKIE);
+  if (bearer?.[1]) return { bearer: bearer[1] };
+  const session = parseCookies(headers.cookie).get(SESSION_COOKIE);
+  return session ? { session } : {};
 }
 
-export function tokenCookie(token: string): string {
-  return `${TOKEN_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`;
+/** The session cookie: persistent (Max-Age), out of scripts' reach, never sent by other sites. No `Secure`: plain HTTP. */
+export function sessionCookie(secret: string, maxAgeSeconds: number): string {
+  return `${SESSION_COOKIE}=${encodeURIComponent(secret)}; Path=/; Max-Age=${Math.floor(maxAgeSeconds)}; HttpOnly; SameSite=Strict`;
+}
+
+export function expiredLegacyCookie(): string {
+  return `${LEGACY_TOKEN_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict`;
+}
+
+/**
+ * A redirect target on this origin: the path (leading slashes and backslashes collapsed to one `/`, so
+ * `/.//evil.com/` cannot become the protocol-relative `//evil.com/`) and the query.
+ */
+export function sameOriginTarget(url: URL): string {
+  return `/${url.pathname.replace(/^[/\\]+/, "")}${url.search}`;
 }

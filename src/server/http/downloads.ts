@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import type http from "node:http";
+import { pipeline } from "node:stream/promises";
 import type { AppServices } from "../app-services";
 import { isAppError } from "../errors/app-error";
 import { reviewDownload, sendDownload } from "./review-downloads";
@@ -22,6 +23,19 @@ function refuseDownload(res: http.ServerResponse, message: string, status = 404)
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json");
   res.end(JSON.stringify({ error: message }));
+}
+
+/**
+ * Streams a log file; `pipeline` closes the file when the client goes away mid-download (a bare
+ * `pipe` kept the descriptor open forever and its promise never settled).
+ */
+async function sendLogFile(res: http.ServerResponse, file: string): Promise<void> {
+  try {
+    await pipeline(fs.createReadStream(file), res);
+  } catch (error) {
+    if (!res.headersSent) throw error;
+    res.destroy(); // cut short: the client sees an incomplete download, never a wrong one
+  }
 }
 
 /**
@@ -61,12 +75,7 @@ export async function handleDownload(options: {
     }
     res.setHeader("Content-Type", "text/plain; charset=utf-8");
     res.setHeader("Content-Disposition", attachment(file.fileName));
-    await new Promise<void>((resolve, reject) => {
-      const stream = fs.createReadStream(file.path);
-      stream.on("error", reject);
-      res.on("finish", resolve);
-      stream.pipe(res);
-    });
+    await sendLogFile(res, file.path);
     return true;
   } catch (error) {
     const status = isAppError(error) ? STATUS[error.code] : undefined;

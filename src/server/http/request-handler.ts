@@ -1,15 +1,10 @@
 import type http from "node:http";
-import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
-import {
-  isAllowedHost,
-  isAllowedOrigin,
-  tokenCookie,
-  tokenFromHeaders,
-  type GuardOptions,
-} from "../access/request-guard";
+import { credentialsFromHeaders, isAllowedHost, isAllowedOrigin, type GuardOptions } from "../access/request-guard";
 import type { AppServices } from "../app-services";
-import { appRouter } from "../trpc/app-router";
 import { handleDownload } from "./downloads";
+import { setSecurityHeaders } from "./security-headers";
+import { isSignInLink, signInFromLink } from "./sign-in";
+import { handleTrpc } from "./trpc-endpoint";
 import { refusalPage } from "./unauthorized-page";
 
 export interface RequestHandlerOptions {
@@ -20,6 +15,8 @@ export interface RequestHandlerOptions {
   /** Next.js's handler for pages and assets. */
   handleNext: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
   log: (message: string) => void;
+  /** Next.js's dev server (its hot reload needs `unsafe-eval` in the page's CSP). */
+  dev?: boolean;
 }
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
@@ -39,8 +36,9 @@ function refuse(res: http.ServerResponse, status: number, title: string, message
 const isRead = (req: http.IncomingMessage) => req.method === "GET" || req.method === "HEAD";
 
 /**
- * Every HTTP request, in order: Host and Origin checks, the health probe, a `?token=` link traded for
- * a cookie, the access token, then tRPC, downloads or Next.js. Errors become a 500 that leaks nothing.
+ * Every HTTP request, in order: security headers, Host and Origin checks, the health probe, a `?token=`
+ * link or one-time `?code=` traded for a session cookie, the credentials, then tRPC, downloads or
+ * Next.js. Errors become a 500 that leaks nothing; logs name the path, never the query string.
  */
 export function createRequestHandler(options: RequestHandlerOptions): Handler {
   const { services, guard } = options;
@@ -49,6 +47,7 @@ export function createRequestHandler(options: RequestHandlerOptions): Handler {
     const url = new URL(req.url ?? "/", "http://placeholder");
     if (url.pathname.startsWith("/socket.io/")) return; // socket.io answers these itself
     const wantsJson = url.pathname.startsWith("/api/");
+    setSecurityHeaders(res, { dev: options.dev ?? false });
     if (!isAllowedHost(req.headers.host, guard)) {
       const message = `This server answers only to ${options.displayAddress} and localhost. Set INVARIANT_ALLOWED_HOSTS to add a name.`;
       return refuse(res, 421, "Host not allowed", message, wantsJson);
@@ -61,28 +60,20 @@ export function createRequestHandler(options: RequestHandlerOptions): Handler {
       res.end(JSON.stringify({ status: "ok" }));
       return;
     }
-    const queryToken = url.searchParams.get("token");
-    if (queryToken !== null && isRead(req)) return tradeLinkForCookie({ res, url, queryToken, wantsJson });
-    const { cookie, authorization } = req.headers;
-    const identity = await services.access.identify(tokenFromHeaders({ cookie, authorization }));
+    if (isSignInLink(req, url)) {
+      if (await signInFromLink({ access: services.access, req, res, url })) return;
+      const message =
+        "The access link is wrong, was revoked or has expired, or this sign-in code was already used. Open the URL invariant-web printed, or ask its admin for a new link.";
+      return refuse(res, 401, "This link is not valid", message, wantsJson);
+    }
+    const identity = await services.access.identify(credentialsFromHeaders(req.headers));
     if (!identity) {
       const message =
         "Open the URL that invariant-web printed when it started (it carries the access token), or ask its admin for a viewer link.";
       return refuse(res, 401, "Access token required", message, wantsJson);
     }
-    if (url.pathname.startsWith("/api/trpc/") || url.pathname === "/api/trpc") {
-      await nodeHTTPRequestHandler({
-        router: appRouter,
-        req,
-        res,
-        path: url.pathname.slice("/api/trpc/".length),
-        createContext: () => ({ identity, services }),
-        onError: ({ error, path: procedure }) => {
-          if (error.code === "INTERNAL_SERVER_ERROR") options.log(`trpc ${procedure ?? "?"}: ${error.message}`);
-        },
-      });
-      return;
-    }
+    if (url.pathname.startsWith("/api/trpc/") || url.pathname === "/api/trpc")
+      return handleTrpc({ req, res, url, identity, services, log: options.log });
     if (
       isRead(req) &&
       (await handleDownload({ pathname: url.pathname, searchParams: url.searchParams, services, res }))
@@ -91,33 +82,12 @@ export function createRequestHandler(options: RequestHandlerOptions): Handler {
     await options.handleNext(req, res);
   }
 
-  /** A link carrying `?token=`: set the cookie and redirect to the same address without the token. */
-  async function tradeLinkForCookie(link: {
-    res: http.ServerResponse;
-    url: URL;
-    queryToken: string;
-    wantsJson: boolean;
-  }) {
-    const { res, url, queryToken } = link;
-    if (!(await services.access.identify(queryToken))) {
-      const message = "The access link is wrong or was revoked. Ask the person who runs invariant-web for a new link.";
-      return refuse(res, 401, "This link is not valid", message, link.wantsJson);
-    }
-    url.searchParams.delete("token");
-    res.statusCode = 303;
-    res.setHeader("Set-Cookie", tokenCookie(queryToken));
-    res.setHeader("Cache-Control", "no-store");
-    res.setHeader("Location", `${url.pathname}${url.search}`);
-    res.end();
-  }
-
   return async (req, res) => {
     try {
       await handle(req, res);
     } catch (error) {
-      options.log(
-        `http ${req.method ?? "?"} ${req.url ?? "?"}: ${error instanceof Error ? error.stack : String(error)}`,
-      );
+      const path = (req.url ?? "?").split("?")[0];
+      options.log(`http ${req.method ?? "?"} ${path}: ${error instanceof Error ? error.stack : String(error)}`);
       if (!res.headersSent)
         refuse(res, 500, "Something went wrong", "The server hit an unexpected error; details are in its log.", true);
       else res.end();

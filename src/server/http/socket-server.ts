@@ -3,7 +3,7 @@ import { Server as SocketServer } from "socket.io";
 import { serverToClient, subscribeSchema, type RecordedEvent } from "../../shared/event-catalog";
 import type { Identity } from "../../shared/roles";
 import type { AccessService } from "../access/access-service";
-import { isAllowedHost, isAllowedOrigin, tokenFromHeaders, type GuardOptions } from "../access/request-guard";
+import { credentialsFromHeaders, isAllowedHost, isAllowedOrigin, type GuardOptions } from "../access/request-guard";
 
 /**
  * socket.io on the web server: the handshake is refused for a foreign Host (DNS rebinding) or Origin
@@ -13,8 +13,8 @@ import { isAllowedHost, isAllowedOrigin, tokenFromHeaders, type GuardOptions } f
 export interface SocketLayer {
   /** Sends a recorded event to these rooms at once (a socket in several of them gets it once). */
   emit: (rooms: string[], event: RecordedEvent) => void;
-  /** Drops the open sockets of a revoked viewer link. */
-  disconnectSubject: (subject: string) => void;
+  /** Drops the open sockets of a revoked viewer link (its id) or browser session (its id). */
+  disconnectSubject: (subjectOrSession: string) => void;
   /** Starts authenticating connections (the access service exists only once the core is open). */
   authenticate(access: AccessService): void;
   close(): Promise<void>;
@@ -34,16 +34,16 @@ export function createSocketLayer(options: { httpServer: http.Server; guard: Gua
 
   return {
     emit: (rooms, event) => void io.to(rooms).emit(serverToClient.event, event),
-    disconnectSubject(subject) {
+    disconnectSubject(id) {
       for (const socket of io.sockets.sockets.values()) {
-        if (identityOf(socket)?.subject === subject) socket.disconnect(true);
+        const identity = identityOf(socket);
+        if (identity?.subject === id || identity?.sessionId === id) socket.disconnect(true);
       }
     },
     authenticate(access) {
       io.use((socket, next) => {
-        const { cookie, authorization } = socket.request.headers;
         access
-          .identify(tokenFromHeaders({ cookie, authorization }))
+          .identify(credentialsFromHeaders(socket.request.headers))
           .then((identity) => {
             if (!identity) return next(new Error("unauthorized: open the URL printed by invariant-web"));
             (socket.data as { identity?: Identity }).identity = identity;

@@ -16,6 +16,8 @@ export interface WebServerOptions {
   /** Global default base image for environments. */
   baseImage?: string;
   dev?: boolean;
+  /** How long a browser stays signed in; 30 days by default. */
+  sessionMaxAgeMs?: number;
   log: (message: string) => void;
 }
 
@@ -23,6 +25,8 @@ export interface WebServer {
   /** Base URL without the token, e.g. http://127.0.0.1:4317 */
   url: string;
   adminToken: string;
+  /** A one-time sign-in URL for a browser the launcher opens (the admin token stays out of its argv). */
+  signInUrl(): string;
   close(): Promise<void>;
 }
 
@@ -50,6 +54,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     ...(options.baseImage ? { baseImage: options.baseImage } : {}),
     emit: sockets.emit,
     onViewerRevoked: sockets.disconnectSubject,
+    ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
   });
   const nextApp = next({
     dev: options.dev ?? false,
@@ -70,6 +75,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     displayAddress: `${displayHost(options.host)}:${options.port}`,
     handleNext: nextApp.getRequestHandler(),
     log: options.log,
+    dev: options.dev ?? false,
   });
   httpServer.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => void handleRequest(req, res));
   await new Promise<void>((resolve, reject) => {
@@ -83,6 +89,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   return {
     url: publicUrl,
     adminToken: core.adminToken,
+    signInUrl: () => `${publicUrl}/?code=${core.services.access.createLoginCode()}`,
     async close() {
       await sockets.close();
       await core.close();

@@ -98,14 +98,14 @@ describe("viewer links", () => {
     const { url, link } = await admin().system.createViewerLink({ label: "Dana" });
     const token = new URL(url).searchParams.get("token") ?? "";
     expect(token).toMatch(/^v_/);
-    await expect(services.access.identify(token)).resolves.toEqual({ role: "viewer", subject: link.id });
+    await expect(services.access.identifyToken(token)).resolves.toEqual({ role: "viewer", subject: link.id });
     const stored = await db.viewerLink.findUniqueOrThrow({ where: { id: link.id } });
     expect(stored.tokenHash).not.toContain(token);
     await admin().system.revokeViewerLink({ id: link.id });
-    await expect(services.access.identify(token)).resolves.toBeNull();
-    await expect(services.access.identify("a_admintokenadmintokenadmintoken00")).resolves.toMatchObject({
+    await expect(services.access.identifyToken(token)).resolves.toBeNull();
+    await expect(services.access.identifyToken("a_admintokenadmintokenadmintoken00")).resolves.toMatchObject({
       role: "admin",
     });
-    await expect(services.access.identify("a_wrong")).resolves.toBeNull();
+    await expect(services.access.identifyToken("a_wrong")).resolves.toBeNull();
   });
 });

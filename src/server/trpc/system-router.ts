@@ -18,6 +18,14 @@ export const systemRouter = router({
           .trim()
           .min(1, "Give the link a label, such as a teammate's name.")
           .max(80, "Labels are at most 80 characters."),
+        /** Days until the link (and every browser signed in with it) stops working; null or absent: until revoked. */
+        expiresInDays: z
+          .number({ error: "The expiry is a number of days." })
+          .int("Whole days, please.")
+          .min(1, "A link lasts at least 1 day.")
+          .max(365, "A link lasts at most 365 days; leave the expiry empty for a link that lasts until revoked.")
+          .nullable()
+          .optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -27,4 +35,14 @@ export const systemRouter = router({
   revokeViewerLink: procedure
     .input(z.object({ id: z.string().min(1) }))
     .mutation(({ ctx, input }) => ctx.services.access.revokeViewerLink(input.id)),
+  /** Signed-in browsers (admin and viewer sessions), the caller's own marked `current`. */
+  sessions: procedure.query(async ({ ctx }) =>
+    (await ctx.services.access.listSessions()).map((session) => ({
+      ...session,
+      current: session.id === ctx.identity.sessionId,
+    })),
+  ),
+  revokeSession: procedure
+    .input(z.object({ id: z.string().min(1).max(100) }))
+    .mutation(({ ctx, input }) => ctx.services.access.revokeSession(input.id)),
 });

@@ -1,7 +1,7 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type ChangeEvent } from "react";
-import { MAX_TEST_FILE_BYTES } from "../../../shared/study-inputs";
+import { MAX_TEST_FILE_BYTES, MAX_TEST_UPLOAD_TOTAL_BYTES } from "../../../shared/study-inputs";
 import { FieldError, focusRing, smallButtonClass as smallButton } from "../../_components/ui";
 import { describeError } from "../../_lib/errors";
 import { formatBytes } from "../../_lib/format";
@@ -82,29 +82,47 @@ function SearchResults({
   );
 }
 
-/** Reads picked files as uploads (base64); files over the size limit are named in an error instead. */
-function useUpload(onChange: FilesChange) {
+/** Which picked files fit: each under the per-file limit, and all uploads together under the total. */
+function fittingUploads(picked: File[], alreadyBytes: number): { fit: File[]; problems: string[] } {
+  const tooBig = picked.filter((file) => file.size > MAX_TEST_FILE_BYTES);
+  const fit: File[] = [];
+  const overTotal: File[] = [];
+  let total = alreadyBytes;
+  for (const file of picked.filter((candidate) => candidate.size <= MAX_TEST_FILE_BYTES)) {
+    if (total + file.size > MAX_TEST_UPLOAD_TOTAL_BYTES) overTotal.push(file);
+    else {
+      fit.push(file);
+      total += file.size;
+    }
+  }
+  const problems = [
+    tooBig.length > 0
+      ? `Too large (a test file is at most ${formatBytes(MAX_TEST_FILE_BYTES)}): ${tooBig.map((file) => file.name).join(", ")}`
+      : null,
+    overTotal.length > 0
+      ? `Not added (uploads together are at most ${formatBytes(MAX_TEST_UPLOAD_TOTAL_BYTES)}; take big files from the project instead): ${overTotal.map((file) => file.name).join(", ")}`
+      : null,
+  ].filter((problem): problem is string => problem !== null);
+  return { fit, problems };
+}
+
+/** Reads picked files as uploads (base64); files over a size limit are named in an error instead. */
+function useUpload(onChange: FilesChange, files: TestFileDraft[]) {
   const [uploadError, setUploadError] = useState<string | null>(null);
   async function upload(event: ChangeEvent<HTMLInputElement>) {
     const input = event.currentTarget;
-    const picked = [...(input.files ?? [])];
-    setUploadError(null);
-    const tooBig = picked.filter((file) => file.size > MAX_TEST_FILE_BYTES);
-    if (tooBig.length > 0)
-      setUploadError(
-        `Too large (a test file is at most ${formatBytes(MAX_TEST_FILE_BYTES)}): ${tooBig.map((file) => file.name).join(", ")}`,
-      );
+    const already = files.reduce((sum, file) => sum + (file.source === "upload" ? (file.bytes ?? 0) : 0), 0);
+    const { fit, problems } = fittingUploads([...(input.files ?? [])], already);
+    setUploadError(problems.length > 0 ? problems.join(". ") : null);
     const read = await Promise.all(
-      picked
-        .filter((file) => file.size <= MAX_TEST_FILE_BYTES)
-        .map(async (file): Promise<TestFileDraft> => ({
-          key: newKey(),
-          source: "upload",
-          path: file.name,
-          fileName: file.name,
-          bytes: file.size,
-          contentBase64: toBase64(new Uint8Array(await file.arrayBuffer())),
-        })),
+      fit.map(async (file): Promise<TestFileDraft> => ({
+        key: newKey(),
+        source: "upload",
+        path: file.name,
+        fileName: file.name,
+        bytes: file.size,
+        contentBase64: toBase64(new Uint8Array(await file.arrayBuffer())),
+      })),
     );
     input.value = ""; // the same file can be chosen again
     onChange((current) => [...current, ...read]);
@@ -128,7 +146,7 @@ export function TestFilesPicker({
   onChange: FilesChange;
 }) {
   const [query, setQuery] = useState("");
-  const { upload, uploadError } = useUpload(onChange);
+  const { upload, uploadError } = useUpload(onChange, files);
   const searchId = fieldId("testFiles");
   const listError = errors.testFiles;
 
