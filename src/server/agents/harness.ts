@@ -60,9 +60,10 @@ export function codexArguments(options: {
     'model_provider="gw"',
     ...harness.overrides.flatMap((override) => ["-c", override]),
   ];
+  // `--` ends the options: a task that starts with "-" (say "--help me fix…") is the prompt, not a flag
   return options.resumeThreadId
-    ? ["codex", "exec", ...flags, "resume", options.resumeThreadId, prompt]
-    : ["codex", "exec", ...flags, prompt];
+    ? ["codex", "exec", ...flags, "resume", options.resumeThreadId, "--", prompt]
+    : ["codex", "exec", ...flags, "--", prompt];
 }
 
 /**
