@@ -41,7 +41,7 @@ export function createJobHandlers(options: {
   const handlers = new Map<string, RegisteredJob>();
   for (const job of [
     registerJob(createSelfcheckHandler({ runtime, dataDir, redisUrl: options.redisUrl })),
-    registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker, active })),
+    registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker, active, dataDir })),
     registerJob(createRemoveImageHandler({ runtime })),
     registerJob(createAgentRunHandler(agentDeps)),
     registerJob(createPreflightHandler({ runtime, dataDir, publish, worker, active })),

@@ -6,6 +6,7 @@ import { publishEvent, type EventInput } from "../src/server/events/event-stream
 import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
 import { queueConnection } from "../src/server/jobs/queue-connection";
 import { connectRedis } from "../src/server/redis/connection";
+import { resolveHostCaBundle } from "../src/server/runtime/host-ca";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
 import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
 import { isProcessAlive } from "../src/server/system/process-alive";
@@ -32,6 +33,8 @@ export interface WorkerOptions {
   modelGateway: ModelGatewayConfig;
   /** How often the reconciler looks for orphaned containers (ms). */
   reconcileEveryMs?: number;
+  /** The host CA bundle for containers with network: "auto" (default), "off" or a path (INVARIANT_HOST_CA). */
+  hostCa?: string;
 }
 
 export interface RunningWorker {
@@ -121,7 +124,7 @@ async function shutdown(options: {
  * It never opens the database; the web process records what it publishes.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const runtime = createDockerRuntime();
+  const runtime = createDockerRuntime({ hostCaBundle: resolveHostCaBundle({ setting: options.hostCa ?? "auto" }) });
   const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
   const info = describeWorker(options);
   const instance = await installationId(redis);

@@ -17,6 +17,12 @@ const envSchema = z.object({
   INVARIANT_HOST: z.string().min(1).optional(),
   INVARIANT_ALLOWED_HOSTS: z.string().optional(),
   INVARIANT_BASE_IMAGE: z.string().min(1).optional(),
+  INVARIANT_HOST_CA: z
+    .string()
+    .refine((value) => value === "auto" || value === "off" || path.isAbsolute(value), {
+      message: 'INVARIANT_HOST_CA must be "auto", "off" or the absolute path of a PEM bundle',
+    })
+    .optional(),
   INVARIANT_WORKER_CONCURRENCY: z
     .string()
     .regex(/^\d+$/, "INVARIANT_WORKER_CONCURRENCY must be a whole number")
@@ -37,6 +43,8 @@ const launchSchema = z.object({
   worker: z.boolean(),
   allowedHosts: z.array(z.string()),
   baseImage: z.string().min(1),
+  /** The host CA bundle for containers with network: "auto", "off" or a path (INVARIANT_HOST_CA). */
+  hostCa: z.string().min(1),
   concurrency: z.number().int().min(1, "--concurrency must be at least 1").max(64, "--concurrency is at most 64"),
   json: z.boolean(),
   child: z.boolean(),
@@ -117,6 +125,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
       Boolean(env.DISPLAY ?? env.WAYLAND_DISPLAY ?? (process.platform === "darwin" ? "mac" : undefined)),
     worker: !values["no-worker"],
     baseImage: env.INVARIANT_BASE_IMAGE ?? "invariant-base:bookworm",
+    hostCa: env.INVARIANT_HOST_CA ?? "auto",
     allowedHosts: (env.INVARIANT_ALLOWED_HOSTS ?? "")
       .split(",")
       .map((host) => host.trim())

@@ -18,6 +18,7 @@ export async function runDoctorCommand(config: CliConfig): Promise<number> {
     runtime: createDockerRuntime(),
     dataDir: config.dataDir,
     redisUrl: config.redisUrl,
+    hostCa: config.hostCa,
   });
   process.stdout.write(config.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report));
   return report.ok ? 0 : 1;

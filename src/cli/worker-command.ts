@@ -42,6 +42,7 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
     concurrency: config.concurrency,
     version: options.version,
     modelGateway: config.modelGateway,
+    hostCa: config.hostCa,
     log,
   });
   await starting;

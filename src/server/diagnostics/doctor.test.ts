@@ -19,6 +19,7 @@ describe("doctor", () => {
       ["redis", "ok"],
       ["disk", "ok"],
       ["codex", "ok"],
+      ["certificates", "ok"],
     ]);
     expect(report.ok).toBe(true);
   });

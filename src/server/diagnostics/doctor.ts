@@ -3,13 +3,14 @@ import path from "node:path";
 import { CODEX_HINT, locateCodexBinary } from "../agents/codex-binary";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { DOCKER_HINT } from "../runtime/docker-runtime";
-import { probeRedis } from "../redis/connection";
+import { checkCertificates } from "./certificates-check";
+import { probeRedis, redactRedisUrl } from "../redis/connection";
 import { REDIS_INSTALL_HINT, findRedisServer } from "../redis/private-redis";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 
 export interface DoctorCheck {
-  id: "node" | "docker" | "redis" | "disk" | "codex";
+  id: "node" | "docker" | "redis" | "disk" | "codex" | "certificates";
   title: string;
   status: CheckStatus;
   required: boolean;
@@ -31,6 +32,8 @@ export interface DoctorDeps {
   redisUrl: string | null;
   nodeVersion?: string;
   minFreeBytes?: number;
+  /** INVARIANT_HOST_CA: "auto" (default), "off" or a bundle's path. */
+  hostCa?: string;
 }
 
 const MIN_NODE = [20, 19] as const;
@@ -80,7 +83,7 @@ async function checkRedis(redisUrl: string | null): Promise<DoctorCheck> {
         title: "Redis",
         status: "ok",
         required: true,
-        detail: `Redis ${version} at ${redisUrl.replace(/\/\/[^@]*@/, "//***@")}`,
+        detail: `Redis ${version} at ${redactRedisUrl(redisUrl)}`,
         fix: null,
       };
     } catch (error) {
@@ -89,7 +92,7 @@ async function checkRedis(redisUrl: string | null): Promise<DoctorCheck> {
         title: "Redis",
         status: "fail",
         required: true,
-        detail: `Cannot reach ${redisUrl}: ${error instanceof Error ? error.message : String(error)}`,
+        detail: `Cannot reach ${redactRedisUrl(redisUrl)}: ${error instanceof Error ? error.message : String(error)}`,
         fix: "Check that Redis runs at that URL, or leave --redis-url unset so invariant-web starts its own.",
       };
     }
@@ -185,6 +188,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
     await checkRedis(deps.redisUrl),
     checkDisk(deps.dataDir, deps.minFreeBytes ?? 5 * 1024 ** 3),
     checkCodex(),
+    checkCertificates({ setting: deps.hostCa ?? "auto" }),
   ];
   return {
     ok: checks.every((check) => !check.required || check.status !== "fail"),

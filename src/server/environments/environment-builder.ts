@@ -4,6 +4,7 @@ import type { EventInput } from "../events/event-stream";
 import type { PrepareEnvironmentJob } from "../jobs/environment-jobs";
 import { LABEL } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
+import { planDependencyStep } from "../dependencies/dependency-step-plan";
 import type { Mount, WorkerIdentity } from "../runtime/container-spec";
 
 export const CODEX_MOUNT = "/opt/invariant/codex";
@@ -15,6 +16,8 @@ export interface EnvironmentBuilderDeps {
   codex: CodexBinary | null;
   publish: (event: EventInput) => Promise<unknown>;
   worker: WorkerIdentity;
+  /** The data dir (dependency steps install into dependencies/<id>/ and mount caches/); base and command builds need none. */
+  dataDir?: string;
   /** Containers this worker is running now; the reconciler leaves these alone. */
   active: Set<string>;
   clock?: () => number;
@@ -55,13 +58,29 @@ function finisher(deps: EnvironmentBuilderDeps, job: PrepareEnvironmentJob): Fin
   };
 }
 
+interface BuildPlan {
+  script: string;
+  mounts: Mount[];
+  env?: Record<string, string>;
+  workingDir?: string;
+}
+
 /** The script to run and the mounts it needs, or why this build cannot run on this worker. */
-function buildPlan(options: {
+async function buildPlan(options: {
   deps: EnvironmentBuilderDeps;
   job: PrepareEnvironmentJob;
   imageArchitecture: string;
-}): { script: string; mounts: Mount[] } | { error: string } {
+}): Promise<BuildPlan | { error: string }> {
   const { job, imageArchitecture } = options;
+  if (job.kind === "dependencies") {
+    if (!job.dependencies || !options.deps.dataDir)
+      return { error: "A dependency build needs its dependency folder and the worker's data dir." };
+    return planDependencyStep({
+      dataDir: options.deps.dataDir,
+      build: job.dependencies,
+      command: job.command ?? "true",
+    });
+  }
   if (job.kind !== "base") return { script: job.command ?? "true", mounts: [] };
   const codex = options.deps.codex;
   const sameArch = codex !== null && codex.dockerArch === imageArchitecture;
@@ -143,14 +162,14 @@ export async function prepareEnvironment(
       status: "failed",
       error: `Image ${job.fromImage} is not available on this worker's Docker engine. ${BASE_IMAGE_HINT}`,
     });
-  const plan = buildPlan({ deps, job, imageArchitecture: image.architecture });
+  const plan = await buildPlan({ deps, job, imageArchitecture: image.architecture });
   if ("error" in plan) return finish({ status: "failed", error: plan.error });
 
   const containerId = await deps.runtime.createContainer({
     image: job.fromImage,
     command: ["/bin/sh", "-c", plan.script],
-    env: { HOME: "/root", DEBIAN_FRONTEND: "noninteractive" },
-    workingDir: "/root",
+    env: plan.env ?? { HOME: "/root", DEBIAN_FRONTEND: "noninteractive" },
+    workingDir: plan.workingDir ?? "/root",
     labels: { project: job.projectId, role: "prepare", environment: job.versionId, worker: deps.worker },
     limits: job.limits,
     network: job.network,

@@ -1,8 +1,16 @@
 import { z } from "zod";
+import { dependencyKindSchema } from "../../shared/dependency-schemas";
 import { networkModeSchema } from "../../shared/project-schemas";
 import type { JobDefinition } from "./job-catalog";
 
 const limitsSchema = z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() });
+
+/** A dependency step's folder and what it installs (kind "dependencies"). */
+const dependencyBuildSchema = z.object({
+  dirId: z.string().regex(/^deps-[0-9a-f]{24}$/),
+  kind: dependencyKindSchema,
+  outputs: z.array(z.string()),
+});
 
 /** Build a new environment version: run a script in a container of `fromImage`, commit on exit 0. */
 export const prepareEnvironmentJob = {
@@ -10,7 +18,7 @@ export const prepareEnvironmentJob = {
   schema: z.object({
     projectId: z.string(),
     versionId: z.string(),
-    kind: z.enum(["base", "command"]),
+    kind: z.enum(["base", "command", "dependencies"]),
     fromImage: z.string(),
     command: z.string().nullable(),
     repository: z.string(),
@@ -18,6 +26,7 @@ export const prepareEnvironmentJob = {
     network: networkModeSchema,
     limits: limitsSchema,
     timeoutMs: z.number().int().positive(),
+    dependencies: dependencyBuildSchema.optional(),
   }),
   result: z.object({ status: z.enum(["ready", "failed"]) }),
 } satisfies JobDefinition<z.ZodType, z.ZodType>;

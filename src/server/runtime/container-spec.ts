@@ -67,6 +67,13 @@ export interface Mount {
   hostPath: string;
   containerPath: string;
   readOnly: boolean;
+  /**
+   * Mount `hostPath` as the read-only lower layer of an overlay: the container may write, its writes
+   * land in `upperDir` (with overlayfs' `workDir` beside it, both on one filesystem) and never reach
+   * `hostPath`. Made by Docker's `local` volume driver as an anonymous volume, so no host privileges
+   * are needed and removing the container removes the volume.
+   */
+  overlay?: { upperDir: string; workDir: string };
 }
 
 /** Everything a container may get. There is deliberately no way to add the Docker socket or the host home. */
@@ -87,6 +94,9 @@ const FORBIDDEN_MOUNT_SOURCES = ["/var/run/docker.sock", "/run/docker.sock"];
 /** Refuses mounts that would hand a container the Docker engine or a host home directory. */
 export function checkMounts(mounts: readonly Mount[], hostHome: string): void {
   for (const mount of mounts) {
+    const layers = mount.overlay ? [mount.hostPath, mount.overlay.upperDir, mount.overlay.workDir] : [];
+    if (layers.some((layer) => /[,:]/.test(layer)))
+      throw new Error(`Refusing the overlay at ${mount.containerPath}: its folders may not contain "," or ":".`);
     if (FORBIDDEN_MOUNT_SOURCES.includes(mount.hostPath) || mount.hostPath.endsWith("/docker.sock")) {
       throw new Error(`Refusing to mount ${mount.hostPath}: containers never get the Docker socket.`);
     }

@@ -2,6 +2,29 @@ import type Docker from "dockerode";
 import { toDockerLabels, type ContainerSpec, type Mount } from "./container-spec";
 import { demux, envList, textSink } from "./docker-streams";
 
+/** An anonymous `local` volume that mounts overlayfs: `hostPath` below, the container's writes in `upperDir`. */
+function overlayVolume(mount: Mount, overlay: NonNullable<Mount["overlay"]>): Docker.MountSettings {
+  return {
+    Type: "volume",
+    Source: "", // anonymous: removed with the container
+    Target: mount.containerPath,
+    ReadOnly: mount.readOnly,
+    VolumeOptions: {
+      // nothing of the image is copied into the volume: it shows the lower layer and the container's writes only
+      NoCopy: true,
+      Labels: {},
+      DriverConfig: {
+        Name: "local",
+        Options: {
+          type: "overlay",
+          device: "overlay",
+          o: `lowerdir=${mount.hostPath},upperdir=${overlay.upperDir},workdir=${overlay.workDir}`,
+        },
+      },
+    },
+  };
+}
+
 /** The engine's create options for a spec: limits, no new privileges, the network mode and bind mounts. */
 export function containerCreateOptions(options: {
   spec: ContainerSpec;
@@ -29,7 +52,10 @@ export function containerCreateOptions(options: {
       // With no network a name lookup can never succeed, but musl's resolver (the static Codex
       // binary uses it) waits its full timeout (5 s) before saying so: make it give up at once.
       ...(spec.network === "none" ? { DnsOptions: ["timeout:0", "attempts:1"] } : {}),
-      Binds: mounts.map((mount) => `${mount.hostPath}:${mount.containerPath}:${mount.readOnly ? "ro" : "rw"}`),
+      Binds: mounts
+        .filter((mount) => !mount.overlay)
+        .map((mount) => `${mount.hostPath}:${mount.containerPath}:${mount.readOnly ? "ro" : "rw"}`),
+      Mounts: mounts.flatMap((mount) => (mount.overlay ? [overlayVolume(mount, mount.overlay)] : [])),
       Privileged: false,
     },
   };

@@ -3,6 +3,7 @@ import Docker from "dockerode";
 import { checkMounts, LABEL, type ContainerSpec } from "./container-spec";
 import { containerCreateOptions, runToExit } from "./docker-container";
 import { execCollect, execTty } from "./docker-exec";
+import { withHostCa } from "./host-ca";
 
 /**
  * Only this folder imports dockerode (this module, with docker-container.ts, docker-exec.ts and
@@ -66,6 +67,11 @@ export interface DockerRuntimeOptions {
   /** unix socket path; defaults to DOCKER_HOST handling in dockerode, else /var/run/docker.sock */
   socketPath?: string;
   timeoutMs?: number;
+  /**
+   * The host's CA bundle (resolveHostCaBundle), mounted read-only into every container that has
+   * network, with SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, … pointing at it; null = containers keep their own.
+   */
+  hostCaBundle?: string | null;
 }
 
 export const DOCKER_HINT =
@@ -96,7 +102,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       }
     },
 
-    async createContainer(spec) {
+    async createContainer(requested) {
+      const spec = withHostCa(requested, options.hostCaBundle ?? null);
       const mounts = spec.mounts ?? [];
       checkMounts(mounts, os.homedir());
       const container = await docker.createContainer(containerCreateOptions({ spec, mounts }));

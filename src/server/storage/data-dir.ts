@@ -15,11 +15,24 @@ import { AppError } from "../errors/app-error";
  *   trials/<id>/attempt-<n>/      workers (trial.log, codex-home, evaluation.json); web reads log and evaluation
  *   gateway/<worker>.sock         workers (the model gateway's socket)
  *   applies/<record id>/          web (what an apply replaced or deleted, kept until it is undone)
+ *   dependencies/<id>/tree/       web (the manifests), workers (the dependency step installs beside them); trials mount its outputs
+ *   caches/<package manager>/     workers (npm, pip, yarn, pnpm caches mounted into dependency steps)
  * So a worker must run with the same data dir as the web process (same host, same path).
  */
 const SNAPSHOT_ID = /^[0-9a-f]{64}$/;
 const WORKSPACE_ID = /^ws-[0-9a-f]{24}$/;
 const APPLY_RECORD_ID = /^[A-Za-z0-9_-]{1,100}$/;
+const DEPENDENCY_DIR_ID = /^deps-[0-9a-f]{24}$/;
+const CACHE_NAME = /^[a-z0-9-]{1,40}$/;
+
+function checkDependencyDirId(id: string): string {
+  if (!DEPENDENCY_DIR_ID.test(id))
+    throw new AppError({
+      code: "BAD_REQUEST",
+      message: `"${id}" is not a dependency folder id (deps- and 24 hex digits).`,
+    });
+  return id;
+}
 
 export function isWorkspaceId(name: string): boolean {
   return WORKSPACE_ID.test(name);
@@ -113,6 +126,18 @@ export function dataDirPaths(dataDir: string) {
       trialAttemptPaths(at("trials", options.trialId, `attempt-${options.attempt}`)),
     gatewaySocket: (workerId: string) => at("gateway", `${workerId}.sock`),
     applies: at("applies"),
+    dependencies: at("dependencies"),
+    /** A dependency step's folder: `tree/` is /workspace while the step runs, and keeps its outputs. */
+    dependencyDir: (id: string) => {
+      const dir = at("dependencies", checkDependencyDirId(id));
+      return { dir, tree: path.join(dir, "tree") };
+    },
+    /** A package manager's download cache, shared by the dependency steps of every project. */
+    cache: (name: string) => {
+      if (!CACHE_NAME.test(name))
+        throw new AppError({ code: "BAD_REQUEST", message: `"${name}" is not a cache name.` });
+      return at("caches", name);
+    },
     applyBackup: (recordId: string) => applyBackupPaths(at("applies", checkApplyRecordId(recordId))),
     /** A path under the data dir as journals and rows store it (relative, so the data dir can move). */
     relative: (absolute: string) => path.relative(dataDir, absolute),
