@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { capturedFileRoleSchema } from "./captured-files";
 import { agentConfigurationSchema } from "./project-schemas";
 import { HARNESS_KINDS } from "./vocabulary";
 
@@ -11,7 +12,6 @@ import { HARNESS_KINDS } from "./vocabulary";
 export const MAX_TRIALS_PER_STUDY = 200;
 export const MAX_TEST_FILE_BYTES = 5 * 1024 * 1024;
 export const MAX_TEST_FILES = 200;
-
 /** All of a study's uploaded test files together (the form refuses a file that would pass it). */
 export const MAX_TEST_UPLOAD_TOTAL_BYTES = 16 * 1024 * 1024;
 
@@ -20,6 +20,7 @@ export function base64Bytes(base64: string): number {
   const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
   return Math.floor((base64.length * 3) / 4) - padding;
 }
+
 const relativePath = z
   .string()
   .trim()
@@ -33,13 +34,17 @@ const relativePath = z
   .refine((value) => !value.includes("\0"), "A path may not contain a NUL byte.")
   .refine((value) => value !== ".git" && !value.startsWith(".git/"), "Files under .git cannot be test files.");
 
+/** What a captured file is for: a test, or runner configuration (package.json, pytest.ini, …); both are restored. */
+const role = capturedFileRoleSchema.default("test");
+
 export const testFileInputSchema = z.discriminatedUnion("source", [
   /** Read from the project directory when the study is created. */
-  z.object({ source: z.literal("project"), path: relativePath }),
+  z.object({ source: z.literal("project"), path: relativePath, role }),
   /** Uploaded in the form: the bytes in base64. */
   z.object({
     source: z.literal("upload"),
     path: relativePath,
+    role,
     contentBase64: z
       .string()
       .max(Math.ceil(MAX_TEST_FILE_BYTES / 3) * 4, "An uploaded test file is at most 5 MiB.")
@@ -135,11 +140,6 @@ export const createStudyInputSchema = z
         path: ["configurations"],
         message: `That is ${trials} trials; a study has at most ${MAX_TRIALS_PER_STUDY}. Lower the repeats.`,
       });
-    const seen = new Set<string>();
-    value.testFiles.forEach((file, index) => {
-      if (seen.has(file.path))
-        ctx.addIssue({ code: "custom", path: ["testFiles", index, "path"], message: `${file.path} is listed twice.` });
-      seen.add(file.path);
     const uploaded = value.testFiles.reduce(
       (sum, file) => sum + (file.source === "upload" ? base64Bytes(file.contentBase64) : 0),
       0,
@@ -150,7 +150,22 @@ export const createStudyInputSchema = z
         path: ["testFiles"],
         message: `The uploaded test files come to ${(uploaded / 1024 / 1024).toFixed(1)} MiB; together they may be at most ${MAX_TEST_UPLOAD_TOTAL_BYTES / 1024 / 1024} MiB. Take the bigger ones from the project instead.`,
       });
+    const seen = new Set<string>();
+    value.testFiles.forEach((file, index) => {
+      if (seen.has(file.path))
+        ctx.addIssue({ code: "custom", path: ["testFiles", index, "path"], message: `${file.path} is listed twice.` });
+      seen.add(file.path);
     });
+    const junit = value.junitPath;
+    if (junit)
+      value.testFiles.forEach((file, index) => {
+        if (file.path === junit || file.path.startsWith(`${junit}/`))
+          ctx.addIssue({
+            code: "custom",
+            path: ["testFiles", index, "path"],
+            message: `${file.path} is at the JUnit path, which is cleared before every evaluation; capture it elsewhere or change the JUnit path.`,
+          });
+      });
   });
 export type CreateStudyInput = z.input<typeof createStudyInputSchema>;
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { AgentConfiguration } from "./project-schemas";
 import { tokensSchema } from "./token-usage";
 import { trialOutcomeSchema, type TrialOutcome } from "./trial-outcome";
+import { capturedChangeSchema, capturedFileRoleSchema } from "./captured-files";
 import { trialResultSchema } from "./trial-result";
 import { verdictSchema, type VerdictView } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema, trialStateSchema, type StudyState } from "./vocabulary";
@@ -43,6 +44,8 @@ export const trialAttemptViewSchema = z.object({
   commandsRun: z.int(),
   workspaceId: z.string().nullable(),
   committedImageId: z.string().nullable(),
+  /** As on the trial: the captured files this attempt's agent changed (null: not checked). */
+  capturedChanges: z.array(capturedChangeSchema).nullable().default(null),
   startedAt: isoDate.nullable(),
   finishedAt: isoDate.nullable(),
   retriedAt: isoDate,
@@ -70,11 +73,13 @@ export const trialViewSchema = trialResultSchema.extend({
 });
 export type TrialView = z.infer<typeof trialViewSchema>;
 
-/** A test file captured when the study was created (its bytes are in the data dir). */
+/** A file captured when the study was created (its bytes are in the data dir): a test, or runner config. */
 export const testFileViewSchema = z.object({
   path: z.string().min(1),
   sha256: z.string().regex(/^[0-9a-f]{64}$/, "A sha256 is 64 lowercase hex digits."),
   bytes: count,
+  /** Absent on studies created before roles existed: a test. */
+  role: capturedFileRoleSchema.default("test"),
 });
 export type TestFileView = z.infer<typeof testFileViewSchema>;
 

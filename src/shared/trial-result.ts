@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { capturedChangeSchema, MAX_CAPTURED_CHANGES } from "./captured-files";
 import { verdictSchema } from "./verdict-summary";
 import { seconds } from "./zod-fields";
 
@@ -20,5 +21,10 @@ export const trialResultSchema = z.object({
   committedImageId: z.string().nullable(),
   workspaceId: z.string().nullable(),
   diff: diffSummarySchema.nullable(),
+  /**
+   * The captured files (tests, runner config) the agent changed, restored before the evaluation; empty when
+   * it changed none; null when not checked (no evaluation, or a worker or report from before this field).
+   */
+  capturedChanges: z.array(capturedChangeSchema).max(MAX_CAPTURED_CHANGES).nullable().default(null),
 });
 export type TrialResult = z.infer<typeof trialResultSchema>;

@@ -166,7 +166,7 @@ export const REPORT_FIXTURE: StudyReport = {
       "Make the parser accept `a|b` tokens.\n\n# Not a heading\n- not a list\n<script>alert('task')</script>\n    indented line\nDone when `npm test` passes.",
     testCommand: "npm test -- --test-reporter=spec ```",
     junitPath: null,
-    testFiles: [{ path: "test/parser.test.js", sha256: "ab".repeat(32), bytes: 4312 }],
+    testFiles: [{ path: "test/parser.test.js", sha256: "ab".repeat(32), bytes: 4312, role: "test" }],
     state: "done",
     createdAt: "2025-03-01T14:00:00.000Z",
     startedAt: "2025-03-01T14:05:00.000Z",

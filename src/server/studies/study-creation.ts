@@ -140,7 +140,12 @@ export async function createStudy(
     taskPrompt: input.taskPrompt,
     testCommand: input.testCommand,
     junitPath: input.junitPath,
-    testFiles: files.map((file) => ({ path: file.path, sha256: file.sha256, bytes: file.data.length })),
+    testFiles: files.map((file) => ({
+      path: file.path,
+      sha256: file.sha256,
+      bytes: file.data.length,
+      role: file.role,
+    })),
     snapshotId: snapshot.id,
     environmentVersionId: environment.id,
     imageId: image.id,

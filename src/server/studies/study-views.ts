@@ -1,4 +1,6 @@
+import { z } from "zod";
 import type { Db } from "../db/client";
+import { capturedChangeSchema, type CapturedChange } from "../../shared/captured-files";
 import type {
   ConfigurationView,
   StudyCounts,
@@ -108,11 +110,23 @@ export function trialAttemptView(row: TrialAttemptRow): TrialAttemptView {
     commandsRun: row.commandsRun,
     workspaceId: row.workspaceId,
     committedImageId: row.committedImageId,
+    capturedChanges: capturedChangesOf(row.capturedChanges),
     startedAt: iso(row.startedAt),
     finishedAt: iso(row.finishedAt),
     retriedAt: row.retriedAt.toISOString(),
     retriedBy: row.retriedBy,
   };
+}
+
+/** The stored list of captured files an attempt's agent changed (JSON); null when not checked or unreadable. */
+function capturedChangesOf(json: string | null): CapturedChange[] | null {
+  if (json === null) return null;
+  try {
+    const parsed = z.array(capturedChangeSchema).safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A trial row as its view; `attempts` are its earlier attempts' rows (none when not read). */
@@ -146,6 +160,7 @@ export function trialView(
       row.diffFiles === null
         ? null
         : { files: row.diffFiles, insertions: row.diffInsertions ?? 0, deletions: row.diffDeletions ?? 0 },
+    capturedChanges: capturedChangesOf(row.capturedChanges),
     error: row.error,
     queuedAt: row.queuedAt.toISOString(),
     startedAt: iso(row.startedAt),

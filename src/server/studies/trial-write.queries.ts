@@ -53,6 +53,7 @@ async function trialFinished(
         diffFiles: finish.diff?.files ?? null,
         diffInsertions: finish.diff?.insertions ?? null,
         diffDeletions: finish.diff?.deletions ?? null,
+        capturedChanges: finish.capturedChanges ? JSON.stringify(finish.capturedChanges) : null,
         finishedAt: options.at,
       },
     });

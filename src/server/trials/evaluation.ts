@@ -1,5 +1,7 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
+import { FileTooLargeError, NotRegularFileError } from "../../lib/files/file-read";
+import { checkRealParents, PathThroughSymlinkError, readFileInsideTree } from "../../lib/files/tree-read";
 import type { NetworkMode } from "../../shared/project-schemas";
 import type { ContainerLabels, Mount, ResourceLimits } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
@@ -19,28 +21,42 @@ export interface EvaluationResult {
   output: string;
 }
 
-/** JUnit XML the command wrote: one file, or every *.xml in a directory (non-recursive). Missing → []. */
+/**
+ * JUnit XML the command wrote: one file, or every *.xml in a directory (non-recursive). Missing → [].
+ * The tree is the test command's to write, so nothing in it is followed: a symlink anywhere on the path
+ * or in place of a report is skipped, a FIFO cannot hang the read, and reading stops at 32 MiB in all.
+ */
 async function readJunit(options: { tree: string; junitPath: string | null }): Promise<string[]> {
-  if (!options.junitPath) return [];
-  const target = path.join(options.tree, options.junitPath);
-  const stat = await fsp.lstat(target).catch(() => null);
+  const { tree, junitPath } = options;
+  if (!junitPath) return [];
+  try {
+    await checkRealParents({ root: tree, rel: junitPath });
+  } catch {
+    return [];
+  }
+  const stat = await fsp.lstat(path.join(tree, junitPath)).catch(() => null);
   if (!stat) return [];
   const files = stat.isDirectory()
-    ? (await fsp.readdir(target, { withFileTypes: true }))
+    ? (await fsp.readdir(path.join(tree, junitPath), { withFileTypes: true }))
         .filter((entry) => entry.isFile() && entry.name.endsWith(".xml"))
-        .map((entry) => path.join(target, entry.name))
+        .map((entry) => `${junitPath}/${entry.name}`)
         .sort()
         .slice(0, MAX_JUNIT_FILES)
     : stat.isFile()
-      ? [target]
+      ? [junitPath]
       : [];
   const texts: string[] = [];
-  let total = 0;
-  for (const file of files) {
-    const text = await fsp.readFile(file, "utf8");
-    total += text.length;
-    if (total > MAX_JUNIT_BYTES) break;
-    texts.push(text);
+  let budget = MAX_JUNIT_BYTES;
+  for (const rel of files) {
+    try {
+      const data = await readFileInsideTree({ root: tree, rel, maxBytes: budget });
+      budget -= data.length;
+      texts.push(data.toString("utf8"));
+    } catch (error) {
+      if (error instanceof FileTooLargeError) break;
+      if (error instanceof NotRegularFileError || error instanceof PathThroughSymlinkError) continue;
+      throw error;
+    }
   }
   return texts;
 }

@@ -8,6 +8,7 @@ import { dataDirPaths } from "../storage/data-dir";
 import { preflightRefusal } from "../verdicts/preflight-refusal";
 import { createWorkspace, removeWorkspace } from "../workspaces/workspace-store";
 import { runEvaluation } from "./evaluation";
+import { clearJunitPath } from "./captured-changes";
 import { restoreTestFiles } from "./test-files";
 
 export interface PreflightDeps {
@@ -42,6 +43,8 @@ async function evaluateUntouched(options: {
     tree: options.workspacePath,
     files: job.testFiles,
   });
+  // a stale report in the snapshot (the user's last run) must not stand in for the baseline's
+  await clearJunitPath({ tree: options.workspacePath, junitPath: job.junitPath });
   const gitObjects = dataDirPaths(deps.dataDir).snapshot(job.snapshotId).gitObjects;
   let containerId: string | null = null;
   const evaluation = await runEvaluation({

@@ -3,12 +3,15 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error";
+import { FileTooLargeError, NotRegularFileError } from "../../lib/files/file-read";
+import { PathThroughSymlinkError, readFileInsideTree } from "../../lib/files/tree-read";
+import type { CapturedFileRole } from "../../shared/captured-files";
 import { dataDirPaths } from "../storage/data-dir";
 import { MAX_TEST_FILE_BYTES, type TestFileInput } from "../../shared/study-inputs";
 import type { TestFileView } from "../../shared/study-schemas";
 
 /**
- * A study's captured test files: their exact bytes, taken when the study is created, stored by
+ * A study's captured files (tests and runner config): their exact bytes, taken when the study is created, stored by
  * sha256 under <dataDir>/studies/<studyId>/test-files/, and written back over every evaluation's
  * tree, so an agent that edits or deletes a test cannot weaken the checks.
  */
@@ -60,11 +63,28 @@ async function readProjectFile(options: { root: string; relative: string; field:
         message: `${relative} is ${stat.size} bytes; a test file is at most 5 MiB.`,
       });
   }
-  return fsp.readFile(current);
+  // the checks above can be raced: the read itself refuses a link anywhere on the way, never follows a
+  // symlink swapped in, cannot hang on a FIFO (O_NOFOLLOW | O_NONBLOCK) and stops at the size limit
+  try {
+    return await readFileInsideTree({ root, rel: relative, maxBytes: MAX_TEST_FILE_BYTES });
+  } catch (error) {
+    if (
+      error instanceof FileTooLargeError ||
+      error instanceof NotRegularFileError ||
+      error instanceof PathThroughSymlinkError
+    )
+      throw new AppError({
+        code: "BAD_REQUEST",
+        field,
+        message: `${relative} changed while it was being read (${error.message}); pick the file again.`,
+      });
+    throw error;
+  }
 }
 
 export interface CapturedTestFile {
   path: string;
+  role: CapturedFileRole;
   data: Buffer;
   sha256: string;
 }
@@ -87,7 +107,7 @@ export async function readTestFiles(options: {
         field,
         message: `${file.path} is ${data.length} bytes; a test file is at most 5 MiB.`,
       });
-    captured.push({ path: file.path, data, sha256: sha256(data) });
+    captured.push({ path: file.path, role: file.role, data, sha256: sha256(data) });
   }
   return captured;
 }
@@ -106,7 +126,12 @@ export async function storeTestFiles(options: {
     await fsp.writeFile(temp, file.data, { mode: 0o444 });
     await fsp.rename(temp, target);
   }
-  return options.files.map((file) => ({ path: file.path, sha256: file.sha256, bytes: file.data.length }));
+  return options.files.map((file) => ({
+    path: file.path,
+    sha256: file.sha256,
+    bytes: file.data.length,
+    role: file.role,
+  }));
 }
 
 /** Removes whatever a path holds (file, symlink or directory) so a captured file can take its place. */

@@ -6,6 +6,8 @@ import { readManifest } from "../snapshots/manifest";
 import type { Verdict } from "../verdicts/verdict";
 import { runEvaluation, type EvaluationResult } from "./evaluation";
 import { restoreTestFiles } from "./test-files";
+import { clearJunitPath, findCapturedChanges } from "./captured-changes";
+import { capturedChangesText, type CapturedChange } from "../../shared/captured-files";
 import type { TrialContext } from "./trial-context";
 import type { TrialStopWatch } from "./trial-stop-watch";
 
@@ -23,6 +25,8 @@ export interface EvaluationOutcome {
   evaluationFile: string | null;
   /** Set when the test command ran past its time limit. */
   error: string | null;
+  /** The captured files the agent changed (null or absent until checked). */
+  capturedChanges?: CapturedChange[] | null;
 }
 
 export function verdictText(verdict: Verdict): string {
@@ -55,9 +59,27 @@ async function copyWorkspace(options: { from: string; to: string }): Promise<voi
   });
 }
 
+/** Which captured files (and JUnit reports) the agent changed: noted in the log, published with the result. */
+async function checkCapturedFiles(options: {
+  context: TrialContext;
+  tree: string;
+  outcome: EvaluationOutcome;
+}): Promise<void> {
+  const { context, tree, outcome } = options;
+  const { deps, job } = context;
+  const manifest = await readManifest({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
+  const changes = await findCapturedChanges({ tree, files: job.testFiles, junitPath: job.junitPath, manifest });
+  outcome.capturedChanges = changes;
+  if (changes.length > 0)
+    context.note(
+      `The agent changed files the evaluation restores or clears (the verdict is unaffected): ${capturedChangesText(changes)}`,
+    );
+}
+
 /**
- * The test command in a fresh container on a copy of the workspace with the captured test files restored
- * byte for byte; the verdict is written to evaluation.json and the copy is removed.
+ * The test command in a fresh container on a copy of the workspace with the captured files (tests and
+ * runner config) restored byte for byte and the JUnit path cleared, so only what the test command itself
+ * writes there is read; the verdict is written to evaluation.json and the copy is removed.
  */
 export async function runEvaluationStep(options: {
   context: TrialContext;
@@ -77,7 +99,9 @@ export async function runEvaluationStep(options: {
   let container: string | null = null;
   let evaluation: EvaluationResult;
   try {
+    await checkCapturedFiles({ context, tree, outcome });
     await restoreTestFiles({ dataDir: deps.dataDir, studyId: job.studyId, tree, files: job.testFiles });
+    await clearJunitPath({ tree, junitPath: job.junitPath });
     evaluation = await runEvaluation({
       runtime: deps.runtime,
       image: job.image,

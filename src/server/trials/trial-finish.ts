@@ -1,4 +1,5 @@
 import type { AgentRunResult } from "../agents/agent-run";
+import type { CapturedChange } from "../../shared/captured-files";
 import type { EvaluationResult } from "./evaluation";
 import type { TrialContext } from "./trial-context";
 import type { DiffTotals } from "./trial-evaluation-step";
@@ -18,6 +19,8 @@ export interface TrialOutcome {
   diff: DiffTotals | null;
   evaluation: EvaluationResult | null;
   evaluationFile: string | null;
+  /** The captured files the agent changed, found before the evaluation restored them (null: not checked). */
+  capturedChanges?: CapturedChange[] | null;
 }
 
 /**
@@ -74,6 +77,7 @@ export async function finishTrial(options: { context: TrialContext; outcome: Tri
       committedImageId: agent?.committedImageId ?? null,
       workspaceId: outcome.workspaceId,
       diff: outcome.diff,
+      capturedChanges: outcome.capturedChanges ?? null,
     },
   });
   return state;

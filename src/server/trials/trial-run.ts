@@ -57,6 +57,7 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
     diff: null,
     evaluation: null,
     evaluationFile: null,
+    capturedChanges: null,
   };
   try {
     if (!(await stop.checkNow())) await runSteps({ context, stop, outcome });

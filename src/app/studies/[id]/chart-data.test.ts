@@ -56,6 +56,7 @@ const trial = (choice: number, repeat: number, verdict: VerdictView | null): Tri
   startedAt: null,
   finishedAt: null,
   attempts: [],
+  capturedChanges: null,
 });
 
 const configurations = [

@@ -1,0 +1,103 @@
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { fromText } from "../../lib/files/byte-path";
+import { FileTooLargeError, NotRegularFileError, sha256Of } from "../../lib/files/file-read";
+import { checkRealParents, PathThroughSymlinkError, readFileInsideTree } from "../../lib/files/tree-read";
+import { MAX_CAPTURED_CHANGES, type CapturedChange } from "../../shared/captured-files";
+import { MAX_TEST_FILE_BYTES } from "../../shared/study-inputs";
+import type { TestFileView } from "../../shared/study-schemas";
+import type { Manifest } from "../snapshots/manifest";
+
+/**
+ * What an agent did to the files that judge it, found before they are put back: each captured file
+ * (test or runner config) compared with its captured bytes, and the study's JUnit path compared with
+ * the snapshot (a report there that the snapshot did not have is one the agent left). The evaluation
+ * then restores the captured files and clears the JUnit path, so none of it changes the verdict; the
+ * list is the trial's tamper indicator.
+ */
+const MAX_REPORT_FILES = 200;
+
+/** How the tree holds `rel` now: its sha256, or why it is not a regular file. */
+async function stateOf(tree: string, rel: string): Promise<{ sha256: string } | "deleted" | "replaced"> {
+  try {
+    const data = await readFileInsideTree({ root: tree, rel, maxBytes: MAX_TEST_FILE_BYTES });
+    return { sha256: sha256Of(data) };
+  } catch (error) {
+    if (error instanceof FileTooLargeError) return { sha256: "too-large" };
+    if (error instanceof PathThroughSymlinkError) return "replaced";
+    if (error instanceof NotRegularFileError) return error.reason === "missing" ? "deleted" : "replaced";
+    throw error;
+  }
+}
+
+/** Reports at the JUnit path (the file, or the *.xml files of the directory) that differ from the snapshot's. */
+async function leftReports(options: { tree: string; junitPath: string; manifest: Manifest }): Promise<string[]> {
+  const { tree, junitPath } = options;
+  try {
+    await checkRealParents({ root: tree, rel: junitPath });
+  } catch {
+    return []; // nothing readable there (or a link the evaluation clears anyway)
+  }
+  const stat = await fsp.lstat(path.join(tree, junitPath)).catch(() => null);
+  if (!stat) return [];
+  const candidates = stat.isDirectory()
+    ? (await fsp.readdir(path.join(tree, junitPath), { withFileTypes: true }))
+        .filter((entry) => entry.name.endsWith(".xml"))
+        .map((entry) => `${junitPath}/${entry.name}`)
+        .sort()
+        .slice(0, MAX_REPORT_FILES)
+    : [junitPath];
+  const inSnapshot = new Map(options.manifest.entries.map((entry) => [entry.path, entry.sha256]));
+  const left: string[] = [];
+  for (const rel of candidates) {
+    const state = await stateOf(tree, rel).catch(() => "replaced" as const);
+    if (state === "deleted") continue;
+    const before = inSnapshot.get(fromText(rel));
+    if (typeof state === "object" && before === state.sha256) continue;
+    left.push(rel);
+  }
+  return left;
+}
+
+/** The captured files the agent changed in `tree`, and any JUnit report it left behind. */
+export async function findCapturedChanges(options: {
+  tree: string;
+  files: readonly TestFileView[];
+  junitPath: string | null;
+  manifest: Manifest;
+}): Promise<CapturedChange[]> {
+  const changes: CapturedChange[] = [];
+  for (const file of options.files) {
+    const state = await stateOf(options.tree, file.path);
+    if (typeof state === "object" && state.sha256 === file.sha256) continue;
+    const change = typeof state === "object" ? "modified" : state;
+    changes.push({ path: file.path, role: file.role, change });
+  }
+  if (options.junitPath) {
+    const reports = await leftReports({ tree: options.tree, junitPath: options.junitPath, manifest: options.manifest });
+    for (const rel of reports) changes.push({ path: rel, role: "report", change: "report-left" });
+  }
+  return changes.slice(0, MAX_CAPTURED_CHANGES);
+}
+
+/**
+ * Removes whatever is at the JUnit path before the test command runs (a file or link there; for a
+ * directory, every *.xml in it — what the reader reads), so the only report read afterwards is one the
+ * command itself wrote. A parent on the way that is not a real directory is removed instead.
+ */
+export async function clearJunitPath(options: { tree: string; junitPath: string | null }): Promise<void> {
+  if (!options.junitPath) return;
+  let current = options.tree;
+  for (const segment of options.junitPath.split("/")) {
+    current = path.join(current, segment);
+    const stat = await fsp.lstat(current).catch(() => null);
+    if (!stat) return;
+    if (!stat.isDirectory()) {
+      await fsp.unlink(current);
+      return;
+    }
+  }
+  for (const entry of await fsp.readdir(current)) {
+    if (entry.endsWith(".xml")) await fsp.rm(path.join(current, entry), { recursive: true, force: true });
+  }
+}
