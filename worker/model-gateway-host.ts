@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { stopRun } from "../src/server/agents/agent-run";
+import { budgetReason } from "../src/server/agents/run-policy";
 import { startGatewaySocket, type GatewaySocket } from "../src/server/agents/gateway-socket";
 import { resolveGatewayCredential } from "../src/server/gateway/gateway-credentials";
 import { startModelGateway, type ModelGateway } from "../src/server/gateway/model-gateway";
@@ -19,7 +20,7 @@ export interface GatewayHost {
 }
 
 /**
- * The worker's model gateway: loopback HTTP plus the unix socket agent containers reach it through.
+ * The worker's model gateway, served only on the unix socket agent containers reach it through (no TCP port).
  * The credential is resolved at the first model request, so a worker without one still runs other jobs.
  */
 export async function startGatewayHost(options: {
@@ -33,7 +34,8 @@ export async function startGatewayHost(options: {
     credential: () =>
       resolveGatewayCredential({ openaiApiKey: options.config.openaiApiKey, codexHome: options.config.codexHome }),
     onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) =>
-      stopRun(runId, `Stopped: the run used ${usedTokens} tokens, past its budget of ${budgetTokens}.`),
+      stopRun(runId, budgetReason({ usedTokens, budgetTokens })),
+    tcp: false, // containers reach it through the unix socket only: no loopback port for other local processes
     log: options.log,
   });
   let socketPath = dataDirPaths(options.dataDir).gatewaySocket(options.workerId);

@@ -8,6 +8,14 @@ export const GIB = 1024 * MIB;
 export const networkModeSchema = z.enum(["none", "internet"]);
 export type NetworkMode = z.infer<typeof networkModeSchema>;
 
+/** The model gateway's default token budget (input + output tokens) for one run: a trial, a session turn. */
+export const DEFAULT_RUN_TOKEN_BUDGET = 5_000_000;
+export const tokenBudgetSchema = z
+  .number({ error: "The token budget must be a number of tokens." })
+  .int("The token budget is a whole number of tokens.")
+  .min(1_000, "At least 1,000 tokens; one model request alone can use more.")
+  .max(1_000_000_000, "At most 1,000,000,000 tokens.");
+
 // Docker image reference: [registry/]name[:tag][@digest]
 const imageReference =
   /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;

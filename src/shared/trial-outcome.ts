@@ -5,13 +5,21 @@ import type { TrialState } from "./vocabulary";
 /**
  * What the product says about a trial, in two separate words:
  * - its **outcome**: how the run ended, whatever the tests said (completed, agent failed, timed out,
- *   stopped, error, interrupted);
+ *   stopped: budget, stopped, error, interrupted);
  * - its **verdict level**: how many of the captured tests passed (all passed, partial, none passed).
  * The stored state machine keeps `succeeded` for a run whose agent finished and was evaluated; it is
  * shown and reported as `completed`, because a 0/23 run did not succeed at anything but running.
  */
 
-export const TRIAL_OUTCOMES = ["completed", "agent-failed", "timed-out", "stopped", "error", "interrupted"] as const;
+export const TRIAL_OUTCOMES = [
+  "completed",
+  "agent-failed",
+  "timed-out",
+  "budget",
+  "stopped",
+  "error",
+  "interrupted",
+] as const;
 export const trialOutcomeSchema = z.enum(TRIAL_OUTCOMES);
 export type TrialOutcome = z.infer<typeof trialOutcomeSchema>;
 
@@ -19,13 +27,17 @@ export const TRIAL_OUTCOME_LABELS: Record<TrialOutcome, string> = {
   completed: "completed",
   "agent-failed": "agent failed",
   "timed-out": "timed out",
+  budget: "stopped: budget",
   stopped: "stopped",
   error: "error",
   interrupted: "interrupted",
 };
 
-/** Outcomes of a run that ended by itself (not cut short by a user or a dead worker). */
-export const FINISHED_OUTCOMES: readonly TrialOutcome[] = ["completed", "agent-failed", "timed-out", "error"];
+/**
+ * Outcomes of a run that ended by itself (not cut short by a user or a dead worker). `budget`: the model
+ * gateway stopped the agent when its tokens reached the trial's budget; its work so far was evaluated.
+ */
+export const FINISHED_OUTCOMES: readonly TrialOutcome[] = ["completed", "agent-failed", "timed-out", "budget", "error"];
 
 /**
  * A trial's outcome from its state and what was recorded: `recorded` is the outcome the worker

@@ -53,6 +53,9 @@ export async function runCodexOnHost(options: {
     provider,
     "-c",
     'model_provider="gw"',
+    // as the product runs it in network mode none: the gateway refuses hosted tools, so none is offered
+    "-c",
+    'web_search="disabled"',
   ];
   if (options.resumeThreadId) args.push("resume", options.resumeThreadId);
   args.push(options.prompt);

@@ -51,6 +51,7 @@ export const outcomeStyle: Record<TrialOutcome, string> = {
   completed: "border-muted/50 text-ink",
   "agent-failed": "border-danger-strong/60 text-danger-soft",
   "timed-out": "border-warn-strong/50 text-warn-soft",
+  budget: "border-warn-strong/50 text-warn-soft",
   stopped: "border-line text-muted",
   error: "border-fault-strong/60 text-fault-soft",
   interrupted: "border-warn-strong/50 text-warn-soft",
@@ -65,7 +66,7 @@ export function outcomeLabel(trial: Pick<TrialView, "state" | "outcome">): strin
 export function endedCounts(counts: StudyCounts): { finished: number; stopped: number; interrupted: number } {
   const { outcomes } = counts;
   return {
-    finished: outcomes.completed + outcomes["agent-failed"] + outcomes["timed-out"] + outcomes.error,
+    finished: outcomes.completed + outcomes["agent-failed"] + outcomes["timed-out"] + outcomes.budget + outcomes.error,
     stopped: outcomes.stopped,
     interrupted: outcomes.interrupted,
   };

@@ -1,13 +1,15 @@
 import fs from "node:fs";
 import { z } from "zod";
-import { networkModeSchema } from "../../shared/project-schemas";
+import { DEFAULT_RUN_TOKEN_BUDGET, networkModeSchema } from "../../shared/project-schemas";
 import type { EventInput } from "../events/event-stream";
 import type { ModelGateway } from "../gateway/model-gateway";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { createCodexEventParser, type CodexEvent, type CodexRunState } from "./codex-events";
 import { codexRunOutcome, type RunOutcome } from "./codex-outcome";
 import { agentScript, CONTAINER_PATHS, harnessSchema } from "./harness";
-import { tokenUsageSchema, type TokenUsage } from "./token-usage";
+import { createEventBatch } from "./agent-event-batch";
+import { budgetReason, runPolicy } from "./run-policy";
+import { tokenUsageSchema, totalTokens, type TokenUsage } from "./token-usage";
 import type { ContainerSpec, WorkerIdentity } from "../runtime/container-spec";
 
 export const agentRunInputSchema = z.object({
@@ -24,9 +26,12 @@ export const agentRunInputSchema = z.object({
   /** For a resumed thread: Codex reports cumulative usage, so this run's share is the difference. */
   threadUsageBefore: tokenUsageSchema.nullable().default(null),
   network: networkModeSchema,
+  /** Hosted tools and URL inputs through the gateway in network mode `none` too (the project's setting). */
+  allowHostedTools: z.boolean().default(false),
   limits: z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() }),
   timeoutMs: z.number().int().positive(),
-  budgetTokens: z.number().int().positive().nullable().default(null),
+  /** Input + output tokens the gateway allows the run (null: no budget). */
+  budgetTokens: z.number().int().positive().nullable().default(DEFAULT_RUN_TOKEN_BUDGET),
   labels: z
     .object({ study: z.string().optional(), trial: z.string().optional(), session: z.string().optional() })
     .default({}),
@@ -48,6 +53,8 @@ export interface AgentRunResult {
   exitCode: number;
   /** The run was stopped at its time limit (`outcome` is then `stopped` with that reason). */
   timedOut: boolean;
+  /** The run's metered tokens reached its budget (`outcome` is then `stopped` with the figures). */
+  budgetReached: boolean;
   harnessVersion: string | null;
   /** Image id of the committed container (input.commit), or null. */
   committedImageId: string | null;
@@ -89,7 +96,11 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
   const input = agentRunInputSchema.parse(rawInput);
   const clock = deps.clock ?? Date.now;
   fs.mkdirSync(input.codexHomePath, { recursive: true, mode: 0o700 });
-  const token = deps.gateway.issueRunToken({ runId: input.runId, budgetTokens: input.budgetTokens });
+  const token = deps.gateway.issueRunToken({
+    runId: input.runId,
+    budgetTokens: input.budgetTokens,
+    policy: runPolicy(input),
+  });
   const parser = createCodexEventParser(input.threadUsageBefore ? { threadUsageBefore: input.threadUsageBefore } : {});
   let stoppedBecause: string | null = null;
   const containerId = await deps.runtime.createContainer(agentContainerSpec({ deps, input, token }));
@@ -120,6 +131,8 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
     });
     handle(parser.end());
     if (timedOut) stoppedBecause ??= `Stopped after ${Math.round(input.timeoutMs / 1000)} s: the agent time limit.`;
+    const budgetReached = deps.gateway.budgetReached(input.runId);
+    if (budgetReached) stoppedBecause ??= budgetStop({ gateway: deps.gateway, input });
     const agentSeconds = (clock() - started) / 1000;
     const state = parser.state();
     const outcome = runOutcome({
@@ -138,23 +151,12 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       agentSeconds,
       exitCode,
       timedOut,
+      budgetReached,
       harnessVersion: input.harness.kind === "codex" ? deps.codexVersion : null,
     };
     clearInterval(timer);
     await batch.flush();
-    await deps.publish({
-      type: "agent.finished",
-      ...ids,
-      data: {
-        runId: input.runId,
-        status: outcome.status,
-        reason: outcome.status === "succeeded" ? null : outcome.reason,
-        threadId: result.threadId,
-        agentSeconds,
-        usage: result.meteredUsage,
-        harnessVersion: result.harnessVersion,
-      },
-    });
+    await publishFinished({ deps, ids, runId: input.runId, result });
     return result;
   } finally {
     clearInterval(timer);
@@ -174,7 +176,12 @@ function agentContainerSpec(options: { deps: AgentRunDeps; input: ParsedAgentRun
     command: [
       "/bin/sh",
       "-c",
-      agentScript({ harness: input.harness, prompt: input.prompt, resumeThreadId: input.resumeThreadId }),
+      agentScript({
+        harness: input.harness,
+        prompt: input.prompt,
+        resumeThreadId: input.resumeThreadId,
+        hostedTools: runPolicy(input).hostedTools,
+      }),
     ],
     env: {
       HOME: "/root",
@@ -198,6 +205,36 @@ function agentContainerSpec(options: { deps: AgentRunDeps; input: ParsedAgentRun
   };
 }
 
+/** Why a run that reached its token budget stopped, with the gateway's figures. */
+function budgetStop(options: { gateway: ModelGateway; input: ParsedAgentRunInput }): string {
+  const used = options.gateway.usage(options.input.runId);
+  return budgetReason({ usedTokens: used ? totalTokens(used) : 0, budgetTokens: options.input.budgetTokens });
+}
+
+/** `agent.finished`: how the run ended, its thread, seconds and metered tokens. */
+async function publishFinished(options: {
+  deps: AgentRunDeps;
+  ids: ReturnType<typeof eventIds>;
+  runId: string;
+  result: AgentRunResult;
+}): Promise<void> {
+  const { result } = options;
+  const { outcome } = result;
+  await options.deps.publish({
+    type: "agent.finished",
+    ...options.ids,
+    data: {
+      runId: options.runId,
+      status: outcome.status,
+      reason: outcome.status === "succeeded" ? null : outcome.reason,
+      threadId: result.threadId,
+      agentSeconds: result.agentSeconds,
+      usage: result.meteredUsage,
+      harnessVersion: result.harnessVersion,
+    },
+  });
+}
+
 /** The event catalog's ids for what the container labels call study, trial and session. */
 function eventIds(input: ParsedAgentRunInput) {
   return {
@@ -205,26 +242,6 @@ function eventIds(input: ParsedAgentRunInput) {
     ...(input.labels.study ? { studyId: input.labels.study } : {}),
     ...(input.labels.trial ? { trialId: input.labels.trial } : {}),
     ...(input.labels.session ? { sessionId: input.labels.session } : {}),
-  };
-}
-
-/** Parsed Codex events wait here and leave in one `agent.events` message per flush. */
-function createEventBatch(options: {
-  publish: AgentRunDeps["publish"];
-  ids: ReturnType<typeof eventIds>;
-  runId: string;
-}) {
-  let batch: CodexEvent[] = [];
-  return {
-    add(events: CodexEvent[]): void {
-      batch.push(...events);
-    },
-    async flush(): Promise<void> {
-      if (batch.length === 0) return;
-      const events = batch;
-      batch = [];
-      await options.publish({ type: "agent.events", ...options.ids, data: { runId: options.runId, events } });
-    },
   };
 }
 

@@ -12,7 +12,10 @@ export interface RunExit {
   signal?: string | null;
   /** Set by the caller when it stopped the run itself (timeout, token budget, user). */
   stoppedBecause?: string | null;
-  /** What the model gateway saw go wrong upstream for this run, if anything (e.g. "HTTP 500: …"). */
+  /**
+   * What the model gateway saw go wrong for this run, if anything: upstream ("HTTP 500: …"), or a
+   * request it refused itself ("refused a request: …").
+   */
   upstreamError?: string | null;
 }
 
@@ -24,7 +27,12 @@ export interface RunExit {
 export function codexRunOutcome(options: { state: CodexRunState; exit: RunExit }): RunOutcome {
   const { state, exit } = options;
   const threadId = state.threadId;
-  const upstream = exit.upstreamError ? ` (model gateway: upstream answered ${exit.upstreamError})` : "";
+  const gatewayError = exit.upstreamError ?? null;
+  const upstream = !gatewayError
+    ? ""
+    : gatewayError.startsWith("refused")
+      ? ` (model gateway ${gatewayError})`
+      : ` (model gateway: upstream answered ${gatewayError})`;
   if (exit.stoppedBecause) return { status: "stopped", threadId, reason: exit.stoppedBecause };
   if (state.turnFailure !== null)
     return { status: "failed", threadId, reason: `The agent's turn failed: ${state.turnFailure}${upstream}` };

@@ -42,6 +42,8 @@ export function codexArguments(options: {
   harness: z.infer<typeof codexHarnessSchema>;
   prompt: string;
   resumeThreadId?: string | null;
+  /** Whether the gateway lets hosted tools through; without them Codex is told not to offer web search. */
+  hostedTools?: boolean;
 }): string[] {
   const { harness } = options;
   const provider = `model_providers.gw={ name="invariant-gateway", base_url=${tomlString(`http://127.0.0.1:${BRIDGE_PORT}/v1`)}, env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
@@ -58,6 +60,8 @@ export function codexArguments(options: {
     provider,
     "-c",
     'model_provider="gw"',
+    // the gateway refuses hosted tools in network mode none: do not offer the model one
+    ...(options.hostedTools ? [] : ["-c", 'web_search="disabled"']),
     ...harness.overrides.flatMap((override) => ["-c", override]),
   ];
   // `--` ends the options: a task that starts with "-" (say "--help me fix…") is the prompt, not a flag
@@ -70,7 +74,12 @@ export function codexArguments(options: {
  * The container's shell script: start the loopback bridge to the gateway socket, wait until it
  * listens, then run the agent. The container is the sandbox (Codex's own sandbox is bypassed).
  */
-export function agentScript(options: { harness: Harness; prompt: string; resumeThreadId?: string | null }): string {
+export function agentScript(options: {
+  harness: Harness;
+  prompt: string;
+  resumeThreadId?: string | null;
+  hostedTools?: boolean;
+}): string {
   const ready = "/tmp/.invariant-bridge-ready";
   const args = `${BRIDGE_PORT} ${CONTAINER_PATHS.gatewaySocket} ${ready}`;
   // perl (essential on Debian and Ubuntu images) starts in milliseconds; Node.js is the fallback
@@ -86,6 +95,7 @@ export function agentScript(options: { harness: Harness; prompt: string; resumeT
           harness: options.harness,
           prompt: options.prompt,
           resumeThreadId: options.resumeThreadId ?? null,
+          hostedTools: options.hostedTools ?? false,
         })
           .map(shellQuote)
           .join(" ")} </dev/null`

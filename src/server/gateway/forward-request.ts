@@ -1,7 +1,9 @@
 import type http from "node:http";
 import type { TokenUsage } from "../agents/token-usage";
 import { upstreamRequestHeaders } from "./gateway-headers";
+import { sendGatewayError } from "./gateway-error";
 import { readRequestBody } from "./request-body";
+import { checkResponsesBody, isRefusal } from "./request-policy";
 import type { RunRecord, RunTokens } from "./run-tokens";
 import { createRunUsageMeter } from "./run-usage-meter";
 import type { UpstreamClient } from "./upstream-client";
@@ -22,7 +24,8 @@ export interface ForwardContext {
 
 /**
  * Forwards an admitted request: its headers with the real key instead of the run token, its body once
- * read, to the upstream; the answer is relayed back and, when it is an event stream, metered for the run.
+ * read and approved by the run's policy (a Responses request; other routes forward no body), to the
+ * upstream; the answer is relayed back and, when it is an event stream, metered for the run.
  */
 export function forwardRequest(options: {
   context: ForwardContext;
@@ -30,12 +33,12 @@ export function forwardRequest(options: {
   res: http.ServerResponse;
   run: RunRecord;
   apiKey: string;
-  subPath: string;
+  route: { subPath: string; body: "responses" | "none" };
 }): void {
   const { context, req, res, run } = options;
   const search = new URL(req.url ?? "/", "http://gateway").search;
   const headers = upstreamRequestHeaders({ headers: req.headers, apiKey: options.apiKey });
-  const path = `${context.upstreamPath}${options.subPath}${search}`;
+  const path = `${context.upstreamPath}${options.route.subPath}${search}`;
   const createMeter = () =>
     createRunUsageMeter({
       run,
@@ -48,7 +51,17 @@ export function forwardRequest(options: {
   readRequestBody({
     req,
     res,
-    onBody: (body) =>
+    onBody: (received) => {
+      const body =
+        options.route.body === "responses"
+          ? checkResponsesBody({ body: received, policy: run.policy })
+          : Buffer.alloc(0);
+      if (isRefusal(body)) {
+        context.log(`model gateway: refused a request of run ${run.runId}: ${body.message}`);
+        run.lastUpstreamError = `refused a request: ${body.message}`;
+        sendGatewayError({ res, ...body });
+        return;
+      }
       relayUpstream({
         req,
         res,
@@ -59,6 +72,7 @@ export function forwardRequest(options: {
         createMeter,
         redact: context.redact,
         log: context.log,
-      }),
+      });
+    },
   });
 }

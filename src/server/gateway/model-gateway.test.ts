@@ -165,7 +165,9 @@ describe("model gateway in front of the mock model", () => {
     expect((await fetch(`${gateway.url}/files`)).status).toBe(401);
     const other = await fetch(`${gateway.url}/files`, { headers: { authorization: `Bearer ${second}` } });
     expect(other.status).toBe(404);
-    expect(await other.text()).toMatch(/forwards only \/v1\/responses and \/v1\/models/);
+    expect(await other.text()).toMatch(
+      /forwards only POST \/v1\/responses, POST \/v1\/responses\/compact, GET \/v1\/models, not GET \/v1\/files/,
+    );
   });
 
   it("passes upstream errors through with their status and remembers them for the run", async () => {
@@ -435,8 +437,16 @@ describe("model gateway streaming mechanics", () => {
         headers: { authorization: `Bearer ${gateway.issueRunToken({ runId: "p" })}` },
       });
     expect((await get(bareHost, "/models?limit=2")).status).toBe(200);
-    expect((await get(withSlash, "/responses/abc")).status).toBe(200);
-    expect(seenPaths).toEqual(["/models?limit=2", "/v1/responses/abc"]);
+    const compact = await fetch(`${withSlash.url}/responses/compact`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${withSlash.issueRunToken({ runId: "p" })}` },
+      body: JSON.stringify({ model: "m", input: [] }),
+    });
+    expect(compact.status).toBe(200);
+    expect(seenPaths).toEqual(["/models?limit=2", "/v1/responses/compact"]);
+    // Stored responses (GET /v1/responses/<id>) are data of the whole account, not the run's: never forwarded.
+    expect((await get(withSlash, "/responses/abc")).status).toBe(404);
+    expect((await get(withSlash, "/responses")).status).toBe(405);
     for (const escape of ["/responses/../files", "/responses/%2e%2e/files", "/models/..%2f..%2forganization"]) {
       expect((await get(withSlash, escape)).status, escape).toBe(404);
     }

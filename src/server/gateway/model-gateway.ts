@@ -2,11 +2,13 @@ import http from "node:http";
 import type net from "node:net";
 import type tls from "node:tls";
 import type { TokenUsage } from "../agents/token-usage";
-import { allowedSubPath, authenticateRun, refuseOverBudget } from "./gateway-admission";
+import { admitRoute, authenticateRun, refuseEncodedBody, refuseOverBudget, refuseOverRate } from "./gateway-admission";
 import type { GatewayCredential } from "./gateway-credentials";
 import { createGatewayKey } from "./gateway-key";
 import { sendGatewayError } from "./gateway-error";
 import { forwardRequest, type ForwardContext } from "./forward-request";
+import type { RunPolicy } from "./request-policy";
+import { DEFAULT_RATE_LIMIT, type RateLimit } from "./run-rate-limit";
 import { createRunTokens } from "./run-tokens";
 import { createUpstreamClient } from "./upstream-client";
 import { listenHttp } from "../../lib/listen";
@@ -18,8 +20,9 @@ import { listenHttp } from "../../lib/listen";
  * tokens per run from `response.completed`. A chunked stream is relayed with the upstream's own
  * framing (see upstream-client.ts): no per-chunk decode and re-encode on the hot path. The credential
  * never leaves this process except towards the upstream; it is never logged and is redacted from
- * upstream error bodies. A request goes: authenticate → check path and budget → read the body → open
- * upstream → relay head → relay body, metered (forward-request.ts, upstream-relay.ts).
+ * upstream error bodies. A request goes: authenticate → check method and path, encoding, budget and rate →
+ * read the body → check it against the run's policy (request-policy.ts) → open upstream → relay head →
+ * relay body, metered (forward-request.ts, upstream-relay.ts).
  */
 export interface ModelGatewayOptions {
   /** The upstream API, ending in `/v1`: e.g. https://api.openai.com/v1, or a mock model's URL. */
@@ -28,11 +31,15 @@ export interface ModelGatewayOptions {
   credential: () => GatewayCredential;
   /** TLS options for an https upstream (e.g. `ca` for a private certificate authority). */
   upstreamTls?: tls.ConnectionOptions;
-  /** Default 127.0.0.1. Containers reach the gateway through an address the runtime chooses. */
-  host?: string;
-  port?: number;
-  /** Path prefixes under `/v1` that are forwarded. Default `/responses` and `/models`. */
-  allowedPaths?: string[];
+  /**
+   * A loopback TCP listener (host default 127.0.0.1, port default a free one) for tests, benchmarks
+   * and host-side tools; false: none (the worker serves containers only through `acceptConnection`).
+   */
+  tcp?: { host?: string; port?: number } | false;
+  /** Each run's request rate (default DEFAULT_RATE_LIMIT). */
+  rateLimit?: RateLimit;
+  /** For the rate limit; default Date.now. */
+  clock?: () => number;
   onUsage?: (event: { runId: string; usage: TokenUsage; total: TokenUsage }) => void;
   /** Fired once, when a run's usage reaches its budget; its later requests get 429. */
   onBudgetExceeded?: (event: { runId: string; usedTokens: number; budgetTokens: number }) => void;
@@ -40,15 +47,19 @@ export interface ModelGatewayOptions {
 }
 
 export interface ModelGateway {
-  /** Base URL for a provider config, ending in `/v1`. */
+  /** Base URL of the TCP listener for a provider config, ending in `/v1` ("" without one). */
   url: string;
+  /** The TCP listener's port (0 without one). */
   port: number;
-  issueRunToken(options: { runId: string; budgetTokens?: number | null }): string;
+  /** A run's token, with its budget (input + output tokens) and policy (strict unless given: see request-policy.ts). */
+  issueRunToken(options: { runId: string; budgetTokens?: number | null; policy?: RunPolicy }): string;
   /** The token stops working at once and the run's in-flight requests are aborted. */
   revoke(runId: string): void;
   /** Tokens the run used so far (also after revoke), or null for an unknown run. */
   usage(runId: string): TokenUsage | null;
   lastUpstreamError(runId: string): string | null;
+  /** Whether the run's usage reached its token budget. */
+  budgetReached(runId: string): boolean;
   /** Drops everything the gateway holds about the run. */
   forget(runId: string): void;
   /** Serves a connection accepted elsewhere (the containers' unix socket) like one on the gateway's port. */
@@ -62,7 +73,8 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     baseUrl: upstream,
     ...(options.upstreamTls ? { tls: options.upstreamTls } : {}),
   });
-  const allowed = options.allowedPaths ?? ["/responses", "/models"];
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  const clock = options.clock ?? Date.now;
   const runs = createRunTokens();
   const log = options.log ?? (() => undefined);
   const key = createGatewayKey({ credential: options.credential, log });
@@ -83,10 +95,16 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     const pathname = new URL(req.url ?? "/", "http://gateway").pathname;
     const run = authenticateRun({ req, res, lookup: (token) => runs.lookup(token) });
     if (!run) return;
-    const subPath = allowedSubPath({ pathname, res, allowed });
-    if (subPath === null || refuseOverBudget({ run, res })) return;
+    const route = admitRoute({ pathname, method: req.method ?? "GET", res });
+    if (route === null || refuseEncodedBody({ req, res }) || refuseOverBudget({ run, res })) return;
+    if (refuseOverRate({ run, res, limit: rateLimit, now: clock() })) return;
     const apiKey = key.apiKeyFor(res);
-    if (apiKey !== null) forwardRequest({ context, req, res, run, apiKey, subPath });
+    if (apiKey === null) return;
+    run.active += 1;
+    res.once("close", () => {
+      run.active -= 1;
+    });
+    forwardRequest({ context, req, res, run, apiKey, route });
   }
 
   const server = http.createServer((req, res) => {
@@ -102,23 +120,29 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
       });
     }
   });
-  const { port, baseUrl } = await listenHttp(server, {
-    ...(options.host ? { host: options.host } : {}),
-    ...(options.port ? { port: options.port } : {}),
-  });
+  const tcp = options.tcp ?? {};
+  const { port, baseUrl } =
+    tcp === false
+      ? { port: 0, baseUrl: "" }
+      : await listenHttp(server, {
+          ...(tcp.host ? { host: tcp.host } : {}),
+          ...(tcp.port ? { port: tcp.port } : {}),
+        });
 
   return {
-    url: `${baseUrl}/v1`,
+    url: baseUrl ? `${baseUrl}/v1` : "",
     port,
     issueRunToken: (issue) => runs.issue(issue),
     revoke: (runId) => runs.revoke(runId),
     usage: (runId) => runs.get(runId)?.usage ?? null,
     lastUpstreamError: (runId) => runs.get(runId)?.lastUpstreamError ?? null,
+    budgetReached: (runId) => runs.get(runId)?.budgetExceeded ?? false,
     forget: (runId) => runs.forget(runId),
     acceptConnection: (socket) => server.emit("connection", socket),
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        if (server.listening) server.close(() => resolve());
+        else resolve();
         server.closeAllConnections();
         client.close();
       }),

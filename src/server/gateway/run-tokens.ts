@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { addUsage, totalTokens, ZERO_USAGE, type TokenUsage } from "../agents/token-usage";
+import { STRICT_POLICY, type RunPolicy } from "./request-policy";
+import type { RateState } from "./run-rate-limit";
 
 /**
  * Per-run tokens, usage and budgets of the model gateway (no I/O). A token is stored only as its
@@ -11,10 +13,16 @@ export interface RunRecord {
   budgetTokens: number | null;
   usage: TokenUsage;
   budgetExceeded: boolean;
-  /** The last thing that went wrong upstream for this run ("HTTP 500: …"), redacted. */
+  /** The last thing that went wrong for this run: upstream ("HTTP 500: …", redacted), or a refusal of the gateway's ("refused a request: …"). */
   lastUpstreamError: string | null;
   /** Aborts for the run's in-flight requests (revoke ends them). */
   inFlight: Set<() => void>;
+  /** What the run may ask the provider for (model, hosted tools). */
+  policy: RunPolicy;
+  /** The run's request bucket; null until its first request. */
+  rate: RateState | null;
+  /** Requests of the run the gateway is handling now (body, upstream, relay). */
+  active: number;
 }
 
 export const RUN_TOKEN_PREFIX = "iwrun_";
@@ -35,9 +43,9 @@ export function createRunTokens() {
   return {
     /**
      * A fresh random token for the run. Issuing again for the same run replaces its token (the old one
-     * stops working) and its budget; usage so far is kept.
+     * stops working), its budget and its policy (strict unless given); usage so far is kept.
      */
-    issue(options: { runId: string; budgetTokens?: number | null }): string {
+    issue(options: { runId: string; budgetTokens?: number | null; policy?: RunPolicy }): string {
       const token = `${RUN_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
       const run = runs.get(options.runId) ?? {
         runId: options.runId,
@@ -47,10 +55,14 @@ export function createRunTokens() {
         budgetExceeded: false,
         lastUpstreamError: null,
         inFlight: new Set(),
+        policy: STRICT_POLICY,
+        rate: null,
+        active: 0,
       };
       dropToken(run);
       run.tokenHash = hashToken(token);
       run.budgetTokens = options.budgetTokens ?? null;
+      run.policy = options.policy ?? STRICT_POLICY;
       run.budgetExceeded = run.budgetTokens !== null && totalTokens(run.usage) >= run.budgetTokens;
       runs.set(options.runId, run);
       byHash.set(run.tokenHash, options.runId);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { networkModeSchema } from "../../shared/project-schemas";
+import { DEFAULT_RUN_TOKEN_BUDGET, networkModeSchema } from "../../shared/project-schemas";
 import { testFileViewSchema } from "../../shared/study-schemas";
 import { preflightStatusSchema, trialEndStateSchema } from "../../shared/vocabulary";
 import { harnessSchema } from "../agents/harness";
@@ -39,6 +39,10 @@ export const trialRunJob = {
     prompt: z.string(),
     harness: harnessSchema,
     agentTimeoutMs: z.number().int().positive(),
+    /** Input + output tokens the model gateway allows the agent (the study's budget, else the project's). */
+    budgetTokens: z.number().int().positive().nullable().default(DEFAULT_RUN_TOKEN_BUDGET),
+    /** Hosted tools and URL inputs through the gateway in network mode none too (the project's setting). */
+    allowHostedTools: z.boolean().default(false),
   }),
   result: z.object({ state: trialEndStateSchema }),
 } satisfies JobDefinition<z.ZodType, z.ZodType>;

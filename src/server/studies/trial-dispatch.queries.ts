@@ -21,6 +21,9 @@ export interface TrialJobSource {
   agentTimeoutSec: number;
   evalTimeoutSec: number;
   network: NetworkMode;
+  /** Tokens the agent may use: the study's budget, else the project's run budget. */
+  tokenBudget: number;
+  allowHostedTools: boolean;
   limits: { cpus: number; memoryBytes: number; swapBytes: number; pids: number };
   configuration: ConfigurationView;
 }
@@ -58,6 +61,8 @@ async function trialJobSource(db: Db, trialId: string): Promise<TrialJobSource |
     agentTimeoutSec: study.agentTimeoutSec,
     evalTimeoutSec: study.evalTimeoutSec,
     network: networkModeSchema.catch("none").parse(project.networkMode),
+    tokenBudget: study.tokenBudget ?? project.runTokenBudget,
+    allowHostedTools: project.allowHostedTools,
     limits: {
       cpus: project.cpus,
       memoryBytes: Number(project.memoryBytes),

@@ -32,6 +32,8 @@ function jobFor(source: TrialJobSource): TrialRunJob {
             overrides: configuration.overrides,
           },
     agentTimeoutMs: source.agentTimeoutSec * 1000,
+    budgetTokens: source.tokenBudget,
+    allowHostedTools: source.allowHostedTools,
   });
 }
 

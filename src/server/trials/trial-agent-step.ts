@@ -78,6 +78,8 @@ export async function runAgentStep(options: {
         harness: job.harness,
         prompt: job.prompt,
         network: job.network,
+        allowHostedTools: job.allowHostedTools,
+        budgetTokens: job.budgetTokens,
         limits: job.limits,
         timeoutMs: job.agentTimeoutMs,
         labels: { study: job.studyId, trial: job.trialId },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentRunResult } from "../agents/agent-run";
 import type { EvaluationResult } from "./evaluation";
+import { trialEndLine } from "../../shared/trial-outcome";
 import { endState, type TrialOutcome } from "./trial-finish";
 
 const verdict = (passed: number, total: number) => ({
@@ -22,6 +23,7 @@ const agent = (fields: Partial<AgentRunResult> = {}): AgentRunResult => ({
   agentSeconds: 3,
   exitCode: 0,
   timedOut: false,
+  budgetReached: false,
   harnessVersion: null,
   committedImageId: null,
   commitError: null,
@@ -73,6 +75,19 @@ describe("how a worker ends a trial", () => {
       state: "failed",
       outcome: "timed-out",
     });
+  });
+
+  it("calls an agent the gateway stopped at the trial's token budget 'stopped: budget', its work still evaluated", () => {
+    const reason = "Stopped: the run used 1,200 tokens, reaching its token budget of 1,000.";
+    const spent = agent({ budgetReached: true, outcome: { status: "stopped", threadId: "thr", reason } });
+    expect(endState(outcome({ agent: spent, evaluation: evaluation() }))).toEqual({
+      state: "failed",
+      outcome: "budget",
+      reason,
+    });
+    expect(trialEndLine({ outcome: "budget", verdict: verdict(3, 23), reason })).toBe(
+      `Trial stopped: budget: ${reason} (3/23 tests passed)`,
+    );
   });
 
   it("calls a test command past its time limit timed out, and other errors of ours error", () => {

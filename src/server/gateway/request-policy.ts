@@ -1,0 +1,188 @@
+/**
+ * The model gateway's egress policy for one request (no I/O): which methods and paths a run may use,
+ * and what a Responses API body may ask for. The gateway is the only way out of a container in network
+ * mode `none`, so anything that makes the provider reach the outside world on the run's behalf — a
+ * hosted tool (web search, remote MCP servers, file search, code interpreter, image generation, …),
+ * an image or file given by URL or by a stored file id — is refused there, as is any model other than
+ * the run's own. The approved body is what goes upstream, re-serialised from the parsed value, so the
+ * upstream never reads a different request than the one checked (duplicate keys, odd encodings).
+ */
+
+/** What a run may ask the provider for. */
+export interface RunPolicy {
+  /** The only model the run may use (its configuration's); null: any (a command harness names none). */
+  model: string | null;
+  /** Hosted tools and URL inputs pass: the project's network mode is `internet`, or its setting allows them. */
+  hostedTools: boolean;
+}
+
+export const STRICT_POLICY: RunPolicy = { model: null, hostedTools: false };
+
+export interface PolicyRefusal {
+  status: number;
+  type: string;
+  message: string;
+}
+
+type Route = { method: "POST"; path: string; body: "responses" } | { method: "GET"; path: string; body: "none" };
+
+/** Everything Codex needs from the provider: model turns, remote compaction, the model list. */
+export const GATEWAY_ROUTES: readonly Route[] = [
+  { method: "POST", path: "/responses", body: "responses" },
+  { method: "POST", path: "/responses/compact", body: "responses" },
+  { method: "GET", path: "/models", body: "none" },
+];
+
+/** "POST /v1/responses, POST /v1/responses/compact, GET /v1/models" */
+export function describeRoutes(): string {
+  return GATEWAY_ROUTES.map((route) => `${route.method} /v1${route.path}`).join(", ");
+}
+
+/**
+ * The route a request takes, or a refusal: 404 for a path the gateway never forwards, 405 for a
+ * method it does not forward on that path (GET /v1/responses/<id>, DELETE, … reach stored data).
+ */
+export function matchRoute(options: { method: string; subPath: string }): Route | PolicyRefusal {
+  const { method, subPath } = options;
+  const onPath = GATEWAY_ROUTES.filter((route) => route.path === subPath);
+  const route = onPath.find((candidate) => candidate.method === method);
+  if (route) return route;
+  const forwarded = describeRoutes();
+  if (onPath.length > 0)
+    return {
+      status: 405,
+      type: "method_not_allowed",
+      message: `The model gateway does not forward ${method} /v1${subPath}; it forwards only ${forwarded}.`,
+    };
+  return {
+    status: 404,
+    type: "not_found",
+    message: `The model gateway forwards only ${forwarded}, not ${method} /v1${subPath}.`,
+  };
+}
+
+/** Tool types the client itself executes: they never make the provider reach anything. */
+const CLIENT_TOOL_TYPES = new Set(["function", "custom", "local_shell"]);
+/** tool_choice values that name no hosted tool. */
+const CLIENT_CHOICE_TYPES = new Set(["function", "custom", "allowed_tools"]);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function hostedRefusal(what: string): PolicyRefusal {
+  return {
+    status: 400,
+    type: "hosted_tool_not_allowed",
+    message: `The model gateway refused this request: ${what}. This project's network mode is "none", so the provider may not reach the outside world for the run; switch the project to "internet", or allow hosted tools in its settings.`,
+  };
+}
+
+function urlRefusal(what: string): PolicyRefusal {
+  return {
+    status: 400,
+    type: "url_input_not_allowed",
+    message: `The model gateway refused this request: ${what}. This project's network mode is "none"; pass the content inline (a data: URL or file_data), switch the project to "internet", or allow hosted tools in its settings.`,
+  };
+}
+
+/** The first tool that is not the client's own (namespaces are checked member by member). */
+function hostedTool(tools: unknown, depth = 0): string | null {
+  if (tools === undefined || tools === null) return null;
+  if (!Array.isArray(tools) || depth > 4) return "(tools that are not a list)";
+  for (const tool of tools) {
+    if (!isRecord(tool) || typeof tool.type !== "string") return "(a tool without a type)";
+    if (tool.type === "namespace") {
+      const inner = hostedTool(tool.tools, depth + 1);
+      if (inner) return inner;
+    } else if (!CLIENT_TOOL_TYPES.has(tool.type)) {
+      return tool.type === "mcp" && typeof tool.server_url === "string"
+        ? `mcp (server_url ${tool.server_url})`
+        : tool.type;
+    }
+  }
+  return null;
+}
+
+function hostedChoice(choice: unknown): string | null {
+  if (!isRecord(choice)) return null; // "auto", "none", "required"
+  if (typeof choice.type !== "string" || !CLIENT_CHOICE_TYPES.has(choice.type)) return String(choice.type);
+  return choice.type === "allowed_tools" ? hostedTool(choice.tools) : null;
+}
+
+const URL_KEYS = ["image_url", "file_url"] as const;
+
+/**
+ * The first content part in the conversation that makes the provider fetch something: an image or
+ * file by URL (a `data:` URL is inline content and passes) or by a stored file id. The walk is
+ * iterative and bounded, so a deeply nested body cannot exhaust the stack.
+ */
+function urlInput(input: unknown): string | null {
+  const stack: unknown[] = [input];
+  let visited = 0;
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (++visited > 1_000_000) return "(a conversation too large to check)";
+    if (Array.isArray(value)) {
+      for (const item of value) if (typeof item === "object" && item !== null) stack.push(item);
+      continue;
+    }
+    if (!isRecord(value)) continue;
+    for (const key of URL_KEYS) {
+      const url = value[key];
+      const href = isRecord(url) ? url.url : url; // image_url may be { url } in older shapes
+      const kind = typeof value.type === "string" ? value.type : key;
+      if (typeof href === "string" && !/^data:/i.test(href)) return `${kind} by URL (${key})`;
+    }
+    if (typeof value.file_id === "string" && (value.type === "input_image" || value.type === "input_file"))
+      return `${value.type} by stored file id`;
+    for (const child of Object.values(value)) if (typeof child === "object" && child !== null) stack.push(child);
+  }
+  return null;
+}
+
+/**
+ * Checks a Responses API request body against the run's policy. Returns the bytes to send upstream
+ * (the parsed body serialised again), or a refusal with a message Codex shows.
+ */
+export function checkResponsesBody(options: { body: Buffer; policy: RunPolicy }): Buffer | PolicyRefusal {
+  const { policy } = options;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(options.body.toString("utf8"));
+  } catch {
+    parsed = undefined;
+  }
+  if (!isRecord(parsed))
+    return {
+      status: 400,
+      type: "invalid_request_body",
+      message: "The model gateway forwards Responses API requests whose body is a JSON object; this one is not.",
+    };
+  if (policy.model !== null && parsed.model !== policy.model)
+    return {
+      status: 400,
+      type: "model_not_allowed",
+      message: `The model gateway refused this request: this run may use only the model "${policy.model}" (its configuration's), not ${typeof parsed.model === "string" ? `"${parsed.model.slice(0, 200)}"` : "a request without a model"}.`,
+    };
+  if (!policy.hostedTools) {
+    const tool = hostedTool(parsed.tools) ?? hostedChoice(parsed.tool_choice);
+    if (tool) return hostedRefusal(`it offers the hosted tool ${tool}`);
+    const url = urlInput(parsed.input);
+    if (url) return urlRefusal(`its input has an ${url}`);
+  }
+  try {
+    return Buffer.from(JSON.stringify(parsed), "utf8");
+  } catch {
+    // nested deeper than the stack allows: no real request is
+    return {
+      status: 400,
+      type: "invalid_request_body",
+      message: "The model gateway refused this request: its JSON is nested too deeply to check.",
+    };
+  }
+}
+
+export function isRefusal(value: unknown): value is PolicyRefusal {
+  return isRecord(value) && typeof value.status === "number" && typeof value.message === "string";
+}
