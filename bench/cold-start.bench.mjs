@@ -34,7 +34,7 @@ async function startInvariant(dataDir) {
   }
   const url = new URL(/is running at (\S+)/.exec(app.stdout())[1]);
   await waitFor200(`${url.origin}/projects`, {
-    headers: { cookie: `invariant_token=${url.searchParams.get("token")}` },
+    headers: { authorization: `Bearer ${url.searchParams.get("token")}` },
   });
   return { app, url, ms: performance.now() - began };
 }

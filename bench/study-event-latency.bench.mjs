@@ -86,11 +86,11 @@ async function waitForOutput(proc, pattern, what) {
 }
 
 /** A socket.io client like the dashboard's (websocket first), subscribed to the study room; resolves once events arrive. */
-async function subscriber(origin, cookie, publishProbe) {
+async function subscriber(origin, token, publishProbe) {
   const socket = io(origin, {
     path: "/socket.io",
     transports: ["websocket"],
-    extraHeaders: cookie ? { cookie } : {},
+    extraHeaders: token ? { authorization: `Bearer ${token}` } : {},
     reconnection: false,
   });
   await new Promise((resolve, reject) => {
@@ -144,9 +144,7 @@ try {
   const [, url] = await waitForOutput(app, /is running at (\S+)/, "invariant-web");
   const parsed = new URL(url);
   const [, port] = await waitForOutput(bare, /port (\d+)/, "the bare pipeline");
-  const ours = await subscriber(parsed.origin, `invariant_token=${parsed.searchParams.get("token")}`, (i) =>
-    publishOurs("probe", i),
-  );
+  const ours = await subscriber(parsed.origin, parsed.searchParams.get("token"), (i) => publishOurs("probe", i));
   const baseline = await subscriber(`http://127.0.0.1:${port}`, null, (i) => publishBare("probe", i));
   // warm-up: 50 events each, not counted
   await publishBlock(publishOurs, "warm", 0, 50);

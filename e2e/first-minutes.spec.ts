@@ -39,21 +39,22 @@ async function freshContextWithoutToken(browser: Browser): Promise<BrowserContex
   return context;
 }
 
-test("opening the printed URL sets the token cookie, lands on a clean URL and shows the empty project list", async () => {
+test("opening the printed URL signs the browser in with a session cookie (not the token), lands on a clean URL and shows the empty project list", async () => {
   expect(state.printedUrl).toBe(`${state.origin}/?token=${state.adminToken}`);
-  await page.goto(state.printedUrl);
+  const response = await page.goto(state.printedUrl);
 
   await expect(page).toHaveURL(`${state.origin}/projects`);
   expect(new URL(page.url()).search).toBe("");
   const cookies = await admin.cookies(state.origin);
   expect(cookies).toHaveLength(1);
-  expect(cookies[0]).toMatchObject({
-    name: "invariant_token",
-    value: state.adminToken,
-    httpOnly: true,
-    sameSite: "Strict",
-    path: "/",
-  });
+  expect(cookies[0]).toMatchObject({ name: "invariant_session", httpOnly: true, sameSite: "Strict", path: "/" });
+  expect(cookies[0]?.value).toMatch(/^s_[\w-]{32,}$/);
+  expect(cookies[0]?.value).not.toContain(state.adminToken);
+  // persistent: it survives a browser restart for 30 days
+  expect(cookies[0]?.expires).toBeGreaterThan(Date.now() / 1000 + 29 * 24 * 3600);
+  // no other site may frame the dashboard
+  expect(response?.headers()["x-frame-options"]).toBe("DENY");
+  expect(response?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
 
   await expect(page.getByRole("heading", { level: 1, name: "Projects" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "No projects yet" })).toBeVisible();
@@ -192,6 +193,7 @@ test("the System page shows the checks and the worker that is online", async () 
 test("an admin creates a viewer link; the viewer sees the projects read-only", async ({ browser }) => {
   const form = page.getByRole("form", { name: "Create viewer link" });
   await form.getByLabel("Label").fill(viewerLabel);
+  await form.getByLabel("Expires").selectOption({ label: "Expires in 7 days" });
   await form.getByRole("button", { name: "Create viewer link" }).click();
 
   const shown = page.getByTestId("new-viewer-link");
@@ -201,6 +203,9 @@ test("an admin creates a viewer link; the viewer sees the projects read-only", a
   expect(viewerToken).toBeTruthy();
   expect(viewerToken).not.toBe(state.adminToken);
   await expect(page.getByRole("button", { name: `Revoke ${viewerLabel}` })).toBeVisible();
+  await expect(
+    page.getByRole("list", { name: "Viewer links" }).getByRole("listitem").filter({ hasText: viewerLabel }),
+  ).toContainText("expires");
 
   viewer = await freshContextWithoutToken(browser);
   viewerPage = await viewer.newPage();
@@ -251,4 +256,35 @@ test("revoking the viewer link locks the viewer out on the next page load", asyn
   // the admin is unaffected
   await page.reload();
   await expect(page.getByRole("heading", { level: 1, name: "System" })).toBeVisible();
+});
+
+test("the System page lists signed-in browsers, and revoking one signs that browser out at once", async ({
+  browser,
+}) => {
+  // another admin browser, told apart by its user agent
+  const other = await browser.newContext({
+    userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko Firefox/140.0",
+  });
+  try {
+    const otherPage = await other.newPage();
+    await otherPage.goto(state.printedUrl);
+    await expect(otherPage).toHaveURL(`${state.origin}/projects`);
+
+    await page.goto(`${state.origin}/system`);
+    const rows = page.getByRole("table", { name: "Signed-in browsers" }).locator("tbody tr");
+    await expect(rows.filter({ hasText: "(this browser)" })).toHaveCount(1);
+    await expect(rows.filter({ hasText: "(this browser)" })).toContainText("Admin");
+    const firefox = rows.filter({ hasText: "Firefox on Linux" });
+    await expect(firefox).toHaveCount(1);
+    await firefox.getByRole("button", { name: "Sign out Admin, Firefox on Linux" }).click();
+    await expect(firefox).toHaveCount(0);
+
+    const response = await otherPage.reload();
+    expect(response?.status()).toBe(401);
+    await expect(otherPage.getByRole("heading", { level: 1, name: "Access token required" })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("heading", { level: 1, name: "System" })).toBeVisible();
+  } finally {
+    await other.close();
+  }
 });

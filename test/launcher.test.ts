@@ -23,7 +23,7 @@ function trpc(
   options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ) {
   const headers: Record<string, string> = {
-    ...(options.token ? { cookie: `invariant_token=${options.token}` } : {}),
+    ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
     ...options.headers,
   };
   if (options.body !== undefined) {
@@ -151,9 +151,15 @@ describe("invariant-web launcher", () => {
     const login = await fetch(`${app.base}/projects?token=${app.token}`, { redirect: "manual" });
     expect(login.status).toBe(303);
     expect(login.headers.get("location")).toBe("/projects");
-    expect(login.headers.get("set-cookie")).toMatch(/invariant_token=a_\S+; Path=\/; HttpOnly; SameSite=Strict/);
-    expect((await fetch(`${app.base}/projects`, { headers: { cookie: `invariant_token=${app.token}` } })).status).toBe(
+    const session = /invariant_session=(s_[\w-]+); Path=\/; Max-Age=2592000; HttpOnly; SameSite=Strict/.exec(
+      login.headers.get("set-cookie") ?? "",
+    )?.[1];
+    expect(session).toBeDefined();
+    expect((await fetch(`${app.base}/projects`, { headers: { cookie: `invariant_session=${session}` } })).status).toBe(
       200,
+    );
+    expect((await fetch(`${app.base}/projects`, { headers: { cookie: `invariant_token=${app.token}` } })).status).toBe(
+      401,
     );
 
     // DNS rebinding: a foreign Host is refused even with the token
@@ -168,7 +174,7 @@ describe("invariant-web launcher", () => {
         "-H",
         "Host: attacker.example",
         "-H",
-        `Cookie: invariant_token=${app.token}`,
+        `Authorization: Bearer ${app.token}`,
         `${app.base}/api/trpc/projects.list`,
       ],
       { encoding: "utf8" },
@@ -196,7 +202,7 @@ describe("invariant-web launcher", () => {
     };
     expect(list.result.data).toEqual([]);
 
-    const viewerSocket = await socket(app, { cookie: `invariant_token=${viewerToken}` });
+    const viewerSocket = await socket(app, { authorization: `Bearer ${viewerToken}` });
     expect(viewerSocket.connected).toBe(true);
     const dropped = new Promise<string>((resolve) => viewerSocket.socket.on("disconnect", (reason) => resolve(reason)));
     expect(
@@ -207,13 +213,13 @@ describe("invariant-web launcher", () => {
     expect((await trpc(app, "projects.list", { token: viewerToken })).status).toBe(401);
 
     // socket.io: token required, foreign origin refused
-    const admin = await socket(app, { cookie: `invariant_token=${app.token}` });
+    const admin = await socket(app, { cookie: `invariant_session=${session}` });
     expect(admin.connected).toBe(true);
     admin.socket.disconnect();
     const anonymous = await socket(app, {});
     expect(anonymous.connected).toBe(false);
     expect(anonymous.error).toMatch(/unauthorized/);
-    const crossSite = await socket(app, { cookie: `invariant_token=${app.token}`, origin: "http://attacker.example" });
+    const crossSite = await socket(app, { cookie: `invariant_session=${session}`, origin: "http://attacker.example" });
     expect(crossSite.connected).toBe(false);
     await app.stop();
   });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { startWebServer, type WebServer } from "../server/http/web-server";
 import { startPrivateRedis, type PrivateRedis } from "../server/redis/private-redis";
-import { probeRedis } from "../server/redis/connection";
+import { probeRedis, redactRedisUrl } from "../server/redis/connection";
 import type { CliConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
 
@@ -21,29 +21,40 @@ async function freePort(host: string): Promise<number> {
   });
 }
 
-function openBrowser(url: string): void {
+/**
+ * Opens a browser on a one-time sign-in URL (`?code=`, redeemed once): a command line is readable by
+ * every user of the host, so the admin token never goes into one.
+ */
+function openBrowser(signInUrl: string): void {
   const command = process.platform === "darwin" ? "open" : "xdg-open";
-  const child = spawn(command, [url], { stdio: "ignore", detached: true });
-  child.on("error", () => log(`could not open a browser; open ${url} yourself`));
+  const child = spawn(command, [signInUrl], { stdio: "ignore", detached: true });
+  child.on("error", () => log("could not open a browser; open the URL printed on stdout yourself"));
   child.unref();
 }
 
-function startWorkerChild(options: { cliPath: string; config: CliConfig; redisUrl: string }): ChildProcess {
-  return spawn(
-    process.execPath,
-    [
+/** The worker child's command line and environment: the Redis URL (it may hold a password) travels in the environment, never in argv. */
+export function workerChildInvocation(options: { cliPath: string; config: CliConfig; redisUrl: string }): {
+  args: string[];
+  env: NodeJS.ProcessEnv;
+} {
+  const { config } = options;
+  return {
+    args: [
       options.cliPath,
       "worker",
       "--child",
       "--data-dir",
-      options.config.dataDir,
-      "--redis-url",
-      options.redisUrl,
+      config.dataDir,
       "--concurrency",
-      String(options.config.concurrency),
+      String(config.concurrency),
     ],
-    { stdio: ["ignore", "inherit", "inherit", "ipc"] },
-  );
+    env: { ...process.env, REDIS_URL: options.redisUrl },
+  };
+}
+
+function startWorkerChild(options: { cliPath: string; config: CliConfig; redisUrl: string }): ChildProcess {
+  const { args, env } = workerChildInvocation(options);
+  return spawn(process.execPath, args, { env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
 }
 
 async function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -62,7 +73,7 @@ async function findRedis(config: CliConfig): Promise<{ redisUrl: string; private
     await probeRedis({ url }).catch((error: unknown) => {
       const why = error instanceof Error ? error.message.replace(/\.$/, "") : String(error);
       throw new Error(
-        `Cannot reach Redis at ${url} (${why}). Check the URL, or omit --redis-url to use a private Redis.`,
+        `Cannot reach Redis at ${redactRedisUrl(url)} (${why}). Check the URL, or omit --redis-url to use a private Redis.`,
       );
     });
     return { redisUrl: url, privateRedis: null };
@@ -144,14 +155,14 @@ export async function launch(options: {
       worker.once("exit", (code, signal) => {
         if (!shuttingDown)
           log(
-            `worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`invariant-web worker --redis-url ${redisUrl}\``,
+            `worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`invariant-web worker --redis-url ${redactRedisUrl(redisUrl)}\``,
           );
       });
     }
     const link = `${web.url}/?token=${web.adminToken}`;
     lock.update({ url: web.url });
     process.stdout.write(`invariant-web ${options.version} is running at ${link}\n`);
-    if (config.open) openBrowser(link);
+    if (config.open) openBrowser(web.signInUrl());
   } catch (error) {
     log(error instanceof Error ? error.message : String(error));
     await shutdown("startup failed", 1);

@@ -53,12 +53,27 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Starts the built `invariant-web` and resolves once it prints its URL. */
-export async function launch(options: { dataDir: string; args?: string[] }): Promise<Launched> {
+export async function launch(options: {
+  dataDir: string;
+  args?: string[];
+  /** Let it open a browser (default: --no-open). */
+  open?: boolean;
+  /** Added to the clean environment. */
+  env?: Record<string, string>;
+}): Promise<Launched> {
   if (!fs.existsSync(path.join(ROOT, "dist", "cli.mjs"))) throw new Error("Build first: npm run build");
   const child = spawn(
     process.execPath,
-    [BIN, "--data-dir", options.dataDir, "--port", "0", "--no-open", ...(options.args ?? [])],
-    { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] },
+    [
+      BIN,
+      "--data-dir",
+      options.dataDir,
+      "--port",
+      "0",
+      ...(options.open ? [] : ["--no-open"]),
+      ...(options.args ?? []),
+    ],
+    { cwd: ROOT, env: { ...cleanEnv(), ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let stdout = "";
   let stderr = "";

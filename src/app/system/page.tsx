@@ -6,6 +6,7 @@ import { PageHeader, Panel } from "../_components/ui";
 import { useRole } from "../_components/use-role";
 import { useTRPC } from "../_lib/trpc";
 import { useLiveQuery } from "../_lib/use-live-query";
+import { BrowserSessions } from "./browser-sessions";
 import { ChecksPanel } from "./checks-panel";
 import { ViewerLinks } from "./viewer-links";
 import { WorkersPanel } from "./workers-panel";
@@ -26,6 +27,7 @@ export default function SystemPage() {
         <ChecksPanel />
         <WorkersPanel isAdmin={isAdmin} />
         {isAdmin ? <ViewerLinks /> : null}
+        {isAdmin ? <BrowserSessions /> : null}
         <RecentEventsPanel />
       </div>
     </>

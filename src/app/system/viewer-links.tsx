@@ -1,15 +1,87 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "../../server/trpc/app-router";
 import { useState, type FormEvent } from "react";
 import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
 import { buttonClass, FieldError, inputClass, Panel, secondaryButtonClass } from "../_components/ui";
+
+const EXPIRY_CHOICES: { label: string; days: number | null }[] = [
+  { label: "Never expires", days: null },
+  { label: "Expires in 1 day", days: 1 },
+  { label: "Expires in 7 days", days: 7 },
+  { label: "Expires in 30 days", days: 30 },
+  { label: "Expires in 90 days", days: 90 },
+];
+
+function expiryText(expiresAt: string): string {
+  const when = new Date(expiresAt);
+  return when.getTime() <= Date.now() ? `expired ${when.toLocaleString()}` : `expires ${when.toLocaleString()}`;
+}
+
+type ViewerLink = inferRouterOutputs<AppRouter>["system"]["viewerLinks"][number];
+
+function ViewerLinkList({ links, onRevoke }: { links: ViewerLink[] | undefined; onRevoke: (id: string) => void }) {
+  return (
+    <ul className="divide-y divide-line" aria-label="Viewer links">
+      {(links ?? []).map((link) => (
+        <li key={link.id} className="flex items-center justify-between py-2 text-sm">
+          <span>
+            {link.label}{" "}
+            <span className="text-xs text-muted">
+              created {new Date(link.createdAt).toLocaleString()}
+              {link.expiresAt ? `, ${expiryText(link.expiresAt)}` : ""}
+            </span>
+          </span>
+          {link.revokedAt ? (
+            <span className="text-xs text-muted">revoked</span>
+          ) : (
+            <button
+              type="button"
+              className={secondaryButtonClass}
+              onClick={() => onRevoke(link.id)}
+              aria-label={`Revoke ${link.label}`}
+            >
+              Revoke
+            </button>
+          )}
+        </li>
+      ))}
+      {links?.length === 0 ? <li className="py-2 text-sm text-muted">No viewer links yet.</li> : null}
+    </ul>
+  );
+}
+
+/** How long a new link works; "never" keeps it until it is revoked. */
+function ExpirySelect({ value, onChange }: { value: number | null; onChange: (days: number | null) => void }) {
+  return (
+    <div>
+      <label htmlFor="viewer-expiry" className="sr-only">
+        Expires
+      </label>
+      <select
+        id="viewer-expiry"
+        className={inputClass}
+        value={value ?? ""}
+        onChange={(e) => onChange(e.target.value === "" ? null : Number(e.target.value))}
+      >
+        {EXPIRY_CHOICES.map((choice) => (
+          <option key={choice.label} value={choice.days ?? ""}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
 
 export function ViewerLinks() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const links = useQuery(trpc.system.viewerLinks.queryOptions());
   const [label, setLabel] = useState("");
+  const [expiresInDays, setExpiresInDays] = useState<number | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.system.viewerLinks.queryKey() });
   const create = useMutation(
@@ -25,7 +97,7 @@ export function ViewerLinks() {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    create.mutate({ label });
+    create.mutate({ label, expiresInDays });
   }
 
   return (
@@ -48,6 +120,7 @@ export function ViewerLinks() {
           />
           <FieldError id="viewer-label-error" message={create.error ? describeError(create.error).message : null} />
         </div>
+        <ExpirySelect value={expiresInDays} onChange={setExpiresInDays} />
         <button type="submit" className={buttonClass} disabled={create.isPending}>
           Create viewer link
         </button>
@@ -60,29 +133,7 @@ export function ViewerLinks() {
           </code>
         </div>
       ) : null}
-      <ul className="divide-y divide-line" aria-label="Viewer links">
-        {(links.data ?? []).map((link) => (
-          <li key={link.id} className="flex items-center justify-between py-2 text-sm">
-            <span>
-              {link.label}{" "}
-              <span className="text-xs text-muted">created {new Date(link.createdAt).toLocaleString()}</span>
-            </span>
-            {link.revokedAt ? (
-              <span className="text-xs text-muted">revoked</span>
-            ) : (
-              <button
-                type="button"
-                className={secondaryButtonClass}
-                onClick={() => revoke.mutate({ id: link.id })}
-                aria-label={`Revoke ${link.label}`}
-              >
-                Revoke
-              </button>
-            )}
-          </li>
-        ))}
-        {links.data?.length === 0 ? <li className="py-2 text-sm text-muted">No viewer links yet.</li> : null}
-      </ul>
+      <ViewerLinkList links={links.data} onRevoke={(id) => revoke.mutate({ id })} />
     </Panel>
   );
 }

@@ -1,6 +1,23 @@
 import { Redis, type RedisOptions } from "ioredis";
 
 /**
+ * A Redis URL fit for logs and doctor output (which viewers can read): its password replaced by `***`.
+ * Works on URLs that do not parse too (the credentials part before `@` is masked).
+ */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) {
+      parsed.password = "***";
+      return parsed.toString();
+    }
+    return url;
+  } catch {
+    return url.replace(/\/\/([^/@:]*):[^/@]*@/, "//$1:***@");
+  }
+}
+
+/**
  * Redis locations are URLs: redis://host:port/db, rediss://..., or unix:///path/to/redis.sock
  * or unix:///path/to/redis.sock[?db=N] (the launcher's private Redis listens on a unix socket in the data dir).
  */
@@ -13,7 +30,7 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
   const parsed = new URL(url);
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
     throw new Error(
-      `Unsupported Redis URL "${url}": use redis://host:port, rediss://host:port or unix:///path/to/redis.sock.`,
+      `Unsupported Redis URL "${redactRedisUrl(url)}": use redis://host:port, rediss://host:port or unix:///path/to/redis.sock.`,
     );
   }
   return {

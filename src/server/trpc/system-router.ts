@@ -35,12 +35,11 @@ export const systemRouter = router({
   revokeViewerLink: procedure
     .input(z.object({ id: z.string().min(1) }))
     .mutation(({ ctx, input }) => ctx.services.access.revokeViewerLink(input.id)),
-  /** Signed-in browsers (admin and viewer sessions), the caller's own marked `current`. */
+  /** Signed-in browsers (admin and viewer sessions), the caller's own marked `current`; a viewer sees only its own. */
   sessions: procedure.query(async ({ ctx }) =>
-    (await ctx.services.access.listSessions()).map((session) => ({
-      ...session,
-      current: session.id === ctx.identity.sessionId,
-    })),
+    (await ctx.services.access.listSessions())
+      .map((session) => ({ ...session, current: session.id === ctx.identity.sessionId }))
+      .filter((session) => ctx.identity.role === "admin" || session.current),
   ),
   revokeSession: procedure
     .input(z.object({ id: z.string().min(1).max(100) }))
