@@ -54,6 +54,10 @@ export const projectSettingsSchema = z.object({
     .regex(imageReference, "Not a Docker image reference; use a name like invariant-base:bookworm.")
     .nullable(),
   defaultConfiguration: agentConfigurationSchema,
+  /** The model gateway's token budget for each run (a trial, unless its study sets one; a session). */
+  runTokenBudget: tokenBudgetSchema,
+  /** Let hosted tools and URL inputs through the gateway although the network mode is none. */
+  allowHostedTools: z.boolean(),
 });
 export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migratedDb, tempDir } from "../../../test/support/temp";
 import type { Db } from "../db/client";
-import { GIB } from "../../shared/project-schemas";
+import { DEFAULT_RUN_TOKEN_BUDGET, GIB, updateProjectInputSchema } from "../../shared/project-schemas";
 import { createProjectQueries } from "./projects.queries";
 import { createProjectService, type ProjectService } from "./project-service";
 
@@ -114,6 +114,24 @@ describe("settings", () => {
       baseImage: "invariant-base:bookworm",
     });
     expect((await service.get(project.id)).defaultConfiguration.reasoningEffort).toBe("high");
+  });
+
+  it("keeps the gateway's budget and hosted-tools setting per project: defaults, updates, and a refused budget", async () => {
+    const project = await service.add({ hostPath: tempDir("gateway-settings") });
+    expect(project).toMatchObject({ runTokenBudget: DEFAULT_RUN_TOKEN_BUDGET, allowHostedTools: false });
+    const updated = await service.update({
+      id: project.id,
+      settings: { runTokenBudget: 250_000, allowHostedTools: true },
+    });
+    expect(updated).toMatchObject({ runTokenBudget: 250_000, allowHostedTools: true, networkMode: "none" });
+    // an update that does not name them keeps them
+    expect(await service.update({ id: project.id, settings: { pids: 256 } })).toMatchObject({
+      runTokenBudget: 250_000,
+      allowHostedTools: true,
+    });
+    // the API's input schema refuses a budget below one request's worth
+    const refused = updateProjectInputSchema.safeParse({ id: project.id, settings: { runTokenBudget: 10 } });
+    expect(refused.success ? null : refused.error.issues[0]?.message).toMatch(/At least 1,000 tokens/);
   });
 
   it("refuses limits beyond this host and leaves the project unchanged", async () => {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { AppError } from "../errors/app-error";
 import {
   agentConfigurationSchema,
+  DEFAULT_RUN_TOKEN_BUDGET,
   GIB,
   projectSettingsSchema,
   type AddProjectInput,
@@ -36,6 +37,8 @@ export function defaultSettings(options: { name: string; host: HostLimits }): Pr
     pids: 512,
     baseImage: null,
     defaultConfiguration: agentConfigurationSchema.parse({}),
+    runTokenBudget: DEFAULT_RUN_TOKEN_BUDGET,
+    allowHostedTools: false,
   };
 }
 

@@ -16,6 +16,8 @@ function toView(row: ProjectRow): ProjectView {
     pids: row.pids,
     baseImage: row.baseImage,
     defaultConfiguration: parsed.success ? parsed.data : agentConfigurationSchema.parse({}),
+    runTokenBudget: row.runTokenBudget,
+    allowHostedTools: row.allowHostedTools,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -59,6 +61,8 @@ export function createProjectQueries(db: Db) {
             pids: settings.pids,
             baseImage: settings.baseImage,
             defaultConfiguration: JSON.stringify(settings.defaultConfiguration),
+            runTokenBudget: settings.runTokenBudget,
+            allowHostedTools: settings.allowHostedTools,
           },
         }),
       );

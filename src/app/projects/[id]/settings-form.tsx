@@ -130,6 +130,45 @@ function DefaultConfigurationFields({ draft, set, errorFor }: FieldsProps) {
   );
 }
 
+/** What the model gateway allows each run: its token budget, and hosted tools in network mode none. */
+function GatewayFields({ draft, set, errorFor }: FieldsProps) {
+  return (
+    <>
+      <Field
+        id="runTokenBudget"
+        label="Token budget per run"
+        hint="Input + output tokens the model gateway allows one trial (unless its study sets one) or session; then it stops the agent (stopped: budget)."
+        error={errorFor("runTokenBudget")}
+      >
+        <input
+          id="runTokenBudget"
+          type="number"
+          step="1000"
+          className={inputClass}
+          value={draft.runTokenBudget}
+          onChange={(e) => set("runTokenBudget", e.target.value)}
+        />
+      </Field>
+      <Field
+        id="allowHostedTools"
+        label="Hosted tools"
+        hint="With network none the gateway refuses web search, remote MCP servers, file search, code interpreter, image generation and images or files by URL: each would reach the outside world. Network internet allows them."
+        error={errorFor("allowHostedTools")}
+      >
+        <div className="flex items-center gap-2 text-sm">
+          <input
+            id="allowHostedTools"
+            type="checkbox"
+            checked={draft.allowHostedTools}
+            onChange={(e) => set("allowHostedTools", e.target.checked)}
+          />
+          <span>allow them with network none too</span>
+        </div>
+      </Field>
+    </>
+  );
+}
+
 export function SettingsForm({ project, readOnly }: { project: ProjectView; readOnly: boolean }) {
   const { draft, set, saved, errorFor, unknownError, submit, pending } = useSettingsDraft(project);
   const fields = { draft, set, errorFor };
@@ -139,6 +178,7 @@ export function SettingsForm({ project, readOnly }: { project: ProjectView; read
         <GeneralFields {...fields} />
         <LimitFields {...fields} />
         <DefaultConfigurationFields {...fields} />
+        <GatewayFields {...fields} />
       </fieldset>
       {readOnly ? null : (
         <div className="mt-4 flex items-center gap-3">

@@ -16,6 +16,8 @@ export interface Draft {
   baseImage: string;
   model: string;
   reasoningEffort: ProjectView["defaultConfiguration"]["reasoningEffort"];
+  runTokenBudget: string;
+  allowHostedTools: boolean;
 }
 
 function toDraft(project: ProjectView): Draft {
@@ -29,6 +31,8 @@ function toDraft(project: ProjectView): Draft {
     baseImage: project.baseImage ?? "",
     model: project.defaultConfiguration.model,
     reasoningEffort: project.defaultConfiguration.reasoningEffort,
+    runTokenBudget: String(project.runTokenBudget),
+    allowHostedTools: project.allowHostedTools,
   };
 }
 
@@ -77,6 +81,8 @@ export function useSettingsDraft(project: ProjectView) {
           model: draft.model,
           reasoningEffort: draft.reasoningEffort,
         },
+        runTokenBudget: Number(draft.runTokenBudget),
+        allowHostedTools: draft.allowHostedTools,
       },
     });
   }
