@@ -1,3 +1,4 @@
+import { meanFractionPassed, passRateInterval } from "./configuration-comparison";
 import type { ReportTrial, StudyAggregate } from "./study-report";
 import { isTerminalTrialState } from "./vocabulary";
 
@@ -57,12 +58,19 @@ export function aggregateByConfiguration(options: {
     const agentSeconds = finished.flatMap((trial) => (trial.agentSeconds === null ? [] : [trial.agentSeconds]));
     const tokens = finished.filter(trialHasTokens).map((trial) => trial.tokens.total);
     const testsPassed = finished.flatMap((trial) => (trial.verdict?.passed == null ? [] : [trial.verdict.passed]));
+    const fractions = finished.flatMap(({ verdict }) =>
+      verdict?.passed == null || !verdict.total ? [] : [verdict.passed / verdict.total],
+    );
+    const fraction = meanFractionPassed(fractions);
     return {
       choice,
       trials: trials.length,
       finished: finished.length,
       passedAll,
       passRate: finished.length === 0 ? null : passedAll / finished.length,
+      passRateInterval: passRateInterval(passedAll, finished.length),
+      meanFractionPassed: fraction.mean,
+      meanFractionInterval: fraction.interval,
       medianAgentSeconds: median(agentSeconds),
       medianTokens: median(tokens),
       agentSeconds: spread(agentSeconds),

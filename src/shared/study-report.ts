@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { capturedChangeSchema } from "./captured-files";
+import { intervalSchema, pairComparisonSchema } from "./configuration-comparison";
 import { studyEnvironmentSchema, testFileViewSchema, trialAttemptViewSchema, trialViewSchema } from "./study-schemas";
 import { trialOutcomeSchema, VERDICT_LEVELS } from "./trial-outcome";
 import { testCountsSchema } from "./verdict-summary";
@@ -95,6 +97,8 @@ export const reportTrialSchema = trialViewSchema
   .extend({
     outcome: trialOutcomeSchema.nullable().optional(),
     verdictLevel: z.enum(VERDICT_LEVELS).nullable().optional(),
+    /** The captured files the agent changed (added in version 1 as an optional field; null or absent = not checked). */
+    capturedChanges: z.array(capturedChangeSchema).nullable().optional(),
     /** The attempts before `attempt`, oldest first. */
     earlierAttempts: z.array(reportAttemptSchema).optional(),
   });
@@ -121,6 +125,11 @@ export const studyAggregateSchema = z.object({
   passedAll: count,
   /** passedAll / finished, from 0 to 1; null when nothing finished. */
   passRate: z.number().min(0).max(1).nullable(),
+  /** The pass rate's 95 % Wilson interval (absent from reports written before it existed). */
+  passRateInterval: intervalSchema.nullable().optional(),
+  /** Mean over finished trials with test counts of passed / total, and its 95 % t interval (null for one trial). */
+  meanFractionPassed: z.number().min(0).max(1).nullable().optional(),
+  meanFractionInterval: intervalSchema.nullable().optional(),
   medianAgentSeconds: z.number().finite().nullable(),
   medianTokens: z.number().finite().nullable(),
   agentSeconds: spreadSchema,
@@ -142,6 +151,8 @@ export const studyReportSchema = z
     configurations: z.array(reportConfigurationSchema),
     trials: z.array(reportTrialSchema),
     aggregates: z.array(studyAggregateSchema),
+    /** Every pair of configurations compared on their pass rates (absent from reports written before it existed). */
+    comparisons: z.array(pairComparisonSchema).optional(),
     /** The chosen result; absent from reports written before it existed, null when none was chosen. */
     chosen: reportChosenSchema.nullable().optional(),
   })

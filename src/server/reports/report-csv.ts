@@ -1,4 +1,5 @@
 import type { ReportConfiguration, ReportTrial, StudyReport } from "../../shared/study-report";
+import { capturedChangesText } from "../../shared/captured-files";
 import { verdictLevel } from "../../shared/trial-outcome";
 import { parseStudyReport } from "./parse-study-report";
 import { reportOutcome } from "./report-outcome";
@@ -31,6 +32,7 @@ export const CSV_COLUMNS = [
   "error",
   "chosen",
   "chosen_note",
+  "captured_changed",
 ] as const;
 
 /** A cell: text (guarded and quoted as needed), a number (written as is), or null (empty). */
@@ -95,6 +97,8 @@ function row(options: {
     text(trial.error),
     chosen ? 1 : 0,
     text(chosen?.note ?? null),
+    // the tamper indicator: empty when not checked, "none" when the agent changed no captured file
+    trial.capturedChanges ? text(capturedChangesText(trial.capturedChanges) || "none") : null,
   ];
 }
 

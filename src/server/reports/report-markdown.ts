@@ -1,26 +1,18 @@
-import { aggregateByConfiguration, trialHasTokens } from "../../shared/study-aggregates";
-import type { ReportConfiguration, ReportTrial, StudyAggregate, StudyReport } from "../../shared/study-report";
+import { trialHasTokens } from "../../shared/study-aggregates";
+import type { ReportConfiguration, ReportTrial, StudyReport } from "../../shared/study-report";
 import type { TestCounts } from "../../shared/verdict-summary";
 import { codeBlock, codeSpan, escapeCell, escapeInline, quoteBlock } from "./markdown-text";
 import { parseStudyReport } from "./parse-study-report";
+import { aggregatesSection, comparisonsSection } from "./report-markdown-aggregates";
+import { configurationCells, formatNumber, formatSeconds, NONE, tableHead, tableRow } from "./report-markdown-table";
 import { earlierAttemptsSection, outcomeText, verdictLevelText } from "./report-outcome";
-
-const NONE = "—";
+import { capturedChangesSection } from "./report-captured-changes";
 
 /** `2025-03-01 14:05 UTC`, whatever offset the ISO string used. */
 export function formatReportDate(iso: string | null): string {
   if (iso === null) return NONE;
   return `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
-
-/** `12,345`; a fraction (a median of two) keeps one decimal. */
-export function formatNumber(value: number): string {
-  const [whole = "", fraction] = String(Math.round(value * 10) / 10).split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
-}
-
-const formatSeconds = (value: number | null): string => (value === null ? NONE : value.toFixed(1));
 
 /** The short form Docker shows: 12 hex digits, without `sha256:`. */
 const shortImageId = (imageId: string): string => imageId.replace(/^sha256:/, "").slice(0, 12);
@@ -39,18 +31,6 @@ function testsPassedCell(trial: ReportTrial): string {
   if (verdict.total !== null) return `${verdict.passed ?? "?"}/${verdict.total}`;
   if (verdict.passed !== null) return String(verdict.passed);
   return verdict.ok ? "pass" : "fail";
-}
-
-const tableRow = (cells: string[]): string => `| ${cells.join(" | ")} |`;
-const tableHead = (cells: string[]): string[] => [tableRow(cells), tableRow(cells.map(() => "---"))];
-
-function configurationCells(configuration: ReportConfiguration | undefined): string[] {
-  if (configuration === undefined) return [NONE, NONE, NONE];
-  return [
-    escapeCell(configuration.harness),
-    escapeCell(configuration.model),
-    escapeCell(configuration.reasoningEffort),
-  ];
 }
 
 function trialLabel(options: { trial: ReportTrial; several: boolean }): string {
@@ -92,7 +72,7 @@ function taskSection(report: StudyReport): string[] {
     lines.push("", "Test files, fixed for every trial:", "");
     for (const file of study.testFiles)
       lines.push(
-        `- ${codeSpan(file.path)}: ${formatNumber(file.bytes)} bytes, sha256 ${codeSpan(file.sha256.slice(0, 12))}`,
+        `- ${codeSpan(file.path)}${file.role === "config" ? " (runner config)" : ""}: ${formatNumber(file.bytes)} bytes, sha256 ${codeSpan(file.sha256.slice(0, 12))}`,
       );
   }
   if (study.junitPath !== null) lines.push("", `JUnit report read from ${codeSpan(study.junitPath)}.`);
@@ -168,58 +148,6 @@ function resultsSection(options: {
   return lines;
 }
 
-function spreadCell(options: {
-  spread: { min: number; max: number } | null;
-  format: (value: number) => string;
-}): string {
-  return options.spread === null ? NONE : `${options.format(options.spread.min)}–${options.format(options.spread.max)}`;
-}
-
-function aggregatesSection(report: StudyReport): string[] {
-  const recorded = new Map(report.aggregates.map((aggregate) => [aggregate.choice, aggregate]));
-  const computed = new Map(aggregateByConfiguration(report).map((aggregate) => [aggregate.choice, aggregate]));
-  const lines = [
-    "## Per configuration",
-    "",
-    "Over finished trials. Pass rate: the finished trials that passed every test they counted, or, judged by exit code only, exited 0.",
-    "",
-    ...tableHead([
-      "Config",
-      "harness",
-      "model",
-      "effort",
-      "finished",
-      "pass rate",
-      "median tests passed",
-      "median agent seconds",
-      "agent seconds min–max",
-      "median tokens",
-      "tokens min–max",
-    ]),
-  ];
-  for (const configuration of report.configurations) {
-    const aggregate = (recorded.get(configuration.choice) ?? computed.get(configuration.choice)) as StudyAggregate;
-    const passRate =
-      aggregate.passRate === null
-        ? NONE
-        : `${Math.round(aggregate.passRate * 100)}% (${aggregate.passedAll}/${aggregate.finished})`;
-    lines.push(
-      tableRow([
-        String(configuration.choice),
-        ...configurationCells(configuration),
-        `${aggregate.finished}/${aggregate.trials}`,
-        passRate,
-        aggregate.medianTestsPassed === null ? NONE : formatNumber(aggregate.medianTestsPassed),
-        formatSeconds(aggregate.medianAgentSeconds),
-        spreadCell({ spread: aggregate.agentSeconds, format: (value) => value.toFixed(1) }),
-        aggregate.medianTokens === null ? NONE : formatNumber(aggregate.medianTokens),
-        spreadCell({ spread: aggregate.tokens, format: formatNumber }),
-      ]),
-    );
-  }
-  return lines;
-}
-
 function errorsSection(options: { trials: ReportTrial[]; trialCounts: Map<number, number> }): string[] {
   const failed = options.trials.filter((trial) => trial.error !== null && trial.error.trim() !== "");
   if (failed.length === 0) return [];
@@ -278,7 +206,12 @@ export function renderMarkdownReport(input: StudyReport): string {
     resultsSection({ configurations, trials, trialCounts }),
     chosenSection({ report, trialCounts }),
     several ? aggregatesSection(report) : [],
+    comparisonsSection(report),
     errorsSection({ trials, trialCounts }),
+    capturedChangesSection({
+      trials,
+      label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),
+    }),
     earlierAttemptsSection({
       trials,
       label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),

@@ -152,12 +152,12 @@ describe("CSV", () => {
   it("writes a header and one CRLF-terminated row per trial, quoting and guarding text cells", () => {
     expect(csv.endsWith("\r\n")).toBe(true);
     expect(csv.slice(0, -2).split("\r\n")).toEqual([
-      "study_id,choice,repeat,attempt,harness,model,reasoning_effort,state,outcome,verdict,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error,chosen,chosen_note",
-      "cm7study0001,1,1,1,codex,gpt-5-codex,high,succeeded,completed,all-passed,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,,0,",
-      "cm7study0001,2,1,1,codex,o4-mini <b>,medium,succeeded,completed,all-passed,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,,0,",
-      "cm7study0001,2,2,1,codex,o4-mini <b>,medium,failed,agent-failed,partial,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,,0,",
-      'cm7study0001,2,3,2,codex,o4-mini <b>,medium,error,error,,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs",0,',
-      'cm7study0001,3,1,1,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,completed,all-passed,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",,0,',
+      "study_id,choice,repeat,attempt,harness,model,reasoning_effort,state,outcome,verdict,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error,chosen,chosen_note,captured_changed",
+      "cm7study0001,1,1,1,codex,gpt-5-codex,high,succeeded,completed,all-passed,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,,0,,",
+      "cm7study0001,2,1,1,codex,o4-mini <b>,medium,succeeded,completed,all-passed,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,,0,,",
+      "cm7study0001,2,2,1,codex,o4-mini <b>,medium,failed,agent-failed,partial,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,,0,,",
+      'cm7study0001,2,3,2,codex,o4-mini <b>,medium,error,error,,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs",0,,',
+      'cm7study0001,3,1,1,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,completed,all-passed,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",,0,,',
     ]);
   });
 
@@ -263,16 +263,24 @@ describe("Markdown", () => {
     expect(
       block(
         markdown,
-        "| Config | harness | model | effort | finished | pass rate | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
+        "| Config | harness | model | effort | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
       ),
     ).toEqual([
-      "| Config | harness | model | effort | finished | pass rate | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
-      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-      "| 1 | codex | gpt-5-codex | high | 1/1 | 100% (1/1) | 23 | 312.5 | 312.5–312.5 | 129,000 | 129,000–129,000 |",
-      "| 2 | codex | o4-mini &lt;b&gt; | medium | 3/3 | 33% (1/3) | 22 | 225.0 | 200.0–250.0 | 61,000 | 55,000–67,000 |",
-      "| 3 | command | =cmd\\|' /C calc'!A0 | minimal | 1/1 | 100% (1/1) | — | 5.0 | 5.0–5.0 | 0 | 0–0 |",
+      "| Config | harness | model | effort | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+      "| 1 | codex | gpt-5-codex | high | 1/1 | 100% (1/1; 21–100) | 100% | 23 | 312.5 | 312.5–312.5 | 129,000 | 129,000–129,000 |",
+      "| 2 | codex | o4-mini &lt;b&gt; | medium | 3/3 | 33% (1/3; 6–79) | 96% (40–100) | 22 | 225.0 | 200.0–250.0 | 61,000 | 55,000–67,000 |",
+      "| 3 | command | =cmd\\|' /C calc'!A0 | minimal | 1/1 | 100% (1/1; 21–100) | — | — | 5.0 | 5.0–5.0 | 0 | 0–0 |",
     ]);
     expect(markdown).toContain("A few repeats show some of the spread");
+    // the section: its heading, the method, then one sentence per pair
+    const comparisons = markdown.split("\n## Comparisons\n\n")[1]?.split("\n\n");
+    expect(comparisons?.[0]).toContain("Newcombe hybrid score interval (method 10); Fisher's exact test");
+    expect(comparisons?.[1]?.split("\n")).toEqual([
+      "- config 1 (gpt-5-codex · high) and config 2 (o4-mini &lt;b&gt; · medium) cannot be compared with a single finished repeat (1/1 vs 1/3): to tell 33 % from 95 % apart takes about 9 repeats per configuration (α 0.05, power 0.8).",
+      "- config 1 (gpt-5-codex · high) and config 3 (=cmd\\|' /C calc'!A0 · minimal) cannot be compared with a single finished repeat (1/1 vs 1/1): to tell 50 % from 80 % apart takes about 39 repeats per configuration (α 0.05, power 0.8).",
+      "- config 2 (o4-mini &lt;b&gt; · medium) and config 3 (=cmd\\|' /C calc'!A0 · minimal) cannot be compared with a single finished repeat (1/3 vs 1/1): to tell 33 % from 95 % apart takes about 9 repeats per configuration (α 0.05, power 0.8).",
+    ]);
   });
 
   it("leaves the per-configuration table out when every configuration ran once, and says so in the note", () => {

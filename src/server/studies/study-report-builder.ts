@@ -1,3 +1,4 @@
+import { compareConfigurations } from "../../shared/configuration-comparison";
 import { aggregateByConfiguration } from "../../shared/study-aggregates";
 import {
   STUDY_REPORT_SCHEMA_ID,
@@ -36,6 +37,7 @@ function reportTrial(trial: TrialView): ReportTrial {
     threadId: trial.threadId,
     harnessVersion: trial.harnessVersion,
     error: trial.error,
+    capturedChanges: trial.capturedChanges,
     startedAt: trial.startedAt,
     finishedAt: trial.finishedAt,
     earlierAttempts: trial.attempts.map((attempt) => ({
@@ -70,6 +72,7 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
     repeats: configuration.repeats,
     derivedFrom: configuration.derivedFrom,
   }));
+  const aggregates = aggregateByConfiguration({ configurations, trials });
   return {
     schema: STUDY_REPORT_SCHEMA_ID,
     version: STUDY_REPORT_VERSION,
@@ -104,7 +107,8 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
       : null,
     configurations,
     trials,
-    aggregates: aggregateByConfiguration({ configurations, trials }),
+    aggregates,
+    comparisons: compareConfigurations(configurations, aggregates),
     chosen: study.chosen && trials.some((trial) => trial.id === study.chosen?.trialId) ? study.chosen : null,
   };
 }
