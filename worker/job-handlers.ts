@@ -7,6 +7,7 @@ import type { EventInput } from "../src/server/events/event-stream";
 import { trialStopKey } from "../src/server/jobs/study-jobs";
 import type { WorkerIdentity } from "../src/server/runtime/container-spec";
 import type { ContainerRuntime } from "../src/server/runtime/docker-runtime";
+import { withInstalledDependencies } from "../src/server/dependencies/dependency-runtime";
 import { registerJob, type RegisteredJob } from "./job-handler";
 import { createAgentRunHandler } from "./jobs/agent";
 import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./jobs/environment";
@@ -26,7 +27,9 @@ export function createJobHandlers(options: {
   active: Set<string>;
   gatewayHost: GatewayHost;
 }): Map<string, RegisteredJob> {
-  const { runtime, redis, dataDir, publish, identity: worker, active, gatewayHost } = options;
+  const { redis, dataDir, publish, identity: worker, active, gatewayHost } = options;
+  // agent, evaluation and session containers find the image's installed dependencies under /workspace
+  const runtime = withInstalledDependencies({ runtime: options.runtime, dataDir });
   const codex = locateCodexBinary();
   const agentDeps: AgentRunDeps = {
     runtime,

@@ -14,6 +14,8 @@ import { connectRedis } from "./redis/connection";
 import type { ContainerRuntime } from "./runtime/docker-runtime";
 import { createSystemService, type SystemService } from "./system/system-service";
 import { createEnvironmentQueries } from "./environments/environments.queries";
+import { createDependencyQueries } from "./dependencies/dependencies.queries";
+import { createDependencyService, type DependencyService } from "./dependencies/dependency-service";
 import {
   createEnvironmentService,
   DEFAULT_BASE_IMAGE,
@@ -41,6 +43,8 @@ export interface AppServices {
   system: SystemService;
   events: EventQueries;
   environments: EnvironmentService;
+  /** A project's dependency step: status (stale manifests), editing it, installing. */
+  dependencies: DependencyService;
   snapshots: SnapshotService;
   workspaces: WorkspaceService;
   apply: ApplyService;
@@ -159,12 +163,37 @@ function wireStudies(deps: {
   return { studies, sweeper, resumeRemovals, removeProjectById: (id: string) => removeProject(removalDeps, id) };
 }
 
+/** Environment versions and the dependency step that builds them too. */
+function wireEnvironments(deps: {
+  options: AppServicesOptions;
+  queries: ReturnType<typeof createQueries>;
+  queue: JobQueue;
+  snapshots: SnapshotService;
+}) {
+  const { options } = deps;
+  const environmentDeps = {
+    environments: deps.queries.environmentQueries,
+    projects: deps.queries.projectQueries,
+    queue: deps.queue,
+    dataDir: options.dataDir,
+    defaultBaseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
+  };
+  return {
+    environments: createEnvironmentService(environmentDeps),
+    dependencies: createDependencyService({
+      ...environmentDeps,
+      dependencies: createDependencyQueries(options.db),
+      snapshots: deps.snapshots,
+    }),
+  };
+}
+
 /** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
 export function createAppServices(options: AppServicesOptions): AppServices {
   const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web" });
   const queue = createJobQueue({ redisUrl: options.redisUrl });
   const queries = createQueries(options.db);
-  const { events, projectQueries, snapshotQueries, environmentQueries } = queries;
+  const { events, projectQueries, snapshotQueries } = queries;
   const log = options.log ?? (() => undefined);
   const snapshots = createSnapshotService({
     dataDir: options.dataDir,
@@ -181,13 +210,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     host,
     log,
   });
-  const environments = createEnvironmentService({
-    environments: environmentQueries,
-    projects: projectQueries,
-    queue,
-    dataDir: options.dataDir,
-    defaultBaseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
-  });
+  const { environments, dependencies } = wireEnvironments({ options, queries, queue, snapshots });
   const upkeep = createUpkeep({ sweeper, sweepBuilds: () => environments.sweepStalled(), resumeRemovals, log });
   return {
     version: options.version,
@@ -205,6 +228,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       ...(options.onViewerRevoked ? { onRevoke: options.onViewerRevoked } : {}),
     }),
     environments,
+    dependencies,
     snapshots,
     studies,
     review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),

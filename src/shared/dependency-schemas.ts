@@ -51,8 +51,6 @@ export const installedDependenciesSchema = z.object({
   outputs: z.array(z.string()),
   /** sha256 of each manifest as the step saw it (null: the file was absent). */
   manifests: z.array(manifestHashSchema),
-  /** The environment version that ran the step (later versions built on it inherit this record). */
-  installedBy: z.string(),
 });
 export type InstalledDependencies = z.infer<typeof installedDependenciesSchema>;
 

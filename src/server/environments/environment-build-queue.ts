@@ -2,6 +2,8 @@ import { AppError } from "../errors/app-error";
 import { prepareEnvironmentJob, type PrepareEnvironmentJob } from "../jobs/environment-jobs";
 import type { EnvironmentServiceDeps } from "./environment-service";
 import type { EnvironmentVersionView } from "./environments.queries";
+import type { DependencyBuild } from "../dependencies/dependency-step-plan";
+import type { InstalledDependencies } from "../../shared/dependency-schemas";
 
 export const DEFAULT_PREPARE_TIMEOUT_MS = 30 * 60 * 1000;
 
@@ -26,9 +28,11 @@ export async function enqueueBuild(
   input: {
     projectId: string;
     fromImage: string;
-    kind: "base" | "command";
+    kind: "base" | "command" | "dependencies";
     command: string | null;
     parentId: string | null;
+    /** A dependency step: what the new version will carry, and the job's folder and outputs. */
+    dependencies?: { installed: InstalledDependencies; build: DependencyBuild };
   },
 ): Promise<EnvironmentVersionView> {
   const p = await findProject(deps, input.projectId);
@@ -44,6 +48,7 @@ export async function enqueueBuild(
     origin: input.kind,
     command: input.command,
     imageRepository: imageRepository(p.id),
+    ...(input.dependencies ? { dependencies: input.dependencies.installed } : {}),
   });
   const [repository = "", tag = ""] = created.imageTag.split(":");
   const job: PrepareEnvironmentJob = {
@@ -54,9 +59,11 @@ export async function enqueueBuild(
     command: input.command,
     repository,
     tag,
-    network: p.networkMode,
+    // a dependency step downloads packages, whatever the project's mode for agents and tests
+    network: input.kind === "dependencies" ? "internet" : p.networkMode,
     limits: { cpus: p.cpus, memoryBytes: p.memoryBytes, swapBytes: p.swapBytes, pids: p.pids },
     timeoutMs: deps.prepareTimeoutMs ?? DEFAULT_PREPARE_TIMEOUT_MS,
+    ...(input.dependencies ? { dependencies: input.dependencies.build } : {}),
   };
   try {
     await deps.queue.enqueue({

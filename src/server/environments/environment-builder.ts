@@ -133,7 +133,18 @@ async function runAndCommit(options: {
     const imageId = await deps.runtime.commitContainer(containerId, {
       repository: job.repository,
       tag: job.tag,
-      labels: { [LABEL.managed]: "true", [LABEL.project]: job.projectId, [LABEL.environment]: job.versionId },
+      labels: {
+        [LABEL.managed]: "true",
+        [LABEL.project]: job.projectId,
+        [LABEL.environment]: job.versionId,
+        // later versions and trial commits built on this image inherit the labels, and with them the dependencies
+        ...(job.dependencies
+          ? {
+              [LABEL.dependencies]: job.dependencies.dirId,
+              [LABEL.dependencyOutputs]: job.dependencies.outputs.join(","),
+            }
+          : {}),
+      },
     });
     const committed = await deps.runtime.inspectImage(imageId);
     return await finish({ status: "ready", imageId, sizeBytes: committed?.sizeBytes ?? 0 });

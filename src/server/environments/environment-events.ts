@@ -24,6 +24,9 @@ export async function recordEnvironmentEvent(options: {
     await options.environments.setLogPath(event.data.versionId, paths.relative(file));
   } else if (event.type === "environment.finished") {
     const { versionId, ...result } = event.data;
-    await options.environments.finish(versionId, result);
+    const finished = await options.environments.finish(versionId, result);
+    // a failed dependency step's folder is nobody's: no version carries it
+    if (finished?.status === "failed" && finished.origin === "dependencies" && finished.dependencies)
+      await fs.rm(dataDirPaths(options.dataDir).absolute(finished.dependencies.dir), { recursive: true, force: true });
   }
 }

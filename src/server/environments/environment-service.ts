@@ -103,6 +103,7 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
         });
       }
       await deps.environments.remove(versionId);
+      await removeUnusedDependencies(deps, v);
       if (v.status === "ready")
         await deps.queue.enqueue({ job: removeEnvironmentImageJob, data: { reference: v.imageTag }, keep: 100 });
       return { id: versionId };
@@ -121,6 +122,15 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
     recordEvent: (event: InvariantEvent, options: { firstTime: boolean }) =>
       recordEnvironmentEvent({ dataDir: deps.dataDir, environments: deps.environments, event, ...options }),
   };
+}
+
+/** A deleted dependency version's installed folder, unless a version built on it still carries it. */
+async function removeUnusedDependencies(deps: EnvironmentServiceDeps, removed: EnvironmentVersionView): Promise<void> {
+  const dir = removed.origin === "dependencies" ? removed.dependencies?.dir : undefined;
+  if (!dir) return;
+  const others = await deps.environments.list(removed.projectId);
+  if (others.some((other) => other.dependencies?.dir === dir)) return;
+  await fs.rm(dataDirPaths(deps.dataDir).absolute(dir), { recursive: true, force: true });
 }
 
 /** Bytes the versions add on the engine: the first version's size plus each later version's growth over its parent. */

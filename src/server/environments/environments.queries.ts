@@ -1,6 +1,18 @@
 import type { Db } from "../db/client";
+import { installedDependenciesSchema, type InstalledDependencies } from "../../shared/dependency-schemas";
 
 export type EnvironmentStatus = "building" | "ready" | "failed";
+export type EnvironmentOrigin = "base" | "command" | "dependencies";
+
+function parseDependencies(json: string | null): InstalledDependencies | null {
+  if (!json) return null;
+  try {
+    const parsed = installedDependenciesSchema.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
 
 export interface EnvironmentVersionView {
   id: string;
@@ -10,8 +22,10 @@ export interface EnvironmentVersionView {
   imageId: string | null;
   parentId: string | null;
   parentVersion: number | null;
-  origin: "base" | "command";
+  origin: EnvironmentOrigin;
   command: string | null;
+  /** The installed dependencies this version carries (its own step's, or inherited from its parent). */
+  dependencies: InstalledDependencies | null;
   status: EnvironmentStatus;
   active: boolean;
   durationMs: number | null;
@@ -38,8 +52,9 @@ function toView(row: Row): EnvironmentVersionView {
     imageId: row.imageId,
     parentId: row.parentId,
     parentVersion: row.parent?.version ?? null,
-    origin: row.origin === "command" ? "command" : "base",
+    origin: row.origin === "command" || row.origin === "dependencies" ? row.origin : "base",
     command: row.command,
+    dependencies: parseDependencies(row.dependencies),
     status: row.status === "ready" || row.status === "failed" ? row.status : "building",
     active: row.active,
     durationMs: row.durationMs,
@@ -54,9 +69,11 @@ function toView(row: Row): EnvironmentVersionView {
 interface NewBuildingVersion {
   projectId: string;
   parentId: string | null;
-  origin: "base" | "command";
+  origin: EnvironmentOrigin;
   command: string | null;
   imageRepository: string;
+  /** The version's own installed dependencies; undefined = the parent's (a version built on it keeps them). */
+  dependencies?: InstalledDependencies;
 }
 
 interface BuildResult {
@@ -76,6 +93,10 @@ async function createBuildingVersion(options: { db: Db; input: NewBuildingVersio
       select: { version: true },
     });
     const version = (last?.version ?? 0) + 1;
+    const parent = input.parentId
+      ? await tx.environmentVersion.findUnique({ where: { id: input.parentId }, select: { dependencies: true } })
+      : null;
+    const dependencies = input.dependencies ? JSON.stringify(input.dependencies) : (parent?.dependencies ?? null);
     const row = await tx.environmentVersion.create({
       data: {
         projectId: input.projectId,
@@ -83,6 +104,7 @@ async function createBuildingVersion(options: { db: Db; input: NewBuildingVersio
         parentId: input.parentId,
         origin: input.origin,
         command: input.command,
+        dependencies,
         status: "building",
         imageTag: `${input.imageRepository}:v${version}`,
       },

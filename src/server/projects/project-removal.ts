@@ -73,6 +73,8 @@ export async function removeProject(
         ...parts.flatMap((part) => part.paths),
         ...snapshots.map((snapshot) => paths.relative(paths.snapshot(snapshot.id).dir)),
         ...versions.flatMap((version) => (version.logPath ? [version.logPath] : [])),
+        // installed dependencies (dependencies/<id>/), once per folder however many versions carry it
+        ...new Set(versions.flatMap((version) => (version.dependencies ? [version.dependencies.dir] : []))),
         ...(await keptAppliesOfProject({ dataDir: deps.dataDir, projectId: id })).map(paths.relative),
       ],
     },

@@ -12,6 +12,10 @@ export const LABEL = {
   worker: "invariant.worker",
   workerHost: "invariant.worker-host",
   workerPid: "invariant.worker-pid",
+  /** On an environment image: the dependency folder (dependencies/<id>/) whose outputs trials mount. */
+  dependencies: "invariant.dependencies",
+  /** On an environment image: the dependency step's output folders, comma-separated (node_modules,.venv). */
+  dependencyOutputs: "invariant.dependency-outputs",
   /** Which installation (one Redis = one instance) the owning worker belongs to. */
   instance: "invariant.instance",
 } as const;

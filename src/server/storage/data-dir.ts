@@ -127,6 +127,8 @@ export function dataDirPaths(dataDir: string) {
     gatewaySocket: (workerId: string) => at("gateway", `${workerId}.sock`),
     applies: at("applies"),
     dependencies: at("dependencies"),
+    /** Overlay upper/work folders of running containers that mount installed dependencies (removed with them). */
+    dependencyScratch: at("dependencies", "scratch"),
     /** A dependency step's folder: `tree/` is /workspace while the step runs, and keeps its outputs. */
     dependencyDir: (id: string) => {
       const dir = at("dependencies", checkDependencyDirId(id));

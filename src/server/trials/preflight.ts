@@ -5,6 +5,7 @@ import type { PreflightStatus } from "../../shared/vocabulary";
 import type { WorkerIdentity } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { dataDirPaths } from "../storage/data-dir";
+import { dependencyHint } from "../verdicts/dependency-hint";
 import { preflightRefusal } from "../verdicts/preflight-refusal";
 import { createWorkspace, removeWorkspace } from "../workspaces/workspace-store";
 import { runEvaluation } from "./evaluation";
@@ -28,6 +29,12 @@ interface PreflightResult {
   verdict: Awaited<ReturnType<typeof runEvaluation>>["verdict"] | null;
   exitCode: number | null;
   outputTail: string;
+}
+
+/** The output, with a closing line pointing at the dependency step when a module failed to load. */
+function withDependencyHint(output: string): string {
+  const hint = dependencyHint(output);
+  return hint ? `${output.replace(/\n?$/, "\n")}[invariant-web] ${hint}\n` : output;
 }
 
 /** The test command on the untouched workspace (captured test files restored), and whether it can judge anything. */
@@ -73,7 +80,7 @@ async function evaluateUntouched(options: {
     refusal,
     verdict: evaluation.verdict,
     exitCode: evaluation.exitCode,
-    outputTail: evaluation.output.slice(-OUTPUT_TAIL_CHARS),
+    outputTail: withDependencyHint(evaluation.output.slice(-OUTPUT_TAIL_CHARS)),
   };
 }
 

@@ -1,5 +1,6 @@
 import { applyRouter } from "./apply-router";
 import { router } from "./init";
+import { dependenciesRouter } from "./dependencies-router";
 import { environmentsRouter } from "./environments-router";
 import { projectsRouter } from "./projects-router";
 import { reviewRouter } from "./review-router";
@@ -11,6 +12,7 @@ import { workspacesRouter } from "./workspaces-router";
 export const appRouter = router({
   projects: projectsRouter,
   environments: environmentsRouter,
+  dependencies: dependenciesRouter,
   system: systemRouter,
   snapshots: snapshotsRouter,
   workspaces: workspacesRouter,

@@ -74,3 +74,18 @@ describe("preflightRefusal", () => {
     expect(refusal("      Tests  no tests\n", 0)).toBeNull(); // zero tests with exit 0: not ok, but not a crash
   });
 });
+
+describe("preflight refusals point at the dependency step", () => {
+  it("names the dependency step when the test program is not found", () => {
+    expect(refusal("sh: 1: vitest: not found\n", 127)).toMatch(/dependency step on the project page/);
+  });
+
+  it("quotes the missing module when a runner reports 0 tests", () => {
+    const vitest = refusal(
+      "Error: Cannot find package 'dayjs' imported from /workspace/src/dates.js\n Test Files  1 failed (1)\n      Tests  no tests\n",
+      1,
+    );
+    expect(vitest).toContain(`"Error: Cannot find package 'dayjs' imported from /workspace/src/dates.js"`);
+    expect(vitest).toMatch(/dependency step/);
+  });
+});

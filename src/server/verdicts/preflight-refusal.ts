@@ -4,6 +4,7 @@
  * user (what went wrong, how to fix it), or null when the verdict stands. A failing baseline is a
  * verdict, not a refusal: an exit code 1 with no parsable counts is never refused, nor exit 0.
  */
+import { DEPENDENCY_STEP_ADVICE, dependencyHint } from "./dependency-hint";
 import { outputLines } from "./output-text";
 import type { Verdict, VerdictSource } from "./verdict";
 
@@ -74,7 +75,7 @@ export function preflightRefusal(input: { verdict: Verdict; exitCode: number | n
   if (exitCode === 127) {
     const quote = lastLineMatching(output, /not found|no such file or directory/i);
     const what = quote ? `: "${quote}"` : " (the shell could not find the program)";
-    return `The test command was not found (exit code 127)${what}. Install the program in the project's environment, or call it by a path that exists in the container (for example ./node_modules/.bin/vitest), and check its spelling.`;
+    return `The test command was not found (exit code 127)${what}. ${DEPENDENCY_STEP_ADVICE} Install the program in the project's environment otherwise, or call it by a path that exists in the container (for example ./node_modules/.bin/vitest), and check its spelling.`;
   }
   if (exitCode === 126) {
     const quote = lastLineMatching(output, /permission denied|is a directory|cannot execute/i);
@@ -86,7 +87,8 @@ export function preflightRefusal(input: { verdict: Verdict; exitCode: number | n
   }
   if (exitCode !== null && exitCode >= 128 && noTests) return signalSentence(exitCode);
   if (exitCode !== null && exitCode !== 0 && verdict.source !== "exit-code" && verdict.total === 0) {
-    return `The test command exited with code ${exitCode} before any test ran: its ${FORMAT_NAMES[verdict.source]} reports 0 tests. Usually a test file failed to load (a syntax error, a missing module or dependency) or the test file pattern matched nothing; the output above the summary says which.`;
+    const hint = dependencyHint(output);
+    return `The test command exited with code ${exitCode} before any test ran: its ${FORMAT_NAMES[verdict.source]} reports 0 tests. Usually a test file failed to load (a syntax error, a missing module or dependency) or the test file pattern matched nothing; the output above the summary says which.${hint ? ` ${hint}` : ""}`;
   }
   return null;
 }

@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { LABEL, type ContainerRole, type ContainerSpec, type Mount } from "../runtime/container-spec";
+import type { ContainerRuntime } from "../runtime/docker-runtime";
+import { dataDirPaths } from "../storage/data-dir";
+
+const WORKSPACE = "/workspace";
+/** Containers that work on a project's files get its installed dependencies; build and probe containers do not. */
+const ROLES: ReadonlySet<ContainerRole> = new Set(["agent", "evaluation", "session"]);
+
+export interface ImageDependencies {
+  dirId: string;
+  outputs: string[];
+}
+
+/** The installed dependencies an environment image carries (its labels), or null. */
+export function dependenciesOf(labels: Record<string, string>): ImageDependencies | null {
+  const dirId = labels[LABEL.dependencies];
+  if (!dirId || !/^deps-[0-9a-f]{24}$/.test(dirId)) return null;
+  const outputs = (labels[LABEL.dependencyOutputs] ?? "").split(",").filter(Boolean);
+  return { dirId, outputs };
+}
+
+/**
+ * One overlay per output folder: the installed folder (never written) below, a fresh upper layer in
+ * `scratch` above, mounted at /workspace/<output>. Outputs the step did not leave are skipped.
+ */
+export async function overlayMounts(options: {
+  dataDir: string;
+  dependencies: ImageDependencies;
+  scratch: string;
+}): Promise<Mount[]> {
+  const tree = dataDirPaths(options.dataDir).dependencyDir(options.dependencies.dirId).tree;
+  const mounts: Mount[] = [];
+  for (const [index, output] of options.dependencies.outputs.entries()) {
+    const lower = path.join(tree, output);
+    if (!(await fs.stat(lower).catch(() => null))?.isDirectory()) continue;
+    const upperDir = path.join(options.scratch, String(index), "upper");
+    const workDir = path.join(options.scratch, String(index), "work");
+    await fs.mkdir(upperDir, { recursive: true });
+    await fs.mkdir(workDir, { recursive: true });
+    mounts.push({
+      hostPath: lower,
+      containerPath: `${WORKSPACE}/${output}`,
+      readOnly: false,
+      overlay: { upperDir, workDir },
+    });
+  }
+  return mounts;
+}
+
+/**
+ * The worker's runtime, with one addition: a container that works on a project's files (agent,
+ * evaluation, session; it mounts /workspace) of an image carrying installed dependencies gets them
+ * at /workspace/<output> as overlays. The container may write there (a test runner's cache, an
+ * agent's `npm install`); its writes land in a scratch folder removed with the container, so the
+ * installed copy stays as the dependency step left it and nothing of it enters the workspace.
+ */
+export function withInstalledDependencies(options: { runtime: ContainerRuntime; dataDir: string }): ContainerRuntime {
+  const { runtime } = options;
+  const scratchOf = new Map<string, string>();
+  const labelsOf = new Map<string, Record<string, string>>();
+
+  async function imageLabels(image: string): Promise<Record<string, string>> {
+    const known = labelsOf.get(image);
+    if (known) return known;
+    const labels = (await runtime.inspectImage(image))?.labels ?? {};
+    if (image.startsWith("sha256:")) labelsOf.set(image, labels); // ids never change; tags may
+    return labels;
+  }
+
+  async function createContainer(spec: ContainerSpec): Promise<string> {
+    const works = ROLES.has(spec.labels.role) && (spec.mounts ?? []).some((m) => m.containerPath === WORKSPACE);
+    const dependencies = works ? dependenciesOf(await imageLabels(spec.image)) : null;
+    if (!dependencies) return runtime.createContainer(spec);
+    const scratch = path.join(dataDirPaths(options.dataDir).dependencyScratch, randomBytes(8).toString("hex"));
+    try {
+      const mounts = await overlayMounts({ dataDir: options.dataDir, dependencies, scratch });
+      const id = await runtime.createContainer({ ...spec, mounts: [...(spec.mounts ?? []), ...mounts] });
+      scratchOf.set(id, scratch);
+      return id;
+    } catch (error) {
+      await fs.rm(scratch, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  return {
+    ...runtime,
+    createContainer,
+    async removeContainer(id) {
+      await runtime.removeContainer(id);
+      const scratch = scratchOf.get(id);
+      if (!scratch) return;
+      scratchOf.delete(id);
+      await fs.rm(scratch, { recursive: true, force: true });
+    },
+  };
+}
