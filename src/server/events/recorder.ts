@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { MAX_EVENT_ENTRY_BYTES } from "./event-limits";
 import { invariantEventSchema, roomsFor, type RecordedEvent } from "../../shared/event-catalog";
 import type { EventQueries } from "./events.queries";
 import { EVENT_STREAM_KEY, RECORDER_GROUP } from "./event-stream";
@@ -34,7 +35,9 @@ async function handle(deps: RecorderDeps, entries: [string, string[]][]): Promis
     const raw = index >= 0 ? fields[index + 1] : undefined;
     let parsed;
     try {
-      parsed = invariantEventSchema.safeParse(JSON.parse(raw ?? "null"));
+      // an entry over the limit was not written by publishEvent: not parsed, not stored
+      parsed =
+        (raw?.length ?? 0) > MAX_EVENT_ENTRY_BYTES ? null : invariantEventSchema.safeParse(JSON.parse(raw ?? "null"));
     } catch {
       parsed = null;
     }
@@ -43,7 +46,7 @@ async function handle(deps: RecorderDeps, entries: [string, string[]][]): Promis
       if (deps.apply) await deps.apply(parsed.data, { firstTime: created }); // replayed entries: apply() decides what is safe to redo
       if (created) deps.emit(roomsFor(recorded.event), recorded);
     } else {
-      deps.log(`recorder: dropped malformed event ${streamId}`);
+      deps.log(`recorder: dropped malformed or oversized event ${streamId} (${raw?.length ?? 0} characters)`);
     }
     await deps.redis.xack(EVENT_STREAM_KEY, RECORDER_GROUP, streamId);
   }

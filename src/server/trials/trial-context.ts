@@ -58,7 +58,7 @@ export function openTrialContext(deps: TrialRunDeps, job: TrialRunJob): TrialCon
     file: files.log,
     publish: (text) => deps.publish({ type: "trial.log", ...ids, data: { attempt: job.attempt, text } }),
   });
-  const note = (text: string) => log.write(`[${new Date(clock()).toISOString().slice(11, 19)}] ${text}\n`);
+  const note = (text: string) => log.writeNote(`[${new Date(clock()).toISOString().slice(11, 19)}] ${text}\n`);
   return {
     deps,
     job,
