@@ -8,6 +8,12 @@ type TestFile = StudyView["testFiles"][number];
 
 const testFileColumns: Column<TestFile>[] = [
   { key: "path", header: "Path", className: "font-mono text-xs", cell: (file) => file.path },
+  {
+    key: "role",
+    header: "Role",
+    className: "text-xs",
+    cell: (file) => (file.role === "config" ? "runner config" : "test"),
+  },
   { key: "bytes", header: "Size", className: "text-xs text-muted", cell: (file) => formatBytes(file.bytes) },
   {
     key: "sha256",

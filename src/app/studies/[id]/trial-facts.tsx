@@ -3,6 +3,7 @@ import type { TrialView } from "../../../shared/study-schemas";
 import { Fact, smallButtonClass } from "../../_components/ui";
 import { formatDateTime, formatSeconds, formatVerdict, shortId } from "../study-format";
 import { verdictTextStyle } from "../verdict-style";
+import { CapturedChangesFact } from "./captured-changes-fact";
 
 const count = (value: number) => value.toLocaleString("en-US");
 
@@ -17,6 +18,9 @@ export function TrialFacts({ studyId, trial }: { studyId: string; trial: TrialVi
       <Fact label="Tests passed" className={wrap}>
         <span style={verdictTextStyle(trial.verdict)}>{formatVerdict(trial.verdict)}</span>
         {trial.verdict ? <span className="ml-1 text-xs text-muted">({trial.verdict.source})</span> : null}
+      </Fact>
+      <Fact label="Captured files" className={wrap}>
+        <CapturedChangesFact changes={trial.capturedChanges} />
       </Fact>
       <Fact label="Exit code" className={wrap}>
         {trial.exitCode ?? "—"}

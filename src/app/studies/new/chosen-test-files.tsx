@@ -1,8 +1,35 @@
 "use client";
 import { describedBy, fieldInputClass } from "../../_components/form-field";
 import { FieldError, smallButtonClass as smallButton } from "../../_components/ui";
+import { suggestedRole } from "../../../shared/captured-files";
 import { formatBytes } from "../../_lib/format";
 import { fieldId, type FieldErrors, type TestFileDraft } from "./form-model";
+
+/** Test or runner config: both are restored; the role says which is which in the study and its reports. */
+function RoleSelect({
+  file,
+  onChange,
+}: {
+  file: TestFileDraft;
+  onChange: (update: (files: TestFileDraft[]) => TestFileDraft[]) => void;
+}) {
+  return (
+    <select
+      aria-label={`Role of ${file.path || "the uploaded file"}`}
+      title="Runner config (package.json, pytest.ini, conftest.py, …) is restored like the tests"
+      className={`${fieldInputClass} px-2 py-1 text-xs`}
+      value={file.role ?? suggestedRole(file.path)}
+      onChange={(e) => {
+        const role = e.target.value === "config" ? "config" : "test";
+        onChange((current) => current.map((item) => (item.key === file.key ? { ...item, role } : item)));
+      }}
+      data-testid="test-file-role"
+    >
+      <option value="test">test</option>
+      <option value="config">runner config</option>
+    </select>
+  );
+}
 
 /** The chosen test files: uploads keep an editable path in the project; each can be removed. */
 export function ChosenTestFiles({
@@ -19,6 +46,10 @@ export function ChosenTestFiles({
   return (
     <div>
       <h3 className="mb-1 text-sm text-muted">Chosen test files ({files.length})</h3>
+      <p className="mb-1 text-xs text-muted">
+        Every chosen file is restored byte for byte before each evaluation. Add the runner&apos;s configuration too
+        (package.json, vitest.config.*, pytest.ini, conftest.py) so an agent cannot change how the tests run.
+      </p>
       {files.length === 0 ? (
         <p className="text-xs text-muted">
           None: the test command runs against the files as they are in the snapshot. Adding them freezes them.
@@ -51,6 +82,7 @@ export function ChosenTestFiles({
                 ) : (
                   <span className="flex-1 font-mono text-sm">{file.path}</span>
                 )}
+                <RoleSelect file={file} onChange={onChange} />
                 <span className="text-xs text-muted">{file.bytes === undefined ? "" : formatBytes(file.bytes)}</span>
                 <button
                   type="button"

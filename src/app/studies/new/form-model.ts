@@ -1,4 +1,5 @@
 import type { ZodError } from "zod";
+import { suggestedRole, type CapturedFileRole } from "../../../shared/captured-files";
 import type { CreateStudyInput } from "../../../shared/study-inputs";
 import type { StudyDefaultsView } from "../../../shared/study-schemas";
 import { REASONING_EFFORTS, type HarnessKind, type ReasoningEffort } from "../../../shared/vocabulary";
@@ -29,6 +30,8 @@ export interface TestFileDraft {
   contentBase64?: string;
   bytes?: number;
   fileName?: string;
+  /** Test or runner config; unset = guessed from the name (package.json, pytest.ini, … are config). */
+  role?: CapturedFileRole;
 }
 
 export interface StudyDraft {
@@ -130,8 +133,13 @@ export function toInput(draft: StudyDraft, defaults: StudyDefaultsView | undefin
     junitPath: draft.junitPath.trim() === "" ? null : draft.junitPath,
     testFiles: draft.testFiles.map((file) =>
       file.source === "upload"
-        ? { source: "upload" as const, path: file.path, contentBase64: file.contentBase64 ?? "" }
-        : { source: "project" as const, path: file.path },
+        ? {
+            source: "upload" as const,
+            path: file.path,
+            contentBase64: file.contentBase64 ?? "",
+            role: file.role ?? suggestedRole(file.path),
+          }
+        : { source: "project" as const, path: file.path, role: file.role ?? suggestedRole(file.path) },
     ),
     configurations: draft.configurations.map((row) => {
       const resolved = resolveConfiguration(row, defaults);
