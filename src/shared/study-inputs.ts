@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { capturedFileRoleSchema } from "./captured-files";
-import { agentConfigurationSchema } from "./project-schemas";
+import { agentConfigurationSchema, tokenBudgetSchema } from "./project-schemas";
 import { HARNESS_KINDS } from "./vocabulary";
 
 /**
@@ -131,6 +131,8 @@ export const createStudyInputSchema = z
       .min(5, "At least 5 seconds.")
       .max(86_400, "At most 24 hours (86,400 s).")
       .default(600),
+    /** Input + output tokens the model gateway allows each trial; null: the project's run budget. */
+    tokenBudget: tokenBudgetSchema.nullable().default(null),
   })
   .superRefine((value, ctx) => {
     const trials = value.configurations.reduce((sum, configuration) => sum + configuration.repeats, 0);

@@ -139,6 +139,8 @@ export interface StudyView extends StudySummaryView {
   concurrency: number;
   agentTimeoutSec: number;
   evalTimeoutSec: number;
+  /** Tokens the gateway allows each trial; null: the project's run budget at the time a trial starts. */
+  tokenBudget: number | null;
   createdBy: string;
   startedAt: string | null;
   configurations: ConfigurationView[];
@@ -150,6 +152,8 @@ export interface StudyDefaultsView {
   concurrencyReasoning: string;
   agentTimeoutSec: number;
   evalTimeoutSec: number;
+  /** The project's token budget per run, the form's default for each trial. */
+  tokenBudget: number;
   configuration: AgentConfiguration;
   environment: { versionId: string; version: number } | null;
   /** Why a study cannot start yet (no ready environment), or null. */

@@ -153,6 +153,7 @@ export async function createStudy(
     concurrency,
     agentTimeoutSec: input.agentTimeoutSec,
     evalTimeoutSec: input.evalTimeoutSec,
+    tokenBudget: input.tokenBudget,
     createdBy: options.createdBy,
     configurations: configurationsOf(input),
   });

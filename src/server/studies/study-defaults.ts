@@ -45,6 +45,7 @@ export async function studyDefaults(options: {
     concurrencyReasoning: `${concurrency} at a time — the smallest of: ${reasoning}.`,
     agentTimeoutSec: 1800,
     evalTimeoutSec: 600,
+    tokenBudget: project.runTokenBudget,
     configuration: project.defaultConfiguration,
     environment: ready ? { versionId: ready.id, version: ready.version } : null,
     blocker: ready

@@ -69,6 +69,7 @@ export async function findStudy(db: Db, studyId: string): Promise<StudyView | nu
     concurrency: row.concurrency,
     agentTimeoutSec: row.agentTimeoutSec,
     evalTimeoutSec: row.evalTimeoutSec,
+    tokenBudget: row.tokenBudget,
     createdBy: row.createdBy,
     startedAt: iso(row.startedAt),
     configurations: row.configurations.map(configurationView),

@@ -17,6 +17,7 @@ export interface NewStudy extends Pick<
   | "concurrency"
   | "agentTimeoutSec"
   | "evalTimeoutSec"
+  | "tokenBudget"
   | "createdBy"
 > {
   testFiles: TestFileView[];

@@ -61,6 +61,11 @@ export function StudyFactsPanel({ study }: { study: StudyView }) {
         <Fact label="Time limits">
           agent {study.agentTimeoutSec} s · evaluation {study.evalTimeoutSec} s
         </Fact>
+        <Fact label="Token budget">
+          {study.tokenBudget === null
+            ? "the project's, per trial"
+            : `${study.tokenBudget.toLocaleString("en-US")} tokens per trial`}
+        </Fact>
       </dl>
       <h3 className="mb-1 mt-4 text-xs uppercase tracking-wide text-muted">
         Captured test files ({study.testFiles.length})

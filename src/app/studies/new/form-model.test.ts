@@ -8,6 +8,7 @@ const defaults: StudyDefaultsView = {
   concurrencyReasoning: "4 CPUs, 1 CPU per trial",
   agentTimeoutSec: 900,
   evalTimeoutSec: 120,
+  tokenBudget: 750_000,
   configuration: { harness: "codex", model: "gpt-5-codex", reasoningEffort: "high", instructions: "" },
   environment: { versionId: "v1", version: 1 },
   blocker: null,
@@ -24,7 +25,17 @@ describe("new study form model", () => {
       command: "",
     });
     expect(input).toMatchObject({ concurrency: 3, agentTimeoutSec: 900, evalTimeoutSec: 120, junitPath: null });
+    expect(input.tokenBudget).toBe(750_000); // the project's budget per run, shown and sent
     expect(createStudyInputSchema.safeParse(input).success).toBe(true);
+  });
+
+  it("sends the token budget typed in the form, and refuses one too small with a clear message", () => {
+    const draft = { ...emptyDraft("p1"), title: "Fix", taskPrompt: "Fix it", testCommand: "npm test" };
+    expect(toInput({ ...draft, tokenBudget: "120000" }, defaults).tokenBudget).toBe(120_000);
+    const parsed = createStudyInputSchema.safeParse(toInput({ ...draft, tokenBudget: "50" }, defaults));
+    expect(parsed.success ? {} : errorsFromZod(parsed.error)).toEqual({
+      tokenBudget: "At least 1,000 tokens; one model request alone can use more.",
+    });
   });
 
   it("reports errors by full path, in the form's order", () => {

@@ -46,6 +46,7 @@ export interface StudyDraft {
   concurrency: string | null;
   agentTimeoutSec: string | null;
   evalTimeoutSec: string | null;
+  tokenBudget: string | null;
 }
 
 /** Field errors by full input path (`configurations.1.model`), as the server sends them. */
@@ -81,6 +82,7 @@ export function emptyDraft(projectId: string): StudyDraft {
     concurrency: null,
     agentTimeoutSec: null,
     evalTimeoutSec: null,
+    tokenBudget: null,
   };
 }
 
@@ -115,11 +117,12 @@ function numberFrom(text: string): number {
 export function resolvedNumbers(
   draft: StudyDraft,
   defaults: StudyDefaultsView | undefined,
-): { concurrency: string; agentTimeoutSec: string; evalTimeoutSec: string } {
+): { concurrency: string; agentTimeoutSec: string; evalTimeoutSec: string; tokenBudget: string } {
   return {
     concurrency: draft.concurrency ?? (defaults ? String(defaults.concurrency) : ""),
     agentTimeoutSec: draft.agentTimeoutSec ?? String(defaults?.agentTimeoutSec ?? 1800),
     evalTimeoutSec: draft.evalTimeoutSec ?? String(defaults?.evalTimeoutSec ?? 600),
+    tokenBudget: draft.tokenBudget ?? (defaults ? String(defaults.tokenBudget) : ""),
   };
 }
 
@@ -155,6 +158,7 @@ export function toInput(draft: StudyDraft, defaults: StudyDefaultsView | undefin
     concurrency: numbers.concurrency.trim() === "" ? null : numberFrom(numbers.concurrency),
     agentTimeoutSec: numberFrom(numbers.agentTimeoutSec),
     evalTimeoutSec: numberFrom(numbers.evalTimeoutSec),
+    tokenBudget: numbers.tokenBudget.trim() === "" ? null : numberFrom(numbers.tokenBudget),
   };
 }
 
@@ -196,6 +200,7 @@ export function firstErrorPath(errors: FieldErrors): string | null {
     "concurrency",
     "agentTimeoutSec",
     "evalTimeoutSec",
+    "tokenBudget",
   ];
   const keys = Object.keys(errors);
   for (const prefix of order) {

@@ -174,6 +174,23 @@ export function LimitsPanel({ form }: FormProps) {
             {...describedBy(fieldId("evalTimeoutSec"), { error: errors.evalTimeoutSec })}
           />
         </FormField>
+        <FormField
+          {...field("tokenBudget")}
+          label="Token budget per trial"
+          hint="Input + output tokens the model gateway allows each trial's agent; then it stops it (stopped: budget) and its work so far is evaluated. Starts at the project's budget."
+        >
+          <input
+            id={fieldId("tokenBudget")}
+            type="number"
+            min={1000}
+            step={1000}
+            inputMode="numeric"
+            className={fieldInputClass}
+            value={numbers.tokenBudget}
+            onChange={(e) => set("tokenBudget", e.target.value)}
+            {...describedBy(fieldId("tokenBudget"), { hint: true, error: errors.tokenBudget })}
+          />
+        </FormField>
       </div>
       {defaultsData?.environment ? (
         <p className="mt-3 text-xs text-muted">

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { studyReportSchema } from "../src/shared/study-report";
+import type { StudyView } from "../src/shared/study-schemas";
+import { startWorker, type RunningWorker } from "../worker/main";
+import {
+  addCalendarProject,
+  calendarProject,
+  connectRedis,
+  createDockerRuntime,
+  FAKE_KEY,
+  openStudyWeb,
+  redisUrlFor,
+  removeImages,
+  scriptsDir,
+  startMock,
+  tempDir,
+  waitForStudy,
+  type StudyWeb,
+} from "./support/study-harness";
+
+/**
+ * A trial's token budget, end to end: the project's budget per run (the study sets none) goes with the
+ * trial's job to the worker's model gateway, which meters the real Codex binary's requests to a
+ * scripted mock model. The spending configuration's agent is stopped when its tokens reach the budget,
+ * its work so far is evaluated, and the trial ends "stopped: budget" on the study and in every report;
+ * the frugal configuration under the same budget completes.
+ */
+const REDIS_URL = redisUrlFor(inject("redisUrl"), 11);
+const runtime = createDockerRuntime();
+const BUDGET = 2_500;
+
+const SPEND = {
+  description: "Each response costs 1,000 tokens; it would take five.",
+  usage: { inputTokens: 900, outputTokens: 100 },
+  steps: [
+    { kind: "run", command: "echo one > spent-1.txt" },
+    { kind: "run", command: "echo two > spent-2.txt" },
+    { kind: "run", command: "echo three > spent-3.txt" },
+    { kind: "run", command: "echo four > spent-4.txt" },
+    { kind: "reply", text: "never reached" },
+  ],
+};
+const FRUGAL = {
+  usage: { inputTokens: 200, outputTokens: 20 },
+  steps: [
+    { kind: "run", command: "echo ok > frugal.txt" },
+    { kind: "reply", text: "Done within budget." },
+  ],
+};
+
+let mock: Awaited<ReturnType<typeof startMock>>;
+let web: StudyWeb;
+let worker: RunningWorker;
+let projectId: string;
+let study: StudyView;
+
+beforeAll(async () => {
+  const redis = connectRedis({ url: REDIS_URL, name: "trial-budget-test" });
+  await redis.flushdb();
+  redis.disconnect();
+  const dataDir = tempDir("budget-data");
+  mock = await startMock(scriptsDir({ "spend-tokens": SPEND, "frugal-tokens": FRUGAL }));
+  web = await openStudyWeb({ dataDir, redisUrl: REDIS_URL, runtime });
+  worker = await startWorker({
+    redisUrl: REDIS_URL,
+    dataDir,
+    concurrency: 2,
+    version: "test",
+    modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
+    log: () => undefined,
+  });
+  projectId = await addCalendarProject({ web, runtime, projectDir: calendarProject() });
+  await web.services.projects.update({ id: projectId, settings: { runTokenBudget: BUDGET } });
+}, 300_000);
+
+afterAll(async () => {
+  await worker?.stop("test finished");
+  await web?.close();
+  await mock?.close();
+  if (projectId) removeImages(`invariant-trial/${projectId.toLowerCase()}`);
+});
+
+describe("a trial's token budget", () => {
+  it("stops the agent that reaches it ('stopped: budget', evaluated), and lets the other complete", async () => {
+    const defaults = await web.services.studies.defaults(projectId);
+    expect(defaults.tokenBudget).toBe(BUDGET); // what the new-study form shows
+    const created = await web.services.studies.create(
+      {
+        projectId,
+        title: "Budget",
+        taskPrompt: "Fix the calendar.",
+        testCommand: "node --test",
+        concurrency: 2,
+        configurations: [
+          { harness: "codex", model: "spend-tokens", reasoningEffort: "low", repeats: 1 },
+          { harness: "codex", model: "frugal-tokens", reasoningEffort: "low", repeats: 1 },
+        ],
+      },
+      "admin",
+    );
+    expect(created.tokenBudget).toBeNull(); // the study sets none: each trial gets the project's
+    study = await waitForStudy({
+      web,
+      studyId: created.id,
+      until: (view) => view.state === "done" || view.state === "refused" || view.state === "stopped",
+      timeoutMs: 170_000,
+      what: "the study to finish",
+    });
+    expect(study.state).toBe("done");
+    const [spender, frugal] = [0, 1].map((position) =>
+      study.trials.find((trial) => trial.configurationId === study.configurations[position]?.id),
+    );
+    expect(spender).toMatchObject({
+      state: "failed",
+      outcome: "budget",
+      error: "Stopped: the run used 3,000 tokens, reaching its token budget of 2,500.",
+      verdict: { passed: 0, total: 23 },
+    });
+    expect(spender?.tokens.total).toBe(3_000);
+    expect(frugal).toMatchObject({ state: "succeeded", outcome: "completed" });
+    const log = await web.services.studies.trialLog({ trialId: spender?.id ?? "", tailBytes: 1 << 20 });
+    expect(log.text).toContain("Trial stopped: budget: Stopped: the run used 3,000 tokens");
+  }, 240_000);
+
+  it("says so in the reports: 'stopped: budget' in Markdown, the outcome budget in JSON and CSV", async () => {
+    const json = studyReportSchema.parse(
+      JSON.parse((await web.services.studies.report({ studyId: study.id, format: "json" })).body),
+    );
+    expect(json.trials.map((trial) => trial.outcome).sort()).toEqual(["budget", "completed"]);
+    const md = (await web.services.studies.report({ studyId: study.id, format: "md" })).body;
+    expect(md).toContain("stopped: budget");
+    const [header, ...rows] = (await web.services.studies.report({ studyId: study.id, format: "csv" })).body
+      .trimEnd()
+      .split("\r\n");
+    const column = (header ?? "").split(",").indexOf("outcome");
+    expect(rows.map((row) => row.split(",")[column]).sort()).toEqual(["budget", "completed"]);
+  });
+});
