@@ -56,6 +56,12 @@ describe("CLI configuration", () => {
     ).toEqual({ openaiApiKey: "sk-x", codexHome: "/ch", upstreamBaseUrl: "http://127.0.0.1:9/v1" });
     expect(() => parseCli([], { OPENAI_BASE_URL: "not a url" })).toThrow(/OPENAI_BASE_URL must be a URL/);
   });
+  it("keeps browsers signed in for 30 days unless INVARIANT_SESSION_DAYS says otherwise", () => {
+    expect(parseCli([], {}).sessionDays).toBe(30);
+    expect(parseCli([], { INVARIANT_SESSION_DAYS: "7" }).sessionDays).toBe(7);
+    expect(() => parseCli([], { INVARIANT_SESSION_DAYS: "0" })).toThrow(/1..365/);
+    expect(() => parseCli([], { INVARIANT_SESSION_DAYS: "a week" })).toThrow(/whole number of days/);
+  });
   it("explains bad input", () => {
     expect(() => parseCli(["--port", "abc"], {})).toThrow(UsageError);
     expect(() => parseCli(["--port", "70000"], {})).toThrow(/0..65535/);

@@ -23,6 +23,11 @@ const envSchema = z.object({
       message: 'INVARIANT_HOST_CA must be "auto", "off" or the absolute path of a PEM bundle',
     })
     .optional(),
+  INVARIANT_SESSION_DAYS: z
+    .string()
+    .regex(/^\d+$/, "INVARIANT_SESSION_DAYS must be a whole number of days")
+    .refine((value) => Number(value) >= 1 && Number(value) <= 365, "INVARIANT_SESSION_DAYS must be 1..365")
+    .optional(),
   INVARIANT_WORKER_CONCURRENCY: z
     .string()
     .regex(/^\d+$/, "INVARIANT_WORKER_CONCURRENCY must be a whole number")
@@ -46,6 +51,8 @@ const launchSchema = z.object({
   /** The host CA bundle for containers with network: "auto", "off" or a path (INVARIANT_HOST_CA). */
   hostCa: z.string().min(1),
   concurrency: z.number().int().min(1, "--concurrency must be at least 1").max(64, "--concurrency is at most 64"),
+  /** How long a browser stays signed in (INVARIANT_SESSION_DAYS, default 30). */
+  sessionDays: z.number().int().min(1).max(365),
   json: z.boolean(),
   child: z.boolean(),
 });
@@ -73,6 +80,12 @@ export class UsageError extends Error {}
 export function defaultDataDir(env: { XDG_DATA_HOME?: string | undefined }): string {
   return path.join(env.XDG_DATA_HOME ?? path.join(os.homedir(), ".local", "share"), "invariant-web");
 }
+
+const commaList = (text: string) =>
+  text
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string, string | undefined>>): CliConfig {
   const envResult = envSchema.safeParse(rawEnv);
@@ -126,15 +139,13 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     worker: !values["no-worker"],
     baseImage: env.INVARIANT_BASE_IMAGE ?? "invariant-base:bookworm",
     hostCa: env.INVARIANT_HOST_CA ?? "auto",
-    allowedHosts: (env.INVARIANT_ALLOWED_HOSTS ?? "")
-      .split(",")
-      .map((host) => host.trim())
-      .filter(Boolean),
+    allowedHosts: commaList(env.INVARIANT_ALLOWED_HOSTS ?? ""),
     // trials mostly wait on containers (and their CPU quotas), so even a 2-core host runs two at once
     concurrency:
       concurrencyText === undefined ? Math.max(2, Math.min(8, os.availableParallelism())) : Number(concurrencyText),
     json: values.json,
     child: values.child,
+    sessionDays: Number(env.INVARIANT_SESSION_DAYS ?? 30),
   });
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
   return {

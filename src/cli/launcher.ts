@@ -142,6 +142,7 @@ export async function launch(options: {
       allowedHosts: config.allowedHosts,
       version: options.version,
       baseImage: config.baseImage,
+      sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
       log,
     }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === "EADDRINUSE")
