@@ -236,7 +236,7 @@ describe("invariant-web launcher", () => {
       checks: { id: string; status: string; fix: string | null }[];
     };
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.id)).toEqual(["node", "docker", "redis", "disk", "codex"]);
+    expect(report.checks.map((c) => c.id)).toEqual(["node", "docker", "redis", "disk", "codex", "certificates"]);
     const bad = spawnSync(
       process.execPath,
       [BIN, "doctor", "--json", "--redis-url", "unix:///nonexistent/redis.sock"],
