@@ -44,7 +44,8 @@ function versionColumns({ readOnly, onShowLog, onActivate, onRemove }: VersionAc
       header: "Made by",
       className: "max-w-xs truncate font-mono text-xs",
       cellProps: (v) => ({ title: v.command ?? "base image" }),
-      cell: (v) => (v.origin === "base" ? "base image" : v.command),
+      cell: (v) =>
+        v.origin === "base" ? "base image" : v.origin === "dependencies" ? `dependencies: ${v.command}` : v.command,
     },
     { key: "size", header: "Size", cell: (v) => (v.sizeBytes === null ? "—" : formatBytes(v.sizeBytes)) },
     {

@@ -7,6 +7,7 @@ import { useRole } from "../../_components/use-role";
 import { useTRPC } from "../../_lib/trpc";
 import { ProjectStudiesPanel } from "../../studies/project-studies-panel";
 import { ApplyHistoryPanel } from "./apply-history-panel";
+import { DependenciesPanel } from "./dependencies-panel";
 import { EnvironmentPanel } from "./environment-panel";
 import { RemoveProjectPanel } from "./remove-project-panel";
 import { SettingsForm } from "./settings-form";
@@ -25,6 +26,7 @@ export default function ProjectPage() {
             <SettingsForm key={data.updatedAt} project={data} readOnly={!isAdmin} />
           </Panel>
           <EnvironmentPanel projectId={data.id} readOnly={!isAdmin} />
+          <DependenciesPanel projectId={data.id} readOnly={!isAdmin} />
           <ProjectStudiesPanel projectId={data.id} isAdmin={isAdmin} />
           <ApplyHistoryPanel projectId={data.id} isAdmin={isAdmin} />
           {isAdmin ? <RemoveProjectPanel project={data} /> : null}

@@ -4,6 +4,7 @@ import { describedBy, fieldInputClass, FormField } from "../../_components/form-
 import { focusRing, Panel, warnBoxClass } from "../../_components/ui";
 import { fieldId, type StudyDraft } from "./form-model";
 import type { NewStudyFormState } from "./use-new-study-form";
+import { DependencyWarning } from "./dependency-warning";
 
 type FormProps = { form: NewStudyFormState };
 
@@ -61,6 +62,7 @@ function ProjectAndTitle({ form }: FormProps) {
           </Link>
         </div>
       ) : null}
+      <DependencyWarning projectId={draft.projectId} />
     </>
   );
 }
