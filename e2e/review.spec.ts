@@ -19,6 +19,9 @@ let page: Page;
 let studyId = "";
 const trialIds: Record<string, string> = {};
 const outside: string[] = [];
+/** What the page's Content-Security-Policy refused (Chromium says so on the console), and the web workers it started. */
+const refusedByPolicy: string[] = [];
+const workers: string[] = [];
 
 test.beforeAll(async ({ browser }) => {
   state = readE2eState();
@@ -28,6 +31,10 @@ test.beforeAll(async ({ browser }) => {
     const url = request.url();
     if (!url.startsWith(state.origin) && !url.startsWith("data:") && !url.startsWith("blob:")) outside.push(url);
   });
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
+  });
+  page.on("worker", (worker) => workers.push(worker.url()));
   await page.goto(state.printedUrl);
 });
 
@@ -100,6 +107,9 @@ test("the fix-some review: the file tree, Monaco's diff of both sides, inline", 
   await page.getByRole("checkbox", { name: "Inline" }).uncheck();
   await expect(diff.locator(".monaco-diff-editor")).toHaveClass(/side-by-side/);
   expect(outside, "Monaco and its workers load from the app's own origin").toEqual([]);
+  // the page's CSP (frame-ancestors 'none', scripts and workers from our origin) lets Monaco run its workers
+  expect(refusedByPolicy, "nothing refused by the Content-Security-Policy").toEqual([]);
+  expect(workers.length, "Monaco started its web worker").toBeGreaterThan(0);
 });
 
 test("its transcript shows the commands it ran; its tests list the failures first", async () => {

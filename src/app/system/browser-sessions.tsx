@@ -49,7 +49,11 @@ export function BrowserSessions() {
   const sessions = useQuery(trpc.system.sessions.queryOptions());
   const revoke = useMutation(
     trpc.system.revokeSession.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.system.sessions.queryKey() }),
+      onSuccess: async (_result, input) => {
+        // signing this browser out: the next page load shows the access-token page
+        if (sessions.data?.some((session) => session.id === input.id && session.current)) window.location.reload();
+        else await queryClient.invalidateQueries({ queryKey: trpc.system.sessions.queryKey() });
+      },
     }),
   );
   const columns: Column<BrowserSession>[] = [
