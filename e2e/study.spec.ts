@@ -108,6 +108,14 @@ test("the trials run live and end with 23/23, a partial count and 0/23, with tok
   // fix-all: 4 responses × (12,000 input + 1,800 output) metered by the gateway
   await expect(row("1").getByTestId("trial-tokens")).toHaveText("55,200");
   for (const choice of ["1", "2", "3"]) await expect(row(choice).getByTestId("trial-seconds")).toHaveText(/^\d+\.\d$/);
+  // one repeat each: the page says no comparison can be made, and how many repeats would tell them apart
+  const comparisons = page.getByRole("region", { name: "Comparisons" }).getByTestId("comparison");
+  await expect(comparisons).toHaveCount(3);
+  await expect(comparisons.first()).toHaveAttribute("data-verdict", "too-few-repeats");
+  await expect(comparisons.first()).toContainText(
+    "config 1 (calendar-fix-all · medium) and config 2 (calendar-fix-some · medium) cannot be compared with a single finished repeat (1/1 vs 0/1)",
+  );
+  await expect(comparisons.first()).toContainText("repeats per configuration (α 0.05, power 0.8)");
 });
 
 test("trial panels: several open at once, Esc closes the last; the log ends with the outcome and the verdict", async () => {

@@ -28,6 +28,13 @@ describe("comparePair", () => {
     expect(result.sentence).toMatch(/^config 1 passes more often than config 2: 9\/10 vs 3\/10/);
   });
 
+  it("calls nothing better when the interval excludes zero but Fisher's exact test does not agree", () => {
+    const result = comparePair(sample(1, 0, 3), sample(2, 3, 3));
+    expect(result.interval?.low).toBeGreaterThan(0);
+    expect(result.fisherP).toBeCloseTo(0.1, 3);
+    expect(result.verdict).toBe("not-distinguishable");
+  });
+
   it("says two close rates are not distinguishable, and how many repeats would tell them apart", () => {
     const result = comparePair(sample(1, 2, 3), sample(2, 1, 3));
     expect(result.verdict).toBe("not-distinguishable");

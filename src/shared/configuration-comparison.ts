@@ -56,8 +56,8 @@ function repeatsAdvice(a: RateSample, b: RateSample): string {
 
 /**
  * Compares configuration `b` with `a` on "passed every test". With fewer than two finished trials on
- * either side no comparison is made; otherwise b is called better (or worse) only when Newcombe's 95 %
- * interval for the difference excludes zero.
+ * either side no comparison is made; otherwise one is called better only when Newcombe's 95 % interval for
+ * the difference excludes zero and Fisher's exact test agrees (p < 0.05).
  */
 export function comparePair(a: RateSample, b: RateSample): PairComparison {
   if (a.finished < 2 || b.finished < 2) {
@@ -76,7 +76,8 @@ export function comparePair(a: RateSample, b: RateSample): PairComparison {
   const interval = newcombeDifference(b.passedAll, b.finished, a.passedAll, a.finished);
   if (!interval) throw new Error("unreachable: both configurations have finished trials");
   const fisherP = fisherExactTwoSided(b.passedAll, b.finished - b.passedAll, a.passedAll, a.finished - a.passedAll);
-  const excludesZero = interval.low > 0 || interval.high < 0;
+  // both must agree: Newcombe's interval is a little bolder than Fisher's test at the smallest counts
+  const excludesZero = (interval.low > 0 || interval.high < 0) && fisherP < 0.05;
   const ci = `difference ${points(Math.abs(interval.difference))}, 95 % CI ${percent(interval.low)} to ${percent(interval.high)} points, Fisher's exact p = ${fisherP.toFixed(3)}`;
   const [winner, loser] = interval.difference >= 0 ? [b, a] : [a, b];
   return {

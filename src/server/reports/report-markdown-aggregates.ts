@@ -87,7 +87,7 @@ export function comparisonsSection(report: StudyReport): string[] {
   return [
     "## Comparisons",
     "",
-    `On "passed every test", pair by pair: ${COMPARISON_METHODS.difference}. A configuration is called better only when the 95 % interval of the difference excludes zero.`,
+    `On "passed every test", pair by pair: ${COMPARISON_METHODS.difference}. A configuration is called better only when the 95 % interval of the difference excludes zero and Fisher's exact p is below 0.05.`,
     "",
     ...comparisons.map((comparison) => `- ${escapeInline(comparison.sentence)}`),
   ];

@@ -1,0 +1,67 @@
+import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+import { readE2eState, type E2eState } from "./e2e-state";
+import { addProjectAndPrepare, copyCalendarProject, shoot } from "./keep-result-support";
+
+/**
+ * Honest comparisons (issue 14): a study of two configurations with four repeats each on the calendar
+ * fixture — fix-all passes every time, fix-none never — shows each pass rate with its error bar and 95 %
+ * interval, and the pair compared in a sentence that names the winner, the difference and the method.
+ */
+test.describe.configure({ mode: "serial" });
+test.setTimeout(300_000);
+
+let state: E2eState;
+let admin: BrowserContext;
+let page: Page;
+
+test.beforeAll(async ({ browser }) => {
+  state = readE2eState();
+  admin = await browser.newContext();
+  page = await admin.newPage();
+  await page.goto(state.printedUrl);
+});
+
+test.afterAll(async () => {
+  await admin.close();
+});
+
+test("four repeats each: error bars, intervals and a comparison that names the better configuration", async () => {
+  const projectDir = copyCalendarProject(state, "calendar-compare");
+  await addProjectAndPrepare(page, state, projectDir);
+  await page.getByRole("link", { name: "New study" }).first().click();
+  await page.getByRole("combobox", { name: "Project" }).selectOption({ label: "calendar-compare" });
+  await page.getByLabel("Title").fill("Fix-all against fix-none, four times each");
+  await page.getByLabel("Task").fill("Implement every function in src/calendar.js so that the tests in test/ pass.");
+  await page.getByLabel("Test command").fill("node --test test/");
+  await page.getByLabel("Find test files").fill("calendar.test");
+  await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
+  await page.getByLabel("Model 1").fill("calendar-fix-all");
+  await page.getByLabel("Repeats 1").fill("4");
+  await page.getByRole("button", { name: "Add configuration" }).click();
+  await page.getByLabel("Model 2").fill("calendar-fix-none");
+  await page.getByLabel("Repeats 2").fill("4");
+  await page.getByRole("button", { name: "Create study" }).click();
+  await expect(page).toHaveURL(/\/studies\/[\w-]+$/);
+  const rows = page.getByTestId("trial-row");
+  await expect(rows).toHaveCount(8);
+  await expect(page.getByTestId("study-counts")).toContainText("8/8 finished", { timeout: 240_000 });
+
+  const aggregate = (choice: string) => page.locator(`[data-testid="aggregate-row"][data-choice="${choice}"]`);
+  // 4/4: Wilson 51–100 %; 0/4: 0–49 %
+  const allRate = aggregate("1").getByTestId("aggregate-pass-rate");
+  await expect(allRate).toContainText("100%(4/4)");
+  await expect(allRate).toContainText("95 % CI 51–100 %");
+  await expect(allRate.getByRole("img", { name: /pass rate: 100%, 95 % interval 51–100%/ })).toBeVisible();
+  const noneRate = aggregate("2").getByTestId("aggregate-pass-rate");
+  await expect(noneRate).toContainText("0%(0/4)");
+  await expect(noneRate).toContainText("95 % CI 0–49 %");
+  await expect(aggregate("2").getByTestId("aggregate-mean-fraction")).toContainText("0%");
+
+  const comparison = page.getByRole("region", { name: "Comparisons" }).getByTestId("comparison");
+  await expect(comparison).toHaveCount(1);
+  await expect(comparison).toHaveAttribute("data-verdict", "better");
+  await expect(comparison).toHaveText(
+    /^config 1 \(calendar-fix-all · medium\) passes more often than config 2 \(calendar-fix-none · medium\): 4\/4 vs 0\/4, difference 100 points, 95 % CI \d+ to 100 points, Fisher's exact p = 0\.029\.$/,
+  );
+  await shoot(page, "study-comparison", { scrollTo: page.getByRole("region", { name: "Comparisons" }) });
+});
