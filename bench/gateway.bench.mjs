@@ -6,7 +6,9 @@
 // raw TCP relay (sockets piped, Nagle off, nothing parsed: the floor for any extra hop at all).
 // A second figure puts the mock model on a CPU of its own (taskset), as a remote provider is, with
 // the client and the gateway on the others: what the hop costs when the model does not compete for
-// the gateway's CPU.
+// the gateway's CPU. Each figure is also reported against the raw TCP relay of the same rounds (the
+// floor for any hop on this machine), and a third figure times the gateway's request policy alone
+// (parse, check, re-serialise a Responses request) per request, on Codex-shaped bodies of three sizes.
 import { spawnSync } from "node:child_process";
 import http from "node:http";
 import net from "node:net";
@@ -45,7 +47,9 @@ if (role === "serve-mock") {
     upstreamBaseUrl: process.argv[3],
     credential: () => ({ apiKey: KEY, source: "OPENAI_API_KEY" }),
   });
-  console.log(`${gateway.url} ${gateway.issueRunToken({ runId: "bench" })}`);
+  // the run's policy as the worker sets it for a trial in network mode none: model pinned, no hosted tools
+  const policy = { model: "big-response", hostedTools: false };
+  console.log(`${gateway.url} ${gateway.issueRunToken({ runId: "bench", policy })}`);
   await serveForever(() => gateway.close());
 } else if (role === "serve-bare-proxy") {
   const upstream = new URL(process.argv[3]);
@@ -98,6 +102,86 @@ if (role === "serve-mock") {
     });
   });
 } else {
+  /**
+   * A Responses request shaped like Codex 0.171's: developer instructions (~24 KB), its tools (function
+   * schemas and a namespace), the task, then `steps` tool calls with their outputs (~2.5 KB each).
+   */
+  const codexBody = (steps) => {
+    const text = (bytes, seed) => `${seed} `.repeat(Math.ceil(bytes / (seed.length + 1))).slice(0, bytes);
+    const schema = { type: "object", properties: { cmd: { type: "string", description: text(300, "cmd") } } };
+    const tool = (name) => ({
+      type: "function",
+      name,
+      description: text(600, name),
+      strict: false,
+      parameters: schema,
+    });
+    const input = [
+      { type: "message", role: "developer", content: [{ type: "input_text", text: text(24_000, "instructions") }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "Fix the failing calendar tests." }] },
+    ];
+    for (let i = 0; i < steps; i++)
+      input.push(
+        {
+          type: "function_call",
+          name: "exec_command",
+          arguments: JSON.stringify({ cmd: `sed -n ${i},+40p src/a.js` }),
+          call_id: `call_${i}`,
+        },
+        { type: "function_call_output", call_id: `call_${i}`, output: text(2_400, `line ${i}`) },
+      );
+    return {
+      model: "gpt-5-codex",
+      stream: true,
+      input,
+      tools: [
+        ...["exec_command", "write_stdin", "request_user_input", "view_image", "get_goal", "create_goal"].map(tool),
+        {
+          type: "namespace",
+          name: "multi_agent_v1",
+          description: "sub-agents",
+          tools: ["spawn_agent", "send_input", "close_agent"].map(tool),
+        },
+      ],
+      tool_choice: "auto",
+      parallel_tool_calls: true,
+      reasoning: { effort: "medium", summary: "auto" },
+      store: false,
+      include: ["reasoning.encrypted_content"],
+      prompt_cache_key: "0199",
+    };
+  };
+
+  /** The request policy alone (parse, check, re-serialise), in µs per request: the median of 9 batches. */
+  async function measurePolicy() {
+    const { checkResponsesBody } = await importSource("src/server/gateway/request-policy.ts");
+    const policy = { model: "gpt-5-codex", hostedTools: false };
+    const sizes = [0, 100, 400].map((steps) => {
+      const body = Buffer.from(JSON.stringify(codexBody(steps)));
+      const check = () => {
+        const out = checkResponsesBody({ body, policy });
+        if (!Buffer.isBuffer(out)) throw new Error(`the policy refused the bench body: ${out.message}`);
+      };
+      const batch = Math.max(20, Math.round(4e6 / body.length));
+      for (let i = 0; i < batch * 3; i++) check();
+      const perRequest = [];
+      for (let round = 0; round < 9; round++) {
+        const began = performance.now();
+        for (let i = 0; i < batch; i++) check();
+        perRequest.push(((performance.now() - began) * 1000) / batch);
+      }
+      return { steps, kb: body.length / 1024, us: median(perRequest) };
+    });
+    const [first, ...longer] = sizes;
+    writeResult({
+      name: "gateway-policy-per-request",
+      unit: "µs",
+      value: Number(first.us.toFixed(1)),
+      baseline: null,
+      notes: `the gateway's request policy on its own (JSON.parse, model pin, hosted-tool and URL-input checks, JSON.stringify of what is forwarded), in-process, the median of 9 batches: ${first.us.toFixed(0)} µs for a Codex-shaped first request (${first.kb.toFixed(0)} KB: instructions, 9 tools, the task); ${longer.map((s) => `${s.us.toFixed(0)} µs at ${s.steps} tool steps (${s.kb.toFixed(0)} KB)`).join(", ")}. Roughly ${(longer[1].us / longer[1].kb).toFixed(1)} µs per KB of conversation, paid once per model request (Codex resends the conversation each time); a real model takes seconds per response.`,
+    });
+  }
+
   const firstLine = async (proc) => {
     const deadline = Date.now() + 30_000;
     while (!proc.stdout().includes("\n")) {
@@ -187,8 +271,8 @@ if (role === "serve-mock") {
   }
 
   const middleOf = (all) => [...all].sort((a, b) => a.ratio - b.ratio)[Math.floor(all.length / 2)];
-  const list = (all, key) => all.map((r) => (r[key] / r.direct).toFixed(2)).join(", ");
-  /** The median round's gateway time against its direct time. */
+  const list = (all, key, base = "direct") => all.map((r) => (r[key] / r[base]).toFixed(2)).join(", ");
+  /** The median round's gateway time against its direct time, and the median round against its raw relay. */
   const report = (name, all, notes) => {
     const middle = middleOf(all);
     writeResult({
@@ -198,19 +282,31 @@ if (role === "serve-mock") {
       baseline: Number(middle.direct.toFixed(2)),
       notes,
     });
+    const byRelay = [...all].sort((a, b) => a.gateway / a.relay - b.gateway / b.relay)[Math.floor(all.length / 2)];
+    writeResult({
+      name: `${name}-vs-relay`,
+      unit: "ms",
+      value: Number(byRelay.gateway.toFixed(2)),
+      baseline: Number(byRelay.relay.toFixed(2)),
+      notes: `${name} against the raw TCP relay (sockets piped, nothing parsed: the floor for any extra hop) measured in the same rounds; the median round by that ratio. Gateway ÷ relay per round: ${list(all, "gateway", "relay")}.`,
+    });
   };
 
-  if (role === "measure-model-isolated") {
+  if (role === "policy") {
+    // `node bench/gateway.bench.mjs policy`: only the request policy's figure
+    await measurePolicy();
+  } else if (role === "measure-model-isolated") {
     // run under taskset on CPUs 1..n-1 by the parent; the mock goes to CPU 0
     console.log(JSON.stringify(await rounds({ mockCpu: "0" })));
   } else {
     await importSource("src/server/mock-model/mock-model-server.ts");
     await importSource("src/server/gateway/model-gateway.ts");
+    await measurePolicy();
     const all = await rounds({ mockCpu: null });
     report(
       "gateway-stream-1mb",
       all,
-      `the median of ${ROUNDS} rounds, each with fresh processes, ${WARMUP} warm-up rounds and the median of ${RUNS} interleaved requests: POST /v1/responses streaming ${(middleOf(all).bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, key swap, usage metering) vs directly from the mock model. Ratio per round: gateway ${list(all, "gateway")}; for scale, a bare Node.js pipe proxy (no checks, no metering) ${list(all, "bare")} and a raw TCP relay (nothing parsed) ${list(all, "relay")}. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
+      `the median of ${ROUNDS} rounds, each with fresh processes, ${WARMUP} warm-up rounds and the median of ${RUNS} interleaved requests: POST /v1/responses streaming ${(middleOf(all).bytes / 1e6).toFixed(2)} MB of SSE (mock script big-response) through the model gateway (token check, request policy, key swap, usage metering) vs directly from the mock model. Ratio per round: gateway ${list(all, "gateway")}; for scale, a bare Node.js pipe proxy (no checks, no metering) ${list(all, "bare")} and a raw TCP relay (nothing parsed) ${list(all, "relay")}. Separate processes, keep-alive, loopback. Target ≤ 1.1×.`,
     );
 
     const cpus = os.availableParallelism();
@@ -229,7 +325,7 @@ if (role === "serve-mock") {
       report(
         "gateway-stream-1mb-model-isolated",
         isolated,
-        `as gateway-stream-1mb, with the mock model alone on CPU 0 (as a remote provider would be) and the client and the gateways on CPU ${others}; the median of ${ROUNDS} rounds. Ratio per round: gateway ${list(isolated, "gateway")}; bare Node.js proxy ${list(isolated, "bare")}; raw TCP relay (the floor for any extra hop) ${list(isolated, "relay")}.`,
+        `as gateway-stream-1mb, with the mock model alone on CPU 0 (as a remote provider would be) and the client and the gateways on CPU ${others}; the median of ${ROUNDS} rounds. Target ≤ 1.35× direct. Ratio per round: gateway ${list(isolated, "gateway")}; bare Node.js proxy ${list(isolated, "bare")}; raw TCP relay (the floor for any extra hop) ${list(isolated, "relay")}.`,
       );
     }
   }
