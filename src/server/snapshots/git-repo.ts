@@ -1,7 +1,6 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { AppError } from "../errors/app-error";
+import { HOST_GIT_CONFIG_TEMPLATE, runHostGit } from "./host-git";
 import { bytesOf, type BytePath } from "../../lib/files/byte-path";
 import type { GitMode } from "./manifest";
 import type { GitObjectType } from "./git-pack";
@@ -68,18 +67,6 @@ export function commitObject(options: { tree: string; message: string }): Buffer
   );
 }
 
-const CONFIG = `[core]
-\trepositoryformatversion = 0
-\tfilemode = true
-\tbare = false
-\tlogallrefupdates = false
-[gc]
-\tauto = 0
-[user]
-\tname = invariant-web agent
-\temail = agent@invariant-web.invalid
-`;
-
 /** HEAD, config and the branch ref around an objects/pack directory that already holds the pack. */
 export async function writeRepositoryFiles(options: { gitDir: string; commit: string }): Promise<void> {
   const { gitDir } = options;
@@ -87,30 +74,16 @@ export async function writeRepositoryFiles(options: { gitDir: string; commit: st
   await fs.mkdir(path.join(gitDir, "refs", "tags"), { recursive: true });
   await fs.mkdir(path.join(gitDir, "objects", "info"), { recursive: true });
   await fs.writeFile(path.join(gitDir, "HEAD"), `ref: refs/heads/${SNAPSHOT_BRANCH}\n`);
-  await fs.writeFile(path.join(gitDir, "config"), CONFIG);
+  await fs.writeFile(path.join(gitDir, "config"), HOST_GIT_CONFIG_TEMPLATE);
   await fs.writeFile(path.join(gitDir, "refs", "heads", SNAPSHOT_BRANCH), `${options.commit}\n`);
 }
 
-/** Runs the system git; a missing binary becomes an AppError that says what to install. */
-export type GitRunner = (args: readonly string[]) => Promise<string>;
+/** Runs git on the host against a git dir (host-git.ts: no hooks, fsmonitor, pager, drivers or outside config). */
+export type GitRunner = (options: { gitDir: string; args: readonly string[] }) => Promise<string>;
 
-export const runSystemGit: GitRunner = (args) =>
-  new Promise((resolve, reject) => {
-    execFile("git", [...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (!error) return resolve(stdout);
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-        reject(
-          new AppError({
-            code: "PRECONDITION_FAILED",
-            message:
-              "git is not installed on this host: snapshots are materialised as git repositories. Install git (for example apt-get install git) and try again.",
-          }),
-        );
-      } else reject(new Error(`git ${args.join(" ")} failed: ${stderr.trim() || error.message}`));
-    });
-  });
+export const runSystemGit: GitRunner = (options) => runHostGit(options);
 
 /** Writes `<gitDir>/index` for the commit, so the work tree reads as clean once the files are in place. */
 export async function writeIndex(options: { gitDir: string; commit: string; git: GitRunner }): Promise<void> {
-  await options.git(["--git-dir", options.gitDir, "-c", "core.hooksPath=/dev/null", "read-tree", options.commit]);
+  await options.git({ gitDir: options.gitDir, args: ["read-tree", options.commit] });
 }

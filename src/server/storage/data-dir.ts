@@ -82,7 +82,13 @@ export function snapshotPaths(dir: string) {
 
 /** A workspace directory's files (also the layout of the temporary directory a workspace is built in). */
 export function workspacePaths(dir: string) {
-  return { dir, meta: path.join(dir, "meta.json"), tree: path.join(dir, "tree") };
+  return {
+    dir,
+    meta: path.join(dir, "meta.json"),
+    tree: path.join(dir, "tree"),
+    /** The host-facing git dir (outside the tree, never mounted): the one the host's git uses (host-git.ts). */
+    git: path.join(dir, "git"),
+  };
 }
 
 function trialAttemptPaths(dir: string) {

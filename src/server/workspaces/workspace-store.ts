@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AppError } from "../errors/app-error";
 import { ancestorsOf, bytesOf, toFsPath, type BytePath } from "../../lib/files/byte-path";
 import { SNAPSHOT_BRANCH } from "../snapshots/git-repo";
+import { writeHostGitDir } from "../snapshots/host-git";
 import { readManifest, type Manifest } from "../snapshots/manifest";
 import { dataDirPaths, isWorkspaceId, workspacePaths } from "../storage/data-dir";
 import { openSnapshotContent } from "../snapshots/snapshot-content";
@@ -14,7 +15,8 @@ import { createYielder } from "../../lib/files/yielder";
 /**
  * A workspace is a private, writable copy of a snapshot for one run:
  *   <dataDir>/workspaces/<id>/meta.json   which project and snapshot it came from
- *   <dataDir>/workspaces/<id>/tree/       the files, plus .git
+ *   <dataDir>/workspaces/<id>/tree/       the files, plus .git (the agent's: the host never runs git on it)
+ *   <dataDir>/workspaces/<id>/git/        the host-facing git dir (never mounted; see snapshots/host-git.ts)
  * The files are written from the snapshot's pack in one sequential read (the pack stores content
  * uncompressed at known offsets), each a new file of its own: never a hard link, so an edit in the
  * workspace cannot reach the snapshot. The .git has its own refs, index and objects directory and
@@ -113,6 +115,7 @@ export async function createWorkspace(options: {
   try {
     await fsp.mkdir(temp.tree, { recursive: true, mode: 0o700 });
     await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: temp.tree });
+    writeHostGitDir({ snapshotGit: paths.snapshot(manifest.id).git, gitDir: temp.git, branch: SNAPSHOT_BRANCH });
     await fsp.writeFile(temp.meta, JSON.stringify(meta));
     await fsp.rename(temp.dir, final.dir);
   } catch (error) {
