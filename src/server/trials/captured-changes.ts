@@ -81,6 +81,24 @@ export async function findCapturedChanges(options: {
 }
 
 /**
+ * Runner state an agent could plant to choose which tests run: pytest's cache feeds `--lf` / `--ff` /
+ * `--nf` (a "last failed" list naming only passing tests would make `pytest --lf` run just those).
+ * Snapshots never contain it (always excluded), so in an evaluation it can only be the agent's.
+ */
+export const STALE_RUNNER_STATE = [".pytest_cache"] as const;
+
+/** Removes the runner state above from the top of an evaluation tree (a symlink there is removed, not followed). */
+export async function clearStaleRunnerState(options: { tree: string }): Promise<void> {
+  for (const name of STALE_RUNNER_STATE) {
+    const target = path.join(options.tree, name);
+    const stat = await fsp.lstat(target).catch(() => null);
+    if (!stat) continue;
+    if (stat.isDirectory()) await fsp.rm(target, { recursive: true, force: true });
+    else await fsp.unlink(target);
+  }
+}
+
+/**
  * Removes whatever is at the JUnit path before the test command runs (a file or link there; for a
  * directory, every *.xml in it — what the reader reads), so the only report read afterwards is one the
  * command itself wrote. A parent on the way that is not a real directory is removed instead.

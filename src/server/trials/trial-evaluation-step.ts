@@ -6,7 +6,7 @@ import { readManifest } from "../snapshots/manifest";
 import type { Verdict } from "../verdicts/verdict";
 import { runEvaluation, type EvaluationResult } from "./evaluation";
 import { restoreTestFiles } from "./test-files";
-import { clearJunitPath, findCapturedChanges } from "./captured-changes";
+import { clearJunitPath, clearStaleRunnerState, findCapturedChanges } from "./captured-changes";
 import { capturedChangesText, type CapturedChange } from "../../shared/captured-files";
 import type { TrialContext } from "./trial-context";
 import type { TrialStopWatch } from "./trial-stop-watch";
@@ -102,6 +102,7 @@ export async function runEvaluationStep(options: {
     await checkCapturedFiles({ context, tree, outcome });
     await restoreTestFiles({ dataDir: deps.dataDir, studyId: job.studyId, tree, files: job.testFiles });
     await clearJunitPath({ tree, junitPath: job.junitPath });
+    await clearStaleRunnerState({ tree });
     evaluation = await runEvaluation({
       runtime: deps.runtime,
       image: job.image,
