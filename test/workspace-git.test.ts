@@ -24,7 +24,8 @@ import {
 } from "./support/study-harness";
 
 /**
- * A workspace's `.git` is the agent's. Here the agent — a command in the trial container — sets
+ * A workspace's `.git` is the agent's. Here the agent — a command in the trial container, and the real
+ * Codex binary scripted through the mock model — sets
  * core.fsmonitor, core.pager, diff.external, core.hooksPath with hooks, filter and textconv drivers
  * (named by a .gitattributes), an include, and a nested repository with its own fsmonitor, each to a
  * command that creates a marker file on the host. The trial then goes through everything the product
@@ -65,6 +66,16 @@ const HOSTILE_GIT = [
   "echo 'export const touched = true;' >> src/calendar.js",
 ].join("\n");
 
+/** The same by the real Codex binary, scripted through the mock model: it writes the script and runs it. */
+const HOSTILE_GIT_CODEX = {
+  description: "Plants programs in its workspace's git.",
+  steps: [
+    { kind: "write-file", path: "/tmp/hostile-git.sh", content: `${HOSTILE_GIT}\n` },
+    { kind: "run", command: "sh /tmp/hostile-git.sh" },
+    { kind: "reply", text: "Done." },
+  ],
+};
+
 let dataDir: string;
 let projectDir: string;
 let mock: Awaited<ReturnType<typeof startMock>>;
@@ -73,13 +84,14 @@ let worker: RunningWorker;
 let projectId: string;
 let study: StudyView;
 let trial: TrialView;
+let codexTrial: TrialView;
 
 beforeAll(async () => {
   const redis = connectRedis({ url: REDIS_URL, name: "workspace-git-test" });
   await redis.flushdb();
   redis.disconnect();
   dataDir = tempDir("workspace-git-data");
-  mock = await startMock(scriptsDir());
+  mock = await startMock(scriptsDir({ "hostile-git": HOSTILE_GIT_CODEX }));
   web = await openStudyWeb({ dataDir, redisUrl: REDIS_URL, runtime });
   worker = await startWorker({
     redisUrl: REDIS_URL,
@@ -125,7 +137,10 @@ describe("an agent that plants programs in its workspace's git", () => {
         taskPrompt: "Change the calendar.",
         testCommand: "node --test test/",
         testFiles: [{ source: "project", path: "test/calendar.test.js" }],
-        configurations: [{ harness: "command", model: "", reasoningEffort: "low", command: HOSTILE_GIT, repeats: 1 }],
+        configurations: [
+          { harness: "command", model: "", reasoningEffort: "low", command: HOSTILE_GIT, repeats: 1 },
+          { harness: "codex", model: "hostile-git", reasoningEffort: "low", repeats: 1 },
+        ],
       },
       "admin",
     );
@@ -136,17 +151,27 @@ describe("an agent that plants programs in its workspace's git", () => {
       timeoutMs: 170_000,
       what: "the study to finish",
     });
-    trial = study.trials[0] as TrialView;
-    expect(trial.state).toBe("succeeded");
-    const ws = dataDirPaths(dataDir).workspace(trial.workspaceId ?? "");
-    expect(fs.readFileSync(path.join(ws.tree, ".git", "config"), "utf8")).toContain(marker("fsmonitor"));
-    expect(fs.readFileSync(path.join(ws.git, "config"), "utf8")).toBe(HOST_GIT_CONFIG_TEMPLATE);
+    const byHarness = (kind: string) =>
+      study.trials.find(
+        (candidate) => study.configurations.find((c) => c.id === candidate.configurationId)?.harness === kind,
+      ) as TrialView;
+    trial = byHarness("command");
+    codexTrial = byHarness("codex");
+    for (const each of [trial, codexTrial]) {
+      expect(each.state).toBe("succeeded");
+      const ws = dataDirPaths(dataDir).workspace(each.workspaceId ?? "");
+      expect(fs.readFileSync(path.join(ws.tree, ".git", "config"), "utf8")).toContain(marker("fsmonitor"));
+      expect(fs.readFileSync(path.join(ws.git, "config"), "utf8")).toBe(HOST_GIT_CONFIG_TEMPLATE);
+    }
     expect(markers()).toEqual([]);
   });
 
   it("runs none of them through diff, review, patch, downloads, apply, undo or the reports", async () => {
+    for (const each of [codexTrial, trial]) {
+      const listed = await web.services.review.files({ trialId: each.id });
+      expect(listed.items.map((item) => item.path)).toEqual([".gitattributes", "src/calendar.js"]);
+    }
     const files = await web.services.review.files({ trialId: trial.id });
-    expect(files.items.map((item) => item.path)).toEqual([".gitattributes", "src/calendar.js"]);
     for (const item of files.items) await web.services.review.file({ trialId: trial.id, pathKey: item.pathKey });
     await web.services.review.summary({ trialId: trial.id });
     await web.services.review.transcript({ trialId: trial.id });
@@ -177,12 +202,14 @@ describe("an agent that plants programs in its workspace's git", () => {
   });
 
   it("runs none of them through the documented commands for inspecting a workspace", () => {
-    const ws = dataDirPaths(dataDir).workspace(trial.workspaceId ?? "");
-    const run = spawnSync("bash", ["-c", documentedCommands(ws.dir)], { cwd: ws.tree, encoding: "utf8" });
-    expect(run.stderr).toBe("");
-    expect(run.status).toBe(0);
-    expect(run.stdout).toContain("src/calendar.js");
-    expect(run.stdout).toContain("+export const touched = true;");
+    for (const each of [trial, codexTrial]) {
+      const ws = dataDirPaths(dataDir).workspace(each.workspaceId ?? "");
+      const run = spawnSync("bash", ["-c", documentedCommands(ws.dir)], { cwd: ws.tree, encoding: "utf8" });
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain("src/calendar.js");
+      expect(run.stdout).toContain("+export const touched = true;");
+    }
     expect(markers()).toEqual([]);
   });
 
