@@ -26,6 +26,8 @@ export function createJobHandlers(options: {
   /** Containers this worker is running (the reconciler leaves them alone). */
   active: Set<string>;
   gatewayHost: GatewayHost;
+  /** INVARIANT_HOST_CA (the doctor's certificate check in the self-check). */
+  hostCa?: string;
 }): Map<string, RegisteredJob> {
   const { redis, dataDir, publish, identity: worker, active, gatewayHost } = options;
   // agent, evaluation and session containers find the image's installed dependencies under /workspace
@@ -43,7 +45,14 @@ export function createJobHandlers(options: {
   };
   const handlers = new Map<string, RegisteredJob>();
   for (const job of [
-    registerJob(createSelfcheckHandler({ runtime, dataDir, redisUrl: options.redisUrl })),
+    registerJob(
+      createSelfcheckHandler({
+        runtime,
+        dataDir,
+        redisUrl: options.redisUrl,
+        ...(options.hostCa ? { hostCa: options.hostCa } : {}),
+      }),
+    ),
     registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker, active, dataDir })),
     registerJob(createRemoveImageHandler({ runtime })),
     registerJob(createAgentRunHandler(agentDeps)),

@@ -146,6 +146,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     identity,
     active,
     gatewayHost,
+    ...(options.hostCa ? { hostCa: options.hostCa } : {}),
   });
   const reconcile = () =>
     reconcileContainers({

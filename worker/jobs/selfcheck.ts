@@ -9,11 +9,18 @@ export function createSelfcheckHandler(deps: {
   runtime: ContainerRuntime;
   dataDir: string;
   redisUrl: string;
+  /** INVARIANT_HOST_CA as this worker was started with. */
+  hostCa?: string;
 }): JobHandler<typeof selfcheckJob.schema, typeof selfcheckJob.result> {
   return {
     ...selfcheckJob,
     async handler(_data, context) {
-      const report = await runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl });
+      const report = await runDoctor({
+        runtime: deps.runtime,
+        dataDir: deps.dataDir,
+        redisUrl: deps.redisUrl,
+        ...(deps.hostCa ? { hostCa: deps.hostCa } : {}),
+      });
       return {
         workerId: context.workerId,
         host: os.hostname(),
