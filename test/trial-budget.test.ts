@@ -129,6 +129,8 @@ describe("a trial's token budget", () => {
     expect(json.trials.map((trial) => trial.outcome).sort()).toEqual(["budget", "completed"]);
     const md = (await web.services.studies.report({ studyId: study.id, format: "md" })).body;
     expect(md).toContain("stopped: budget");
+    expect(md).toContain("token budget per trial: the project's");
+    expect(json.study.tokenBudget).toBeNull();
     const [header, ...rows] = (await web.services.studies.report({ studyId: study.id, format: "csv" })).body
       .trimEnd()
       .split("\r\n");

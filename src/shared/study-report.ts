@@ -35,6 +35,8 @@ export const reportStudySchema = z.object({
   concurrency: z.int().positive(),
   agentTimeoutSec: z.int().positive(),
   evalTimeoutSec: z.int().positive(),
+  /** Tokens the model gateway allowed each trial; null: the project's budget per run (absent in older reports). */
+  tokenBudget: z.int().positive().nullable().optional(),
 });
 export type ReportStudy = z.infer<typeof reportStudySchema>;
 

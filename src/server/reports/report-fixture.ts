@@ -173,6 +173,7 @@ export const REPORT_FIXTURE: StudyReport = {
     finishedAt: "2025-03-01T14:17:20.000Z",
     concurrency: 2,
     agentTimeoutSec: 1800,
+    tokenBudget: 250_000,
     evalTimeoutSec: 600,
   },
   environment: {

@@ -79,6 +79,14 @@ function taskSection(report: StudyReport): string[] {
   return lines;
 }
 
+/** "token budget 250,000 tokens per trial", or the project's when the study set none. */
+function budgetText(tokenBudget: number | null | undefined): string {
+  if (tokenBudget === undefined) return "token budget not recorded";
+  return tokenBudget === null
+    ? "token budget per trial: the project's"
+    : `token budget ${tokenBudget.toLocaleString("en-US")} tokens per trial`;
+}
+
 function environmentSection(report: StudyReport): string[] {
   const { environment, study } = report;
   const version = environment.version === null ? "not recorded" : `v${environment.version}`;
@@ -92,7 +100,7 @@ function environmentSection(report: StudyReport): string[] {
     `- Image: ${image}${digest}`,
     `- Snapshot: ${report.snapshotId === null ? "not recorded" : codeSpan(report.snapshotId)}`,
     `- Baseline: ${report.baseline === null ? "not recorded" : formatCounts(report.baseline)}`,
-    `- Limits: ${study.concurrency} at a time, agent timeout ${study.agentTimeoutSec} s, evaluation timeout ${study.evalTimeoutSec} s`,
+    `- Limits: ${study.concurrency} at a time, agent timeout ${study.agentTimeoutSec} s, evaluation timeout ${study.evalTimeoutSec} s, ${budgetText(study.tokenBudget)}`,
   ];
 }
 

@@ -223,7 +223,7 @@ describe("Markdown", () => {
       `- Image: \`3f9c2a7b1d04\`, digest \`sha256:${"9d".repeat(32)}\``,
       `- Snapshot: \`${"5a".repeat(32)}\``,
       "- Baseline: 0/23 passed (node-test)",
-      "- Limits: 2 at a time, agent timeout 1800 s, evaluation timeout 600 s",
+      "- Limits: 2 at a time, agent timeout 1800 s, evaluation timeout 600 s, token budget 250,000 tokens per trial",
     ]);
   });
 

@@ -93,6 +93,7 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
       concurrency: study.concurrency,
       agentTimeoutSec: study.agentTimeoutSec,
       evalTimeoutSec: study.evalTimeoutSec,
+      tokenBudget: study.tokenBudget,
     },
     environment: study.environment,
     snapshotId: study.snapshotId,
