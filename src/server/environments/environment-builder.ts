@@ -1,4 +1,5 @@
 import path from "node:path";
+import { createBuildLog } from "./build-log";
 import type { CodexBinary } from "../agents/codex-binary";
 import type { EventInput } from "../events/event-stream";
 import type { PrepareEnvironmentJob } from "../jobs/environment-jobs";
@@ -23,6 +24,8 @@ export interface EnvironmentBuilderDeps {
   clock?: () => number;
   /** How often buffered output is published (ms). */
   flushMs?: number;
+  /** The build log's limits (tests lower them); see build-log.ts. */
+  logLimits?: { maxBatchChars?: number; maxTotalChars?: number };
 }
 
 /** The script that turns a base image into a first environment version. */
@@ -101,21 +104,20 @@ async function runAndCommit(options: {
   finish: Finish;
 }): Promise<{ status: "ready" | "failed" }> {
   const { deps, job, containerId, finish } = options;
-  let pending = "";
-  const flush = async () => {
-    if (!pending) return;
-    const text = pending;
-    pending = "";
-    await deps.publish({ type: "environment.log", projectId: job.projectId, data: { versionId: job.versionId, text } });
-  };
-  const timer = setInterval(() => void flush().catch(() => undefined), deps.flushMs ?? 250);
+  const log = createBuildLog({
+    ...deps.logLimits,
+    publish: (text) =>
+      deps.publish({ type: "environment.log", projectId: job.projectId, data: { versionId: job.versionId, text } }),
+  });
+  const flush = () => log.flush(true);
+  const timer = setInterval(() => void log.flush().catch(() => undefined), deps.flushMs ?? 250);
   try {
     await deps.publish({
       type: "environment.started",
       projectId: job.projectId,
       data: { versionId: job.versionId, containerId },
     });
-    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => (pending += chunk), {
+    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => log.add(chunk), {
       timeoutMs: job.timeoutMs,
     });
     clearInterval(timer);
