@@ -14,6 +14,7 @@ import type { StudyView, TrialView } from "../src/shared/study-schemas";
 import { startWorker, type RunningWorker } from "../worker/main";
 import { symlink, write } from "./support/file-trees";
 import { gitApply, gitTree } from "./support/git-trees";
+import { stallBudget } from "./support/stall-budget";
 import {
   addCalendarProject,
   calendarProject,
@@ -301,28 +302,31 @@ describe("a trial with binary, big, linked and non-UTF-8 files", () => {
 });
 
 describe("a workspace holding a 2 GiB sparse file", () => {
-  it("is diffed while /api/health keeps answering within 100 ms", async () => {
+  it("is diffed while /api/health keeps answering within 100 ms (on a quiet machine)", async () => {
     const ws = await workspaceOf(trialOf.none);
     const huge = path.join(ws, "huge.bin");
     fs.closeSync(fs.openSync(huge, "w"));
     fs.truncateSync(huge, 2 * 1024 ** 3);
-    const latencies: number[] = [];
-    let done = false;
-    const probe = (async () => {
-      while (!done) {
+    const healthLatencies = async (until: () => boolean) => {
+      const latencies: number[] = [];
+      while (!until()) {
         const started = performance.now();
         const response = await fetch(`${base}/api/health`);
         await response.text();
         latencies.push(performance.now() - started);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-    })();
+      return latencies;
+    };
+    const { budgetMs, controlMaxMs } = await stallBudget(healthLatencies);
+    let done = false;
+    const probe = healthLatencies(() => done);
     const input = encodeURIComponent(JSON.stringify({ trialId: trialOf.none.id }));
     const started = performance.now();
     const response = await get(`/api/trpc/review.files?input=${input}`);
     const elapsed = performance.now() - started;
     done = true;
-    await probe;
+    const latencies = await probe;
     expect(response.status).toBe(200);
     const body = (await response.json()) as { result: { data: { items: ReviewFileItem[] } } };
     expect(body.result.data.items).toHaveLength(1);
@@ -332,10 +336,10 @@ describe("a workspace holding a 2 GiB sparse file", () => {
       after: { size: 2 * 1024 ** 3 },
     });
     console.log(
-      `2 GiB diff: ${Math.round(elapsed)} ms; ${latencies.length} health probes, max ${Math.round(Math.max(...latencies))} ms`,
+      `2 GiB diff: ${Math.round(elapsed)} ms; ${latencies.length} health probes, max ${Math.round(Math.max(...latencies))} ms (control ${Math.round(controlMaxMs)} ms, budget ${Math.round(budgetMs)} ms)`,
     );
     expect(latencies.length).toBeGreaterThan(10);
-    expect(Math.max(...latencies)).toBeLessThan(100);
+    expect(Math.max(...latencies)).toBeLessThan(budgetMs);
     fs.rmSync(huge);
   });
 });

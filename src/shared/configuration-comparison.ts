@@ -78,8 +78,10 @@ export function comparePair(a: RateSample, b: RateSample): PairComparison {
   const fisherP = fisherExactTwoSided(b.passedAll, b.finished - b.passedAll, a.passedAll, a.finished - a.passedAll);
   // both must agree: Newcombe's interval is a little bolder than Fisher's test at the smallest counts
   const excludesZero = (interval.low > 0 || interval.high < 0) && fisherP < 0.05;
-  const ci = `difference ${points(Math.abs(interval.difference))}, 95 % CI ${percent(interval.low)} to ${percent(interval.high)} points, Fisher's exact p = ${fisherP.toFixed(3)}`;
   const [winner, loser] = interval.difference >= 0 ? [b, a] : [a, b];
+  // the sentence reads "winner − loser", so the interval is turned round when a is ahead
+  const [low, high] = interval.difference >= 0 ? [interval.low, interval.high] : [-interval.high, -interval.low];
+  const ci = `difference ${points(Math.abs(interval.difference))}, 95 % CI ${percent(low)} to ${percent(high)} points, Fisher's exact p = ${fisherP.toFixed(3)}`;
   return {
     a: a.choice,
     b: b.choice,
