@@ -7,7 +7,8 @@ import type { RunRecord } from "./run-tokens";
 
 /**
  * The model gateway's checks before a request goes upstream, in the order they run: the run token,
- * the method and path, the body's encoding, the run's token budget and its request rate. Each answers the refusal itself and returns null (or false).
+ * the method and path, the body's encoding, the run's token budget and its request rate. Each answers
+ * the refusal itself and returns null (or false).
  */
 export function authenticateRun(options: {
   req: http.IncomingMessage;
