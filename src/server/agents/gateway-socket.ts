@@ -10,9 +10,9 @@ export interface GatewaySocket {
 
 /**
  * The host end of the containers' path to the model gateway: a unix socket (bind-mounted into each
- * agent container) whose connections the gateway serves itself, exactly like those on its loopback
- * port (no relay hop in between). Containers need no network at all to reach the gateway, and they
- * can reach nothing else through it: the gateway only forwards model API paths for a valid run token.
+ * agent container) whose connections the gateway's HTTP server serves itself (no relay hop in between;
+ * the worker's gateway has no TCP listener at all). Containers need no network to reach the gateway,
+ * and through it they reach only what a run's policy allows (request-policy.ts), with a valid run token.
  */
 export async function startGatewaySocket(options: {
   socketPath: string;
