@@ -3,6 +3,7 @@ import { memo, type KeyboardEvent } from "react";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
 import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
+import { capturedChangesText } from "../../../shared/captured-files";
 import { TrialOutcomeBadge } from "../state-badge";
 import { formatCount, formatSeconds, formatVerdict } from "../study-format";
 import { ChosenTrialMarker } from "./chosen-result";
@@ -123,6 +124,15 @@ function VerdictCell({ trial, verdict }: { trial: TrialView; verdict: string }) 
       {trial.verdict ? (
         <span className="ml-1.5 text-xs text-muted" data-testid="trial-verdict">
           {verdictLevelLabel(trial.verdict)}
+        </span>
+      ) : null}
+      {trial.capturedChanges && trial.capturedChanges.length > 0 ? (
+        <span
+          className="ml-1.5 text-xs font-medium text-warn-ink"
+          title={`The agent changed captured files (restored before the evaluation): ${capturedChangesText(trial.capturedChanges)}`}
+          data-testid="trial-tampered"
+        >
+          ⚠ files changed
         </span>
       ) : null}
     </td>
