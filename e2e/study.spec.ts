@@ -63,6 +63,8 @@ test("create a study of three configurations from the form; the preflight shows 
   await page.getByLabel("Test command").fill("node --test test/");
   await page.getByLabel("Find test files").fill("calendar.test");
   await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
+  // a test file is restored as a test; runner config (package.json, …) could be added with role "runner config"
+  await expect(page.getByLabel("Role of test/calendar.test.js")).toHaveValue("test");
   await page.getByLabel("Model 1").fill("calendar-fix-all");
   await page.getByRole("button", { name: "Add configuration" }).click();
   await page.getByLabel("Model 2").fill("calendar-fix-some");
@@ -129,6 +131,8 @@ test("trial panels: several open at once, Esc closes the last; the log ends with
   await expect(none.getByTestId("trial-outcome")).toContainText("0/23 tests passed");
   await expect(none.getByTestId("trial-log")).toContainText("Trial completed: 0/23 tests passed");
   await expect(none.getByTestId("trial-log")).not.toContainText("Trial succeeded");
+  // the tamper indicator: this agent changed none of the captured files
+  await expect(none.getByTestId("captured-changes")).toHaveText("none changed");
   await expect(none.getByRole("link", { name: "Review changes" })).toHaveAttribute(
     "href",
     /\/studies\/[\w-]+\/trials\/[\w-]+$/,
