@@ -1,5 +1,6 @@
 import type http from "node:http";
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
+import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { MAX_TEST_UPLOAD_TOTAL_BYTES } from "../../shared/study-inputs";
 import type { Identity } from "../../shared/roles";
 import type { AppServices } from "../app-services";
@@ -19,12 +20,12 @@ function refuseEarly(options: {
   url: URL;
   procedures: string[];
   status: number;
-  code: string;
+  code: "FORBIDDEN" | "PAYLOAD_TOO_LARGE";
   message: string;
 }): void {
   const { res, status, code, message } = options;
   const error = (path: string) => ({
-    error: { message, code: status === 403 ? -32003 : -32600, data: { code, httpStatus: status, path } },
+    error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: status, path } },
   });
   const batch = options.url.searchParams.get("batch") === "1";
   res.statusCode = status;
