@@ -40,17 +40,12 @@ export function launchChromium() {
 }
 
 /**
- * Waits until `ready` (a function evaluated in the page, given `arg`) returns true, polling every
- * animation frame, and returns performance.now() at that moment.
+ * Waits until `ready` (a function evaluated in the page, given `arg`, that returns performance.now() once
+ * its condition holds and false before) answers, polling every animation frame; returns that moment.
+ * The function is passed as a function, not a string: the page's CSP forbids eval, and Playwright
+ * evaluates string predicates with it.
  */
 export async function readyAt(page, ready, arg) {
-  const handle = await page.waitForFunction(
-    ({ source, arg }) => {
-      const check = new Function(`return (${source})`)();
-      return check(arg) ? performance.now() : false;
-    },
-    { source: ready.toString(), arg },
-    { polling: "raf", timeout: 30_000 },
-  );
+  const handle = await page.waitForFunction(ready, arg ?? null, { polling: "raf", timeout: 30_000 });
   return handle.jsonValue();
 }

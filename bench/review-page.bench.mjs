@@ -97,21 +97,26 @@ async function seed(dataDir) {
   return { studyId: study.id, trialIds, projectDir };
 }
 
-/** In the page: the tree lists `files` entries and the diff editor shows `text`. */
+// In the page (each is sent to Chromium on its own: no closures): performance.now() once ready, else false.
+
+/** The tree lists `files` entries and the diff editor shows `text`. */
 function reviewReady({ files, text }) {
   const listed = globalThis.document.querySelectorAll('[data-testid="changed-file"]').length >= files;
   const editor = globalThis.document.querySelector('[data-testid="diff-editor"]');
   // Monaco draws spaces as no-break spaces
-  return listed && editor !== null && editor.textContent.replaceAll("\u00a0", " ").includes(text);
+  const shown = listed && editor !== null && editor.textContent.replaceAll("\u00a0", " ").includes(text);
+  return shown ? performance.now() : false;
 }
 
 function compareReady({ files }) {
-  return globalThis.document.querySelectorAll('table[aria-label="Compare matrix"] tbody tr').length >= files;
+  const rows = globalThis.document.querySelectorAll('table[aria-label="Compare matrix"] tbody tr').length;
+  return rows >= files ? performance.now() : false;
 }
 
 function projectsReady() {
   const link = globalThis.document.querySelector('ul[aria-label="Projects"] a');
-  return link !== null && Object.keys(link).some((key) => key.startsWith("__reactFiber$"));
+  const hydrated = link !== null && Object.keys(link).some((key) => key.startsWith("__reactFiber$"));
+  return hydrated ? performance.now() : false;
 }
 
 async function measure(page, origin, seeded) {
