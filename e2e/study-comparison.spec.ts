@@ -1,4 +1,5 @@
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+// Named to run after first-minutes.spec.ts, which expects an empty dashboard (specs run in file-name order).
 import { readE2eState, type E2eState } from "./e2e-state";
 import { addProjectAndPrepare, copyCalendarProject, shoot } from "./keep-result-support";
 
