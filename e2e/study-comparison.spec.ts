@@ -1,5 +1,4 @@
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
-// Named to run after first-minutes.spec.ts, which expects an empty dashboard (specs run in file-name order).
 import { readE2eState, type E2eState } from "./e2e-state";
 import { addProjectAndPrepare, copyCalendarProject, shoot } from "./keep-result-support";
 
@@ -7,6 +6,7 @@ import { addProjectAndPrepare, copyCalendarProject, shoot } from "./keep-result-
  * Honest comparisons (issue 14): a study of two configurations with four repeats each on the calendar
  * fixture — fix-all passes every time, fix-none never — shows each pass rate with its error bar and 95 %
  * interval, and the pair compared in a sentence that names the winner, the difference and the method.
+ * Named to run after first-minutes.spec.ts, which needs an empty dashboard (specs run in file-name order).
  */
 test.describe.configure({ mode: "serial" });
 test.setTimeout(300_000);
