@@ -31,7 +31,8 @@ import {
  * command that creates a marker file on the host. The trial then goes through everything the product
  * does with a workspace (diff, review, patch, downloads, transcript, apply, undo, the reports) and the
  * commands docs/security.md gives for inspecting a workspace: no marker may appear. A plain `git
- * status` in the tree, the control, does run the agent's fsmonitor.
+ * status` in the tree's nested repository, the control, does run the agent's fsmonitor: the host-facing git
+ * dir is what keeps the host safe, and the tree's own .git is put back to a template after the run.
  */
 const REDIS_URL = redisUrlFor(inject("redisUrl"), 4);
 const runtime = createDockerRuntime();
@@ -160,7 +161,13 @@ describe("an agent that plants programs in its workspace's git", () => {
     for (const each of [trial, codexTrial]) {
       expect(each.state).toBe("succeeded");
       const ws = dataDirPaths(dataDir).workspace(each.workspaceId ?? "");
-      expect(fs.readFileSync(path.join(ws.tree, ".git", "config"), "utf8")).toContain(marker("fsmonitor"));
+      // after the run the tree's own .git is put back to the template too (defence in depth) …
+      expect(fs.readFileSync(path.join(ws.tree, ".git", "config"), "utf8")).toBe(HOST_GIT_CONFIG_TEMPLATE);
+      expect(fs.existsSync(path.join(ws.tree, ".git", "hooks"))).toBe(false);
+      // … but a nested repository keeps what the agent wrote
+      expect(fs.readFileSync(path.join(ws.tree, "nested", ".git", "config"), "utf8")).toContain(
+        marker("nested-fsmonitor"),
+      );
       expect(fs.readFileSync(path.join(ws.git, "config"), "utf8")).toBe(HOST_GIT_CONFIG_TEMPLATE);
     }
     expect(markers()).toEqual([]);
@@ -213,10 +220,10 @@ describe("an agent that plants programs in its workspace's git", () => {
     expect(markers()).toEqual([]);
   });
 
-  it("(control) a plain git status inside the tree does run the agent's fsmonitor", () => {
+  it("(control) a plain git status inside the tree's nested repository does run the agent's fsmonitor", () => {
     const ws = dataDirPaths(dataDir).workspace(trial.workspaceId ?? "");
     execFileSync("git", ["status", "--short"], {
-      cwd: ws.tree,
+      cwd: path.join(ws.tree, "nested"),
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: "/nonexistent",
@@ -225,7 +232,6 @@ describe("an agent that plants programs in its workspace's git", () => {
       } as Record<string, string> as NodeJS.ProcessEnv,
       stdio: "pipe",
     });
-    // the included config's fsmonitor wins over the first one; a hook may fire as well
-    expect(markers().filter((name) => name === "included" || name === "fsmonitor")).toEqual(["included"]);
+    expect(markers()).toEqual(["nested-fsmonitor"]);
   });
 });

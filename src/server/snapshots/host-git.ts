@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import fsp from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error";
 
@@ -92,6 +93,28 @@ export function runHostGit(options: {
       },
     );
   });
+}
+
+/** Entries of an agent's `.git` that can make git run something or read config from elsewhere. */
+const AGENT_GIT_ENTRIES_REMOVED = ["hooks", "info", "commondir", "config.worktree", "config"];
+
+/**
+ * Once an agent's run is over, its tree's `.git` gets the template config back and loses its hooks,
+ * `info/`, `commondir` and `config.worktree`; a `.git` that is not a real directory (a `gitdir:` file,
+ * a symlink) is removed. The host never runs git there anyway: this protects someone who opens the
+ * tree with a git-aware tool regardless. Only direct entries are removed (a symlink among them is
+ * removed, never followed); nested repositories in the tree keep their config.
+ */
+export async function resetAgentGitDir(options: { tree: string }): Promise<void> {
+  const gitDir = path.join(options.tree, ".git");
+  const stat = await fsp.lstat(gitDir).catch(() => null);
+  if (!stat) return;
+  if (!stat.isDirectory()) {
+    await fsp.unlink(gitDir);
+    return;
+  }
+  for (const name of AGENT_GIT_ENTRIES_REMOVED) await fsp.rm(path.join(gitDir, name), { recursive: true, force: true });
+  await fsp.writeFile(path.join(gitDir, "config"), HOST_GIT_CONFIG_TEMPLATE, { flag: "wx", mode: 0o644 });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { TrialRunJob } from "../jobs/study-jobs";
 import { dataDirPaths } from "../storage/data-dir";
 import { createWorkspace } from "../workspaces/workspace-store";
+import { resetAgentGitDir } from "../snapshots/host-git";
 import { runAgentStep } from "./trial-agent-step";
 import { openTrialContext, type TrialContext, type TrialRunDeps } from "./trial-context";
 import { recordDiff, runEvaluationStep } from "./trial-evaluation-step";
@@ -30,6 +31,8 @@ async function runSteps(options: {
   if (stop.stoppedBy) return;
 
   outcome.agent = await runAgentStep({ context, workspacePath: workspace.path, extraMounts, counter: outcome });
+  // the agent's .git may now name programs (fsmonitor, hooks, filters): put its config back to the template
+  await resetAgentGitDir({ tree: workspace.path });
   if (stop.stoppedBy) return;
 
   outcome.diff = await recordDiff({ context, workspacePath: workspace.path });
