@@ -107,6 +107,24 @@ describe("a Node.js project: vitest and dayjs from the npm registry through pack
       manifests: ["package.json", "package-lock.json"],
     });
     expect(before.warning).toMatch(/no installed dependencies/);
+    // a study before the install: the preflight refuses and points at the dependency step
+    const early = await web.services.studies.create(
+      {
+        projectId,
+        title: "Too early",
+        taskPrompt: "Fix the deadlines.",
+        testCommand: "npx vitest run",
+        testFiles: [{ source: "project", path: "test/deadlines.test.js" }],
+        configurations: [codex("deps-node-none")],
+      },
+      "admin",
+    );
+    const refused = await waitForStudy({ web, studyId: early.id, until: finished });
+    expect(refused.state).toBe("refused");
+    expect(refused.refusal).toMatch(/not found \(exit code 127\).*dependency step on the project page/);
+    expect(refused.preflight?.output).toMatch(
+      /\[invariant-web\] A module or program could not be loaded .*dependency step/,
+    );
 
     const version = await installDependencies({ web, projectId, timeoutMs: 540_000 });
     expect(version).toMatchObject({ status: "ready", active: true, origin: "dependencies", version: 2 });

@@ -128,6 +128,8 @@ export async function planDependencyStep(options: {
       npm_config_update_notifier: "false",
       npm_config_fund: "false",
       npm_config_audit: "false",
+      // a lockfile pins every package by hash: what the cache holds is used without asking the registry again
+      npm_config_prefer_offline: "true",
       npm_config_store_dir: "/root/.cache/pnpm-store",
       YARN_CACHE_FOLDER: "/root/.cache/yarn",
       PIP_DISABLE_PIP_VERSION_CHECK: "1",
