@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { QueueEvents, Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -19,6 +20,7 @@ let worker: RunningWorker;
 let queue: Queue;
 let events: QueueEvents;
 let image: string;
+let dataDir: string;
 
 beforeAll(async () => {
   const redis = connectRedis({ url: REDIS_URL, name: "agent-job-test" });
@@ -26,7 +28,7 @@ beforeAll(async () => {
   redis.disconnect();
   image = await ensureAgentImage(createDockerRuntime());
   mock = await startMockModel({ scriptsDir: path.resolve(import.meta.dirname, "..", "mock-scripts"), apiKey: KEY });
-  const dataDir = tempDir("agent-job");
+  dataDir = tempDir("agent-job");
   worker = await startWorker({
     redisUrl: REDIS_URL,
     dataDir,
@@ -49,14 +51,16 @@ afterAll(async () => {
 
 describe("agent.run job", () => {
   it("runs Codex in a container on the worker and returns the outcome, thread and metered tokens", async () => {
-    const workspace = tempDir("agent-job-workspace");
+    // a job names paths inside the worker's data dir (jobs naming others are refused: forged-job.test.ts)
     const runId = `run-${Date.now()}`;
+    const workspace = path.join(dataDir, "workspaces", "ws-0123456789abcdef01234567");
+    fs.mkdirSync(workspace, { recursive: true });
     const data = agentRunJob.schema.parse({
       runId,
       projectId: "p-job",
       image,
       workspacePath: workspace,
-      codexHomePath: tempDir("run-codex-home"),
+      codexHomePath: path.join(dataDir, "trials", runId, "codex-home"),
       harness: { kind: "codex", model: "hello", reasoningEffort: "minimal" },
       prompt: "Say hello.",
       network: "none",

@@ -55,7 +55,7 @@ export function createJobHandlers(options: {
     ),
     registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker, active, dataDir })),
     registerJob(createRemoveImageHandler({ runtime })),
-    registerJob(createAgentRunHandler(agentDeps)),
+    registerJob(createAgentRunHandler(agentDeps, { dataDir })),
     registerJob(createPreflightHandler({ runtime, dataDir, publish, worker, active })),
     registerJob(
       createTrialRunHandler({

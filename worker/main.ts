@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
+import path from "node:path";
 import { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { publishEvent, type EventInput } from "../src/server/events/event-stream";
@@ -7,7 +8,10 @@ import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
 import { queueConnection } from "../src/server/jobs/queue-connection";
 import { connectRedis } from "../src/server/redis/connection";
 import { resolveHostCaBundle } from "../src/server/runtime/host-ca";
+import { locateCodexBinary } from "../src/server/agents/codex-binary";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
+import { dataDirMountPolicy } from "../src/server/runtime/mount-policy";
+import { packageRoot } from "../src/lib/package-info";
 import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
 import { isProcessAlive } from "../src/server/system/process-alive";
 import {
@@ -124,7 +128,15 @@ async function shutdown(options: {
  * It never opens the database; the web process records what it publishes.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const runtime = createDockerRuntime({ hostCaBundle: resolveHostCaBundle({ setting: options.hostCa ?? "auto" }) });
+  const codex = locateCodexBinary();
+  const runtime = createDockerRuntime({
+    hostCaBundle: resolveHostCaBundle({ setting: options.hostCa ?? "auto" }),
+    // containers get the data dir's folders, plus the bridge scripts and the Codex binary read-only
+    mountPolicy: dataDirMountPolicy({
+      dataDir: options.dataDir,
+      readOnlyPaths: [path.join(packageRoot(), "assets"), ...(codex ? [path.dirname(codex.path)] : [])],
+    }),
+  });
   const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
   const info = describeWorker(options);
   const instance = await installationId(redis);

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { z } from "zod";
+import { jobHostPathSchema } from "../../shared/job-path-schemas";
 import { DEFAULT_RUN_TOKEN_BUDGET, networkModeSchema } from "../../shared/project-schemas";
 import type { EventInput } from "../events/event-stream";
 import type { ModelGateway } from "../gateway/model-gateway";
@@ -17,9 +18,9 @@ export const agentRunInputSchema = z.object({
   projectId: z.string().min(1),
   image: z.string().min(1),
   /** Host path of the run's private workspace, mounted at /workspace. */
-  workspacePath: z.string().min(1),
+  workspacePath: jobHostPathSchema,
   /** Host path of the run's Codex home (conversations live here, so a later turn can resume). */
-  codexHomePath: z.string().min(1),
+  codexHomePath: jobHostPathSchema,
   harness: harnessSchema,
   prompt: z.string().min(1),
   resumeThreadId: z.string().nullable().default(null),
@@ -36,7 +37,7 @@ export const agentRunInputSchema = z.object({
     .object({ study: z.string().optional(), trial: z.string().optional(), session: z.string().optional() })
     .default({}),
   /** More read-only mounts (e.g. the snapshot's git objects a workspace's .git borrows, at the same path). */
-  extraMounts: z.array(z.object({ hostPath: z.string(), containerPath: z.string() })).default([]),
+  extraMounts: z.array(z.object({ hostPath: jobHostPathSchema, containerPath: jobHostPathSchema })).default([]),
   /** Commit the finished container to this image before removing it, so the result can be continued with its tools. */
   commit: z.object({ repository: z.string(), tag: z.string() }).nullable().default(null),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_RUN_TOKEN_BUDGET, networkModeSchema } from "../../shared/project-schemas";
+import { jobIdSchema, jobRelativePathSchema } from "../../shared/job-path-schemas";
 import { testFileViewSchema } from "../../shared/study-schemas";
 import { preflightStatusSchema, trialEndStateSchema } from "../../shared/vocabulary";
 import { harnessSchema } from "../agents/harness";
@@ -9,14 +10,15 @@ const limitsSchema = z.object({ cpus: z.number(), memoryBytes: z.number(), swapB
 
 /** What every run of a study's checks needs: the frozen image and snapshot, and the captured tests. */
 const checksSchema = z.object({
-  studyId: z.string(),
-  projectId: z.string(),
-  snapshotId: z.string(),
+  studyId: jobIdSchema,
+  projectId: jobIdSchema,
+  snapshotId: z.string().regex(/^[0-9a-f]{64}$/, "A snapshot id is 64 hex digits."),
   /** Image id (sha256:…) of the frozen environment version: immutable, unlike a tag. */
   image: z.string(),
   testCommand: z.string(),
-  junitPath: z.string().nullable(),
-  testFiles: z.array(testFileViewSchema),
+  /** Relative to the workspace; no `..` (a forged job must not make the worker clear a file outside it). */
+  junitPath: jobRelativePathSchema.nullable(),
+  testFiles: z.array(testFileViewSchema.extend({ path: jobRelativePathSchema })),
   network: networkModeSchema,
   limits: limitsSchema,
   evalTimeoutMs: z.number().int().positive(),
@@ -34,7 +36,7 @@ export type StudyPreflightJob = z.infer<typeof studyPreflightJob.schema>;
 export const trialRunJob = {
   name: "trial.run",
   schema: checksSchema.extend({
-    trialId: z.string(),
+    trialId: jobIdSchema,
     attempt: z.number().int().positive(),
     prompt: z.string(),
     harness: harnessSchema,

@@ -1,9 +1,10 @@
 import os from "node:os";
 import Docker from "dockerode";
-import { checkMounts, LABEL, type ContainerSpec } from "./container-spec";
+import { LABEL, type ContainerSpec } from "./container-spec";
 import { containerCreateOptions, runToExit } from "./docker-container";
 import { execCollect, execTty } from "./docker-exec";
 import { withHostCa } from "./host-ca";
+import { checkMounts, type MountPolicy } from "./mount-policy";
 
 /**
  * Only this folder imports dockerode (this module, with docker-container.ts, docker-exec.ts and
@@ -72,6 +73,12 @@ export interface DockerRuntimeOptions {
    * network, with SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, … pointing at it; null = containers keep their own.
    */
   hostCaBundle?: string | null;
+  /**
+   * Which host paths containers may mount (dataDirMountPolicy): the worker passes its data dir's folders,
+   * the Codex binary's folder and the bridge scripts. Without one, the Docker socket, the host root,
+   * home and system folders are still refused.
+   */
+  mountPolicy?: MountPolicy;
 }
 
 export const DOCKER_HINT =
@@ -79,6 +86,15 @@ export const DOCKER_HINT =
 
 function isNotFound(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { statusCode?: number }).statusCode === 404;
+}
+
+/** The runtime's mount policy, with the host CA bundle it mounts itself allowed read-only. */
+function mountChecks(options: DockerRuntimeOptions) {
+  return {
+    policy: options.mountPolicy ?? null,
+    hostHome: os.homedir(),
+    readOnlyPaths: options.hostCaBundle ? [options.hostCaBundle] : [],
+  };
 }
 
 export function createDockerRuntime(options: DockerRuntimeOptions = {}): ContainerRuntime {
@@ -105,7 +121,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
     async createContainer(requested) {
       const spec = withHostCa(requested, options.hostCaBundle ?? null);
       const mounts = spec.mounts ?? [];
-      checkMounts(mounts, os.homedir());
+      checkMounts(mounts, mountChecks(options));
       const container = await docker.createContainer(containerCreateOptions({ spec, mounts }));
       return container.id;
     },
