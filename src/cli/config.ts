@@ -87,6 +87,12 @@ const commaList = (text: string) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
+/** Digits only: Number("") and Number(" ") are 0 and Number("0x10") is 16, none of which was typed as a number. */
+function wholeNumber(text: string, problem: string): number {
+  if (!/^\d+$/.test(text)) throw new UsageError(`${problem}, got "${text.slice(0, 80)}".`);
+  return Number(text);
+}
+
 export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string, string | undefined>>): CliConfig {
   const envResult = envSchema.safeParse(rawEnv);
   if (!envResult.success) throw new UsageError(envResult.error.issues.map((issue) => issue.message).join("; "));
@@ -125,8 +131,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
   const command = positionals[0] ?? "start";
   // The mock model is not the dashboard: without --port it takes a free port, never INVARIANT_PORT.
   const portText = command === "mock-model" ? (values.port ?? "0") : (values.port ?? env.INVARIANT_PORT);
-  const port = portText === undefined ? DEFAULT_PORT : Number(portText);
-  if (!Number.isInteger(port)) throw new UsageError(`--port must be a port number, got "${portText}".`);
+  const port = portText === undefined ? DEFAULT_PORT : wholeNumber(portText, "--port must be a port number");
   const concurrencyText = values.concurrency ?? env.INVARIANT_WORKER_CONCURRENCY;
   const result = launchSchema.safeParse({
     port,
@@ -142,7 +147,9 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     allowedHosts: commaList(env.INVARIANT_ALLOWED_HOSTS ?? ""),
     // trials mostly wait on containers (and their CPU quotas), so even a 2-core host runs two at once
     concurrency:
-      concurrencyText === undefined ? Math.max(2, Math.min(8, os.availableParallelism())) : Number(concurrencyText),
+      concurrencyText === undefined
+        ? Math.max(2, Math.min(8, os.availableParallelism()))
+        : wholeNumber(concurrencyText, "--concurrency must be a whole number"),
     json: values.json,
     child: values.child,
     sessionDays: Number(env.INVARIANT_SESSION_DAYS ?? 30),

@@ -17,7 +17,11 @@ export const systemRouter = router({
           .string()
           .trim()
           .min(1, "Give the link a label, such as a teammate's name.")
-          .max(80, "Labels are at most 80 characters."),
+          .max(80, "Labels are at most 80 characters.")
+          // NUL, escapes and bidi overrides would reach the sessions page and logs as they are
+          .refine((label) => !/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(label), {
+            message: "Labels are plain text: no control characters.",
+          }),
         /** Days until the link (and every browser signed in with it) stops working; null or absent: until revoked. */
         expiresInDays: z
           .number({ error: "The expiry is a number of days." })
