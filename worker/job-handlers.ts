@@ -31,7 +31,11 @@ export function createJobHandlers(options: {
 }): Map<string, RegisteredJob> {
   const { redis, dataDir, publish, identity: worker, active, gatewayHost } = options;
   // agent, evaluation and session containers find the image's installed dependencies under /workspace
-  const runtime = withInstalledDependencies({ runtime: options.runtime, dataDir });
+  const runtime = withInstalledDependencies({
+    runtime: options.runtime,
+    dataDir,
+    owner: { host: options.identity.host, pid: options.identity.pid },
+  });
   const codex = locateCodexBinary();
   const agentDeps: AgentRunDeps = {
     runtime,

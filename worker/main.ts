@@ -7,6 +7,7 @@ import { publishEvent, type EventInput } from "../src/server/events/event-stream
 import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
 import { queueConnection } from "../src/server/jobs/queue-connection";
 import { connectRedis } from "../src/server/redis/connection";
+import { sweepScratch } from "../src/server/dependencies/dependency-runtime";
 import { resolveHostCaBundle } from "../src/server/runtime/host-ca";
 import { locateCodexBinary } from "../src/server/agents/codex-binary";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
@@ -179,6 +180,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await beat();
   // clean up after a crashed predecessor before taking new work
   await reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`));
+  // the overlay folders of dependency mounts whose worker died with its containers
+  await sweepScratch({ dataDir: options.dataDir, host: info.host, isProcessAlive }).catch((error: unknown) =>
+    options.log(`dependency scratch: ${String(error)}`),
+  );
   void worker.run().catch((error: unknown) => options.log(`worker: ${String(error)}`));
   const timers = [
     setInterval(

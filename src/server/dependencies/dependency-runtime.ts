@@ -57,7 +57,12 @@ export async function overlayMounts(options: {
  * agent's `npm install`); its writes land in a scratch folder removed with the container, so the
  * installed copy stays as the dependency step left it and nothing of it enters the workspace.
  */
-export function withInstalledDependencies(options: { runtime: ContainerRuntime; dataDir: string }): ContainerRuntime {
+export function withInstalledDependencies(options: {
+  runtime: ContainerRuntime;
+  dataDir: string;
+  /** Names the scratch folders, so a later worker on this host can sweep what a dead one left (sweepScratch). */
+  owner?: { host: string; pid: number };
+}): ContainerRuntime {
   const { runtime } = options;
   const scratchOf = new Map<string, string>();
   const labelsOf = new Map<string, Record<string, string>>();
@@ -74,7 +79,10 @@ export function withInstalledDependencies(options: { runtime: ContainerRuntime; 
     const works = ROLES.has(spec.labels.role) && (spec.mounts ?? []).some((m) => m.containerPath === WORKSPACE);
     const dependencies = works ? dependenciesOf(await imageLabels(spec.image)) : null;
     if (!dependencies) return runtime.createContainer(spec);
-    const scratch = path.join(dataDirPaths(options.dataDir).dependencyScratch, randomBytes(8).toString("hex"));
+    const scratch = path.join(
+      dataDirPaths(options.dataDir).dependencyScratch,
+      scratchName({ owner: options.owner, random: randomBytes(8).toString("hex") }),
+    );
     try {
       const mounts = await overlayMounts({ dataDir: options.dataDir, dependencies, scratch });
       const id = await runtime.createContainer({ ...spec, mounts: [...(spec.mounts ?? []), ...mounts] });
@@ -97,4 +105,33 @@ export function withInstalledDependencies(options: { runtime: ContainerRuntime; 
       await fs.rm(scratch, { recursive: true, force: true });
     },
   };
+}
+
+const SCRATCH_NAME = /^(.+)-(\d+)-([0-9a-f]{16})$/;
+
+function scratchName(options: { owner: { host: string; pid: number } | undefined; random: string }): string {
+  if (!options.owner) return options.random;
+  return `${options.owner.host.replace(/[^\w.-]/g, "_")}-${options.owner.pid}-${options.random}`;
+}
+
+/**
+ * Removes the overlay scratch folders a dead worker on this host left behind (its containers were
+ * removed by the reconciler, which cannot know their folders). Folders of live workers, of other
+ * hosts and unnamed ones are left alone. Returns how many were removed.
+ */
+export async function sweepScratch(options: {
+  dataDir: string;
+  host: string;
+  isProcessAlive: (pid: number) => boolean;
+}): Promise<number> {
+  const root = dataDirPaths(options.dataDir).dependencyScratch;
+  const host = options.host.replace(/[^\w.-]/g, "_");
+  let removed = 0;
+  for (const name of await fs.readdir(root).catch(() => [] as string[])) {
+    const match = SCRATCH_NAME.exec(name);
+    if (!match || match[1] !== host || options.isProcessAlive(Number(match[2]))) continue;
+    await fs.rm(path.join(root, name), { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
 }
