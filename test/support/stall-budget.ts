@@ -2,11 +2,11 @@
 // loaded one (two vCPUs shared with other builds) the operating system alone can pause a process for
 // hundreds of milliseconds, which says nothing about our code. So the budget is measured: the same probe
 // runs first for a control window with nothing of ours going on, and when that control already saw
-// stalls over 50 ms the budget becomes 100 ms plus twice the control's worst. A synchronous hash of a
+// stalls over 30 ms the budget becomes 100 ms plus twice the control's worst. A synchronous hash of a
 // large file (the bug these tests guard against) stalls for seconds and fails either way.
 
 const QUIET_BUDGET_MS = 100;
-const LOADED_CONTROL_MS = 50;
+const LOADED_CONTROL_MS = 30;
 
 export interface StallBudget {
   /** The worst stall the control window saw. */
@@ -16,7 +16,7 @@ export interface StallBudget {
 }
 
 /** The budget for a window measured by `probe`, from a control window of `controlMs` of the same probe. */
-export async function stallBudget(probe: (until: () => boolean) => Promise<number[]>, controlMs = 2_000) {
+export async function stallBudget(probe: (until: () => boolean) => Promise<number[]>, controlMs = 3_000) {
   const end = performance.now() + controlMs;
   const control = await probe(() => performance.now() >= end);
   const controlMaxMs = Math.max(0, ...control);
