@@ -9,3 +9,11 @@ export const DiffEditorLazy = dynamic<MonacoDiffProps>(() => import("./monaco-di
   ssr: false,
   loading: () => <p className="p-4 text-sm text-muted">Loading the editor…</p>,
 });
+
+/**
+ * Starts fetching the editor's code now, while the page loads its data, so the first diff does not wait
+ * for Monaco's chunks after the file list arrives (the bundler serves both imports from one chunk).
+ */
+export function preloadDiffEditor(): void {
+  void import("./monaco-diff");
+}

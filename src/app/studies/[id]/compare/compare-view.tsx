@@ -1,6 +1,8 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useEffect } from "react";
 import type { StudyView } from "../../../../shared/study-schemas";
+import { preloadDiffEditor } from "../../../_components/diff-editor";
 import { EmptyState } from "../../../_components/ui";
 import { QueryState } from "../../../_components/query-state";
 import { useTRPC } from "../../../_lib/trpc";
@@ -13,6 +15,8 @@ import { useCompareParams, type LeftSide } from "./use-compare-params";
 export function CompareView({ study }: { study: StudyView }) {
   const trpc = useTRPC();
   const [params, update] = useCompareParams();
+  // the first file opened should not wait for Monaco's code
+  useEffect(() => preloadDiffEditor(), []);
   const trialIds = params.trialIds.filter((id) => study.trials.some((trial) => trial.id === id));
   const ready = trialIds.length >= 2;
   const compare = useQuery(
