@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { studyReportSchema } from "../src/shared/study-report";
 import type { StudyView } from "../src/shared/study-schemas";
-import { startWorker, type RunningWorker } from "../worker/main";
 import {
   addCalendarProject,
   calendarProject,
-  connectRedis,
   createDockerRuntime,
-  FAKE_KEY,
-  openStudyWeb,
   redisUrlFor,
   removeImages,
-  scriptsDir,
-  startMock,
-  tempDir,
   waitForStudy,
   type StudyWeb,
 } from "./support/study-harness";
+import { startStudyStack, type StudyStack } from "./support/study-stack";
 
 /**
  * A trial's token budget, end to end: the project's budget per run (the study sets none) goes with the
@@ -48,35 +42,26 @@ const FRUGAL = {
   ],
 };
 
-let mock: Awaited<ReturnType<typeof startMock>>;
+let stack: StudyStack | undefined;
 let web: StudyWeb;
-let worker: RunningWorker;
 let projectId: string;
 let study: StudyView;
 
 beforeAll(async () => {
-  const redis = connectRedis({ url: REDIS_URL, name: "trial-budget-test" });
-  await redis.flushdb();
-  redis.disconnect();
-  const dataDir = tempDir("budget-data");
-  mock = await startMock(scriptsDir({ "spend-tokens": SPEND, "frugal-tokens": FRUGAL }));
-  web = await openStudyWeb({ dataDir, redisUrl: REDIS_URL, runtime });
-  worker = await startWorker({
+  stack = await startStudyStack({
+    name: "trial-budget",
     redisUrl: REDIS_URL,
-    dataDir,
+    runtime,
+    scripts: { "spend-tokens": SPEND, "frugal-tokens": FRUGAL },
     concurrency: 2,
-    version: "test",
-    modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
-    log: () => undefined,
   });
+  ({ web } = stack);
   projectId = await addCalendarProject({ web, runtime, projectDir: calendarProject() });
   await web.services.projects.update({ id: projectId, settings: { runTokenBudget: BUDGET } });
 }, 300_000);
 
 afterAll(async () => {
-  await worker?.stop("test finished");
-  await web?.close();
-  await mock?.close();
+  await stack?.close();
   if (projectId) removeImages(`invariant-trial/${projectId.toLowerCase()}`);
 });
 

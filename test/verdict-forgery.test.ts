@@ -3,22 +3,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { studyReportSchema } from "../src/shared/study-report";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
-import { startWorker, type RunningWorker } from "../worker/main";
 import {
   addCalendarProject,
   calendarProject,
-  connectRedis,
   createDockerRuntime,
-  FAKE_KEY,
-  openStudyWeb,
   redisUrlFor,
   removeImages,
-  scriptsDir,
-  startMock,
-  tempDir,
   waitForStudy,
   type StudyWeb,
 } from "./support/study-harness";
+import { startStudyStack, type StudyStack } from "./support/study-stack";
 
 /**
  * An agent cannot forge its verdict with files it leaves behind: a junit.xml where all 23 tests pass
@@ -56,37 +50,27 @@ const FORGE_COMMAND = [
   "rm test/calendar.test.js && ln -s /etc/hostname test/calendar.test.js",
 ].join(" && ");
 
-let dataDir: string;
-let mock: Awaited<ReturnType<typeof startMock>>;
+let stack: StudyStack | undefined;
 let web: StudyWeb;
-let worker: RunningWorker;
 let projectId: string;
 let study: StudyView;
 
 beforeAll(async () => {
-  const redis = connectRedis({ url: REDIS_URL, name: "verdict-forgery-test" });
-  await redis.flushdb();
-  redis.disconnect();
-  dataDir = tempDir("forgery-data");
-  mock = await startMock(scriptsDir({ "forge-verdict": FORGE }));
-  web = await openStudyWeb({ dataDir, redisUrl: REDIS_URL, runtime });
-  worker = await startWorker({
+  stack = await startStudyStack({
+    name: "verdict-forgery",
     redisUrl: REDIS_URL,
-    dataDir,
+    runtime,
+    scripts: { "forge-verdict": FORGE },
     concurrency: 2,
-    version: "test",
-    modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
-    log: () => undefined,
   });
+  ({ web } = stack);
   const projectDir = calendarProject();
   fs.writeFileSync(path.join(projectDir, "run-tests.sh"), "node --test test/\n");
   projectId = await addCalendarProject({ web, runtime, projectDir });
 }, 300_000);
 
 afterAll(async () => {
-  await worker.stop("test finished");
-  await web.close();
-  await mock.close();
+  await stack?.close();
   removeImages(`invariant-trial/${projectId.toLowerCase()}`);
 });
 

@@ -5,23 +5,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { HOST_GIT_CONFIG_TEMPLATE } from "../src/server/snapshots/host-git";
 import { dataDirPaths } from "../src/server/storage/data-dir";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
-import { startWorker, type RunningWorker } from "../worker/main";
 import {
   addCalendarProject,
   calendarProject,
-  connectRedis,
   createDockerRuntime,
-  FAKE_KEY,
-  openStudyWeb,
   redisUrlFor,
   REPO_ROOT,
   removeImages,
-  scriptsDir,
-  startMock,
   tempDir,
   waitForStudy,
   type StudyWeb,
 } from "./support/study-harness";
+import { startStudyStack, type StudyStack } from "./support/study-stack";
 
 /**
  * A workspace's `.git` is the agent's. Here the agent — a command in the trial container, and the real
@@ -79,37 +74,28 @@ const HOSTILE_GIT_CODEX = {
 
 let dataDir: string;
 let projectDir: string;
-let mock: Awaited<ReturnType<typeof startMock>>;
+let stack: StudyStack | undefined;
 let web: StudyWeb;
-let worker: RunningWorker;
 let projectId: string;
 let study: StudyView;
 let trial: TrialView;
 let codexTrial: TrialView;
 
 beforeAll(async () => {
-  const redis = connectRedis({ url: REDIS_URL, name: "workspace-git-test" });
-  await redis.flushdb();
-  redis.disconnect();
-  dataDir = tempDir("workspace-git-data");
-  mock = await startMock(scriptsDir({ "hostile-git": HOSTILE_GIT_CODEX }));
-  web = await openStudyWeb({ dataDir, redisUrl: REDIS_URL, runtime });
-  worker = await startWorker({
+  stack = await startStudyStack({
+    name: "workspace-git",
     redisUrl: REDIS_URL,
-    dataDir,
+    runtime,
+    scripts: { "hostile-git": HOSTILE_GIT_CODEX },
     concurrency: 1,
-    version: "test",
-    modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
-    log: () => undefined,
   });
+  ({ dataDir, web } = stack);
   projectDir = calendarProject();
   projectId = await addCalendarProject({ web, runtime, projectDir });
 }, 300_000);
 
 afterAll(async () => {
-  await worker.stop("test finished");
-  await web.close();
-  await mock.close();
+  await stack?.close();
   removeImages(`invariant-trial/${projectId.toLowerCase()}`);
 });
 

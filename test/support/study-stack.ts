@@ -1,0 +1,50 @@
+import type { ContainerRuntime } from "../../src/server/runtime/docker-runtime";
+import { startWorker, type RunningWorker } from "../../worker/main";
+import { connectRedis, FAKE_KEY, openStudyWeb, scriptsDir, startMock, tempDir, type StudyWeb } from "./study-harness";
+
+/** The whole study stack of an integration test: the web side, a worker with its model gateway, the mock model. */
+export interface StudyStack {
+  dataDir: string;
+  mock: Awaited<ReturnType<typeof startMock>>;
+  web: StudyWeb;
+  worker: RunningWorker;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the stack on a fresh data dir and an emptied Redis database: the mock model serves the shipped
+ * scripts plus `scripts`, the worker's gateway forwards to it with the test key.
+ */
+export async function startStudyStack(options: {
+  name: string;
+  redisUrl: string;
+  runtime: ContainerRuntime;
+  scripts: Record<string, unknown>;
+  concurrency: number;
+}): Promise<StudyStack> {
+  const redis = connectRedis({ url: options.redisUrl, name: `${options.name}-test` });
+  await redis.flushdb();
+  redis.disconnect();
+  const dataDir = tempDir(`${options.name}-data`);
+  const mock = await startMock(scriptsDir(options.scripts));
+  const web = await openStudyWeb({ dataDir, redisUrl: options.redisUrl, runtime: options.runtime });
+  const worker = await startWorker({
+    redisUrl: options.redisUrl,
+    dataDir,
+    concurrency: options.concurrency,
+    version: "test",
+    modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
+    log: () => undefined,
+  });
+  return {
+    dataDir,
+    mock,
+    web,
+    worker,
+    close: async () => {
+      await worker.stop("test finished");
+      await web.close();
+      await mock.close();
+    },
+  };
+}
