@@ -39,7 +39,7 @@ export function createBuildLog(options: {
       pending = "";
       droppedInBatch = 0;
       if (!stopped && total + text.length > maxTotal) {
-        text = `${text.slice(0, Math.max(0, maxTotal - total))}\n[invariant-web: this build log reached its limit of ${Math.round(maxTotal / 1024 / 1024)} MiB; further output is left out]\n`;
+        text = `${text.slice(0, Math.max(0, maxTotal - total))}\n[invariant-web: this build log reached its limit of ${sizeLabel(maxTotal)}; further output is left out]\n`;
         stopped = true;
       }
       if (final && leftOut > 0) text += `[invariant-web: ${leftOut} characters of output were left out of this log]\n`;
@@ -49,4 +49,8 @@ export function createBuildLog(options: {
       await options.publish(text);
     },
   };
+}
+
+function sizeLabel(chars: number): string {
+  return chars >= 1024 * 1024 ? `${Math.round(chars / 1024 / 1024)} MiB` : `${Math.round(chars / 1024)} KiB`;
 }
