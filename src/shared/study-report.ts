@@ -2,6 +2,7 @@ import { z } from "zod";
 import { capturedChangeSchema } from "./captured-files";
 import { intervalSchema, pairComparisonSchema } from "./configuration-comparison";
 import { studyEnvironmentSchema, testFileViewSchema, trialAttemptViewSchema, trialViewSchema } from "./study-schemas";
+import { testsMissingSchema } from "./test-integrity";
 import { trialOutcomeSchema, VERDICT_LEVELS } from "./trial-outcome";
 import { testCountsSchema } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
@@ -101,6 +102,12 @@ export const reportTrialSchema = trialViewSchema
     verdictLevel: z.enum(VERDICT_LEVELS).nullable().optional(),
     /** The captured files the agent changed (added in version 1 as an optional field; null or absent = not checked). */
     capturedChanges: z.array(capturedChangeSchema).nullable().optional(),
+    /**
+     * The integrity flag (added in version 1 as an optional field): tests the baseline counted that this
+     * evaluation did not run; null or absent when none are missing. When set, `verdict` is judged against
+     * the baseline's total (the missing tests count as failed) and `testsMissing.counted` is what ran.
+     */
+    testsMissing: testsMissingSchema.nullable().optional(),
     /** The attempts before `attempt`, oldest first. */
     earlierAttempts: z.array(reportAttemptSchema).optional(),
   });

@@ -3,6 +3,7 @@ import type { AgentConfiguration } from "./project-schemas";
 import { tokensSchema } from "./token-usage";
 import { trialOutcomeSchema, type TrialOutcome } from "./trial-outcome";
 import { capturedChangeSchema, capturedFileRoleSchema } from "./captured-files";
+import { testsMissingSchema } from "./test-integrity";
 import { trialResultSchema } from "./trial-result";
 import { verdictSchema, type VerdictView } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema, trialStateSchema, type StudyState } from "./vocabulary";
@@ -46,6 +47,8 @@ export const trialAttemptViewSchema = z.object({
   committedImageId: z.string().nullable(),
   /** As on the trial: the captured files this attempt's agent changed (null: not checked). */
   capturedChanges: z.array(capturedChangeSchema).nullable().default(null),
+  /** As on the trial: the tests its evaluation did not run, against the baseline (null: none missing). */
+  testsMissing: testsMissingSchema.nullable().default(null),
   startedAt: isoDate.nullable(),
   finishedAt: isoDate.nullable(),
   retriedAt: isoDate,
@@ -65,6 +68,11 @@ export const trialViewSchema = trialResultSchema.extend({
   outcome: trialOutcomeSchema.nullable(),
   step: z.string(),
   tokens: tokensSchema,
+  /**
+   * The integrity flag: tests the baseline counted that this evaluation did not run (null: none missing).
+   * When set, `verdict` is already judged against the baseline's total (the missing tests count as failed).
+   */
+  testsMissing: testsMissingSchema.nullable().default(null),
   queuedAt: isoDate,
   startedAt: isoDate.nullable(),
   finishedAt: isoDate.nullable(),

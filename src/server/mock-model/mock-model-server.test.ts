@@ -43,6 +43,13 @@ function parseSse(text: string): SseEvent[] {
 }
 
 const scripts: Record<string, MockScriptInput> = {
+  flaky: { alternate: ["steady"], steps: [{ kind: "reply", text: "first kind" }] },
+  steady: {
+    steps: [
+      { kind: "reply", text: "second kind" },
+      { kind: "reply", text: "second kind, later" },
+    ],
+  },
   steps: {
     usage: { inputTokens: 11, cachedInputTokens: 3, outputTokens: 5, reasoningTokens: 2 },
     steps: [
@@ -87,6 +94,23 @@ describe("mock model over HTTP", () => {
   };
   const doneItems = (events: SseEvent[]) =>
     events.filter((e) => e.type === "response.output_item.done").map((e) => e.item as Record<string, unknown>);
+
+  it("alternates a script's conversations with its `alternate` scripts, each conversation keeping its own", async () => {
+    const text = (events: SseEvent[]) =>
+      events.flatMap((e) => (e.type === "response.output_text.done" ? [e.text as string] : [])).join("");
+    const say = async (key: string | null, input: unknown[] = []) => {
+      const response = await post({ model: "flaky", stream: true, input, ...(key ? { prompt_cache_key: key } : {}) });
+      return response.status === 200 ? text(parseSse(await response.text())) : `HTTP ${response.status}`;
+    };
+    expect(await say("conversation-1")).toBe("first kind");
+    expect(await say("conversation-2")).toBe("second kind");
+    expect(await say("conversation-3")).toBe("first kind");
+    // a later request of conversation 2 goes on with the script it got
+    expect(await say("conversation-2", [{ type: "message", role: "assistant", content: [] }])).toBe(
+      "second kind, later",
+    );
+    expect(await say(null)).toBe("HTTP 400");
+  });
 
   it("binds loopback and answers only POST /v1/responses", async () => {
     expect(mock.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);

@@ -1,5 +1,5 @@
 import http from "node:http";
-import { isAppError } from "../errors/app-error";
+import { AppError, isAppError } from "../errors/app-error";
 import { answerStep } from "./mock-answer";
 import { sendApiError } from "./mock-api-error";
 import {
@@ -95,9 +95,47 @@ async function readResponsesRequest(options: {
   return parsed.data;
 }
 
+/** The conversation a request belongs to: Codex's `prompt_cache_key` (its conversation id), else the `session_id` header. */
+function conversationKey(request: ResponsesRequest, headers: http.IncomingHttpHeaders): string | null {
+  const key = (request as { prompt_cache_key?: unknown }).prompt_cache_key;
+  if (typeof key === "string" && key !== "") return key;
+  const header = headers["session_id"] ?? headers["conversation_id"];
+  return typeof header === "string" && header !== "" ? header : null;
+}
+
+const MAX_CONVERSATIONS = 10_000;
+
+/**
+ * Scripts with `alternate`: each new conversation naming the script gets the next of [the script,
+ * ...alternate] in turn, and keeps it for every later request of that conversation.
+ */
+function createAlternation() {
+  const chosen = new Map<string, string>();
+  const started = new Map<string, number>();
+  return (options: { name: string; script: MockScript; key: string | null }): string => {
+    const { name, script, key } = options;
+    if (script.alternate.length === 0) return name;
+    if (key === null)
+      throw new AppError({
+        code: "BAD_REQUEST",
+        message: `Mock script "${name}" alternates by conversation, and this request names none (no prompt_cache_key or session_id).`,
+      });
+    const remembered = chosen.get(`${name}\0${key}`);
+    if (remembered) return remembered;
+    const cycle = [name, ...script.alternate];
+    const n = started.get(name) ?? 0;
+    started.set(name, n + 1);
+    const pick = cycle[n % cycle.length] ?? name;
+    if (chosen.size >= MAX_CONVERSATIONS) chosen.delete(chosen.keys().next().value ?? "");
+    chosen.set(`${name}\0${key}`, pick);
+    return pick;
+  };
+}
+
 export async function startMockModel(options: MockModelOptions): Promise<MockModelServer> {
   const inMemory = new Map<string, MockScript>();
   for (const [name, json] of Object.entries(options.scripts ?? {})) inMemory.set(name, parseMockScript({ name, json }));
+  const alternation = createAlternation();
 
   function findScript(name: string): MockScript | null {
     const script = inMemory.get(name);
@@ -118,9 +156,18 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
         type: "model_not_found",
       });
     }
+    const played = alternation({ name: request.model, script, key: conversationKey(request, req.headers) });
+    const playing = played === request.model ? script : findScript(played);
+    if (!playing)
+      return sendApiError({
+        res,
+        status: 404,
+        message: `Mock script "${request.model}" alternates with "${played}", which does not exist.`,
+        type: "model_not_found",
+      });
     const stepIndex = stepIndexOf(request);
     options.onRequest?.({ model: request.model, stepIndex, headers: req.headers, body: request });
-    await answerStep({ res, script, step: script.steps[stepIndex] ?? null, request, scriptName: request.model });
+    await answerStep({ res, script: playing, step: playing.steps[stepIndex] ?? null, request, scriptName: played });
   }
 
   const server = http.createServer((req, res) => {

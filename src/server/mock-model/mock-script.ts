@@ -80,6 +80,13 @@ export const mockScriptSchema = z.strictObject({
   usage: usageSchema.default({ inputTokens: 100, cachedInputTokens: 0, outputTokens: 10, reasoningTokens: 0 }),
   /** Model latency for every response unless its step says otherwise (default 0: answer at once). */
   thinkMs: z.number().int().min(0).max(600_000).default(0),
+  /**
+   * Other scripts that answer every other conversation in turn: with `["b"]` the 1st, 3rd, 5th ...
+   * conversation naming this script plays its own steps and the 2nd, 4th ... plays `b`'s (a result that
+   * varies between repeats of one configuration). A conversation is known by the request's
+   * `prompt_cache_key` (Codex sends its conversation id), else its `session_id` header.
+   */
+  alternate: z.array(z.string().min(1)).max(10).default([]),
   steps: z.array(mockStepSchema).min(1),
 });
 export type MockScript = z.infer<typeof mockScriptSchema>;

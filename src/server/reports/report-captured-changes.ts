@@ -1,4 +1,5 @@
 import { capturedChangesText } from "../../shared/captured-files";
+import { testsMissingExplanation, testsMissingText } from "../../shared/test-integrity";
 import type { ReportTrial } from "../../shared/study-report";
 import { escapeInline } from "./markdown-text";
 
@@ -21,5 +22,29 @@ export function capturedChangesSection(options: {
   ];
   for (const trial of changed)
     lines.push(`- Config ${options.label(trial)}: ${escapeInline(capturedChangesText(trial.capturedChanges ?? []))}`);
+  return lines;
+}
+
+/**
+ * The integrity flag in the Markdown report: each trial whose evaluation counted fewer tests than the
+ * baseline. Its verdict above is judged against the baseline's total (the tests that did not run failed).
+ */
+export function testsMissingSection(options: {
+  trials: readonly ReportTrial[];
+  label: (trial: ReportTrial) => string;
+}): string[] {
+  const flagged = options.trials.filter((trial) => trial.testsMissing);
+  if (flagged.length === 0) return [];
+  const lines = [
+    "## Tests that did not run",
+    "",
+    "These evaluations counted fewer tests than the baseline of the untouched snapshot (a syntax error can make a runner report a whole file as one failure). Each is judged against the baseline's total: the tests that did not run count as failed.",
+    "",
+  ];
+  for (const trial of flagged) {
+    const missing = trial.testsMissing;
+    if (missing)
+      lines.push(`- Config ${options.label(trial)}: ${testsMissingText(missing)}. ${testsMissingExplanation(missing)}`);
+  }
   return lines;
 }

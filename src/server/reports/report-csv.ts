@@ -33,6 +33,7 @@ export const CSV_COLUMNS = [
   "chosen",
   "chosen_note",
   "captured_changed",
+  "tests_missing",
 ] as const;
 
 /** A cell: text (guarded and quoted as needed), a number (written as is), or null (empty). */
@@ -99,6 +100,8 @@ function row(options: {
     text(chosen?.note ?? null),
     // the tamper indicator: empty when not checked, "none" when the agent changed no captured file
     trial.capturedChanges ? text(capturedChangesText(trial.capturedChanges) || "none") : null,
+    // the integrity flag: tests the baseline counted that did not run (0 = none missing; tests_total is the baseline's)
+    trial.verdict && trial.verdict.source !== "exit-code" ? (trial.testsMissing?.missing ?? 0) : null,
   ];
 }
 

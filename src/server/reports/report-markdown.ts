@@ -6,7 +6,7 @@ import { parseStudyReport } from "./parse-study-report";
 import { aggregatesSection, comparisonsSection } from "./report-markdown-aggregates";
 import { configurationCells, formatNumber, formatSeconds, NONE, tableHead, tableRow } from "./report-markdown-table";
 import { earlierAttemptsSection, outcomeText, verdictLevelText } from "./report-outcome";
-import { capturedChangesSection } from "./report-captured-changes";
+import { capturedChangesSection, testsMissingSection } from "./report-captured-changes";
 
 /** `2025-03-01 14:05 UTC`, whatever offset the ISO string used. */
 export function formatReportDate(iso: string | null): string {
@@ -28,7 +28,8 @@ function testsPassedCell(trial: ReportTrial): string {
   const verdict = trial.verdict;
   if (verdict === null) return NONE;
   if (verdict.source === "exit-code") return verdict.ok ? "pass" : "fail";
-  if (verdict.total !== null) return `${verdict.passed ?? "?"}/${verdict.total}`;
+  if (verdict.total !== null)
+    return `${verdict.passed ?? "?"}/${verdict.total}${trial.testsMissing ? ` ⚠ ${trial.testsMissing.missing} did not run` : ""}`;
   if (verdict.passed !== null) return String(verdict.passed);
   return verdict.ok ? "pass" : "fail";
 }
@@ -216,6 +217,10 @@ export function renderMarkdownReport(input: StudyReport): string {
     several ? aggregatesSection(report) : [],
     comparisonsSection(report),
     errorsSection({ trials, trialCounts }),
+    testsMissingSection({
+      trials,
+      label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),
+    }),
     capturedChangesSection({
       trials,
       label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),

@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { configurationView, repeatNumbers, trialView } from "../studies/study-views";
+import { configurationView, repeatNumbers, trialView, verdictFromColumns } from "../studies/study-views";
 import type { ConfigurationView, TrialView } from "../../shared/study-schemas";
 import { invariantEventSchema, type InvariantEvent } from "../../shared/event-catalog";
 
@@ -25,7 +25,21 @@ const TRANSCRIPT_TYPES = [
 async function trialRecords(db: Db, where: { id: string } | { id: { in: string[] } }): Promise<ReviewTrialRecord[]> {
   const rows = await db.trial.findMany({
     where,
-    include: { configuration: true, study: { select: { projectId: true, snapshotId: true } } },
+    include: {
+      configuration: true,
+      study: {
+        select: {
+          projectId: true,
+          snapshotId: true,
+          baselinePassed: true,
+          baselineFailed: true,
+          baselineSkipped: true,
+          baselineTotal: true,
+          baselineSource: true,
+          baselineOk: true,
+        },
+      },
+    },
   });
   const configurationIds = [...new Set(rows.map((row) => row.configurationId))];
   // repeat numbers count every trial of the configuration, in creation order
@@ -34,7 +48,13 @@ async function trialRecords(db: Db, where: { id: string } | { id: { in: string[]
   return rows.map((row) => {
     const { configuration, study, ...trial } = row;
     return {
-      trial: trialView(trial, configuration.position, repeats.get(row.id) ?? 1),
+      trial: trialView(
+        trial,
+        configuration.position,
+        repeats.get(row.id) ?? 1,
+        [],
+        verdictFromColumns("baseline", study),
+      ),
       studyId: row.studyId,
       projectId: study.projectId,
       snapshotId: study.snapshotId,

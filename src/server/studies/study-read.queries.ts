@@ -11,6 +11,7 @@ import {
   repeatNumbers,
   summary,
   trialView,
+  verdictFromColumns,
 } from "./study-views";
 
 /** Reading studies and trials for the API: plain views, never rows. */
@@ -45,9 +46,10 @@ export async function findStudy(db: Db, studyId: string): Promise<StudyView | nu
   if (!row) return null;
   const positions = new Map(row.configurations.map((configuration) => [configuration.id, configuration.position]));
   const repeats = repeatNumbers(row.trials);
+  const baseline = verdictFromColumns("baseline", row);
   const trials = row.trials
     .map((trial) =>
-      trialView(trial, positions.get(trial.configurationId) ?? 0, repeats.get(trial.id) ?? 1, trial.attempts),
+      trialView(trial, positions.get(trial.configurationId) ?? 0, repeats.get(trial.id) ?? 1, trial.attempts, baseline),
     )
     .sort((a, b) => a.choice - b.choice || a.repeat - b.repeat);
   const trialCounts = emptyCounts();

@@ -38,6 +38,7 @@ function reportTrial(trial: TrialView): ReportTrial {
     harnessVersion: trial.harnessVersion,
     error: trial.error,
     capturedChanges: trial.capturedChanges,
+    testsMissing: trial.testsMissing,
     startedAt: trial.startedAt,
     finishedAt: trial.finishedAt,
     earlierAttempts: trial.attempts.map((attempt) => ({

@@ -9,6 +9,7 @@ import type {
   TrialView,
 } from "../../shared/study-schemas";
 import { TRIAL_OUTCOMES, trialOutcome, type TrialOutcome } from "../../shared/trial-outcome";
+import { judgedVerdict, testsMissing } from "../../shared/test-integrity";
 import { tokensWithTotal } from "../../shared/token-usage";
 import { verdictSchema, type VerdictView } from "../../shared/verdict-summary";
 import {
@@ -90,7 +91,14 @@ function tokensOf(row: Pick<TrialRow, "inputTokens" | "cachedInputTokens" | "out
   });
 }
 
-export function trialAttemptView(row: TrialAttemptRow): TrialAttemptView {
+/** The verdict in a row's columns judged against the study's baseline, with the integrity flag. */
+function judged(row: VerdictColumns<"verdict">, baseline: VerdictView | null) {
+  const verdict = verdictFromColumns("verdict", row);
+  const missing = testsMissing(verdict, baseline);
+  return { verdict: judgedVerdict(verdict, missing), testsMissing: missing };
+}
+
+export function trialAttemptView(row: TrialAttemptRow, baseline: VerdictView | null = null): TrialAttemptView {
   const state = row.state as TrialState;
   return {
     attempt: row.attempt,
@@ -102,7 +110,7 @@ export function trialAttemptView(row: TrialAttemptRow): TrialAttemptView {
     state,
     outcome: trialOutcome({ state, recorded: row.outcome, error: row.error }),
     error: row.error,
-    verdict: verdictFromColumns("verdict", row),
+    ...judged(row, baseline),
     exitCode: row.exitCode,
     agentSeconds: row.agentSeconds,
     evalSeconds: row.evalSeconds,
@@ -129,12 +137,16 @@ function capturedChangesOf(json: string | null): CapturedChange[] | null {
   }
 }
 
-/** A trial row as its view; `attempts` are its earlier attempts' rows (none when not read). */
+/**
+ * A trial row as its view; `attempts` are its earlier attempts' rows (none when not read); `baseline` is
+ * its study's, which the verdict is judged against (the integrity flag "tests missing").
+ */
 export function trialView(
   row: TrialRow,
   choice: number,
   repeat: number,
   attempts: readonly TrialAttemptRow[] = [],
+  baseline: VerdictView | null = null,
 ): TrialView {
   const state = row.state as TrialState;
   return {
@@ -146,7 +158,7 @@ export function trialView(
     state,
     outcome: trialOutcome({ state, recorded: row.outcome, error: row.error }),
     step: row.step,
-    verdict: verdictFromColumns("verdict", row),
+    ...judged(row, baseline),
     exitCode: row.exitCode,
     agentSeconds: row.agentSeconds,
     evalSeconds: row.evalSeconds,
@@ -165,7 +177,7 @@ export function trialView(
     queuedAt: row.queuedAt.toISOString(),
     startedAt: iso(row.startedAt),
     finishedAt: iso(row.finishedAt),
-    attempts: [...attempts].sort((a, b) => a.attempt - b.attempt).map(trialAttemptView),
+    attempts: [...attempts].sort((a, b) => a.attempt - b.attempt).map((attempt) => trialAttemptView(attempt, baseline)),
   };
 }
 

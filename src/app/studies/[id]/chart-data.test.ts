@@ -57,6 +57,7 @@ const trial = (choice: number, repeat: number, verdict: VerdictView | null): Tri
   finishedAt: null,
   attempts: [],
   capturedChanges: null,
+  testsMissing: null,
 });
 
 const configurations = [

@@ -4,11 +4,28 @@ import { Fact, smallButtonClass } from "../../_components/ui";
 import { formatDateTime, formatSeconds, formatVerdict, shortId } from "../study-format";
 import { verdictTextStyle } from "../verdict-style";
 import { CapturedChangesFact } from "./captured-changes-fact";
+import { testsMissingExplanation, testsMissingText } from "../../../shared/test-integrity";
 
 const count = (value: number) => value.toLocaleString("en-US");
 
 /** Sessions have no page yet: a result cannot be continued from the dashboard. */
 const SESSIONS_COMING = "Sessions are coming: continuing a result in a session is not available yet.";
+
+/** Tests passed with the verdict's source, and the integrity flag when tests did not run. */
+function TestsPassedFact({ trial }: { trial: TrialView }) {
+  return (
+    <>
+      <span style={verdictTextStyle(trial.verdict)}>{formatVerdict(trial.verdict)}</span>
+      {trial.verdict ? <span className="ml-1 text-xs text-muted">({trial.verdict.source})</span> : null}
+      {trial.testsMissing ? (
+        <span className="mt-0.5 block text-xs font-medium text-warn-ink" data-testid="trial-fact-tests-missing">
+          ⚠ {testsMissingText(trial.testsMissing)}
+          <span className="block font-normal text-muted">{testsMissingExplanation(trial.testsMissing)}</span>
+        </span>
+      ) : null}
+    </>
+  );
+}
 
 /** A trial's measurements as a grid of facts; its workspace and result image are actions. */
 export function TrialFacts({ studyId, trial }: { studyId: string; trial: TrialView }) {
@@ -16,8 +33,7 @@ export function TrialFacts({ studyId, trial }: { studyId: string; trial: TrialVi
   return (
     <dl className="mb-4 grid gap-4 md:grid-cols-4">
       <Fact label="Tests passed" className={wrap}>
-        <span style={verdictTextStyle(trial.verdict)}>{formatVerdict(trial.verdict)}</span>
-        {trial.verdict ? <span className="ml-1 text-xs text-muted">({trial.verdict.source})</span> : null}
+        <TestsPassedFact trial={trial} />
       </Fact>
       <Fact label="Captured files" className={wrap}>
         <CapturedChangesFact changes={trial.capturedChanges} />

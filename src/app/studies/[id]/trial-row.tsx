@@ -4,6 +4,7 @@ import type { ConfigurationView, TrialView } from "../../../shared/study-schemas
 import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { capturedChangesText } from "../../../shared/captured-files";
+import { testsMissingExplanation, testsMissingText } from "../../../shared/test-integrity";
 import { TrialOutcomeBadge } from "../state-badge";
 import { formatCount, formatSeconds, formatVerdict } from "../study-format";
 import { ChosenTrialMarker } from "./chosen-result";
@@ -133,6 +134,15 @@ function VerdictCell({ trial, verdict }: { trial: TrialView; verdict: string }) 
           data-testid="trial-tampered"
         >
           ⚠ files changed
+        </span>
+      ) : null}
+      {trial.testsMissing ? (
+        <span
+          className="ml-1.5 text-xs font-medium text-warn-ink"
+          title={testsMissingExplanation(trial.testsMissing)}
+          data-testid="trial-tests-missing"
+        >
+          ⚠ {testsMissingText(trial.testsMissing)}
         </span>
       ) : null}
     </td>

@@ -1,0 +1,118 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { studyReportSchema, type StudyReport } from "../src/shared/study-report";
+import type { StudyView, TrialView } from "../src/shared/study-schemas";
+import {
+  addCalendarProject,
+  calendarProject,
+  createDockerRuntime,
+  redisUrlFor,
+  removeImages,
+  REPO_ROOT,
+  waitForStudy,
+  type StudyWeb,
+} from "./support/study-harness";
+import { startStudyStack, type StudyStack } from "./support/study-stack";
+
+/**
+ * Issue 14 on the real stack (web side, worker, Codex in containers, the scripted mock model) on the
+ * calendar fixture: the integrity flag for a trial whose tests did not all run, the per-test matrix
+ * marking the tests that flip between repeats (a script that fails on odd repeats), ...
+ */
+const REDIS_URL = redisUrlFor(inject("redisUrl"), 7);
+const runtime = createDockerRuntime();
+
+const shipped = (name: string) =>
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "mock-scripts", `${name}.json`), "utf8")) as Record<string, unknown>;
+
+/** Fails on odd repeats: the 1st, 3rd ... conversation plays calendar-fix-some (13/23), the others calendar-fix-all. */
+const FLAKY = { ...shipped("calendar-fix-some"), alternate: ["calendar-fix-all"] };
+/** Leaves src/calendar.js with a syntax error: node:test reports the test file as one failed test. */
+const BROKEN = {
+  usage: { inputTokens: 1000, outputTokens: 100 },
+  steps: [
+    { kind: "write-file", path: "src/calendar.js", content: "export function isLeapYear(year {\n" },
+    { kind: "reply", text: "Done." },
+  ],
+};
+
+let stack: StudyStack | undefined;
+let web: StudyWeb;
+let projectId: string;
+
+beforeAll(async () => {
+  stack = await startStudyStack({
+    name: "honest",
+    redisUrl: REDIS_URL,
+    runtime,
+    scripts: { "calendar-flaky": FLAKY, "calendar-broken": BROKEN },
+    concurrency: 1,
+  });
+  ({ web } = stack);
+  projectId = await addCalendarProject({ web, runtime, projectDir: calendarProject() });
+}, 300_000);
+
+afterAll(async () => {
+  await stack?.close();
+  if (projectId) removeImages(`invariant-trial/${projectId.toLowerCase()}`);
+});
+
+const codex = (model: string, repeats = 1) => ({
+  harness: "codex" as const,
+  model,
+  reasoningEffort: "low" as const,
+  repeats,
+});
+const finished = (study: StudyView) => study.state === "done" || study.state === "stopped" || study.state === "refused";
+const trialsOf = (study: StudyView, choice: number): TrialView[] =>
+  study.trials.filter((trial) => trial.choice === choice).sort((a, b) => a.repeat - b.repeat);
+
+async function report(studyId: string, format: "md" | "json" | "csv"): Promise<string> {
+  return (await web.services.studies.report({ studyId, format })).body;
+}
+
+describe("honest comparisons on the calendar fixture", () => {
+  let study: StudyView;
+  let json: StudyReport;
+
+  it("runs a study with a flaky configuration (fails on odd repeats) and one that breaks the tests", async () => {
+    const created = await web.services.studies.create(
+      {
+        projectId,
+        title: "Honest",
+        taskPrompt: "Implement every function in src/calendar.js so that the tests pass.",
+        testCommand: "node --test test/",
+        testFiles: [{ source: "project", path: "test/calendar.test.js" }],
+        concurrency: 1,
+        configurations: [codex("calendar-flaky", 4), codex("calendar-broken")],
+      },
+      "admin",
+    );
+    study = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 400_000, what: "the study" });
+    expect(study.state).toBe("done");
+    expect(study.baseline).toMatchObject({ passed: 0, total: 23 });
+    expect(trialsOf(study, 1).map((trial) => `${trial.verdict?.passed}/${trial.verdict?.total}`)).toEqual([
+      "13/23",
+      "23/23",
+      "13/23",
+      "23/23",
+    ]);
+    json = studyReportSchema.parse(JSON.parse(await report(study.id, "json")));
+  }, 420_000);
+
+  it("flags the trial whose tests did not all run and judges it against the baseline's 23", async () => {
+    const [broken] = trialsOf(study, 2);
+    expect(broken?.testsMissing).toEqual({ missing: 22, expected: 23, counted: 1 });
+    expect(broken?.verdict).toMatchObject({ passed: 0, failed: 23, total: 23, ok: false });
+    expect(trialsOf(study, 1).every((trial) => trial.testsMissing === null)).toBe(true);
+    expect(json.trials.find((trial) => trial.id === broken?.id)?.testsMissing).toEqual(broken?.testsMissing);
+    const md = await report(study.id, "md");
+    expect(md).toContain("0/23 ⚠ 22 did not run");
+    expect(md).toContain("## Tests that did not run");
+    expect(md).toContain("tests missing: 22 of 23 did not run");
+    const [header, ...rows] = (await report(study.id, "csv")).trimEnd().split("\r\n");
+    const column = (header ?? "").split(",").indexOf("tests_missing");
+    expect(rows.map((row) => row.split(",")[column])).toEqual(["0", "0", "0", "0", "22"]);
+  });
+});
