@@ -3,10 +3,11 @@ import type net from "node:net";
 import type tls from "node:tls";
 import type { TokenUsage } from "../agents/token-usage";
 import { admitRoute, authenticateRun, refuseEncodedBody, refuseOverBudget, refuseOverRate } from "./gateway-admission";
-import type { GatewayCredential } from "./gateway-credentials";
+import { DEFAULT_CHATGPT_BASE_URL } from "./chatgpt-session";
+import { isChatgptCredential, type GatewayCredential } from "./gateway-credentials";
 import { createGatewayKey } from "./gateway-key";
 import { sendGatewayError } from "./gateway-error";
-import { forwardRequest, type ForwardContext } from "./forward-request";
+import { forwardRequest, type ForwardContext, type RecoverCredential, type UpstreamTarget } from "./forward-request";
 import type { RunPolicy } from "./request-policy";
 import { DEFAULT_RATE_LIMIT, type RateLimit } from "./run-rate-limit";
 import { createRunTokens } from "./run-tokens";
@@ -25,10 +26,18 @@ import { listenHttp } from "../../lib/listen";
  * relay body, metered (forward-request.ts, upstream-relay.ts).
  */
 export interface ModelGatewayOptions {
-  /** The upstream API, ending in `/v1`: e.g. https://api.openai.com/v1, or a mock model's URL. */
+  /** The upstream API for an API key, ending in `/v1`: e.g. https://api.openai.com/v1, or a mock model's URL. */
   upstreamBaseUrl: string;
-  /** The real credential, resolved at the first request that needs it (so a missing key is reported there too). */
-  credential: () => GatewayCredential;
+  /** Where a ChatGPT sign-in's requests go (Codex's endpoint for it; default https://chatgpt.com/backend-api/codex). */
+  chatgptBaseUrl?: string;
+  /** The bundled scripted model for runs whose policy says `scripted` (none: such runs are refused). */
+  scriptedBaseUrl?: string | null;
+  /** The real credential, looked up for every request that goes to the provider (see gateway-credentials.ts). */
+  credential: () => GatewayCredential | Promise<GatewayCredential>;
+  /** After the upstream's 401 to a ChatGPT sign-in: a renewed credential to retry once with (a refresh). */
+  afterUnauthorized?: RecoverCredential;
+  /** More secrets to redact from logs and error bodies (a sign-in's refresh token). */
+  extraSecrets?: () => string[];
   /** TLS options for an https upstream (e.g. `ca` for a private certificate authority). */
   upstreamTls?: tls.ConnectionOptions;
   /**
@@ -52,7 +61,8 @@ export interface ModelGateway {
   /** The TCP listener's port (0 without one). */
   port: number;
   /** A run's token, with its budget (input + output tokens) and policy (strict unless given: see request-policy.ts). */
-  issueRunToken(options: { runId: string; budgetTokens?: number | null; policy?: RunPolicy }): string;
+  /** A fresh token for the run, or `token` again (one issued before a restart, still held by a session's container). */
+  issueRunToken(options: { runId: string; budgetTokens?: number | null; policy?: RunPolicy; token?: string }): string;
   /** The token stops working at once and the run's in-flight requests are aborted. */
   revoke(runId: string): void;
   /** Tokens the run used so far (also after revoke), or null for an unknown run. */
@@ -67,23 +77,45 @@ export interface ModelGateway {
   close(): Promise<void>;
 }
 
+/** The gateway's upstreams by base URL, each with its own connection pool, opened at first use. */
+function createTargets(tlsOptions: tls.ConnectionOptions | undefined) {
+  const targets = new Map<string, UpstreamTarget>();
+  return {
+    get(baseUrl: string): UpstreamTarget {
+      let target = targets.get(baseUrl);
+      if (!target) {
+        const url = new URL(baseUrl);
+        target = {
+          client: createUpstreamClient({ baseUrl: url, ...(tlsOptions ? { tls: tlsOptions } : {}) }),
+          path: url.pathname.replace(/\/+$/, ""), // "" for a bare host
+          host: url.host,
+        };
+        targets.set(baseUrl, target);
+      }
+      return target;
+    },
+    close(): void {
+      for (const target of targets.values()) target.client.close();
+    },
+  };
+}
+
 export async function startModelGateway(options: ModelGatewayOptions): Promise<ModelGateway> {
-  const upstream = new URL(options.upstreamBaseUrl);
-  const client = createUpstreamClient({
-    baseUrl: upstream,
-    ...(options.upstreamTls ? { tls: options.upstreamTls } : {}),
-  });
+  const targets = createTargets(options.upstreamTls);
+  targets.get(options.upstreamBaseUrl); // a malformed URL fails here, at start
+  const chatgptBaseUrl = options.chatgptBaseUrl ?? DEFAULT_CHATGPT_BASE_URL;
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const clock = options.clock ?? Date.now;
   const runs = createRunTokens();
   const log = options.log ?? (() => undefined);
-  const key = createGatewayKey({ credential: options.credential, log });
+  const key = createGatewayKey({
+    credential: options.credential,
+    log,
+    ...(options.extraSecrets ? { extraSecrets: options.extraSecrets } : {}),
+  });
   const redact = (text: string) => key.redact(text);
 
   const context: ForwardContext = {
-    client,
-    upstreamPath: upstream.pathname.replace(/\/+$/, ""), // "" for a bare host
-    upstreamHost: upstream.host,
     runs,
     ...(options.onUsage ? { onUsage: options.onUsage } : {}),
     ...(options.onBudgetExceeded ? { onBudgetExceeded: options.onBudgetExceeded } : {}),
@@ -98,13 +130,33 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     const route = admitRoute({ pathname, method: req.method ?? "GET", res });
     if (route === null || refuseEncodedBody({ req, res }) || refuseOverBudget({ run, res })) return;
     if (refuseOverRate({ run, res, limit: rateLimit, now: clock() })) return;
-    const apiKey = key.apiKeyFor(res);
-    if (apiKey === null) return;
     run.active += 1;
     res.once("close", () => {
       run.active -= 1;
     });
-    forwardRequest({ context, req, res, run, apiKey, route });
+    if (run.policy.scripted) {
+      if (!options.scriptedBaseUrl)
+        return sendGatewayError({
+          res,
+          status: 503,
+          type: "scripted_model_unavailable",
+          message: "This run asks for the scripted model, which this worker does not serve.",
+        });
+      const target = targets.get(options.scriptedBaseUrl);
+      return forwardRequest({ context, req, res, run, target, credential: null, route });
+    }
+    void key.credentialFor(res, run).then((credential) => {
+      if (credential === null || res.destroyed) return;
+      const target = targets.get(isChatgptCredential(credential) ? chatgptBaseUrl : options.upstreamBaseUrl);
+      const recover: RecoverCredential | undefined = options.afterUnauthorized
+        ? async (used) => {
+            const next = await options.afterUnauthorized!(used);
+            if (next) key.remember(isChatgptCredential(next) ? next.accessToken : next.apiKey);
+            return next;
+          }
+        : undefined;
+      forwardRequest({ context, req, res, run, target, credential, route, ...(recover ? { recover } : {}) });
+    });
   }
 
   const server = http.createServer((req, res) => {
@@ -144,7 +196,7 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
         if (server.listening) server.close(() => resolve());
         else resolve();
         server.closeAllConnections();
-        client.close();
+        targets.close();
       }),
   };
 }

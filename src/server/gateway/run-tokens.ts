@@ -45,8 +45,12 @@ export function createRunTokens() {
      * A fresh random token for the run. Issuing again for the same run replaces its token (the old one
      * stops working), its budget and its policy (strict unless given); usage so far is kept.
      */
-    issue(options: { runId: string; budgetTokens?: number | null; policy?: RunPolicy }): string {
-      const token = `${RUN_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+    issue(options: { runId: string; budgetTokens?: number | null; policy?: RunPolicy; token?: string }): string {
+      // a given token is one issued before a restart (a terminal session's container still holds it)
+      const token =
+        options.token?.startsWith(RUN_TOKEN_PREFIX) === true
+          ? options.token
+          : `${RUN_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
       const run = runs.get(options.runId) ?? {
         runId: options.runId,
         tokenHash: null,

@@ -38,6 +38,8 @@ export function containerCreateOptions(options: {
     ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
     Labels: toDockerLabels(spec.labels),
     Tty: spec.tty ?? false,
+    // a terminal session's process reads its keyboard from stdin, which stays open between attachments
+    ...(spec.tty ? { OpenStdin: true, StdinOnce: false, AttachStdin: true } : {}),
     AttachStdout: true,
     AttachStderr: true,
     HostConfig: {

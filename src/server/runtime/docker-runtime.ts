@@ -3,6 +3,7 @@ import Docker from "dockerode";
 import { LABEL, type ContainerSpec } from "./container-spec";
 import { containerCreateOptions, runToExit } from "./docker-container";
 import { execCollect, execTty } from "./docker-exec";
+import { ttyMethods, type ContainerStatus, type ContainerTty } from "./docker-tty";
 import { withHostCa } from "./host-ca";
 import { checkMounts, type MountPolicy } from "./mount-policy";
 
@@ -55,7 +56,16 @@ export interface ContainerRuntime {
     command: string[],
     options?: { env?: Record<string, string>; columns?: number; rows?: number },
   ): Promise<TtyProcess>;
+  /** Attaches to a TTY container's main process (terminal sessions): raw bytes both ways. */
+  attachTty(id: string): Promise<ContainerTty>;
+  resizeTty(id: string, size: { columns: number; rows: number }): Promise<void>;
+  /** Resolves to the exit code once the container's main process ends. */
+  waitForExit(id: string): Promise<number>;
+  /** Running or not, and its exit code; null when the container does not exist. */
+  containerStatus(id: string): Promise<ContainerStatus | null>;
 }
+
+export type { ContainerStatus, ContainerTty };
 
 export interface TtyProcess {
   stream: NodeJS.ReadWriteStream;
@@ -180,6 +190,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
     exec: (id, command, execOptions = {}) => execCollect({ docker, id, command, ...execOptions }),
 
     execTty: (id, command, ttyOptions = {}) => execTty({ docker, id, command, ...ttyOptions }),
+
+    ...ttyMethods(docker),
 
     async listManagedContainers() {
       const containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL.managed}=true`] } });

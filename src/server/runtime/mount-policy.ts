@@ -23,6 +23,7 @@ export const DATA_DIR_MOUNT_FOLDERS = [
   "gateway",
   "dependencies",
   "caches",
+  "sessions",
 ] as const;
 
 export function dataDirMountPolicy(options: {

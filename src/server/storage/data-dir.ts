@@ -14,6 +14,9 @@ import { AppError } from "../errors/app-error";
  *   workspaces/<id>/              workers (trial and preflight workspaces) and web (previews); both read
  *   trials/<id>/attempt-<n>/      workers (trial.log, codex-home, evaluation.json); web reads log and evaluation
  *   gateway/<worker>.sock         workers (the model gateway's socket)
+ *   gateway/sessions/gateway.sock web (the model gateway of terminal sessions)
+ *   sessions/<id>/                web (a terminal session's control folder and saved screen)
+ *   sessions/codex-homes/<project> web (a project's Codex home for its sessions)
  *   applies/<record id>/          web (what an apply replaced or deleted, kept until it is undone)
  *   dependencies/<id>/tree/       web (the manifests), workers (the dependency step installs beside them); trials mount its outputs
  *   caches/<package manager>/     workers (npm, pip, yarn, pnpm caches mounted into dependency steps)
@@ -91,6 +94,25 @@ export function workspacePaths(dir: string) {
   };
 }
 
+const SESSION_OR_PROJECT_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+function checkSessionId(id: string): string {
+  if (!SESSION_OR_PROJECT_ID.test(id))
+    throw new AppError({ code: "BAD_REQUEST", message: `"${id}" is not a session or project id.` });
+  return id;
+}
+
+function sessionPaths(dir: string) {
+  const control = path.join(dir, "control");
+  return {
+    dir,
+    control,
+    /** The thread the next start resumes (Codex sessions); absent: a new conversation. */
+    resumeThread: path.join(control, "resume-thread"),
+    screen: path.join(dir, "screen.json"),
+  };
+}
+
 function trialAttemptPaths(dir: string) {
   return {
     dir,
@@ -131,6 +153,12 @@ export function dataDirPaths(dataDir: string) {
     trialAttempt: (options: { trialId: string; attempt: number }) =>
       trialAttemptPaths(at("trials", options.trialId, `attempt-${options.attempt}`)),
     gatewaySocket: (workerId: string) => at("gateway", `${workerId}.sock`),
+    /** The web process's gateway for terminal sessions: containers mount the folder, so a restart's new socket is seen. */
+    sessionGatewayDir: at("gateway", "sessions"),
+    /** A terminal session's own files: `control/` (mounted read-only: what to resume) and its saved screen. */
+    session: (sessionId: string) => sessionPaths(at("sessions", checkSessionId(sessionId))),
+    /** A project's Codex home for its sessions (conversations persist here; never credentials). */
+    sessionCodexHome: (projectId: string) => at("sessions", "codex-homes", checkSessionId(projectId)),
     applies: at("applies"),
     dependencies: at("dependencies"),
     /** Overlay upper/work folders of running containers that mount installed dependencies (removed with them). */

@@ -1,0 +1,109 @@
+import { BRIDGE_PORT, CONTAINER_PATHS, shellQuote } from "../agents/harness";
+import type { ContainerSpec, ResourceLimits } from "../runtime/container-spec";
+import type { NetworkMode } from "../../shared/project-schemas";
+import type { SessionKind } from "../../shared/session-schemas";
+import { SESSION_GATEWAY_SOCKET } from "./session-gateway";
+
+/** Where a session container finds its gateway folder and its control folder. */
+export const SESSION_PATHS = {
+  gatewayDir: "/run/invariant/gateway",
+  control: "/run/invariant/session",
+} as const;
+
+function tomlString(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** The Codex TUI's flags: the gateway as its provider (a per-session token), the model, no sandbox of its own. */
+export function codexTuiFlags(options: { model: string; reasoningEffort: string | null; hostedTools: boolean }) {
+  const provider = `model_providers.gw={ name="invariant-gateway", base_url=${tomlString(`http://127.0.0.1:${BRIDGE_PORT}/v1`)}, env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
+  return [
+    "--dangerously-bypass-approvals-and-sandbox",
+    "-m",
+    options.model,
+    ...(options.reasoningEffort ? ["-c", `model_reasoning_effort=${tomlString(options.reasoningEffort)}`] : []),
+    "-c",
+    provider,
+    "-c",
+    'model_provider="gw"',
+    ...(options.hostedTools ? [] : ["-c", 'web_search="disabled"']),
+  ];
+}
+
+/**
+ * The session container's main process: the loopback bridge to the gateway socket, then the Codex TUI
+ * (`codex resume <thread>` when the control folder names one) or a login shell. When it exits, the
+ * container stops and is kept; starting the container again runs this script again (resume).
+ */
+export function sessionScript(options: {
+  kind: SessionKind;
+  model: string;
+  reasoningEffort: string | null;
+  hostedTools: boolean;
+}): string {
+  const socket = `${SESSION_PATHS.gatewayDir}/${SESSION_GATEWAY_SOCKET}`;
+  const ready = "/tmp/.invariant-bridge-ready";
+  const args = `${BRIDGE_PORT} ${socket} ${ready}`;
+  const bridge = [
+    `rm -f ${ready}`,
+    `if command -v perl >/dev/null; then perl ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.pl ${args} &`,
+    `elif command -v node >/dev/null; then node ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.cjs ${args} &`,
+    `else echo "invariant: this image has neither perl nor node; the model gateway is out of reach" >&2; fi`,
+    `i=0; while [ ! -e ${ready} ] && [ $i -lt 400 ]; do i=$((i+1)); sleep 0.005; done`,
+  ];
+  const flags = codexTuiFlags(options).map(shellQuote).join(" ");
+  const resumeFile = `${SESSION_PATHS.control}/resume-thread`;
+  const run =
+    options.kind === "codex"
+      ? [`if [ -s ${resumeFile} ]; then exec codex ${flags} resume "$(cat ${resumeFile})"; fi`, `exec codex ${flags}`]
+      : [`if command -v bash >/dev/null; then exec bash -l; fi`, `exec sh -l`];
+  return ["set -u", ...bridge, `cd ${CONTAINER_PATHS.workspace}`, ...run].join("\n");
+}
+
+/** The container of a session: a TTY, its files at /workspace, the project's Codex home, limits, labels, network. */
+export function sessionContainerSpec(options: {
+  sessionId: string;
+  projectId: string;
+  kind: SessionKind;
+  image: string;
+  model: string;
+  reasoningEffort: string | null;
+  hostedTools: boolean;
+  runToken: string;
+  filesPath: string;
+  codexHomePath: string;
+  controlPath: string;
+  gatewayDir: string;
+  bridgeDir: string;
+  network: NetworkMode;
+  limits: ResourceLimits;
+  columns: number;
+  rows: number;
+}): ContainerSpec {
+  return {
+    image: options.image,
+    command: ["/bin/sh", "-c", sessionScript(options)],
+    env: {
+      HOME: "/root",
+      TERM: "xterm-256color",
+      COLORTERM: "truecolor",
+      LANG: "C.UTF-8",
+      CODEX_HOME: CONTAINER_PATHS.codexHome,
+      GW_TOKEN: options.runToken,
+      COLUMNS: String(options.columns),
+      LINES: String(options.rows),
+    },
+    workingDir: CONTAINER_PATHS.workspace,
+    labels: { project: options.projectId, role: "session", session: options.sessionId },
+    limits: options.limits,
+    network: options.network,
+    tty: true,
+    mounts: [
+      { hostPath: options.filesPath, containerPath: CONTAINER_PATHS.workspace, readOnly: false },
+      { hostPath: options.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },
+      { hostPath: options.gatewayDir, containerPath: SESSION_PATHS.gatewayDir, readOnly: false },
+      { hostPath: options.controlPath, containerPath: SESSION_PATHS.control, readOnly: true },
+      { hostPath: options.bridgeDir, containerPath: CONTAINER_PATHS.bridgeDir, readOnly: true },
+    ],
+  };
+}

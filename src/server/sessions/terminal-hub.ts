@@ -1,0 +1,184 @@
+import fs from "node:fs";
+import path from "node:path";
+import { Terminal } from "@xterm/headless";
+import { SerializeAddon } from "@xterm/addon-serialize";
+import type { ContainerRuntime } from "../runtime/docker-runtime";
+
+/** How much scrollback the server keeps per session (what a reattaching browser gets back). */
+const SCROLLBACK_LINES = 2_000;
+const SAVE_SCREEN_AFTER_MS = 1_000;
+
+export interface ScreenState {
+  data: string;
+  columns: number;
+  rows: number;
+}
+
+interface LiveTerminal {
+  terminal: Terminal;
+  serializer: SerializeAddon;
+  input: NodeJS.WritableStream;
+  detach: () => void;
+  saveTimer: NodeJS.Timeout | null;
+  screenFile: string;
+}
+
+interface HubDeps {
+  runtime: ContainerRuntime;
+  /** Output bytes of a session, after the server's screen took them (watchers get them in order). */
+  broadcast: (sessionId: string, data: Uint8Array) => void;
+  /** The container's process ended (its exit code). */
+  onExit: (sessionId: string, exitCode: number) => void;
+  /** Some output or input happened (for the idle timer and "last activity"). */
+  onActivity?: (sessionId: string) => void;
+  log?: (message: string) => void;
+}
+
+function screenOf(entry: LiveTerminal): ScreenState {
+  return {
+    data: entry.serializer.serialize({ scrollback: SCROLLBACK_LINES }),
+    columns: entry.terminal.cols,
+    rows: entry.terminal.rows,
+  };
+}
+
+/** Saves the screen beside the session (written whole, then renamed: never half a file). */
+function writeScreen(entry: LiveTerminal, log?: (message: string) => void): void {
+  const temporary = `${entry.screenFile}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(entry.screenFile), { recursive: true });
+    fs.writeFileSync(temporary, JSON.stringify(screenOf(entry)));
+    fs.renameSync(temporary, entry.screenFile);
+  } catch (error) {
+    log?.(`sessions: could not save a screen: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+export function readScreen(file: string): ScreenState | null {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<ScreenState>;
+    if (typeof parsed.data !== "string" || typeof parsed.columns !== "number" || typeof parsed.rows !== "number")
+      return null;
+    return { data: parsed.data, columns: parsed.columns, rows: parsed.rows };
+  } catch {
+    return null;
+  }
+}
+
+/** One attachment to a running session container, with the headless terminal that keeps its screen. */
+async function attachTerminal(options: {
+  deps: HubDeps;
+  live: Map<string, LiveTerminal>;
+  sessionId: string;
+  containerId: string;
+  columns: number;
+  rows: number;
+  screenFile: string;
+}): Promise<void> {
+  const { deps, sessionId } = options;
+  const terminal = new Terminal({
+    cols: options.columns,
+    rows: options.rows,
+    scrollback: SCROLLBACK_LINES,
+    allowProposedApi: true,
+  });
+  const serializer = new SerializeAddon();
+  terminal.loadAddon(serializer);
+  const saved = readScreen(options.screenFile);
+  if (saved) terminal.write(saved.data);
+  const tty = await deps.runtime.attachTty(options.containerId);
+  await deps.runtime.resizeTty(options.containerId, { columns: options.columns, rows: options.rows });
+  const entry: LiveTerminal = {
+    terminal,
+    serializer,
+    input: tty.stream,
+    detach: tty.detach,
+    saveTimer: null,
+    screenFile: options.screenFile,
+  };
+  options.live.set(sessionId, entry);
+  tty.stream.on("data", (chunk: Buffer) => {
+    const bytes = new Uint8Array(chunk);
+    terminal.write(bytes, () => deps.broadcast(sessionId, bytes));
+    deps.onActivity?.(sessionId);
+    entry.saveTimer ??= setTimeout(() => {
+      entry.saveTimer = null;
+      writeScreen(entry, deps.log);
+    }, SAVE_SCREEN_AFTER_MS);
+  });
+  tty.stream.on("error", () => undefined);
+  deps.runtime.waitForExit(options.containerId).then(
+    (exitCode) =>
+      // the last bytes first: the attach stream may end after the process
+      terminal.write("", () => {
+        if (options.live.get(sessionId) !== entry) return;
+        writeScreen(entry, deps.log);
+        deps.onExit(sessionId, exitCode);
+      }),
+    (error: unknown) =>
+      deps.log?.(`sessions: lost a container: ${error instanceof Error ? error.message : String(error)}`),
+  );
+}
+
+/**
+ * The server side of every open session's terminal: one attachment to the container's TTY, and a
+ * headless xterm that keeps the screen (not an unbounded log), so any browser that attaches later gets
+ * the current screen and then the live bytes. The screen is also saved to the session's folder, so a
+ * restarted web process shows it again before new output arrives.
+ */
+export function createTerminalHub(deps: HubDeps) {
+  const live = new Map<string, LiveTerminal>();
+
+  const close = (sessionId: string) => {
+    const entry = live.get(sessionId);
+    if (!entry) return;
+    live.delete(sessionId);
+    if (entry.saveTimer) clearTimeout(entry.saveTimer);
+    writeScreen(entry, deps.log);
+    entry.detach();
+    entry.terminal.dispose();
+  };
+
+  return {
+    /** Attaches to a running session container; `screenFile` holds (and receives) its saved screen. */
+    async open(options: { sessionId: string; containerId: string; columns: number; rows: number; screenFile: string }) {
+      close(options.sessionId);
+      await attachTerminal({ deps, live, ...options });
+    },
+
+    isOpen: (sessionId: string) => live.has(sessionId),
+
+    /**
+     * Calls `ready` with the current screen once the server has taken every byte received so far, and
+     * before it broadcasts any later byte: a watcher that joins inside `ready` misses nothing and sees
+     * nothing twice. A session that is not open gets its saved screen (or null).
+     */
+    screen(sessionId: string, ready: (screen: ScreenState | null) => void, screenFile?: string) {
+      const entry = live.get(sessionId);
+      if (!entry) return ready(screenFile ? readScreen(screenFile) : null);
+      entry.terminal.write("", () => ready(screenOf(entry)));
+    },
+
+    input(sessionId: string, data: string): boolean {
+      const entry = live.get(sessionId);
+      if (!entry) return false;
+      entry.input.write(data);
+      deps.onActivity?.(sessionId);
+      return true;
+    },
+
+    async resize(options: { sessionId: string; containerId: string; columns: number; rows: number }) {
+      live.get(options.sessionId)?.terminal.resize(options.columns, options.rows);
+      await deps.runtime.resizeTty(options.containerId, { columns: options.columns, rows: options.rows });
+    },
+
+    /** Stops watching the container (it keeps running); the screen is saved first. */
+    close,
+
+    closeAll() {
+      for (const sessionId of [...live.keys()]) close(sessionId);
+    },
+  };
+}
+
+export type TerminalHub = ReturnType<typeof createTerminalHub>;

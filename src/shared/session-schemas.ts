@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { reasoningEffortSchema } from "./vocabulary";
+
+/**
+ * Terminal sessions: a long-lived container of a project's environment with a TTY, running the Codex
+ * TUI or a shell, in the project directory itself (direct) or in a private copy (a workspace).
+ */
+export const SESSION_KINDS = ["codex", "shell"] as const;
+export const sessionKindSchema = z.enum(SESSION_KINDS);
+export type SessionKind = z.infer<typeof sessionKindSchema>;
+
+export const SESSION_MODES = ["direct", "private"] as const;
+export const sessionModeSchema = z.enum(SESSION_MODES);
+export type SessionMode = z.infer<typeof sessionModeSchema>;
+
+/**
+ * starting → running ⇄ exited (the process ended; the container is kept and can be resumed)
+ * → finishing (its removal is recorded before anything is removed) → finished. `interrupted`: the
+ * container disappeared while nothing was watching it (it can only be finished).
+ */
+export const SESSION_STATES = ["starting", "running", "exited", "finishing", "finished", "interrupted"] as const;
+export const sessionStateSchema = z.enum(SESSION_STATES);
+export type SessionState = z.infer<typeof sessionStateSchema>;
+/** States in which the session's container may be running. */
+export const LIVE_SESSION_STATES: readonly SessionState[] = ["starting", "running"];
+/** States from which a session can be resumed. */
+export const RESUMABLE_SESSION_STATES: readonly SessionState[] = ["exited", "interrupted"];
+
+const idSchema = z.string().trim().min(1).max(100);
+
+export const startSessionInputSchema = z.object({
+  projectId: idSchema,
+  kind: sessionKindSchema.default("codex"),
+  mode: sessionModeSchema.default("private"),
+  /** Codex only; empty = the project's default configuration's model. */
+  model: z.string().trim().max(200, "Model names are at most 200 characters.").default(""),
+  reasoningEffort: reasoningEffortSchema.optional(),
+  /** Who starts it, shown to others (and to a second start refused by the lease); default: the host user. */
+  startedBy: z.string().trim().max(100, "Names are at most 100 characters.").default(""),
+  /** Continue a result: a private copy of this trial's workspace, in its committed image. */
+  fromTrialId: idSchema.optional(),
+  /** With fromTrialId: resume the trial's Codex thread (else a fresh conversation). */
+  resumeTrialThread: z.boolean().default(true),
+  columns: z.number().int().min(20).max(500).default(120),
+  rows: z.number().int().min(5).max(200).default(32),
+});
+export type StartSessionInput = z.input<typeof startSessionInputSchema>;
+
+export const sessionIdInputSchema = z.object({ sessionId: idSchema });
+
+export interface SessionView {
+  id: string;
+  projectId: string;
+  projectName: string;
+  kind: SessionKind;
+  mode: SessionMode;
+  model: string | null;
+  state: SessionState;
+  /** Running with no browser attached. */
+  detached: boolean;
+  reason: string | null;
+  startedBy: string;
+  threadId: string | null;
+  fromTrialId: string | null;
+  workspaceId: string | null;
+  environmentVersionId: string | null;
+  savedVersionId: string | null;
+  columns: number;
+  rows: number;
+  tokens: { input: number; cachedInput: number; output: number; reasoning: number };
+  createdAt: string;
+  lastActivityAt: string;
+  endedAt: string | null;
+}
+
+/** socket.io events of the terminal (names and payloads; the server validates every payload). */
+export const terminalEvents = {
+  /** client → server: start watching a session's terminal; answered with `terminal.screen`. */
+  attach: "terminal.attach",
+  detach: "terminal.detach",
+  /** client → server: keystrokes (admins only; the server drops a viewer's). */
+  input: "terminal.input",
+  /** client → server: the admin's window size; the TTY and every watcher follow. */
+  resize: "terminal.resize",
+  /** server → client: the whole screen as escape sequences (on attach), with the terminal's size. */
+  screen: "terminal.screen",
+  /** server → client: output bytes as they come. */
+  output: "terminal.output",
+  /** server → client: the session's state changed (exited, resumed, finished). */
+  state: "terminal.state",
+  /** server → every client: some session changed (lists refetch). */
+  sessionsChanged: "sessions.changed",
+} as const;
+
+export const terminalAttachSchema = z.object({ sessionId: idSchema });
+export const terminalInputSchema = z.object({ sessionId: idSchema, data: z.string().max(64 * 1024) });
+export const terminalResizeSchema = z.object({
+  sessionId: idSchema,
+  columns: z.number().int().min(20).max(500),
+  rows: z.number().int().min(5).max(200),
+});
+
+export interface TerminalScreen {
+  sessionId: string;
+  data: string;
+  columns: number;
+  rows: number;
+  state: SessionState;
+}
+export interface TerminalOutput {
+  sessionId: string;
+  data: Uint8Array;
+}
+export interface TerminalState {
+  sessionId: string;
+  state: SessionState;
+  reason: string | null;
+}
