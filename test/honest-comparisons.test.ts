@@ -1,15 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
 import { studyReportSchema, type StudyReport } from "../src/shared/study-report";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
 import {
   addCalendarProject,
   calendarProject,
   createDockerRuntime,
-  redisUrlFor,
   removeImages,
   REPO_ROOT,
+  tempDir,
   waitForStudy,
   type StudyWeb,
 } from "./support/study-harness";
@@ -20,7 +21,6 @@ import { startStudyStack, type StudyStack } from "./support/study-stack";
  * calendar fixture: the integrity flag for a trial whose tests did not all run, the per-test matrix
  * marking the tests that flip between repeats (a script that fails on odd repeats), ...
  */
-const REDIS_URL = redisUrlFor(inject("redisUrl"), 7);
 const runtime = createDockerRuntime();
 
 const shipped = (name: string) =>
@@ -37,14 +37,17 @@ const BROKEN = {
   ],
 };
 
+let redis: PrivateRedis | undefined;
 let stack: StudyStack | undefined;
 let web: StudyWeb;
 let projectId: string;
 
 beforeAll(async () => {
+  // a Redis of its own: the shared one's databases are all taken by other test files
+  redis = await startPrivateRedis({ dataDir: tempDir("honest-redis") });
   stack = await startStudyStack({
     name: "honest",
-    redisUrl: REDIS_URL,
+    redisUrl: redis.url,
     runtime,
     scripts: { "calendar-flaky": FLAKY, "calendar-broken": BROKEN },
     concurrency: 1,
@@ -55,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
+  await redis?.stop();
   if (projectId) removeImages(`invariant-trial/${projectId.toLowerCase()}`);
 });
 
