@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
+import { cliResultSchema } from "../src/cli/cli-schemas";
 import { tempDir } from "./support/temp";
 import { BIN, cleanEnv, launch, ROOT, type Launched } from "./support/launch";
 
@@ -38,7 +39,7 @@ describe("invariant-web environment (CLI)", () => {
     expect(added.status).toBe(200);
 
     const unknown = cli(dataDir, ["environment", "prepare", "--project", "nope"]);
-    expect(unknown.status).toBe(1);
+    expect(unknown.status).toBe(3); // refused: no such project
     expect(unknown.stderr).toContain('No project "nope". Known projects: cli-demo');
 
     const first = cli(dataDir, ["environment", "prepare", "--project", "cli-demo"]);
@@ -62,9 +63,7 @@ describe("invariant-web environment (CLI)", () => {
     expect(failing.stderr).toContain("exited with code 7");
 
     const list = cli(dataDir, ["environment", "list", "--project", "cli-demo", "--json"]);
-    const overview = JSON.parse(list.stdout) as {
-      versions: { version: number; status: string; active: boolean; imageTag: string }[];
-    };
+    const overview = cliResultSchema("environment list").parse(JSON.parse(list.stdout)).data;
     expect(overview.versions.map((v) => [v.version, v.status, v.active])).toEqual([
       [3, "failed", false],
       [2, "ready", true],

@@ -14,6 +14,7 @@ import { createSnapshotService } from "../server/snapshots/snapshot-service";
 import { createWorkspaceService } from "../server/workspaces/workspace-service";
 import { parseCli } from "./config";
 import { runApplyCommand, type ApplyApi } from "./apply-command";
+import { cliResultSchema } from "./cli-schemas";
 
 let dataDir: string;
 let databaseFile: string;
@@ -96,13 +97,15 @@ describe("invariant-web apply", () => {
     expect(fs.existsSync(path.join(dataDir, "launcher.json"))).toBe(false);
   });
 
-  it("refuses with the conflicts and exit code 1", async () => {
+  it("refuses with the conflicts and exit code 3 (refused), in the documented JSON envelope", async () => {
     const { project, workspace } = await scenario();
     fs.writeFileSync(path.join(project, "src/app.ts"), "edited by the user\n");
     const before = listTree(project);
     const { code, stdout } = await run([workspace.id, "--yes", "--json"]);
-    expect(code).toBe(1);
-    expect(JSON.parse(stdout)).toMatchObject({
+    expect(code).toBe(3);
+    const envelope = cliResultSchema("apply").parse(JSON.parse(stdout));
+    expect(envelope).toMatchObject({ ok: false, exitCode: 3 });
+    expect(envelope.data.result).toMatchObject({
       outcome: "refused",
       conflicts: [{ path: "src/app.ts", reason: "changed" }],
     });
@@ -127,6 +130,8 @@ describe("invariant-web apply", () => {
       return Promise.resolve({
         preview: (workspaceId) => service.preview({ workspaceId }),
         run: (workspaceId, planHash) => service.run({ workspaceId, planHash, appliedBy: "admin" }),
+        previewTrial: (trialId) => service.previewTrial({ trialId }),
+        runTrial: (trialId, planHash) => service.runTrial({ trialId, planHash, appliedBy: "admin" }),
         close: () => Promise.resolve(),
       });
     };
@@ -145,7 +150,10 @@ describe("invariant-web apply", () => {
     expect(await run([])).toMatchObject({ code: 2, stderr: expect.stringContaining("name one workspace") as unknown });
     const empty = tempDir("cli-empty");
     const config = parseCli(["apply", "ws-0123456789abcdef01234567", "--data-dir", empty], {});
-    await expect(runApplyCommand({ config, root, out: () => undefined })).rejects.toThrow(/no invariant-web data in/);
+    let stderr = "";
+    const code = await runApplyCommand({ config, root, out: () => undefined, err: (text) => (stderr += text) });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/no invariant-web data in/);
     expect(fs.readdirSync(empty)).toEqual([]);
   });
 });

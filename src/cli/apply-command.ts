@@ -1,11 +1,14 @@
 import os from "node:os";
 import type { ApplyPreviewView, ApplyRecordView } from "../shared/snapshot-schemas";
-import type { CliConfig } from "./config";
+import { applyPreviewOutput, applyRecordOutput } from "./cli-views";
+import { UsageError, type CliConfig } from "./config";
 import { openDatabaseOffline, runningLauncher } from "./database-access";
+import { runWorkflow } from "./workflow-cli";
 
 /**
- * `invariant-web apply WORKSPACE [--yes] [--json]`: shows the plan that applies a workspace's
- * changes to its project, with its conflicts; with --yes, applies that plan (by its hash).
+ * `invariant-web apply WORKSPACE|--trial TRIAL [--yes] [--json]`: shows the plan that applies a
+ * workspace's (or a finished trial's) changes to its project, with its conflicts; with --yes, applies
+ * that plan (by its hash).
  *
  * It reaches the database by the CLI's one rule (database-access.ts): through the running dashboard
  * (recorded as "admin"), else directly under the data-dir lock (recorded as "cli:<user>").
@@ -13,6 +16,8 @@ import { openDatabaseOffline, runningLauncher } from "./database-access";
 export interface ApplyApi {
   preview(workspaceId: string): Promise<ApplyPreviewView>;
   run(workspaceId: string, planHash: string): Promise<ApplyRecordView>;
+  previewTrial(trialId: string): Promise<ApplyPreviewView>;
+  runTrial(trialId: string, planHash: string): Promise<ApplyRecordView>;
   close(): Promise<void>;
 }
 
@@ -31,13 +36,15 @@ async function connectToDashboard(dataDir: string): Promise<ApplyApi> {
   return {
     preview: (workspaceId) => api.applies.preview.query({ workspaceId }),
     run: (workspaceId, planHash) => api.applies.run.mutate({ workspaceId, planHash }),
+    previewTrial: (trialId) => api.applies.previewTrial.query({ trialId }),
+    runTrial: (trialId, planHash) => api.applies.runTrial.mutate({ trialId, planHash }),
     close: () => Promise.resolve(),
   };
 }
 
 /** Opens the database directly; only when no launcher runs (the caller checked). */
 async function openDirectly(options: { dataDir: string; root: string }): Promise<ApplyApi> {
-  const offline = await openDatabaseOffline({ ...options, whatFor: "no workspace can exist there" });
+  const offline = await openDatabaseOffline({ ...options, whatFor: "no workspace or trial can exist there" });
   const [{ createApplyService }, { createApplyQueries }, { createProjectQueries }] = await Promise.all([
     import("../server/apply/apply-service"),
     import("../server/apply/apply.queries"),
@@ -53,6 +60,8 @@ async function openDirectly(options: { dataDir: string; root: string }): Promise
   return {
     preview: (workspaceId) => apply.preview({ workspaceId }),
     run: (workspaceId, planHash) => apply.run({ workspaceId, planHash, appliedBy }),
+    previewTrial: (trialId) => apply.previewTrial({ trialId }),
+    runTrial: (trialId, planHash) => apply.runTrial({ trialId, planHash, appliedBy }),
     close: () => offline.close(),
   };
 }
@@ -86,34 +95,46 @@ function describeResult(result: ApplyRecordView): string {
   }
 }
 
-export async function runApplyCommand(options: ApplyCommandOptions): Promise<number> {
-  const out = options.out ?? ((text: string) => process.stdout.write(text));
-  const err = options.err ?? ((text: string) => process.stderr.write(text));
+function target(config: CliConfig): { kind: "workspace" | "trial"; id: string } {
+  const trials = config.workflow.trials;
+  const workspaces = config.positionals;
+  if (trials.length + workspaces.length !== 1)
+    throw new UsageError(
+      "name one workspace or one trial, e.g. invariant-web apply --trial TRIAL [--yes] or invariant-web apply ws-0123456789abcdef01234567 [--yes]",
+    );
+  return trials[0] ? { kind: "trial", id: trials[0] } : { kind: "workspace", id: workspaces[0] ?? "" };
+}
+
+/**
+ * Shows the plan (exit 0; 3 when it conflicts); with --yes applies it: exit 0 applied, 3 refused
+ * (nothing written), 1 rolled back or failed. --json prints the `apply` envelope (cli-schemas.ts).
+ */
+export function runApplyCommand(options: ApplyCommandOptions): Promise<number> {
   const { config } = options;
-  const workspaceId = config.positionals[0];
-  if (!workspaceId || config.positionals.length > 1) {
-    err("invariant-web apply: name one workspace, e.g. invariant-web apply ws-0123456789abcdef01234567 [--yes]\n");
-    return 2;
-  }
-  const api =
-    runningLauncher(config.dataDir) !== null
-      ? await (options.connect ?? connectToDashboard)(config.dataDir)
-      : await openDirectly({ dataDir: config.dataDir, root: options.root });
-  try {
-    const preview = await api.preview(workspaceId);
-    if (!config.yes) {
-      if (config.json) out(`${JSON.stringify(preview, null, 2)}\n`);
-      else
-        out(
-          `${describePreview(preview)}${preview.conflicts.length === 0 && preview.steps.length > 0 ? "Run again with --yes to apply it.\n" : ""}`,
-        );
-      return preview.conflicts.length === 0 ? 0 : 1;
+  const io = { ...(options.out ? { out: options.out } : {}), ...(options.err ? { err: options.err } : {}) };
+  return runWorkflow({ config, io }, "apply", async () => {
+    const { kind, id } = target(config);
+    const api =
+      runningLauncher(config.dataDir) !== null
+        ? await (options.connect ?? connectToDashboard)(config.dataDir)
+        : await openDirectly({ dataDir: config.dataDir, root: options.root });
+    try {
+      const preview = kind === "trial" ? await api.previewTrial(id) : await api.preview(id);
+      const conflicted = preview.conflicts.length > 0;
+      if (!config.yes)
+        return {
+          data: { preview: applyPreviewOutput(preview), result: null },
+          human: `${describePreview(preview)}${!conflicted && preview.steps.length > 0 ? "Run again with --yes to apply it.\n" : ""}`,
+          exit: conflicted ? "refused" : "ok",
+        };
+      const result = kind === "trial" ? await api.runTrial(id, preview.planHash) : await api.run(id, preview.planHash);
+      return {
+        data: { preview: applyPreviewOutput(preview), result: applyRecordOutput(result) },
+        human: `${describePreview(preview)}${describeResult(result)}`,
+        exit: result.outcome === "applied" ? "ok" : result.outcome === "refused" ? "refused" : "failure",
+      };
+    } finally {
+      await api.close();
     }
-    if (!config.json) out(describePreview(preview));
-    const result = await api.run(workspaceId, preview.planHash);
-    out(config.json ? `${JSON.stringify(result, null, 2)}\n` : describeResult(result));
-    return result.outcome === "applied" ? 0 : 1;
-  } finally {
-    await api.close();
-  }
+  });
 }

@@ -37,6 +37,8 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.url({ error: "OPENAI_BASE_URL must be a URL such as https://api.openai.com/v1" }).optional(),
   CODEX_HOME: z.string().min(1).optional(),
+  INVARIANT_CHATGPT_BASE_URL: z.url({ error: "INVARIANT_CHATGPT_BASE_URL must be a URL" }).optional(),
+  INVARIANT_CHATGPT_TOKEN_URL: z.url({ error: "INVARIANT_CHATGPT_TOKEN_URL must be a URL" }).optional(),
 });
 
 const launchSchema = z.object({
@@ -71,9 +73,36 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   /** --format and --output, for `export` */
   format: string | null;
   output: string | null;
+  /** Flags of the workflow commands (project, study, trial, apply --trial): see workflow-cli.ts. */
+  workflow: WorkflowFlags;
   /** For the model gateway: the real credential's sources and the upstream API. Never log these. */
-  modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string };
+  modelGateway: {
+    openaiApiKey: string | null;
+    codexHome: string;
+    upstreamBaseUrl: string;
+    /** A ChatGPT sign-in's endpoint and token service (tests point them at local stand-ins). */
+    chatgptBaseUrl?: string;
+    chatgptTokenUrl?: string;
+  };
 };
+
+/**
+ * Flags of the workflow commands (`project`, `study`, `trial`, `apply --trial`): --file (study create),
+ * --last (the most recent study or project), --trial (repeatable: apply, study choose/retry), --timeout
+ * (study wait/follow; null: no limit), --note and --clear (study choose), --set key=value (repeatable:
+ * project settings), --name (project add), --tail (trial log).
+ */
+export interface WorkflowFlags {
+  file: string | null;
+  last: boolean;
+  trials: string[];
+  timeoutSec: number | null;
+  note: string | null;
+  clear: boolean;
+  set: string[];
+  name: string | null;
+  tailBytes: number | null;
+}
 
 export class UsageError extends Error {}
 
@@ -93,6 +122,62 @@ function wholeNumber(text: string, problem: string): number {
   return Number(text);
 }
 
+/** The workflow commands' flags (project, study, trial, apply --trial). */
+function workflowFlags(values: {
+  file?: string | undefined;
+  last: boolean;
+  trial?: string[] | undefined;
+  timeout?: string | undefined;
+  note?: string | undefined;
+  clear: boolean;
+  set?: string[] | undefined;
+  name?: string | undefined;
+  tail?: string | undefined;
+}): WorkflowFlags {
+  return {
+    file: values.file === undefined ? null : path.resolve(values.file),
+    last: values.last,
+    trials: values.trial ?? [],
+    timeoutSec:
+      values.timeout === undefined ? null : wholeNumber(values.timeout, "--timeout must be a whole number of seconds"),
+    note: values.note ?? null,
+    clear: values.clear,
+    set: values.set ?? [],
+    name: values.name ?? null,
+    tailBytes: values.tail === undefined ? null : wholeNumber(values.tail, "--tail must be a whole number of bytes"),
+  };
+}
+
+/** Every flag of every command (node:util parseArgs). */
+const CLI_OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  "data-dir": { type: "string" },
+  "redis-url": { type: "string" },
+  "no-open": { type: "boolean", default: false },
+  "no-worker": { type: "boolean", default: false },
+  concurrency: { type: "string" },
+  json: { type: "boolean", default: false },
+  project: { type: "string" },
+  command: { type: "string" },
+  scripts: { type: "string" },
+  yes: { type: "boolean", short: "y", default: false },
+  format: { type: "string" },
+  output: { type: "string", short: "o" },
+  file: { type: "string", short: "f" },
+  last: { type: "boolean", default: false },
+  trial: { type: "string", multiple: true },
+  timeout: { type: "string" },
+  note: { type: "string" },
+  clear: { type: "boolean", default: false },
+  set: { type: "string", multiple: true },
+  name: { type: "string" },
+  tail: { type: "string" },
+  child: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+  version: { type: "boolean", short: "v", default: false },
+} as const;
+
 export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string, string | undefined>>): CliConfig {
   const envResult = envSchema.safeParse(rawEnv);
   if (!envResult.success) throw new UsageError(envResult.error.issues.map((issue) => issue.message).join("; "));
@@ -102,25 +187,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     parsed = parseArgs({
       args: [...argv],
       allowPositionals: true,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        "data-dir": { type: "string" },
-        "redis-url": { type: "string" },
-        "no-open": { type: "boolean", default: false },
-        "no-worker": { type: "boolean", default: false },
-        concurrency: { type: "string" },
-        json: { type: "boolean", default: false },
-        project: { type: "string" },
-        command: { type: "string" },
-        scripts: { type: "string" },
-        yes: { type: "boolean", short: "y", default: false },
-        format: { type: "string" },
-        output: { type: "string", short: "o" },
-        child: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-        version: { type: "boolean", short: "v", default: false },
-      },
+      options: CLI_OPTIONS,
     });
   } catch (error) {
     throw new UsageError(
@@ -167,10 +234,13 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     yes: values.yes,
     format: values.format ?? null,
     output: values.output === undefined ? null : path.resolve(values.output),
+    workflow: workflowFlags(values),
     modelGateway: {
       openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
       codexHome: path.resolve(env.CODEX_HOME ?? path.join(os.homedir(), ".codex")),
       upstreamBaseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1",
+      ...(env.INVARIANT_CHATGPT_BASE_URL ? { chatgptBaseUrl: env.INVARIANT_CHATGPT_BASE_URL } : {}),
+      ...(env.INVARIANT_CHATGPT_TOKEN_URL ? { chatgptTokenUrl: env.INVARIANT_CHATGPT_TOKEN_URL } : {}),
     },
   };
 }
@@ -185,11 +255,21 @@ Usage:
   invariant-web environment prepare --project P [--command "..."]
                                      build a project's environment (or a new version by running a
                                      command in the active one) through the running dashboard
-  invariant-web apply WORKSPACE [--yes] [--json]
-                                     show the plan that applies a workspace's changes to its
-                                     project (and its conflicts); with --yes, apply it all-or-nothing
+  invariant-web apply WORKSPACE|--trial TRIAL [--yes] [--json]
+                                     show the plan that applies a workspace's (or a trial's) changes
+                                     to its project (and its conflicts); with --yes, apply it all-or-nothing
+  invariant-web project add DIR [--name N] | list | show [P|--last] | settings [P|--last] [--set k=v …]
+  invariant-web study create --file study.json|.yaml [--project P|--last]
+  invariant-web study list [--project P] | show|follow|wait|stop [STUDY|--last] [--timeout S]
+  invariant-web study retry [STUDY|--last] [--trial T …] | choose [STUDY|--last] --trial T [--note N] | --clear
+  invariant-web study export [STUDY|--last] [--format md|json|csv] [--output FILE]
+  invariant-web trial log TRIAL [--tail BYTES] | diff TRIAL
+                                     the workflow through the running dashboard (docs/automation.md)
   invariant-web export STUDY [--format md|json|csv] [--output FILE]
                                      write a study's report (default Markdown, to stdout)
+  invariant-web login                store an OpenAI API key in the data dir for the model gateway
+                                     (typed without echo, or piped: printenv OPENAI_API_KEY | invariant-web login)
+  invariant-web logout               remove the stored API key
   invariant-web mock-model [--port N] [--host ADDR] [--scripts DIR]
                                      serve a scripted local Responses API (POST /v1/responses) for
                                      offline runs, tests and demos; the request's model names the script
@@ -202,8 +282,13 @@ Options:
   --concurrency N     jobs a worker runs at once (env INVARIANT_WORKER_CONCURRENCY)
   --no-open           do not open a browser
   --no-worker         start no worker child (workers join separately, e.g. with Docker Compose)
-  --json              machine-readable output (doctor, environment list, apply)
+  --json              machine-readable output (doctor; a versioned envelope: docs/automation.md)
+  --last              the most recent study (study commands) or project (project, environment)
+  -f, --file FILE     study create: the study (the form's fields) in JSON, or YAML (.yaml/.yml)
+  --trial T           apply, study choose, study retry: a trial id (retry takes several)
+  --timeout S         study wait/follow: give up after S seconds (exit 4)
   --project P         a project's id, name or directory
+  --set key=value     project settings: change a setting (cpus=2, memoryBytes=4GiB, …); repeatable
   --command "..."     a shell command to run in the active environment version
   --scripts DIR       mock-model scripts (<model>.json; default: the package's mock-scripts/)
   -y, --yes           apply: apply the plan shown (refused as a whole if anything conflicts)

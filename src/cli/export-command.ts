@@ -55,7 +55,7 @@ async function reportOffline(options: {
 }
 
 /** Writes the file whole or not at all (a temporary file renamed into place). */
-function writeWhole(file: string, body: string): void {
+export function writeWhole(file: string, body: string): void {
   const temp = `${file}.tmp-${process.pid}`;
   try {
     fs.writeFileSync(temp, body);

@@ -47,7 +47,14 @@ export async function main(argv: readonly string[]): Promise<void> {
     }
     case "environment": {
       const { runEnvironmentCommand } = await import("./environment-command");
-      process.exit(await runEnvironmentCommand(config));
+      process.exit(await runEnvironmentCommand({ config }));
+      return;
+    }
+    case "project":
+    case "study":
+    case "trial": {
+      const { runWorkflowCommand } = await import("./workflow-commands");
+      process.exit(await runWorkflowCommand({ config }));
       return;
     }
     case "apply": {
@@ -63,6 +70,16 @@ export async function main(argv: readonly string[]): Promise<void> {
     case "mock-model": {
       const { runMockModelCommand } = await import("./mock-model-command");
       await runMockModelCommand({ config, root });
+      return;
+    }
+    case "login": {
+      const { runLoginCommand } = await import("./login-command");
+      process.exit(await runLoginCommand(config));
+      return;
+    }
+    case "logout": {
+      const { runLogoutCommand } = await import("./logout-command");
+      process.exit(runLogoutCommand(config));
       return;
     }
     default:

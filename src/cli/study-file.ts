@@ -1,0 +1,87 @@
+import fs from "node:fs";
+import yaml from "js-yaml";
+import type { z } from "zod";
+import { createStudyInputSchema, type CreateStudyInput } from "../shared/study-inputs";
+import { UsageError } from "./config";
+import { CliInputError } from "./workflow-cli";
+
+/**
+ * A study definition file for `invariant-web study create --file FILE`: the study form's input
+ * (createStudyInputSchema, the same schema the dashboard's form and API use) in JSON, or YAML for a
+ * file named *.yaml / *.yml. The project may be named instead of given by id: `"project": "my-app"`
+ * (an id, name or directory), or left out when --project or --last names it.
+ */
+export const MAX_STUDY_FILE_BYTES = 24 * 1024 * 1024;
+
+export interface StudyFile {
+  /** The study input, except that projectId may still be a project's name or directory. */
+  input: CreateStudyInput;
+  /** How the file named its project (projectId or project), or null when it did not. */
+  projectRef: string | null;
+}
+
+function parseText(file: string, text: string): unknown {
+  if (/\.ya?ml$/i.test(file)) {
+    try {
+      return yaml.load(text, { schema: yaml.JSON_SCHEMA });
+    } catch (error) {
+      throw new CliInputError(`${file} is not valid YAML.`, {
+        "": [error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error)],
+      });
+    }
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new CliInputError(`${file} is not valid JSON (name it .yaml or .yml for YAML).`, {
+      "": [error instanceof Error ? error.message : String(error)],
+    });
+  }
+}
+
+/** Every issue by its dotted field path ("configurations.0.repeats"). */
+export function fieldErrorsOf(error: z.ZodError): Record<string, string[]> {
+  const byField: Record<string, string[]> = {};
+  for (const issue of error.issues) (byField[issue.path.map(String).join(".")] ??= []).push(issue.message);
+  return byField;
+}
+
+/**
+ * Reads and checks a study file. `projectId` is the project the command line named (--project/--last),
+ * which wins over the file's; a missing one is checked here like any other field.
+ */
+export function readStudyFile(options: { file: string; projectId?: string | null }): StudyFile {
+  const { file } = options;
+  let text: string;
+  try {
+    const size = fs.statSync(file).size;
+    if (size > MAX_STUDY_FILE_BYTES)
+      throw new UsageError(`${file} is ${size} bytes; a study file is at most ${MAX_STUDY_FILE_BYTES} bytes.`);
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const raw = parseText(file, text);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new CliInputError(`${file} must hold one object (the study), like the example in docs/automation.md.`, {
+      "": ["Expected an object with title, taskPrompt, testCommand, configurations, …"],
+    });
+  const { project, ...rest } = raw as Record<string, unknown>;
+  if (project !== undefined && typeof project !== "string")
+    throw new CliInputError(`${file}: "project" names a project by id, name or directory.`, {
+      project: ["Expected a string."],
+    });
+  const projectRef = typeof rest.projectId === "string" ? rest.projectId : (project ?? null);
+  const candidate = { ...rest, projectId: options.projectId ?? projectRef ?? "" };
+  const parsed = createStudyInputSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const fieldErrors = fieldErrorsOf(parsed.error);
+    if (fieldErrors.projectId && !options.projectId)
+      fieldErrors.projectId = [
+        'Name the project: "project": "my-app" in the file (an id, name or directory), or --project P / --last.',
+      ];
+    throw new CliInputError(`${file} is not a valid study:`, fieldErrors);
+  }
+  return { input: parsed.data, projectRef };
+}

@@ -1,0 +1,58 @@
+import { UsageError } from "./config";
+import { CliRefusal, onePositional, runWorkflow, usageFailure, type WorkflowOptions } from "./workflow-cli";
+
+/** `invariant-web trial log|diff TRIAL`: a trial's log and its changes, through the dashboard's API. */
+
+const MAX_FILES = 2000;
+
+function trialId(options: WorkflowOptions, example: string): string {
+  const id = onePositional(options.config, "trial", example);
+  if (!id) throw new UsageError(`name a trial (its id, shown by invariant-web study show), e.g. ${example}`);
+  return id;
+}
+
+export function runTrialCommand(options: WorkflowOptions): Promise<number> {
+  const action = options.config.positionals[0];
+  if (action === "log")
+    return runWorkflow(options, "trial log", async (context) => {
+      const id = trialId(options, "invariant-web trial log TRIAL [--tail BYTES]");
+      const tailBytes = context.config.workflow.tailBytes ?? 64 * 1024;
+      if (tailBytes < 1 || tailBytes > 4 * 1024 * 1024) throw new UsageError("--tail is 1..4194304 bytes.");
+      const log = await (await context.api()).studies.trialLog.query({ trialId: id, tailBytes });
+      return {
+        data: { trialId: id, text: log.text, truncated: log.truncated },
+        human: `${log.truncated ? `… (the last ${tailBytes} bytes)\n` : ""}${log.text}`,
+      };
+    });
+  if (action === "diff")
+    return runWorkflow(options, "trial diff", async (context) => {
+      const id = trialId(options, "invariant-web trial diff TRIAL");
+      const dashboard = await context.dashboard();
+      const [summary, files, response] = await Promise.all([
+        dashboard.api.review.summary.query({ trialId: id }),
+        dashboard.api.review.files.query({ trialId: id, limit: MAX_FILES }),
+        dashboard.fetch(`/api/trials/${encodeURIComponent(id)}/patch`),
+      ]);
+      if (response.status === 404) throw new CliRefusal(`Trial ${id} has no changes to show yet.`);
+      if (!response.ok)
+        throw new Error(`the dashboard answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+      const patch = await response.text();
+      return {
+        data: {
+          trialId: id,
+          studyId: summary.studyId,
+          totals: summary.totals,
+          files: files.items.map((item) => ({
+            path: item.path,
+            status: item.status,
+            binary: item.binary,
+            insertions: item.insertions,
+            deletions: item.deletions,
+          })),
+          patch,
+        },
+        human: patch || "(no changes)",
+      };
+    });
+  return usageFailure(options, "trial", 'use "log" or "diff", e.g. invariant-web trial diff TRIAL');
+}

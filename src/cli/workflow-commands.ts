@@ -1,0 +1,13 @@
+import type { WorkflowOptions } from "./workflow-cli";
+
+/** The workflow command groups (`project`, `study`, `trial`), each a module of its own, loaded on demand. */
+export async function runWorkflowCommand(options: WorkflowOptions): Promise<number> {
+  switch (options.config.command) {
+    case "project":
+      return (await import("./project-command")).runProjectCommand(options);
+    case "study":
+      return (await import("./study-command")).runStudyCommand(options);
+    default:
+      return (await import("./trial-command")).runTrialCommand(options);
+  }
+}
