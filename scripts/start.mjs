@@ -35,5 +35,5 @@ try {
 const child = spawn(process.execPath, [path.join(root, "bin", "invariant-web.mjs"), ...process.argv.slice(2)], {
   stdio: "inherit",
 });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -3,10 +3,17 @@ import net from "node:net";
 import { startWebServer, type WebServer } from "../server/http/web-server";
 import { startPrivateRedis, type PrivateRedis } from "../server/redis/private-redis";
 import { probeRedis, redactRedisUrl } from "../server/redis/connection";
+import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
+import { workerHint } from "./worker-hint";
 
-const log = (message: string) => process.stderr.write(`[invariant-web] ${message}\n`);
+const log = (message: string) => writeQuietly(process.stderr, `[invariant-web] ${message}\n`);
+
+/** How long a stop may take in all (worker, web, Redis) before what is left is killed. */
+const STOP_DEADLINE_MS = 35_000;
+const WORKER_STOP_MS = 20_000;
+const WEB_CLOSE_MS = 10_000;
 
 async function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -83,9 +90,31 @@ async function findRedis(config: CliConfig): Promise<{ redisUrl: string; private
   return { redisUrl: privateRedis.url, privateRedis };
 }
 
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** Closes the web server, bounded: a Redis that vanished first must not keep the launcher alive. */
+async function closeWeb(web: WebServer): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = web.close().then(
+    () => true,
+    (error: unknown) => (log(`web: ${String(error)}`), true),
+  );
+  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), WEB_CLOSE_MS)));
+  if (!(await Promise.race([closed, timedOut])))
+    log(`the web server did not close within ${WEB_CLOSE_MS / 1000} s (is Redis gone?); exiting anyway`);
+  clearTimeout(timer);
+}
+
 /**
  * `invariant-web`: the web process itself, plus a worker child and, when no Redis URL is given,
- * a private Redis. SIGINT/SIGTERM stop all of them; nothing is left running.
+ * a private Redis. SIGINT, SIGTERM and SIGHUP (the terminal closed) stop all of them within
+ * STOP_DEADLINE_MS; nothing is left running. Output whose reader went away is dropped.
  */
 export async function launch(options: {
   config: CliConfig;
@@ -94,6 +123,7 @@ export async function launch(options: {
   cliPath: string;
 }): Promise<void> {
   const { config } = options;
+  guardStandardStreams();
   // stdout carries exactly one line, the URL; everything else (ours and Next.js's logs) goes to stderr
   console.log = console.error;
   console.info = console.error;
@@ -106,27 +136,22 @@ export async function launch(options: {
   const shutdown = (reason: string, exitCode: number) => {
     shuttingDown ??= (async () => {
       log(`stopping (${reason})`);
-      if (worker) await stopChild(worker, 15_000);
-      if (web) {
-        // bounded: a Redis that vanished first (killed with the launcher's process group) must not keep us alive
-        let timer: NodeJS.Timeout | undefined;
-        const closed = web.close().then(
-          () => true,
-          (error: unknown) => (log(`web: ${String(error)}`), true),
-        );
-        const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)));
-        if (!(await Promise.race([closed, timedOut])))
-          log("the web server did not close within 15 s (is Redis gone?); exiting anyway");
-        clearTimeout(timer);
-      }
+      // past the deadline whatever is left is killed: the launcher never lingers, and never alone
+      setTimeout(() => {
+        log(`not stopped within ${STOP_DEADLINE_MS / 1000} s; killing what is left`);
+        for (const pid of [worker?.pid, redis?.pid]) if (pid) killQuietly(pid);
+        lock.release();
+        process.exit(1);
+      }, STOP_DEADLINE_MS).unref();
+      if (worker) await stopChild(worker, WORKER_STOP_MS);
+      if (web) await closeWeb(web);
       if (redis) await redis.stop();
       lock.release();
       process.exit(exitCode);
     })();
     return shuttingDown;
   };
-  process.on("SIGINT", () => void shutdown("SIGINT", 0));
-  process.on("SIGTERM", () => void shutdown("SIGTERM", 0));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(signal, 0));
 
   try {
     const found = await findRedis(config);
@@ -156,13 +181,13 @@ export async function launch(options: {
       worker.once("exit", (code, signal) => {
         if (!shuttingDown)
           log(
-            `worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`invariant-web worker --redis-url ${redactRedisUrl(redisUrl)}\``,
+            `worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`${workerHint({ dataDir: config.dataDir, redisUrl })}\``,
           );
       });
     }
     const link = `${web.url}/?token=${web.adminToken}`;
     lock.update({ url: web.url });
-    process.stdout.write(`invariant-web ${options.version} is running at ${link}\n`);
+    writeQuietly(process.stdout, `invariant-web ${options.version} is running at ${link}\n`);
     if (config.open) openBrowser(web.signInUrl());
   } catch (error) {
     log(error instanceof Error ? error.message : String(error));

@@ -1,11 +1,13 @@
 import { startWorker } from "../../worker/main";
+import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";
 
-const log = (message: string) => process.stderr.write(`[invariant-worker] ${message}\n`);
+const log = (message: string) => writeQuietly(process.stderr, `[invariant-worker] ${message}\n`);
 
 /** `invariant-web worker`: a worker that joins through Redis (as the launcher's child, or standalone). */
 export async function runWorkerCommand(options: { config: CliConfig; version: string }): Promise<void> {
   const { config } = options;
+  guardStandardStreams(); // a log reader that went away (the launcher's terminal, a closed pipe) never stops a worker
   if (!config.redisUrl) {
     throw new Error(
       `A standalone worker needs the dashboard's Redis: pass --redis-url (env REDIS_URL). ${config.child ? "" : `For a private Redis, start invariant-web itself.`}`,
@@ -28,8 +30,7 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
         process.exit(1);
       });
   };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => stop(signal));
   // as the launcher's child: exit when the launcher goes away, even if it was killed
   if (config.child) {
     process.on("disconnect", () => stop("launcher exited"));

@@ -15,6 +15,8 @@ export interface Launched {
   /** pids of the launcher's direct children (worker, private Redis) */
   childPids: () => number[];
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+  /** Resolves with the exit code (null when a signal ended it). */
+  exited: Promise<number | null>;
 }
 
 /** Environment for a launched invariant-web: never inherit a Redis URL or a display from the test runner. */
@@ -60,6 +62,8 @@ export async function launch(options: {
   open?: boolean;
   /** Added to the clean environment. */
   env?: Record<string, string>;
+  /** In a process group of its own (as a terminal's job is), so a test can signal the whole group. */
+  detached?: boolean;
 }): Promise<Launched> {
   if (!fs.existsSync(path.join(ROOT, "dist", "cli.mjs"))) throw new Error("Build first: npm run build");
   const child = spawn(
@@ -73,7 +77,12 @@ export async function launch(options: {
       ...(options.open ? [] : ["--no-open"]),
       ...(options.args ?? []),
     ],
-    { cwd: ROOT, env: { ...cleanEnv(), ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: ROOT,
+      env: { ...cleanEnv(), ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: options.detached ?? false,
+    },
   );
   let stdout = "";
   let stderr = "";
@@ -106,6 +115,7 @@ export async function launch(options: {
     stderr: () => stderr,
     stdoutLines: () => stdout.split("\n").filter(Boolean),
     childPids: () => childrenOf(child.pid ?? -1),
+    exited,
     async stop(signal = "SIGTERM") {
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);

@@ -20,6 +20,17 @@ export function findRedisServer(): string | null {
   return result.status === 0 && found ? found : null;
 }
 
+/**
+ * On Linux, `setpriv --pdeathsig TERM` (util-linux) makes the kernel send redis-server SIGTERM when the
+ * process that started it dies, even by SIGKILL: a private Redis never outlives its launcher (it flushes
+ * its AOF on SIGTERM). Elsewhere, a leftover is stopped by the next start (see stopLeftover).
+ */
+function parentDeathWrapper(): string[] {
+  if (process.platform !== "linux") return [];
+  const probe = spawnSync("setpriv", ["--pdeathsig", "TERM", "--", "true"], { stdio: "ignore" });
+  return probe.status === 0 ? ["setpriv", "--pdeathsig", "TERM", "--"] : [];
+}
+
 /** Stops a private Redis left behind by a launcher that was killed (its pid file is in the data dir). */
 async function stopLeftover(pidFile: string): Promise<void> {
   let pid: number;
@@ -122,12 +133,20 @@ async function waitUntilListening(options: {
 export async function startPrivateRedis(options: { dataDir: string; redisServer?: string }): Promise<PrivateRedis> {
   const binary = options.redisServer ?? findRedisServer();
   if (!binary) throw new Error(REDIS_INSTALL_HINT);
+  try {
+    fs.accessSync(binary, fs.constants.X_OK); // checked here: behind setpriv, a missing binary is only an exit code
+  } catch (error) {
+    throw new Error(`Could not run ${binary}: ${(error as Error).message}. ${REDIS_INSTALL_HINT}`);
+  }
   const files = dataDirPaths(options.dataDir).redis;
   fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   await stopLeftover(files.pidFile);
   const socket = socketPath(files.socket);
   fs.rmSync(socket, { force: true });
-  const child: ChildProcess = spawn(binary, redisArguments({ ...files, socket }), { stdio: "ignore" });
+  const [command = binary, ...wrapper] = [...parentDeathWrapper(), binary];
+  const child: ChildProcess = spawn(command, [...wrapper, ...redisArguments({ ...files, socket })], {
+    stdio: "ignore",
+  });
   const exit = watchExit(child);
   const url = `unix://${socket}`;
   const pid = await waitUntilListening({ url, binary, logFile: files.logFile, child, exit });
