@@ -94,7 +94,7 @@ describe("honest comparisons on the calendar fixture", () => {
       "admin",
     );
     study = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 400_000, what: "the study" });
-    expect(study.state).toBe("done");
+    expect({ state: study.state, refusal: study.refusal }).toEqual({ state: "done", refusal: null });
     expect(study.baseline).toMatchObject({ passed: 0, total: 23 });
     expect(trialsOf(study, 1).map((trial) => `${trial.verdict?.passed}/${trial.verdict?.total}`)).toEqual([
       "13/23",
@@ -118,5 +118,25 @@ describe("honest comparisons on the calendar fixture", () => {
     const [header, ...rows] = (await report(study.id, "csv")).trimEnd().split("\r\n");
     const column = (header ?? "").split(",").indexOf("tests_missing");
     expect(rows.map((row) => row.split(",")[column])).toEqual(["0", "0", "0", "0", "22"]);
+  });
+
+  it("marks the tests that flip between the flaky configuration's repeats in the matrix and the reports", async () => {
+    const matrix = await web.services.studies.testMatrix(study.id);
+    expect(matrix.trials.map((trial) => `${trial.choice}.${trial.repeat}`)).toEqual(["1.1", "1.2", "1.3", "1.4", "2.1"]);
+    const calendarTests = matrix.tests.filter((test) => test.cells.slice(0, 4).every((cell) => cell !== "missing"));
+    expect(calendarTests).toHaveLength(23);
+    const flipping = calendarTests.filter((test) => test.flipsIn.includes(1));
+    // calendar-fix-some passes 13 of 23 on odd repeats, calendar-fix-all all 23 on even ones
+    expect(flipping).toHaveLength(10);
+    for (const test of flipping) expect(test.cells.slice(0, 4)).toEqual(["failed", "passed", "failed", "passed"]);
+    expect(calendarTests.filter((test) => test.flipsIn.length === 0).every((test) => test.passed === 4)).toBe(true);
+    // the broken trial ran none of them: they are missing there, and its one reported failure is missing elsewhere
+    expect(calendarTests.every((test) => test.cells[4] === "missing")).toBe(true);
+    expect(matrix.tests.filter((test) => test.cells[4] === "failed")).toHaveLength(1);
+    expect(json.testMatrix).toEqual(matrix);
+    const md = await report(study.id, "md");
+    expect(md).toContain("## Tests × trials");
+    expect(md).toContain("10 tests flip between repeats of one configuration");
+    expect(md.split("\n").filter((line) => line.endsWith("| ✗ | ✓ | ✗ | ✓ | · | ⇄ config 1 |"))).toHaveLength(10);
   });
 });

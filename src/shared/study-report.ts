@@ -3,6 +3,7 @@ import { capturedChangeSchema } from "./captured-files";
 import { intervalSchema, pairComparisonSchema } from "./configuration-comparison";
 import { studyEnvironmentSchema, testFileViewSchema, trialAttemptViewSchema, trialViewSchema } from "./study-schemas";
 import { testsMissingSchema } from "./test-integrity";
+import { testMatrixSchema } from "./test-matrix";
 import { trialOutcomeSchema, VERDICT_LEVELS } from "./trial-outcome";
 import { testCountsSchema } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
@@ -162,6 +163,8 @@ export const studyReportSchema = z
     aggregates: z.array(studyAggregateSchema),
     /** Every pair of configurations compared on their pass rates (absent from reports written before it existed). */
     comparisons: z.array(pairComparisonSchema).optional(),
+    /** Tests × trials: each evaluated trial's status per test, and the tests that flip between repeats (absent from reports written before it existed). */
+    testMatrix: testMatrixSchema.optional(),
     /** The chosen result; absent from reports written before it existed, null when none was chosen. */
     chosen: reportChosenSchema.nullable().optional(),
   })

@@ -7,6 +7,7 @@ import { aggregatesSection, comparisonsSection } from "./report-markdown-aggrega
 import { configurationCells, formatNumber, formatSeconds, NONE, tableHead, tableRow } from "./report-markdown-table";
 import { earlierAttemptsSection, outcomeText, verdictLevelText } from "./report-outcome";
 import { capturedChangesSection, testsMissingSection } from "./report-captured-changes";
+import { testMatrixSection } from "./report-markdown-tests";
 
 /** `2025-03-01 14:05 UTC`, whatever offset the ISO string used. */
 export function formatReportDate(iso: string | null): string {
@@ -216,6 +217,7 @@ export function renderMarkdownReport(input: StudyReport): string {
     chosenSection({ report, trialCounts }),
     several ? aggregatesSection(report) : [],
     comparisonsSection(report),
+    testMatrixSection(report),
     errorsSection({ trials, trialCounts }),
     testsMissingSection({
       trials,

@@ -118,6 +118,22 @@ export function createStudyReadQueries(db: Db) {
       return rows.map((row) => ({ ...row, status: testStatusSchema.catch("failed").parse(row.status) }));
     },
 
+    /** The per-test rows of every trial of a study (its current attempts), by trial id, in reported order. */
+    async studyTests(studyId: string): Promise<Map<string, { name: string; status: TestResultView["status"] }[]>> {
+      const rows = await db.evaluationResult.findMany({
+        where: { trial: { studyId } },
+        orderBy: [{ trialId: "asc" }, { position: "asc" }],
+        select: { trialId: true, name: true, status: true },
+      });
+      const byTrial = new Map<string, { name: string; status: TestResultView["status"] }[]>();
+      for (const row of rows) {
+        const list = byTrial.get(row.trialId) ?? [];
+        list.push({ name: row.name, status: testStatusSchema.catch("failed").parse(row.status) });
+        byTrial.set(row.trialId, list);
+      }
+      return byTrial;
+    },
+
     async trialLocation(trialId: string): Promise<{ studyId: string; attempt: number; projectId: string } | null> {
       const row = await db.trial.findUnique({
         where: { id: trialId },

@@ -7,12 +7,23 @@ import {
   type StudyReport,
 } from "../../shared/study-report";
 import type { StudyView, TrialView } from "../../shared/study-schemas";
+import { buildTestMatrix, type TestMatrix } from "../../shared/test-matrix";
 import { verdictLevel } from "../../shared/trial-outcome";
 import { tokensWithTotal } from "../../shared/token-usage";
 import { renderCsvReport } from "../reports/report-csv";
 import { reportFileName, type ReportFormat } from "../reports/report-filename";
 import { renderJsonReport } from "../reports/report-json";
 import { renderMarkdownReport } from "../reports/report-markdown";
+
+/** The study's tests × trials matrix from its trials' per-test rows. */
+export async function studyTestMatrix(
+  studies: {
+    studyTests(studyId: string): Promise<Map<string, { name: string; status: "passed" | "failed" | "skipped" }[]>>;
+  },
+  study: StudyView,
+): Promise<TestMatrix> {
+  return buildTestMatrix({ trials: study.trials, results: await studies.studyTests(study.id) });
+}
 
 /** A trial as the report records it, with its earlier attempts. */
 function reportTrial(trial: TrialView): ReportTrial {
@@ -60,7 +71,11 @@ function reportTrial(trial: TrialView): ReportTrial {
 }
 
 /** A study as the versioned report (src/shared/study-report.ts): what the downloads and `invariant-web export` render. */
-export function buildStudyReport(options: { study: StudyView; generatedAt: Date }): StudyReport {
+export function buildStudyReport(options: {
+  study: StudyView;
+  testMatrix?: TestMatrix;
+  generatedAt: Date;
+}): StudyReport {
   const { study } = options;
   const trials = study.trials.map(reportTrial);
   const configurations = study.configurations.map((configuration) => ({
@@ -111,6 +126,7 @@ export function buildStudyReport(options: { study: StudyView; generatedAt: Date 
     trials,
     aggregates,
     comparisons: compareConfigurations(configurations, aggregates),
+    ...(options.testMatrix ? { testMatrix: options.testMatrix } : {}),
     chosen: study.chosen && trials.some((trial) => trial.id === study.chosen?.trialId) ? study.chosen : null,
   };
 }
@@ -122,7 +138,12 @@ export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
 };
 
 /** The report in one format, with its file name. */
-export function renderStudyReport(options: { study: StudyView; format: ReportFormat; generatedAt: Date }): {
+export function renderStudyReport(options: {
+  study: StudyView;
+  testMatrix?: TestMatrix;
+  format: ReportFormat;
+  generatedAt: Date;
+}): {
   fileName: string;
   contentType: string;
   body: string;

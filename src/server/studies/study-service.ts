@@ -8,7 +8,7 @@ import { deleteStudy } from "./study-deletion";
 import type { RemovalJournal } from "../storage/removal-journal";
 import { recordStudyEvent } from "./study-events";
 import { studyDefaults, listProjectFiles } from "./study-defaults";
-import { renderStudyReport } from "./study-report-builder";
+import { renderStudyReport, studyTestMatrix } from "./study-report-builder";
 import type { ReportFormat } from "../reports/report-filename";
 import { createStudy, type StudyCreationDeps } from "./study-creation";
 import { announceStudyChange, requireStudy, retryStudyTrials, stopStudy } from "./study-control";
@@ -65,11 +65,15 @@ export function createStudyService(deps: StudyServiceDeps) {
 
     /** A study's report in one format (Markdown, JSON or CSV), for downloads and `invariant-web export`. */
     async report(input: { studyId: string; format: ReportFormat }) {
-      return renderStudyReport({ study: await study(input.studyId), format: input.format, generatedAt: now() });
+      const found = await study(input.studyId);
+      const testMatrix = await studyTestMatrix(deps.studies, found);
+      return renderStudyReport({ study: found, testMatrix, format: input.format, generatedAt: now() });
     },
 
     trialLogFile: (trialId: string) => trialLogFile(deps, trialId),
     trialTests: (trialId: string) => deps.studies.trialTests(trialId),
+    /** Tests × trials: which test each evaluated trial passed, and which flip between repeats. */
+    testMatrix: async (studyId: string) => studyTestMatrix(deps.studies, await study(studyId)),
 
     /**
      * Applies a recorded worker event to studies and trials, then hands out free slots. Every update is

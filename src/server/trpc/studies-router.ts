@@ -27,6 +27,9 @@ export const studiesRouter = router({
   trialTests: procedure
     .input(trialIdInputSchema)
     .query(({ ctx, input }) => ctx.services.studies.trialTests(input.trialId)),
+  testMatrix: procedure
+    .input(studyIdInputSchema)
+    .query(({ ctx, input }) => ctx.services.studies.testMatrix(input.studyId)),
   create: procedure
     .input(createStudyInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.create(input, ctx.identity.subject)),

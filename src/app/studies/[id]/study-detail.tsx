@@ -14,6 +14,7 @@ import type { LogTails } from "./log-tails";
 import { PreflightPanel } from "./preflight-panel";
 import { configurationChartPoints, trialChartPoints } from "./chart-data";
 import { StudyHeader } from "./study-header";
+import { TestMatrixPanel } from "./test-matrix-panel";
 import { TrialDetail } from "./trial-detail";
 import { TrialsTable } from "./trials-table";
 import { useOpenTrials } from "./use-open-trials";
@@ -129,6 +130,7 @@ export function StudyDetail({ study, tails }: { study: StudyView; tails: LogTail
           <TestsChart trials={points} configurations={byConfiguration} />
         </Panel>
       ) : null}
+      <TestMatrixPanel study={study} />
       {hasMeasurements ? (
         <Panel title="Tokens and agent seconds per trial" className="mt-6">
           <UsageChart points={points} />
