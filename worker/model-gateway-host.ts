@@ -3,14 +3,20 @@ import path from "node:path";
 import { stopRun } from "../src/server/agents/agent-run";
 import { budgetReason } from "../src/server/agents/run-policy";
 import { startGatewaySocket, type GatewaySocket } from "../src/server/agents/gateway-socket";
-import { resolveGatewayCredential } from "../src/server/gateway/gateway-credentials";
+import { createCredentialSources } from "../src/server/gateway/gateway-credentials";
 import { startModelGateway, type ModelGateway } from "../src/server/gateway/model-gateway";
+import { startMockModel, type MockModelServer } from "../src/server/mock-model/mock-model-server";
 import { dataDirPaths } from "../src/server/storage/data-dir";
+import { packageRoot } from "../src/lib/package-info";
 
 export interface ModelGatewayConfig {
   openaiApiKey: string | null;
   codexHome: string;
   upstreamBaseUrl: string;
+  /** Where a ChatGPT sign-in's requests go (INVARIANT_CHATGPT_BASE_URL; default Codex's endpoint). */
+  chatgptBaseUrl?: string;
+  /** Where a ChatGPT sign-in's refresh token is exchanged (INVARIANT_CHATGPT_TOKEN_URL). */
+  chatgptTokenUrl?: string;
 }
 
 export interface GatewayHost {
@@ -21,7 +27,10 @@ export interface GatewayHost {
 
 /**
  * The worker's model gateway, served only on the unix socket agent containers reach it through (no TCP port).
- * The credential is resolved at the first model request, so a worker without one still runs other jobs.
+ * The credential is looked up at each model request (OPENAI_API_KEY, the key stored in the data dir, the
+ * host's Codex sign-in), so a worker without one still runs other jobs, and `invariant-web login` applies
+ * without a restart. Runs on the scripted model (the demo without credentials) go to the bundled mock model,
+ * served by this process on loopback.
  */
 export async function startGatewayHost(options: {
   config: ModelGatewayConfig;
@@ -29,10 +38,27 @@ export async function startGatewayHost(options: {
   workerId: string;
   log: (line: string) => void;
 }): Promise<GatewayHost> {
+  const { config } = options;
+  const sources = createCredentialSources({
+    openaiApiKey: config.openaiApiKey,
+    dataDir: options.dataDir,
+    codexHome: config.codexHome,
+    ...(config.chatgptTokenUrl ? { tokenUrl: config.chatgptTokenUrl } : {}),
+    log: options.log,
+  });
+  let scripted: MockModelServer | null = null;
+  try {
+    scripted = await startMockModel({ scriptsDir: path.join(packageRoot(), "mock-scripts"), host: "127.0.0.1" });
+  } catch (error) {
+    options.log(`scripted model: not available (${error instanceof Error ? error.message : String(error)})`);
+  }
   const gateway = await startModelGateway({
-    upstreamBaseUrl: options.config.upstreamBaseUrl,
-    credential: () =>
-      resolveGatewayCredential({ openaiApiKey: options.config.openaiApiKey, codexHome: options.config.codexHome }),
+    upstreamBaseUrl: config.upstreamBaseUrl,
+    ...(config.chatgptBaseUrl ? { chatgptBaseUrl: config.chatgptBaseUrl } : {}),
+    scriptedBaseUrl: scripted?.url ?? null,
+    credential: () => sources.current(),
+    afterUnauthorized: (used) => sources.afterUnauthorized(used),
+    extraSecrets: () => sources.extraSecrets(),
     onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) =>
       stopRun(runId, budgetReason({ usedTokens, budgetTokens })),
     tcp: false, // containers reach it through the unix socket only: no loopback port for other local processes
@@ -48,6 +74,7 @@ export async function startGatewayHost(options: {
     async close() {
       await socket.close();
       await gateway.close();
+      await scripted?.close();
     },
   };
 }

@@ -76,15 +76,10 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   /** Flags of the workflow commands (project, study, trial, apply --trial): see workflow-cli.ts. */
   workflow: WorkflowFlags;
   /** For the model gateway: the real credential's sources and the upstream API. Never log these. */
-  modelGateway: {
-    openaiApiKey: string | null;
-    codexHome: string;
-    upstreamBaseUrl: string;
-    /** A ChatGPT sign-in's endpoint and token service (tests point them at local stand-ins). */
-    chatgptBaseUrl?: string;
-    chatgptTokenUrl?: string;
-  };
+  modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string } & ChatgptUrls;
 };
+/** A ChatGPT sign-in's endpoint and token service (INVARIANT_CHATGPT_*; tests point them at local stand-ins). */
+type ChatgptUrls = { chatgptBaseUrl?: string; chatgptTokenUrl?: string };
 
 /**
  * Flags of the workflow commands (`project`, `study`, `trial`, `apply --trial`): --file (study create),

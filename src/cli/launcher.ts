@@ -111,6 +111,11 @@ async function closeWeb(web: WebServer): Promise<void> {
   clearTimeout(timer);
 }
 
+/** What the Setup page shows about model access besides the stored key (no secret: whether OPENAI_API_KEY is set). */
+function modelAccessOf(config: CliConfig) {
+  return { environmentKey: config.modelGateway.openaiApiKey !== null, codexHome: config.modelGateway.codexHome };
+}
+
 /**
  * `invariant-web`: the web process itself, plus a worker child and, when no Redis URL is given,
  * a private Redis. SIGINT, SIGTERM and SIGHUP (the terminal closed) stop all of them within
@@ -167,6 +172,7 @@ export async function launch(options: {
       allowedHosts: config.allowedHosts,
       version: options.version,
       baseImage: config.baseImage,
+      modelAccess: modelAccessOf(config),
       sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
       log,
     }).catch((error: unknown) => {

@@ -72,16 +72,11 @@ export async function main(argv: readonly string[]): Promise<void> {
       await runMockModelCommand({ config, root });
       return;
     }
-    case "login": {
-      const { runLoginCommand } = await import("./login-command");
-      process.exit(await runLoginCommand(config));
+    case "login":
+    case "logout":
+    case "demo":
+      process.exit(await (await import("./first-run-commands")).runFirstRunCommand({ config, root }));
       return;
-    }
-    case "logout": {
-      const { runLogoutCommand } = await import("./logout-command");
-      process.exit(runLogoutCommand(config));
-      return;
-    }
     default:
       process.stderr.write(`invariant-web: unknown command "${config.command}".\n\n${USAGE}`);
       process.exit(2);

@@ -1,4 +1,5 @@
 import os from "node:os";
+import path from "node:path";
 import type { Redis } from "ioredis";
 import type { Db } from "./db/client";
 import { createAccessService, type AccessService } from "./access/access-service";
@@ -34,6 +35,7 @@ import { createTrialSweeper } from "./studies/trial-sweeper";
 import { listWorkers } from "./system/worker-registry";
 import { publishEvent } from "./events/event-stream";
 import type { InvariantEvent } from "../shared/event-catalog";
+import { createSetupService, type SetupService } from "./setup/setup-service";
 
 export interface AppServices {
   version: string;
@@ -51,6 +53,8 @@ export interface AppServices {
   studies: StudyService;
   /** Trial review: changed files, file sides, transcript, compare, patch and file downloads. */
   review: ReviewService;
+  /** The setup checklist and model access (the stored API key). */
+  setup: SetupService;
   /** Applies a recorded worker event to the domain (the recorder calls this before acknowledging it). */
   recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void>;
   /** Finishes study and project removals that a crash or a busy image interrupted (also run by start). */
@@ -73,6 +77,8 @@ export interface AppServicesOptions {
   /** How long a browser stays signed in; 30 days by default. */
   sessionMaxAgeMs?: number;
   defaultBaseImage?: string;
+  /** Where model access comes from besides the stored key (for the Setup page; default: none, ~/.codex). */
+  modelAccess?: { environmentKey: boolean; codexHome: string };
   log?: (message: string) => void;
 }
 
@@ -232,6 +238,14 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     snapshots,
     studies,
     review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
+    setup: createSetupService({
+      runtime: options.runtime,
+      dataDir: options.dataDir,
+      redisUrl: options.redisUrl,
+      baseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
+      modelAccess: options.modelAccess ?? { environmentKey: false, codexHome: path.join(os.homedir(), ".codex") },
+      log,
+    }),
     async recordEvent(event, recordOptions) {
       await environments.recordEvent(event, recordOptions);
       await studies.recordEvent(event, recordOptions);

@@ -41,6 +41,8 @@ export interface WebCoreOptions {
   runtime?: ContainerRuntime;
   /** Global default base image for environments. */
   baseImage?: string;
+  /** Where model access comes from besides the stored key (the Setup page shows it). */
+  modelAccess?: { environmentKey: boolean; codexHome: string };
   /** Defaults to the data dir's access token (created on first start). */
   adminToken?: string;
   /** Fans a recorded event out to socket.io rooms (the web server's socket layer). */
@@ -80,6 +82,7 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     runtime: options.runtime ?? createDockerRuntime(),
     log,
     ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
+    ...(options.modelAccess ? { modelAccess: options.modelAccess } : {}),
     ...(options.onViewerRevoked ? { onViewerRevoked: options.onViewerRevoked } : {}),
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
   });

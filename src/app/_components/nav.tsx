@@ -8,6 +8,7 @@ const links = [
   { href: "/studies", label: "Studies" },
   { href: "/sessions", label: "Sessions" },
   { href: "/system", label: "System" },
+  { href: "/setup", label: "Setup" },
 ];
 
 export function Nav() {

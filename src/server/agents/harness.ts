@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { reasoningEffortSchema } from "../../shared/vocabulary";
+import { wireModelName } from "../../shared/model-source";
 
 /** Where things live inside an agent container. */
 export const CONTAINER_PATHS = {
@@ -53,7 +54,7 @@ export function codexArguments(options: {
     "--skip-git-repo-check",
     "--dangerously-bypass-approvals-and-sandbox",
     "-m",
-    harness.model,
+    wireModelName(harness.model),
     "-c",
     `model_reasoning_effort=${tomlString(harness.reasoningEffort)}`,
     "-c",

@@ -1,18 +1,23 @@
 import type { RunPolicy } from "../gateway/request-policy";
 import type { AgentRunInput } from "./agent-run";
+import { scriptedModelScript, wireModelName } from "../../shared/model-source";
 
 /**
  * What the model gateway lets a run ask the provider for: its configuration's model (a command
- * harness names none), and hosted tools and URL inputs only where the project's network is allowed.
+ * harness names none), and hosted tools and URL inputs only where the project's network is allowed;
+ * a `scripted:` model's run goes to the bundled scripted model instead of the provider.
  */
 export function runPolicy(input: {
   harness: AgentRunInput["harness"];
   network: AgentRunInput["network"];
   allowHostedTools?: boolean;
 }): RunPolicy {
+  const model = input.harness.kind === "codex" ? input.harness.model : null;
   return {
-    model: input.harness.kind === "codex" ? input.harness.model : null,
+    model: model === null ? null : wireModelName(model),
     hostedTools: input.network === "internet" || input.allowHostedTools === true,
+    // a scripted model's runs go to the bundled scripted model, never to the provider
+    ...(model !== null && scriptedModelScript(model) !== null ? { scripted: true } : {}),
   };
 }
 

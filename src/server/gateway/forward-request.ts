@@ -1,20 +1,18 @@
 import type http from "node:http";
 import type { TokenUsage } from "../agents/token-usage";
 import { upstreamRequestHeaders } from "./gateway-headers";
+import { bearerOf, isChatgptCredential, type GatewayCredential } from "./gateway-credentials";
 import { sendGatewayError } from "./gateway-error";
 import { readRequestBody } from "./request-body";
 import { checkResponsesBody, isRefusal } from "./request-policy";
 import type { RunRecord, RunTokens } from "./run-tokens";
 import { createRunUsageMeter } from "./run-usage-meter";
 import type { UpstreamClient } from "./upstream-client";
+import type { UpstreamRequest } from "./upstream-exchange";
 import { relayUpstream } from "./upstream-relay";
 
 /** What every forwarded request of one gateway shares. */
 export interface ForwardContext {
-  client: UpstreamClient;
-  /** The upstream base URL's path ("" for a bare host), prefixed to the forwarded path. */
-  upstreamPath: string;
-  upstreamHost: string;
   runs: RunTokens;
   onUsage?: (event: { runId: string; usage: TokenUsage; total: TokenUsage }) => void;
   onBudgetExceeded?: (event: { runId: string; usedTokens: number; budgetTokens: number }) => void;
@@ -22,23 +20,41 @@ export interface ForwardContext {
   redact: (text: string) => string;
 }
 
+/** One upstream the gateway forwards to: the API for a key, the ChatGPT endpoint, or the scripted model. */
+export interface UpstreamTarget {
+  client: UpstreamClient;
+  /** The base URL's path ("" for a bare host), prefixed to the forwarded path. */
+  path: string;
+  host: string;
+}
+
+/** How to get a new credential after the upstream's 401 (a ChatGPT sign-in whose token expired); null: none. */
+export type RecoverCredential = (used: GatewayCredential) => Promise<GatewayCredential | null>;
+
+function authOf(credential: GatewayCredential | null) {
+  if (!credential) return null;
+  return { bearer: bearerOf(credential), accountId: isChatgptCredential(credential) ? credential.accountId : null };
+}
+
 /**
- * Forwards an admitted request: its headers with the real key instead of the run token, its body once
- * read and approved by the run's policy (a Responses request; other routes forward no body), to the
- * upstream; the answer is relayed back and, when it is an event stream, metered for the run.
+ * Forwards an admitted request: its headers with the real credential instead of the run token, its
+ * body once read and approved by the run's policy (a Responses request; other routes forward no
+ * body), to the upstream; the answer is relayed back and, when it is an event stream, metered for the
+ * run. A ChatGPT sign-in's 401 is answered by one retry with a refreshed token (`recover`).
  */
 export function forwardRequest(options: {
   context: ForwardContext;
   req: http.IncomingMessage;
   res: http.ServerResponse;
   run: RunRecord;
-  apiKey: string;
+  target: UpstreamTarget;
+  credential: GatewayCredential | null;
+  recover?: RecoverCredential;
   route: { subPath: string; body: "responses" | "none" };
 }): void {
-  const { context, req, res, run } = options;
+  const { context, req, res, run, target, credential } = options;
   const search = new URL(req.url ?? "/", "http://gateway").search;
-  const headers = upstreamRequestHeaders({ headers: req.headers, apiKey: options.apiKey });
-  const path = `${context.upstreamPath}${options.route.subPath}${search}`;
+  const path = `${target.path}${options.route.subPath}${search}`;
   const createMeter = () =>
     createRunUsageMeter({
       run,
@@ -62,16 +78,31 @@ export function forwardRequest(options: {
         sendGatewayError({ res, ...body });
         return;
       }
+      const requestWith = (using: GatewayCredential | null): UpstreamRequest => ({
+        method: req.method ?? "GET",
+        path,
+        headers: upstreamRequestHeaders({ headers: req.headers, auth: authOf(using) }),
+        body,
+      });
+      const recover = options.recover;
       relayUpstream({
         req,
         res,
         run,
-        client: context.client,
-        request: { method: req.method ?? "GET", path, headers, body },
-        upstreamHost: context.upstreamHost,
+        client: target.client,
+        request: requestWith(credential),
+        upstreamHost: target.host,
         createMeter,
         redact: context.redact,
         log: context.log,
+        ...(recover && credential && isChatgptCredential(credential)
+          ? {
+              retryUnauthorized: async () => {
+                const next = await recover(credential);
+                return next ? requestWith(next) : null;
+              },
+            }
+          : {}),
       });
     },
   });

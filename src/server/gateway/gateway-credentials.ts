@@ -1,68 +1,101 @@
-import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
 import { AppError } from "../errors/app-error";
+import { readCodexSignIn } from "../credentials/codex-auth-file";
+import { readStoredApiKey, storedKeyPaths } from "../credentials/stored-api-key";
+import { createChatgptSession, type ChatgptCredential, type ChatgptSession } from "./chatgpt-session";
 
-/** The real credential the gateway puts on upstream requests. Never logged, never sent to a container. */
-export interface GatewayCredential {
+/** An API key the gateway puts on upstream requests. Never logged, never sent to a container. */
+export interface ApiKeyCredential {
+  kind?: "api-key";
   apiKey: string;
   /** Where it came from, for messages (never the key itself). */
-  source: "OPENAI_API_KEY" | "auth.json";
+  source: "OPENAI_API_KEY" | "stored key" | "auth.json";
 }
 
-const authJsonSchema = z.looseObject({
-  OPENAI_API_KEY: z.string().nullish(),
-  tokens: z.unknown().optional(),
-  auth_mode: z.string().nullish(),
-});
+/** The real credential of a request: an API key, or the host's ChatGPT sign-in (access token and account). */
+export type GatewayCredential = ApiKeyCredential | ChatgptCredential;
+
+export function isChatgptCredential(credential: GatewayCredential): credential is ChatgptCredential {
+  return credential.kind === "chatgpt";
+}
+
+/** The secret a credential puts on the wire. */
+export function bearerOf(credential: GatewayCredential): string {
+  return isChatgptCredential(credential) ? credential.accessToken : credential.apiKey;
+}
 
 export function signInHint(codexHome: string): string {
   return (
-    "Give invariant-web an OpenAI API key: set OPENAI_API_KEY in the environment that starts it, or sign the host's Codex in " +
-    `with an API key (\`printenv OPENAI_API_KEY | codex login --with-api-key\`, which writes ${path.join(codexHome, "auth.json")}). ` +
-    "A ChatGPT sign-in cannot be used: its tokens belong to your account session and the gateway does not forward them."
+    "Give invariant-web model access: store an OpenAI API key on the Setup page or with `invariant-web login`, " +
+    "set OPENAI_API_KEY in the environment that starts it, or sign the host's Codex in " +
+    `(\`codex login\`, which writes ${path.join(codexHome, "auth.json")}; an API key or a ChatGPT account both work).`
   );
 }
 
-/**
- * Finds the API key: `OPENAI_API_KEY` passed by the caller (read from the environment in
- * src/cli/config.ts), else `OPENAI_API_KEY` in `<codexHome>/auth.json` (Codex's API-key sign-in).
- * Anything else — no file, a ChatGPT sign-in, a file we cannot read — is a PRECONDITION_FAILED
- * AppError that says how to sign in.
- */
-export function resolveGatewayCredential(options: {
+export interface CredentialSourcesOptions {
+  /** OPENAI_API_KEY as read in src/cli/config.ts; wins over everything else. */
   openaiApiKey?: string | null;
+  /** The data dir whose stored key (`invariant-web login`, the Setup page) comes next; absent: none. */
+  dataDir?: string | null;
+  /** The host's Codex home: its auth.json (API key or ChatGPT sign-in) comes last. */
   codexHome: string;
-}): GatewayCredential {
-  const fromEnv = options.openaiApiKey?.trim();
-  if (fromEnv) return { apiKey: fromEnv, source: "OPENAI_API_KEY" };
-  const file = path.join(options.codexHome, "auth.json");
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-    throw new AppError({
-      code: "PRECONDITION_FAILED",
-      message: `The model gateway has no credential: OPENAI_API_KEY is not set and ${missing ? `there is no ${file}` : `${file} cannot be read`}. ${signInHint(options.codexHome)}`,
-    });
-  }
-  let parsed: z.infer<typeof authJsonSchema>;
-  try {
-    parsed = authJsonSchema.parse(JSON.parse(text));
-  } catch {
-    throw new AppError({
-      code: "PRECONDITION_FAILED",
-      message: `The model gateway cannot read ${file} (not the JSON Codex writes). ${signInHint(options.codexHome)}`,
-    });
-  }
-  const key = parsed.OPENAI_API_KEY?.trim();
-  if (key) return { apiKey: key, source: "auth.json" };
-  const chatgpt = parsed.tokens !== undefined && parsed.tokens !== null;
-  throw new AppError({
-    code: "PRECONDITION_FAILED",
-    message: chatgpt
-      ? `The host's Codex is signed in with ChatGPT (${file}), which the model gateway cannot use. ${signInHint(options.codexHome)}`
-      : `${file} holds no API key. ${signInHint(options.codexHome)}`,
-  });
+  /** Where a ChatGPT sign-in's refresh token is exchanged (default Codex's sign-in service). */
+  tokenUrl?: string;
+  clock?: () => number;
+  log?: (line: string) => void;
 }
+
+/**
+ * Where the model gateway's credential comes from, looked up for every request (a key stored or
+ * removed while invariant-web runs applies to the next request): `OPENAI_API_KEY`, else the key stored
+ * in the data dir, else the host's Codex `auth.json` (its API key, or its ChatGPT sign-in with token
+ * refresh). Nothing usable: a PRECONDITION_FAILED AppError that says how to sign in.
+ */
+export function createCredentialSources(options: CredentialSourcesOptions) {
+  let chatgpt: ChatgptSession | null = null;
+  const session = () =>
+    (chatgpt ??= createChatgptSession({
+      codexHome: options.codexHome,
+      tokenUrl: options.tokenUrl ?? "https://auth.openai.com/oauth/token",
+      ...(options.clock ? { clock: options.clock } : {}),
+      log: options.log ?? (() => undefined),
+    }));
+
+  return {
+    async current(): Promise<GatewayCredential> {
+      const fromEnv = options.openaiApiKey?.trim();
+      if (fromEnv) return { kind: "api-key", apiKey: fromEnv, source: "OPENAI_API_KEY" };
+      if (options.dataDir) {
+        const stored = readStoredApiKey(options.dataDir);
+        if (stored) return { kind: "api-key", apiKey: stored, source: "stored key" };
+      }
+      const signIn = readCodexSignIn(options.codexHome);
+      if (signIn.kind === "api-key") return { kind: "api-key", apiKey: signIn.apiKey, source: "auth.json" };
+      if (signIn.kind === "chatgpt") return session().current();
+      const where = options.dataDir ? `no key is stored in ${storedKeyPaths(options.dataDir).dir}, ` : "";
+      const file = signIn.file;
+      const why = {
+        missing: `there is no ${file}`,
+        unreadable: `${file} cannot be read`,
+        invalid: `${file} is not the JSON Codex writes`,
+        empty: `${file} holds neither an API key nor a ChatGPT sign-in`,
+      }[signIn.reason];
+      throw new AppError({
+        code: "PRECONDITION_FAILED",
+        message: `The model gateway has no credential: OPENAI_API_KEY is not set, ${where}and ${why}. ${signInHint(options.codexHome)}`,
+      });
+    },
+
+    /** The upstream answered 401 to `used`: a credential to retry with once, or null (API keys are not retried). */
+    async afterUnauthorized(used: GatewayCredential): Promise<GatewayCredential | null> {
+      if (!isChatgptCredential(used)) return null;
+      return session().afterUnauthorized(used.accessToken);
+    },
+
+    /** Secrets to redact besides the one in use (a ChatGPT sign-in's refresh and id tokens). */
+    extraSecrets(): string[] {
+      return chatgpt ? chatgpt.secrets() : [];
+    },
+  };
+}
+export type CredentialSources = ReturnType<typeof createCredentialSources>;

@@ -26,6 +26,8 @@ const DROP_REQUEST = new Set([
   "x-forwarded-for",
   "x-forwarded-host",
   "x-forwarded-proto",
+  // account headers are the gateway's to set (a ChatGPT sign-in), never a container's
+  "chatgpt-account-id",
 ]);
 const DROP_RESPONSE = new Set([...HOP_BY_HOP, "set-cookie", "openai-organization"]);
 
@@ -38,11 +40,12 @@ function connectionTokens(value: string | string[] | undefined): string[] {
 
 /**
  * The client request's headers as lines for the upstream, without hop-by-hop and dropped ones, with
- * the real credential and an uncompressed answer asked for.
+ * the real credential (the bearer, and for a ChatGPT sign-in the account header Codex sends) and an
+ * uncompressed answer asked for. `auth` null: no credential (the scripted model).
  */
 export function upstreamRequestHeaders(options: {
   headers: http.IncomingHttpHeaders;
-  apiKey: string;
+  auth: { bearer: string; accountId?: string | null } | null;
 }): [string, string][] {
   const { headers } = options;
   const listed = connectionTokens(headers.connection);
@@ -51,7 +54,11 @@ export function upstreamRequestHeaders(options: {
     if (value === undefined || DROP_REQUEST.has(name) || listed.includes(name)) continue;
     for (const one of Array.isArray(value) ? value : [value]) lines.push([name, one]);
   }
-  lines.push(["authorization", `Bearer ${options.apiKey}`], ["accept-encoding", "identity"]);
+  if (options.auth) {
+    lines.push(["authorization", `Bearer ${options.auth.bearer}`]);
+    if (options.auth.accountId) lines.push(["chatgpt-account-id", options.auth.accountId]);
+  }
+  lines.push(["accept-encoding", "identity"]);
   return lines;
 }
 

@@ -1,37 +1,66 @@
 import type http from "node:http";
 import { isAppError } from "../errors/app-error";
-import type { GatewayCredential } from "./gateway-credentials";
+import { bearerOf, type GatewayCredential } from "./gateway-credentials";
 import { sendGatewayError } from "./gateway-error";
+import type { RunRecord } from "./run-tokens";
+
+/** At most this many secrets are remembered for redaction (rotated keys, refreshed tokens). */
+const MAX_REMEMBERED = 16;
 
 /**
- * The model gateway's hold on the real credential: resolved at the first request that needs it (so a
- * missing key is reported there too), and redacted from anything the gateway logs or passes on.
+ * The model gateway's hold on the real credential: looked up for every request (so a key stored,
+ * removed or refreshed while it runs applies to the next request, and a missing one is reported on
+ * each), and every secret it has seen redacted from anything the gateway logs or passes on.
  */
-export function createGatewayKey(options: { credential: () => GatewayCredential; log: (line: string) => void }) {
-  let credential: GatewayCredential | null = null;
+export function createGatewayKey(options: {
+  credential: () => GatewayCredential | Promise<GatewayCredential>;
+  extraSecrets?: () => string[];
+  log: (line: string) => void;
+}) {
+  const seen: string[] = [];
+  const remember = (secret: string) => {
+    if (secret.length < 8 || seen.includes(secret)) return;
+    seen.push(secret);
+    if (seen.length > MAX_REMEMBERED) seen.shift();
+  };
+
+  function refuse(res: http.ServerResponse, run: RunRecord, error: unknown): null {
+    const message = error instanceof Error ? error.message : String(error);
+    options.log(`model gateway: ${message}`);
+    const expired = isAppError(error) && error.code === "UNAUTHORIZED";
+    run.lastUpstreamError = message;
+    sendGatewayError({
+      res,
+      status: expired ? 401 : 503,
+      type: expired ? "gateway_sign_in_expired" : "gateway_not_signed_in",
+      message: isAppError(error) ? message : `The model gateway has no usable credential: ${message}`,
+    });
+    return null;
+  }
 
   return {
     redact(text: string): string {
-      return credential ? text.replaceAll(credential.apiKey, "[redacted]") : text;
+      let out = text;
+      for (const secret of [...seen, ...(options.extraSecrets?.() ?? [])])
+        if (secret.length >= 8) out = out.replaceAll(secret, "[redacted]");
+      return out;
     },
 
-    /** The real key; null (answered 503) when there is no usable credential. */
-    apiKeyFor(res: http.ServerResponse): string | null {
-      if (credential) return credential.apiKey;
+    remember,
+
+    /** The credential for this request; null (answered 503, or 401 for a sign-in that expired) when there is none. */
+    async credentialFor(res: http.ServerResponse, run: RunRecord): Promise<GatewayCredential | null> {
       try {
-        credential = options.credential();
-        return credential.apiKey;
+        const credential = await options.credential();
+        remember(bearerOf(credential));
+        return credential;
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        options.log(`model gateway: ${message}`);
-        sendGatewayError({
-          res,
-          status: 503,
-          type: "gateway_not_signed_in",
-          message: isAppError(error) ? message : `The model gateway has no usable credential: ${message}`,
-        });
-        return null;
+        return refuse(res, run, error);
       }
     },
+
+    /** Reports a credential that could not be recovered after the upstream's 401 (refresh failed). */
+    refuse,
   };
 }
+export type GatewayKey = ReturnType<typeof createGatewayKey>;

@@ -4,14 +4,14 @@ import type tls from "node:tls";
 import type { TokenUsage } from "../agents/token-usage";
 import { admitRoute, authenticateRun, refuseEncodedBody, refuseOverBudget, refuseOverRate } from "./gateway-admission";
 import { DEFAULT_CHATGPT_BASE_URL } from "./chatgpt-session";
-import { isChatgptCredential, type GatewayCredential } from "./gateway-credentials";
+import type { GatewayCredential } from "./gateway-credentials";
+import { createDispatch, createTargets } from "./gateway-dispatch";
 import { createGatewayKey } from "./gateway-key";
 import { sendGatewayError } from "./gateway-error";
-import { forwardRequest, type ForwardContext, type RecoverCredential, type UpstreamTarget } from "./forward-request";
+import type { ForwardContext, RecoverCredential } from "./forward-request";
 import type { RunPolicy } from "./request-policy";
 import { DEFAULT_RATE_LIMIT, type RateLimit } from "./run-rate-limit";
 import { createRunTokens } from "./run-tokens";
-import { createUpstreamClient } from "./upstream-client";
 import { listenHttp } from "../../lib/listen";
 
 /**
@@ -77,44 +77,16 @@ export interface ModelGateway {
   close(): Promise<void>;
 }
 
-/** The gateway's upstreams by base URL, each with its own connection pool, opened at first use. */
-function createTargets(tlsOptions: tls.ConnectionOptions | undefined) {
-  const targets = new Map<string, UpstreamTarget>();
-  return {
-    get(baseUrl: string): UpstreamTarget {
-      let target = targets.get(baseUrl);
-      if (!target) {
-        const url = new URL(baseUrl);
-        target = {
-          client: createUpstreamClient({ baseUrl: url, ...(tlsOptions ? { tls: tlsOptions } : {}) }),
-          path: url.pathname.replace(/\/+$/, ""), // "" for a bare host
-          host: url.host,
-        };
-        targets.set(baseUrl, target);
-      }
-      return target;
-    },
-    close(): void {
-      for (const target of targets.values()) target.client.close();
-    },
-  };
-}
-
 export async function startModelGateway(options: ModelGatewayOptions): Promise<ModelGateway> {
   const targets = createTargets(options.upstreamTls);
   targets.get(options.upstreamBaseUrl); // a malformed URL fails here, at start
-  const chatgptBaseUrl = options.chatgptBaseUrl ?? DEFAULT_CHATGPT_BASE_URL;
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const clock = options.clock ?? Date.now;
   const runs = createRunTokens();
   const log = options.log ?? (() => undefined);
-  const key = createGatewayKey({
-    credential: options.credential,
-    log,
-    ...(options.extraSecrets ? { extraSecrets: options.extraSecrets } : {}),
-  });
+  const { credential, extraSecrets } = options;
+  const key = createGatewayKey({ credential, log, ...(extraSecrets ? { extraSecrets } : {}) });
   const redact = (text: string) => key.redact(text);
-
   const context: ForwardContext = {
     runs,
     ...(options.onUsage ? { onUsage: options.onUsage } : {}),
@@ -122,6 +94,15 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     log,
     redact,
   };
+  const dispatch = createDispatch({
+    targets,
+    key,
+    context,
+    upstreamBaseUrl: options.upstreamBaseUrl,
+    chatgptBaseUrl: options.chatgptBaseUrl ?? DEFAULT_CHATGPT_BASE_URL,
+    scriptedBaseUrl: options.scriptedBaseUrl ?? null,
+    ...(options.afterUnauthorized ? { afterUnauthorized: options.afterUnauthorized } : {}),
+  });
 
   function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const pathname = new URL(req.url ?? "/", "http://gateway").pathname;
@@ -134,29 +115,7 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     res.once("close", () => {
       run.active -= 1;
     });
-    if (run.policy.scripted) {
-      if (!options.scriptedBaseUrl)
-        return sendGatewayError({
-          res,
-          status: 503,
-          type: "scripted_model_unavailable",
-          message: "This run asks for the scripted model, which this worker does not serve.",
-        });
-      const target = targets.get(options.scriptedBaseUrl);
-      return forwardRequest({ context, req, res, run, target, credential: null, route });
-    }
-    void key.credentialFor(res, run).then((credential) => {
-      if (credential === null || res.destroyed) return;
-      const target = targets.get(isChatgptCredential(credential) ? chatgptBaseUrl : options.upstreamBaseUrl);
-      const recover: RecoverCredential | undefined = options.afterUnauthorized
-        ? async (used) => {
-            const next = await options.afterUnauthorized!(used);
-            if (next) key.remember(isChatgptCredential(next) ? next.accessToken : next.apiKey);
-            return next;
-          }
-        : undefined;
-      forwardRequest({ context, req, res, run, target, credential, route, ...(recover ? { recover } : {}) });
-    });
+    dispatch({ req, res, run, route });
   }
 
   const server = http.createServer((req, res) => {

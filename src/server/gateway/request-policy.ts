@@ -14,6 +14,8 @@ export interface RunPolicy {
   model: string | null;
   /** Hosted tools and URL inputs pass: the project's network mode is `internet`, or its setting allows them. */
   hostedTools: boolean;
+  /** The run talks to the bundled scripted model, never to the real provider (no credential is used). */
+  scripted?: boolean;
 }
 
 export const STRICT_POLICY: RunPolicy = { model: null, hostedTools: false };

@@ -22,6 +22,12 @@ export interface UpstreamRelayOptions {
   createMeter: () => SseUsageMeter;
   redact: (text: string) => string;
   log: (line: string) => void;
+  /**
+   * For a credential that can be renewed (a ChatGPT sign-in): on the upstream's first 401 its body is
+   * dropped and the request is sent once more as this returns it (null, or a rejection: the 401 ends
+   * the request with the reason).
+   */
+  retryUnauthorized?: () => Promise<UpstreamRequest | null>;
 }
 
 /**
@@ -37,7 +43,7 @@ export function relayUpstream(options: UpstreamRelayOptions): void {
  * "raw": the upstream's chunk framing goes to the client socket as it is; "payload": the decoded body
  * goes through the ServerResponse; "error": an error body, read whole (bounded) and redacted.
  */
-type RelayMode = "raw" | "payload" | "error" | "none";
+type RelayMode = "raw" | "payload" | "error" | "none" | "discard";
 
 /** The upstream client calls these handlers as methods of the relay: no per-read closure or copy. */
 class UpstreamRelay implements UpstreamHandlers {
@@ -51,6 +57,7 @@ class UpstreamRelay implements UpstreamHandlers {
   private finished = false;
   private meter: SseUsageMeter | null = null;
   private exchange!: UpstreamExchange;
+  private retried = false;
   private readonly options: UpstreamRelayOptions;
 
   private readonly abort = (): void => {
@@ -79,6 +86,10 @@ class UpstreamRelay implements UpstreamHandlers {
     const { req, res } = this.options;
     this.status = head.status;
     this.headers = clientResponseHeaders(head.headers);
+    if (this.status === 401 && this.options.retryUnauthorized && !this.retried) {
+      this.mode = "discard";
+      return;
+    }
     if (this.status >= 400) {
       this.mode = "error";
       return;
@@ -133,6 +144,7 @@ class UpstreamRelay implements UpstreamHandlers {
   onEnd(): void {
     const { res } = this.options;
     if (res.writableEnded) return;
+    if (this.mode === "discard") return this.retry();
     this.meter?.end();
     if (this.mode !== "error") return void res.end();
     this.sendErrorBody();
@@ -142,7 +154,7 @@ class UpstreamRelay implements UpstreamHandlers {
     const { res, run, upstreamHost, log } = this.options;
     this.meter?.end();
     const message = this.options.redact(error.message);
-    if (this.mode === "none" || this.mode === "error") {
+    if (this.mode === "none" || this.mode === "error" || this.mode === "discard") {
       log(`model gateway: upstream ${upstreamHost} failed for run ${run.runId}: ${message}`);
       run.lastUpstreamError = `no answer (${message})`;
       sendGatewayError({
@@ -157,6 +169,26 @@ class UpstreamRelay implements UpstreamHandlers {
     if (!res.destroyed) run.lastUpstreamError = `the stream was cut before the response completed (${message})`;
     log(`model gateway: stream for run ${run.runId} ended early: ${message}`);
     res.destroy();
+  }
+
+  /** After a 401 whose body was dropped: the same request once more with a renewed credential. */
+  private retry(): void {
+    const { res, run, log } = this.options;
+    this.retried = true;
+    this.mode = "none";
+    const fail = (message: string) => {
+      log(`model gateway: run ${run.runId}: ${message}`);
+      run.lastUpstreamError = message;
+      sendGatewayError({ res, status: 401, type: "gateway_sign_in_expired", message });
+    };
+    this.options.retryUnauthorized!().then(
+      (request) => {
+        if (res.destroyed || this.finished) return;
+        if (!request) return fail("The upstream refused the credential (HTTP 401).");
+        this.exchange = this.options.client.request({ request, handlers: this });
+      },
+      (error: unknown) => fail(this.options.redact(error instanceof Error ? error.message : String(error))),
+    );
   }
 
   /** Error bodies are small: read them (bounded), redact the key, remember the reason for the run. */

@@ -15,6 +15,8 @@ export interface WebServerOptions {
   version: string;
   /** Global default base image for environments. */
   baseImage?: string;
+  /** Where model access comes from besides the stored key (the Setup page shows it). */
+  modelAccess?: { environmentKey: boolean; codexHome: string };
   dev?: boolean;
   /** How long a browser stays signed in; 30 days by default. */
   sessionMaxAgeMs?: number;
@@ -52,6 +54,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     version: options.version,
     log: options.log,
     ...(options.baseImage ? { baseImage: options.baseImage } : {}),
+    ...(options.modelAccess ? { modelAccess: options.modelAccess } : {}),
     emit: sockets.emit,
     onViewerRevoked: sockets.disconnectSubject,
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),

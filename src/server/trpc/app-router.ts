@@ -4,6 +4,7 @@ import { dependenciesRouter } from "./dependencies-router";
 import { environmentsRouter } from "./environments-router";
 import { projectsRouter } from "./projects-router";
 import { reviewRouter } from "./review-router";
+import { setupRouter } from "./setup-router";
 import { snapshotsRouter } from "./snapshots-router";
 import { studiesRouter } from "./studies-router";
 import { systemRouter } from "./system-router";
@@ -19,6 +20,7 @@ export const appRouter = router({
   studies: studiesRouter,
   review: reviewRouter,
   applies: applyRouter, // "apply" is reserved by tRPC (Function.prototype.apply)
+  setup: setupRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,68 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { QueryState } from "../_components/query-state";
+import { PageHeader, Panel, secondaryButtonClass, warnBoxClass } from "../_components/ui";
+import { useRole } from "../_components/use-role";
+import { useTRPC } from "../_lib/trpc";
+import { ApiKeyForm } from "./api-key-form";
+import { SetupChecklist } from "./setup-checklist";
+import { skipSetup } from "./setup-skip";
+
+/**
+ * The setup checklist: the doctor's checks, the base image and model access, checked again every few
+ * seconds, each with its fix; the API key form. The dashboard opens here while something is missing.
+ */
+export default function SetupPage() {
+  const trpc = useTRPC();
+  const { isAdmin } = useRole();
+  const status = useQuery({ ...trpc.setup.status.queryOptions(), refetchInterval: 5_000 });
+
+  return (
+    <>
+      <PageHeader
+        title="Setup"
+        description="What invariant-web needs on this host, checked live. Fix what is missing; this page updates by itself."
+        actions={
+          <button type="button" className={secondaryButtonClass} onClick={() => void status.refetch()}>
+            {status.isFetching ? "Checking…" : "Check again"}
+          </button>
+        }
+      />
+      <QueryState query={status} loading="Running the checks…" errorPrefix="Could not run the checks">
+        {(data) => (
+          <div className="grid gap-6">
+            <div
+              role="status"
+              className={data.needed ? warnBoxClass : "rounded-md border border-line p-3 text-sm text-ok"}
+            >
+              {data.needed
+                ? "Something studies need is missing: see the fixes below."
+                : "Everything studies need is in place."}{" "}
+              <Link href="/projects" className="underline" onClick={skipSetup}>
+                {data.needed ? "Continue to projects anyway" : "Go to projects"}
+              </Link>
+            </div>
+            <Panel title="Checklist">
+              <SetupChecklist checks={data.checks} />
+            </Panel>
+            <Panel title="Model access">
+              <p className="mb-3 text-sm">{data.modelAccess.summary}</p>
+              <p className="mb-4 text-xs text-muted">
+                Looked up for every model request, in this order: OPENAI_API_KEY, the key stored here, then the
+                host&apos;s Codex sign-in in {data.modelAccess.codexHome}/auth.json (an API key, or a ChatGPT account
+                whose access token is refreshed when it expires). From a terminal: <code>invariant-web login</code> and{" "}
+                <code>invariant-web logout</code>.
+              </p>
+              {isAdmin ? (
+                <ApiKeyForm access={data.modelAccess} />
+              ) : (
+                <p className="text-sm text-muted">Only the admin can change model access.</p>
+              )}
+            </Panel>
+          </div>
+        )}
+      </QueryState>
+    </>
+  );
+}

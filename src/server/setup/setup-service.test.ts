@@ -1,0 +1,82 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { migratedDb, redisUrlFor, tempDir } from "../../../test/support/temp";
+import { createAppServices, type AppServices } from "../app-services";
+import type { Db } from "../db/client";
+import { createDockerRuntime } from "../runtime/docker-runtime";
+import { appRouter } from "../trpc/app-router";
+import { createCallerFactory } from "../trpc/init";
+
+const KEY = "sk-setup-RECOGNISABLE-4711";
+let db: Db;
+let dataDir: string;
+let services: AppServices;
+const createCaller = createCallerFactory(appRouter);
+
+beforeAll(async () => {
+  const opened = await migratedDb();
+  db = opened.db;
+  dataDir = opened.dataDir;
+  services = createAppServices({
+    db,
+    redisUrl: redisUrlFor(inject("redisUrl"), 2),
+    dataDir,
+    adminToken: "a_admintokenadmintokenadmintoken00",
+    publicUrl: "http://127.0.0.1:1",
+    version: "test",
+    runtime: createDockerRuntime(),
+    modelAccess: { environmentKey: false, codexHome: tempDir("no-codex") },
+  });
+});
+afterAll(async () => {
+  await services.close();
+  await db.$disconnect();
+});
+
+const admin = () => createCaller({ identity: { role: "admin", subject: "admin" }, services });
+const viewer = () => createCaller({ identity: { role: "viewer", subject: "link" }, services });
+
+describe("setup checklist and the stored API key", () => {
+  it("lists the doctor's checks, the base image and model access, and is needed without model access", async () => {
+    const status = await admin().setup.status();
+    expect(status.checks.map((check) => check.id)).toEqual([
+      "node",
+      "docker",
+      "redis",
+      "disk",
+      "codex",
+      "certificates",
+      "base-image",
+      "model-access",
+    ]);
+    expect(status.modelAccess.source).toBe("none");
+    expect(status.checks.find((check) => check.id === "model-access")).toMatchObject({
+      status: "fail",
+      action: "store-key",
+      fix: expect.stringMatching(/invariant-web login/) as string,
+    });
+    expect(status.needed).toBe(true);
+  });
+
+  it("stores the key for the gateway and never gives it back, to the admin or a viewer; a viewer cannot change it", async () => {
+    await expect(viewer().setup.storeApiKey({ apiKey: KEY })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(viewer().setup.removeApiKey()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(admin().setup.storeApiKey({ apiKey: "two words" })).rejects.toThrow(/no spaces/);
+    const stored = await admin().setup.storeApiKey({ apiKey: KEY });
+    expect(JSON.stringify(stored)).not.toContain(KEY);
+    expect(stored.modelAccess.source).toBe("stored-key");
+    for (const caller of [admin(), viewer()]) {
+      const status = await caller.setup.status();
+      expect(status.modelAccess).toMatchObject({ source: "stored-key", storedKeyAt: stored.storedAt });
+      expect(JSON.stringify(status)).not.toContain(KEY);
+      expect(status.checks.find((check) => check.id === "model-access")?.status).toBe("ok");
+    }
+    const file = path.join(dataDir, "credentials", "openai-api-key");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    for (const name of fs.readdirSync(dataDir).filter((n) => n.startsWith("invariant.db")))
+      expect(fs.readFileSync(path.join(dataDir, name)).includes(Buffer.from(KEY)), name).toBe(false);
+    expect(await admin().setup.removeApiKey()).toMatchObject({ removed: true, modelAccess: { source: "none" } });
+    expect(fs.existsSync(file)).toBe(false);
+  });
+});

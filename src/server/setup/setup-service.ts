@@ -1,0 +1,94 @@
+import { runDoctor } from "../diagnostics/doctor";
+import { describeModelAccess, type ModelAccessOptions } from "../credentials/model-access";
+import { removeStoredApiKey, storeApiKey } from "../credentials/stored-api-key";
+import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { ModelAccessView, SetupCheckView, SetupStatusView } from "../../shared/setup-schemas";
+
+export interface SetupServiceDeps {
+  runtime: ContainerRuntime;
+  dataDir: string;
+  redisUrl: string;
+  /** The global default base image (INVARIANT_BASE_IMAGE). */
+  baseImage: string;
+  modelAccess: Omit<ModelAccessOptions, "dataDir">;
+  hostCa?: string;
+  log?: (message: string) => void;
+}
+
+async function baseImageCheck(deps: SetupServiceDeps, dockerOk: boolean): Promise<SetupCheckView> {
+  const common = { id: "base-image", title: "Base image", required: true, action: null } as const;
+  const build = `Build it offline from Debian packages: \`node scripts/base-image.mjs\` (about a minute, needs debootstrap), or set INVARIANT_BASE_IMAGE to an image you have.`;
+  if (!dockerOk)
+    return { ...common, status: "fail", detail: `${deps.baseImage}: unknown until Docker answers`, fix: null };
+  const image = await deps.runtime.inspectImage(deps.baseImage).catch(() => null);
+  return image
+    ? {
+        ...common,
+        status: "ok",
+        detail: `${deps.baseImage} (${(image.sizeBytes / 1024 ** 2).toFixed(0)} MiB)`,
+        fix: null,
+      }
+    : { ...common, status: "fail", detail: `${deps.baseImage} is not in Docker`, fix: build };
+}
+
+function modelAccessCheck(view: ModelAccessView): SetupCheckView {
+  const missing = view.source === "none";
+  return {
+    id: "model-access",
+    title: "Model access",
+    status: missing ? "fail" : "ok",
+    required: true,
+    detail: view.summary,
+    fix: missing
+      ? "Store an OpenAI API key below (or run `invariant-web login`), set OPENAI_API_KEY where you start invariant-web, or sign the host's Codex in with `codex login` (an API key or a ChatGPT account). Without model access the demo still runs on the bundled scripted model."
+      : null,
+    action: missing ? "store-key" : null,
+  };
+}
+
+/**
+ * The Setup page: the doctor's checks, the base image and model access, each with its fix; storing
+ * and removing the API key. Nothing here returns a secret.
+ */
+export function createSetupService(deps: SetupServiceDeps) {
+  const modelAccess = () => describeModelAccess({ ...deps.modelAccess, dataDir: deps.dataDir });
+  return {
+    modelAccess,
+
+    async status(): Promise<SetupStatusView> {
+      const doctor = await runDoctor({
+        runtime: deps.runtime,
+        dataDir: deps.dataDir,
+        redisUrl: deps.redisUrl,
+        ...(deps.hostCa ? { hostCa: deps.hostCa } : {}),
+      });
+      const dockerOk = doctor.checks.some((check) => check.id === "docker" && check.status === "ok");
+      const access = modelAccess();
+      const checks: SetupCheckView[] = [
+        ...doctor.checks.map((check) => ({ ...check, action: null })),
+        await baseImageCheck(deps, dockerOk),
+        modelAccessCheck(access),
+      ];
+      return {
+        checkedAt: new Date().toISOString(),
+        needed: checks.some((check) => check.required && check.status === "fail"),
+        checks,
+        modelAccess: access,
+      };
+    },
+
+    /** Stores the key (mode 0600); only when it was set comes back. */
+    storeApiKey(apiKey: string): { storedAt: string; modelAccess: ModelAccessView } {
+      const { storedAt } = storeApiKey({ dataDir: deps.dataDir, apiKey });
+      deps.log?.("setup: an API key was stored in the data dir");
+      return { storedAt, modelAccess: modelAccess() };
+    },
+
+    removeApiKey(): { removed: boolean; modelAccess: ModelAccessView } {
+      const removed = removeStoredApiKey(deps.dataDir);
+      if (removed) deps.log?.("setup: the stored API key was removed");
+      return { removed, modelAccess: modelAccess() };
+    },
+  };
+}
+export type SetupService = ReturnType<typeof createSetupService>;

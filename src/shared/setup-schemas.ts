@@ -1,0 +1,38 @@
+/** The Setup page's view of this installation (shared by server and browser). Never holds a secret. */
+
+export type SetupCheckStatus = "ok" | "warn" | "fail";
+
+/** Where the model gateway's credential comes from now, in the order it is looked up. */
+export type ModelAccessSource = "environment" | "stored-key" | "codex-api-key" | "codex-chatgpt" | "none";
+
+export interface ModelAccessView {
+  source: ModelAccessSource;
+  /** One sentence: what is used, or what is missing. */
+  summary: string;
+  /** When a key was stored on the Setup page or with `invariant-web login` (the key itself is never shown). */
+  storedKeyAt: string | null;
+  /** OPENAI_API_KEY is set where invariant-web was started (it wins over a stored key). */
+  environmentKey: boolean;
+  /** The host Codex home whose auth.json is used last. */
+  codexHome: string;
+}
+
+export interface SetupCheckView {
+  id: "node" | "docker" | "redis" | "disk" | "codex" | "certificates" | "base-image" | "model-access";
+  title: string;
+  status: SetupCheckStatus;
+  /** Needed for studies to run (a failing one opens the dashboard on the checklist). */
+  required: boolean;
+  detail: string;
+  fix: string | null;
+  /** Something the dashboard can do about it here. */
+  action: "store-key" | "try-demo" | null;
+}
+
+export interface SetupStatusView {
+  checkedAt: string;
+  /** Something required is missing: the dashboard opens on the checklist. */
+  needed: boolean;
+  checks: SetupCheckView[];
+  modelAccess: ModelAccessView;
+}
