@@ -1,0 +1,97 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { UsageError } from "./config";
+import { readStudyFile } from "./study-file";
+import { CliInputError } from "./workflow-cli";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "iw-study-file-"));
+function file(name: string, text: string): string {
+  const at = path.join(dir, name);
+  fs.writeFileSync(at, text);
+  return at;
+}
+
+const JSON_STUDY = {
+  project: "calendar",
+  title: "Calendar",
+  taskPrompt: "Implement src/calendar.js.",
+  testCommand: "node --test test/",
+  testFiles: [{ source: "project", path: "test/calendar.test.js" }],
+  configurations: [{ model: "gpt-5", reasoningEffort: "high", repeats: 2 }],
+};
+
+const YAML_STUDY = `# the same study in YAML
+project: calendar
+title: Calendar
+taskPrompt: Implement src/calendar.js.
+testCommand: node --test test/
+testFiles:
+  - source: project
+    path: test/calendar.test.js
+configurations:
+  - model: gpt-5
+    reasoningEffort: high
+    repeats: 2
+`;
+
+function inputError(run: () => unknown): CliInputError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof CliInputError) return error;
+    throw error;
+  }
+  throw new Error("expected a CliInputError");
+}
+
+describe("study files for invariant-web study create", () => {
+  it("reads JSON and YAML into the form's input, with the form's defaults", () => {
+    const fromJson = readStudyFile({ file: file("study.json", JSON.stringify(JSON_STUDY)) });
+    const fromYaml = readStudyFile({ file: file("study.yaml", YAML_STUDY) });
+    expect(fromYaml).toEqual(fromJson);
+    expect(fromJson.projectRef).toBe("calendar");
+    expect(fromJson.input).toMatchObject({
+      projectId: "calendar",
+      agentTimeoutSec: 1800,
+      evalTimeoutSec: 600,
+      junitPath: null,
+      configurations: [{ harness: "codex", model: "gpt-5", reasoningEffort: "high", repeats: 2, overrides: [] }],
+    });
+  });
+
+  it("lets --project win over the file's project", () => {
+    const read = readStudyFile({ file: file("p.json", JSON.stringify(JSON_STUDY)), projectId: "cm-id" });
+    expect(read.input.projectId).toBe("cm-id");
+  });
+
+  it("names every field that is wrong", () => {
+    const bad = { ...JSON_STUDY, testCommand: " ", configurations: [{ harness: "codex", model: "", repeats: 21 }] };
+    const error = inputError(() => readStudyFile({ file: file("bad.json", JSON.stringify(bad)) }));
+    expect(error.fieldErrors).toEqual({
+      testCommand: ["Enter the Linux command that runs the tests, for example npm test."],
+      "configurations.0.repeats": ["At most 20 repeats."],
+      "configurations.0.model": ["Name the model this configuration uses."],
+    });
+    const yaml = inputError(() =>
+      readStudyFile({ file: file("bad.yml", YAML_STUDY.replace("repeats: 2", "repeats: two")) }),
+    );
+    expect(Object.keys(yaml.fieldErrors)).toEqual(["configurations.0.repeats"]);
+  });
+
+  it("says how to name the project when neither the file nor the command line does", () => {
+    const { project: _project, ...rest } = JSON_STUDY;
+    const error = inputError(() => readStudyFile({ file: file("np.json", JSON.stringify(rest)) }));
+    expect(error.fieldErrors.projectId?.[0]).toContain("--project P / --last");
+  });
+
+  it("refuses what is not a study: bad syntax, a list, a file that cannot be read", () => {
+    expect(inputError(() => readStudyFile({ file: file("s.json", "{ title: ") })).message).toContain(
+      "is not valid JSON",
+    );
+    expect(inputError(() => readStudyFile({ file: file("s.yaml", "a: [") })).message).toContain("is not valid YAML");
+    expect(inputError(() => readStudyFile({ file: file("l.json", "[]") })).message).toContain("must hold one object");
+    expect(() => readStudyFile({ file: path.join(dir, "missing.json") })).toThrow(UsageError);
+  });
+});
