@@ -80,6 +80,18 @@ describe("study files for invariant-web study create", () => {
     expect(Object.keys(yaml.fieldErrors)).toEqual(["configurations.0.repeats"]);
   });
 
+  it("names fields the form does not have instead of dropping them", () => {
+    const typo = {
+      ...JSON_STUDY,
+      concurency: 2,
+      configurations: [{ model: "gpt-5", effort: "high", repeats: 1 }],
+      testFiles: [{ source: "project", path: "test/calendar.test.js", roles: "test" }],
+    };
+    const error = inputError(() => readStudyFile({ file: file("typo.json", JSON.stringify(typo)) }));
+    expect(Object.keys(error.fieldErrors)).toEqual(["concurency", "configurations.0.effort", "testFiles.0.roles"]);
+    expect(error.fieldErrors.concurency?.[0]).toMatch(/^Unknown field\. The fields here are: projectId, title, /);
+  });
+
   it("says how to name the project when neither the file nor the command line does", () => {
     const { project: _project, ...rest } = JSON_STUDY;
     const error = inputError(() => readStudyFile({ file: file("np.json", JSON.stringify(rest)) }));

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import yaml from "js-yaml";
 import type { z } from "zod";
-import { createStudyInputSchema, type CreateStudyInput } from "../shared/study-inputs";
+import { configurationInputSchema, createStudyInputSchema, type CreateStudyInput } from "../shared/study-inputs";
 import { UsageError } from "./config";
 import { CliInputError } from "./workflow-cli";
 
@@ -37,6 +37,25 @@ function parseText(file: string, text: string): unknown {
       "": [error instanceof Error ? error.message : String(error)],
     });
   }
+}
+
+const STUDY_FIELDS = [...Object.keys(createStudyInputSchema.shape), "project"];
+const CONFIGURATION_FIELDS = Object.keys(configurationInputSchema.shape);
+const TEST_FILE_FIELDS = ["source", "path", "role", "contentBase64"];
+
+/** Fields the form does not have (a typo such as "concurency" would otherwise be dropped silently). */
+function unknownFields(raw: Record<string, unknown>): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
+  const check = (value: unknown, known: string[], at: string) => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return;
+    for (const key of Object.keys(value))
+      if (!known.includes(key)) found[`${at}${key}`] = [`Unknown field. The fields here are: ${known.join(", ")}.`];
+  };
+  check(raw, STUDY_FIELDS, "");
+  const list = (value: unknown) => (Array.isArray(value) ? (value as unknown[]) : []);
+  list(raw.configurations).forEach((item, index) => check(item, CONFIGURATION_FIELDS, `configurations.${index}.`));
+  list(raw.testFiles).forEach((item, index) => check(item, TEST_FILE_FIELDS, `testFiles.${index}.`));
+  return found;
 }
 
 /** Every issue by its dotted field path ("configurations.0.repeats"). */
@@ -75,13 +94,15 @@ export function readStudyFile(options: { file: string; projectId?: string | null
   const projectRef = typeof rest.projectId === "string" ? rest.projectId : (project ?? null);
   const candidate = { ...rest, projectId: options.projectId ?? projectRef ?? "" };
   const parsed = createStudyInputSchema.safeParse(candidate);
-  if (!parsed.success) {
-    const fieldErrors = fieldErrorsOf(parsed.error);
+  const unknown = unknownFields(raw as Record<string, unknown>);
+  if (!parsed.success || Object.keys(unknown).length > 0) {
+    const fieldErrors = { ...unknown, ...(parsed.success ? {} : fieldErrorsOf(parsed.error)) };
     if (fieldErrors.projectId && !options.projectId)
       fieldErrors.projectId = [
         'Name the project: "project": "my-app" in the file (an id, name or directory), or --project P / --last.',
       ];
     throw new CliInputError(`${file} is not a valid study:`, fieldErrors);
   }
+  if (!parsed.success) throw new Error("unreachable: an invalid study was not reported");
   return { input: parsed.data, projectRef };
 }
