@@ -1,9 +1,12 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
 import { studyReportSchema, type StudyReport } from "../src/shared/study-report";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
+import { diffManifests } from "../src/shared/trial-manifest";
+import { AGENT_IMAGE } from "./support/agent-image";
 import {
   addCalendarProject,
   calendarProject,
@@ -122,7 +125,13 @@ describe("honest comparisons on the calendar fixture", () => {
 
   it("marks the tests that flip between the flaky configuration's repeats in the matrix and the reports", async () => {
     const matrix = await web.services.studies.testMatrix(study.id);
-    expect(matrix.trials.map((trial) => `${trial.choice}.${trial.repeat}`)).toEqual(["1.1", "1.2", "1.3", "1.4", "2.1"]);
+    expect(matrix.trials.map((trial) => `${trial.choice}.${trial.repeat}`)).toEqual([
+      "1.1",
+      "1.2",
+      "1.3",
+      "1.4",
+      "2.1",
+    ]);
     const calendarTests = matrix.tests.filter((test) => test.cells.slice(0, 4).every((cell) => cell !== "missing"));
     expect(calendarTests).toHaveLength(23);
     const flipping = calendarTests.filter((test) => test.flipsIn.includes(1));
@@ -139,4 +148,110 @@ describe("honest comparisons on the calendar fixture", () => {
     expect(md).toContain("10 tests flip between repeats of one configuration");
     expect(md.split("\n").filter((line) => line.endsWith("| ✗ | ✓ | ✗ | ✓ | · | ⇄ config 1 |"))).toHaveLength(10);
   });
+
+  it("records each trial's manifest: image, snapshot, configuration, captured file hashes, limits, Codex version", () => {
+    const [flaky, broken] = [trialsOf(study, 1)[0], trialsOf(study, 2)[0]];
+    expect(flaky?.manifest).toMatchObject({
+      version: 1,
+      study: { id: study.id, projectId },
+      environment: { imageId: study.environment.imageId, version: 1 },
+      snapshot: { id: study.snapshotId },
+      configuration: { harness: "codex", model: "calendar-flaky", reasoningEffort: "low", overrides: [] },
+      testCommand: "node --test test/",
+      testFiles: study.testFiles,
+      limits: { cpus: 1, memoryBytes: 1024 * 1024 * 1024, network: "none" },
+      concurrency: 1,
+      attempt: 1,
+      harnessVersion: flaky?.harnessVersion,
+    });
+    expect(flaky?.harnessVersion).toMatch(/\d+\.\d+/);
+    expect(json.version).toBe(2);
+    expect(json.trials.find((trial) => trial.id === flaky?.id)?.manifest).toEqual(flaky?.manifest);
+    // what differed between a trial of each configuration: the model, and nothing about the environment
+    expect(diffManifests(flaky!.manifest!, broken!.manifest!).map((d) => d.path)).toEqual(["configuration.model"]);
+  });
+
+  it("reruns the study from its manifests with the original limits: a new study pointing to it, the same verdicts", async () => {
+    // the project's limits change after the study; the rerun keeps the manifest's
+    await web.services.projects.update({ id: projectId, settings: { cpus: 2 } });
+    const created = await web.services.studies.rerun({ studyId: study.id }, "admin");
+    expect(created.rerunOf).toEqual({ studyId: study.id, trialId: null });
+    expect(created.snapshotId).toBe(study.snapshotId);
+    expect(created.testFiles).toEqual(study.testFiles);
+    expect(created.configurations.map((c) => [c.model, c.repeats])).toEqual([
+      ["calendar-flaky", 4],
+      ["calendar-broken", 1],
+    ]);
+    const rerun = await waitForStudy({
+      web,
+      studyId: created.id,
+      until: finished,
+      timeoutMs: 400_000,
+      what: "the rerun",
+    });
+    expect(rerun.state).toBe("done");
+    const verdicts = (view: StudyView) =>
+      view.trials.map((trial) => `${trial.choice}.${trial.repeat} ${trial.verdict?.passed}/${trial.verdict?.total}`);
+    expect(verdicts(rerun)).toEqual(verdicts(study));
+    const rerunJson = studyReportSchema.parse(JSON.parse(await report(rerun.id, "json")));
+    expect(rerunJson.comparisons?.map((c) => c.verdict)).toEqual(json.comparisons?.map((c) => c.verdict));
+    expect(rerun.trials.every((trial) => trial.manifest?.limits.cpus === 1)).toBe(true);
+    const [a, b] = [trialsOf(study, 1)[0]?.manifest, trialsOf(rerun, 1)[0]?.manifest];
+    expect(diffManifests(a!, b!).map((d) => d.path)).toEqual([]);
+  }, 420_000);
+
+  it("reruns one trial, and refuses a rerun whose environment image was deleted, saying so", async () => {
+    const trial = trialsOf(study, 2)[0];
+    const one = await web.services.studies.rerun({ studyId: study.id, trialId: trial?.id }, "admin");
+    expect(one.rerunOf).toEqual({ studyId: study.id, trialId: trial?.id });
+    expect(one.configurations.map((c) => [c.model, c.repeats])).toEqual([["calendar-broken", 1]]);
+    await waitForStudy({ web, studyId: one.id, until: finished, timeoutMs: 200_000, what: "the one-trial rerun" });
+
+    // an environment whose image is then deleted: a study on it, then docker rmi
+    const doomed = `invariant-test/honest-doomed:${Date.now()}`;
+    const build = spawnSync("docker", ["build", "-q", "-t", doomed, "-"], {
+      input: `FROM ${AGENT_IMAGE}\nLABEL honest.doomed=${Date.now()}\n`,
+      encoding: "utf8",
+    });
+    expect(build.status, build.stderr).toBe(0);
+    const info = await runtime.inspectImage(doomed);
+    await web.db.environmentVersion.updateMany({ where: { projectId }, data: { active: false } });
+    await web.db.environmentVersion.create({
+      data: {
+        projectId,
+        version: 2,
+        imageTag: doomed,
+        imageId: info?.id,
+        origin: "base",
+        status: "ready",
+        active: true,
+      },
+    });
+    const created = await web.services.studies.create(
+      {
+        projectId,
+        title: "Doomed",
+        taskPrompt: "Fix the calendar.",
+        testCommand: "node --test test/",
+        configurations: [codex("calendar-fix-all")],
+      },
+      "admin",
+    );
+    const ran = await waitForStudy({
+      web,
+      studyId: created.id,
+      until: finished,
+      timeoutMs: 200_000,
+      what: "the doomed study",
+    });
+    expect(ran.trials[0]?.manifest?.environment).toMatchObject({ imageId: info?.id, version: 2 });
+    removeImages(`invariant-trial/${projectId.toLowerCase()}`); // the trials' result images are its children
+    removeImages(doomed);
+    expect(await runtime.inspectImage(info?.id ?? "")).toBeNull();
+    const before = (await web.services.studies.list({ projectId })).length;
+    await expect(web.services.studies.rerun({ studyId: ran.id }, "admin")).rejects.toThrow(
+      /Cannot rerun: the environment image sha256:[0-9a-f]{12} \(environment v2\) was deleted from Docker/,
+    );
+    expect((await web.services.studies.list({ projectId })).length).toBe(before);
+  }, 420_000);
 });

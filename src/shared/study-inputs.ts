@@ -195,6 +195,12 @@ export const retryTrialsInputSchema = z.object({
 });
 export type RetryTrialsInput = z.input<typeof retryTrialsInputSchema>;
 export const trialIdInputSchema = z.object({ trialId: z.string().min(1) });
+/** Reruns a whole study, or one of its trials, exactly from the manifests (a new study pointing to the original). */
+export const rerunInputSchema = z.strictObject({
+  studyId: z.string().min(1).max(200),
+  trialId: z.string().min(1).max(200).optional(),
+});
+export type RerunInput = z.infer<typeof rerunInputSchema>;
 export const MAX_CHOICE_NOTE_CHARS = 2000;
 /** Marks a finished trial as the study's chosen result (`trialId: null` clears the choice). */
 export const chooseTrialInputSchema = z.object({

@@ -4,6 +4,7 @@ import { intervalSchema, pairComparisonSchema } from "./configuration-comparison
 import { studyEnvironmentSchema, testFileViewSchema, trialAttemptViewSchema, trialViewSchema } from "./study-schemas";
 import { testsMissingSchema } from "./test-integrity";
 import { testMatrixSchema } from "./test-matrix";
+import { trialManifestSchema } from "./trial-manifest";
 import { trialOutcomeSchema, VERDICT_LEVELS } from "./trial-outcome";
 import { testCountsSchema } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
@@ -19,7 +20,7 @@ import { count, isoDate } from "./zod-fields";
  * Readers of version 1 ignore fields they do not know; parsing here strips them.
  */
 export const STUDY_REPORT_SCHEMA_ID = "invariant-web/study-report";
-export const STUDY_REPORT_VERSION = 1;
+export const STUDY_REPORT_VERSION = 2;
 
 export const reportStudySchema = z.object({
   id: z.string().min(1),
@@ -109,6 +110,8 @@ export const reportTrialSchema = trialViewSchema
      * the baseline's total (the missing tests count as failed) and `testsMissing.counted` is what ran.
      */
     testsMissing: testsMissingSchema.nullable().optional(),
+    /** What this attempt ran on (version 2); null when it was never queued. */
+    manifest: trialManifestSchema.nullable(),
     /** The attempts before `attempt`, oldest first. */
     earlierAttempts: z.array(reportAttemptSchema).optional(),
   });

@@ -4,6 +4,7 @@ import { tokensSchema } from "./token-usage";
 import { trialOutcomeSchema, type TrialOutcome } from "./trial-outcome";
 import { capturedChangeSchema, capturedFileRoleSchema } from "./captured-files";
 import { testsMissingSchema } from "./test-integrity";
+import { trialManifestSchema } from "./trial-manifest";
 import { trialResultSchema } from "./trial-result";
 import { verdictSchema, type VerdictView } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema, trialStateSchema, type StudyState } from "./vocabulary";
@@ -73,6 +74,8 @@ export const trialViewSchema = trialResultSchema.extend({
    * When set, `verdict` is already judged against the baseline's total (the missing tests count as failed).
    */
   testsMissing: testsMissingSchema.nullable().default(null),
+  /** What this attempt ran on (src/shared/trial-manifest.ts); null until it is queued, or for a trial from before manifests. */
+  manifest: trialManifestSchema.nullable().default(null),
   queuedAt: isoDate,
   startedAt: isoDate.nullable(),
   finishedAt: isoDate.nullable(),
@@ -153,6 +156,8 @@ export interface StudyView extends StudySummaryView {
   startedAt: string | null;
   configurations: ConfigurationView[];
   trials: TrialView[];
+  /** The study this one reruns from its manifests (and the one trial, when only one was rerun); null otherwise. */
+  rerunOf: { studyId: string; trialId: string | null } | null;
 }
 
 export interface StudyDefaultsView {

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { studyReportSchema, type StudyReport } from "../../shared/study-report";
+import { STUDY_REPORT_VERSION, studyReportSchema, type StudyReport } from "../../shared/study-report";
 import { AppError } from "../errors/app-error";
 
 /**
- * Checks a report against the version 1 schema before anything renders it. A report that does not
+ * Checks a report against the current version's schema before anything renders it. A report that does not
  * match is a bug in whatever built it, so it is refused with every problem named (path and reason);
  * the `ZodError` is the cause.
  */
@@ -12,7 +12,7 @@ export function parseStudyReport(report: unknown): StudyReport {
   if (parsed.success) return parsed.data;
   throw new AppError({
     code: "INTERNAL_SERVER_ERROR",
-    message: `The study report does not match the report schema (version 1):\n${z.prettifyError(parsed.error)}`,
+    message: `The study report does not match the report schema (version ${STUDY_REPORT_VERSION}):\n${z.prettifyError(parsed.error)}`,
     cause: parsed.error,
   });
 }

@@ -32,6 +32,7 @@ const trial = (
   error: null,
   startedAt: null,
   finishedAt: null,
+  manifest: null,
   ...fields,
 });
 
@@ -155,7 +156,7 @@ const trials: ReportTrial[] = [
 
 export const REPORT_FIXTURE: StudyReport = {
   schema: "invariant-web/study-report",
-  version: 1,
+  version: 2,
   generatedAt: "2025-03-01T15:00:00.000Z",
   study: {
     id: "cm7study0001",

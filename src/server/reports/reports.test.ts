@@ -79,7 +79,7 @@ describe("study report schema and JSON", () => {
     const json = renderJsonReport(REPORT_FIXTURE);
     expect(
       json.startsWith(
-        '{\n  "schema": "invariant-web/study-report",\n  "version": 1,\n  "generatedAt": "2025-03-01T15:00:00.000Z",\n',
+        '{\n  "schema": "invariant-web/study-report",\n  "version": 2,\n  "generatedAt": "2025-03-01T15:00:00.000Z",\n',
       ),
     ).toBe(true);
     expect(json.endsWith("}\n")).toBe(true);
@@ -105,7 +105,7 @@ describe("study report schema and JSON", () => {
 
   it("refuses an invalid report with every problem named, the zod error as cause, in all three formats", () => {
     const invalid = variant((report) => {
-      (report as { version: number }).version = 2;
+      (report as { version: number }).version = 1;
       report.trials[0]!.tokens.total = 5;
       report.trials[1]!.state = "done" as StudyReport["trials"][number]["state"];
       report.study.createdAt = "yesterday";
@@ -114,7 +114,7 @@ describe("study report schema and JSON", () => {
       const error = refusal(() => render(invalid));
       expect(error.code).toBe("INTERNAL_SERVER_ERROR");
       expect(error.cause).toBeInstanceOf(z.ZodError);
-      expect(error.message).toContain("does not match the report schema (version 1)");
+      expect(error.message).toContain("does not match the report schema (version 2)");
       expect(error.message).toContain("→ at version");
       expect(error.message).toContain("tokens.total must equal input + output");
       expect(error.message).toContain("→ at trials[0].tokens.total");

@@ -50,6 +50,7 @@ function reportTrial(trial: TrialView): ReportTrial {
     error: trial.error,
     capturedChanges: trial.capturedChanges,
     testsMissing: trial.testsMissing,
+    manifest: trial.manifest,
     startedAt: trial.startedAt,
     finishedAt: trial.finishedAt,
     earlierAttempts: trial.attempts.map((attempt) => ({

@@ -1,7 +1,9 @@
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { createKeyedLock } from "../locks/keyed-lock";
 import type { InvariantEvent } from "../../shared/event-catalog";
-import type { ChooseTrialInput, CreateStudyInput, RetryTrialsInput } from "../../shared/study-inputs";
+import type { ChooseTrialInput, CreateStudyInput, RerunInput, RetryTrialsInput } from "../../shared/study-inputs";
+import { rerunStudy } from "./study-rerun";
+import type { SnapshotService } from "../snapshots/snapshot-service";
 import type { StudySummaryView } from "../../shared/study-schemas";
 import { createTrialDispatcher } from "./trial-dispatcher";
 import { deleteStudy } from "./study-deletion";
@@ -16,7 +18,8 @@ import { trialLogFile, trialLogTail } from "./trial-log-files";
 import { chooseStudyTrial } from "./study-choice";
 
 /** What creating a study needs (study-creation.ts), plus the removal journal for deletions. */
-export interface StudyServiceDeps extends Omit<StudyCreationDeps, "runtime"> {
+export interface StudyServiceDeps extends Omit<StudyCreationDeps, "runtime" | "snapshots"> {
+  snapshots: Pick<SnapshotService, "create" | "get">;
   runtime: Pick<ContainerRuntime, "inspectImage" | "listManagedContainers" | "removeContainer">;
   journal: RemovalJournal;
   clock?: () => Date;
@@ -39,6 +42,8 @@ export function createStudyService(deps: StudyServiceDeps) {
     projectFiles: (input: { projectId: string; query: string }) =>
       listProjectFiles({ projects: deps.projects, ...input }),
     create: (raw: CreateStudyInput, createdBy: string) => createStudy(deps, { raw, createdBy }),
+    /** A new study that reruns a study or one trial exactly from its manifests (study-rerun.ts). */
+    rerun: (input: RerunInput, by: string) => rerunStudy(deps, { ...input, by }),
     get: study,
     list: (input: { projectId?: string | undefined }): Promise<StudySummaryView[]> => deps.studies.list(input),
     stop: (studyId: string, by: string) => withStudyLock(studyId, () => stopStudy(control, { studyId, by })),

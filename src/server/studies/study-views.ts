@@ -10,6 +10,7 @@ import type {
 } from "../../shared/study-schemas";
 import { TRIAL_OUTCOMES, trialOutcome, type TrialOutcome } from "../../shared/trial-outcome";
 import { judgedVerdict, testsMissing } from "../../shared/test-integrity";
+import { parseManifestInputs, type TrialManifest } from "../../shared/trial-manifest";
 import { tokensWithTotal } from "../../shared/token-usage";
 import { verdictSchema, type VerdictView } from "../../shared/verdict-summary";
 import {
@@ -137,6 +138,12 @@ function capturedChangesOf(json: string | null): CapturedChange[] | null {
   }
 }
 
+/** The stored manifest with what the run reported; null for a trial not queued yet (or from before manifests). */
+function manifestOf(row: TrialRow): TrialManifest | null {
+  const inputs = parseManifestInputs(row.manifest);
+  return inputs ? { ...inputs, harnessVersion: row.harnessVersion, reportedModel: null } : null;
+}
+
 /**
  * A trial row as its view; `attempts` are its earlier attempts' rows (none when not read); `baseline` is
  * its study's, which the verdict is judged against (the integrity flag "tests missing").
@@ -173,6 +180,7 @@ export function trialView(
         ? null
         : { files: row.diffFiles, insertions: row.diffInsertions ?? 0, deletions: row.diffDeletions ?? 0 },
     capturedChanges: capturedChangesOf(row.capturedChanges),
+    manifest: manifestOf(row),
     error: row.error,
     queuedAt: row.queuedAt.toISOString(),
     startedAt: iso(row.startedAt),

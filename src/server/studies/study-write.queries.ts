@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import type { studyPreflightFinishedEvent } from "../../shared/event-catalog";
 import type { ConfigurationView, StudyView, TestFileView } from "../../shared/study-schemas";
 import { OPEN_TRIAL_STATES, type StudyState } from "../../shared/vocabulary";
+import type { ContainerLimits } from "../../shared/trial-manifest";
 import { parseJson, verdictColumns } from "./study-views";
 
 /** A study's rows through its life: created, preflight recorded, state changes, deleted. */
@@ -22,19 +23,23 @@ export interface NewStudy extends Pick<
 > {
   testFiles: TestFileView[];
   snapshotId: string;
-  environmentVersionId: string;
+  /** Null only for a rerun whose environment version row was deleted (its image still exists). */
+  environmentVersionId: string | null;
   imageId: string;
   imageDigest: string | null;
   configurations: Omit<ConfigurationView, "id" | "choice" | "derivedFrom">[];
+  /** A rerun: the original study, the one trial it reruns (or null), and the limits from the manifest. */
+  rerun?: { of: string; trial: string | null; limits: ContainerLimits };
 }
 
 export type PreflightOutcome = Omit<z.infer<typeof studyPreflightFinishedEvent>["data"], "durationMs">;
 
 async function createStudy(db: Db, input: NewStudy): Promise<string> {
-  const { configurations, testFiles, ...fields } = input;
+  const { configurations, testFiles, rerun, ...fields } = input;
   const study = await db.study.create({
     data: {
       ...fields,
+      ...(rerun ? { rerunOf: rerun.of, rerunOfTrial: rerun.trial, limits: JSON.stringify(rerun.limits) } : {}),
       testFiles: JSON.stringify(testFiles),
       state: "preflight",
       configurations: {
@@ -131,6 +136,13 @@ async function finishIfComplete(db: Db, options: { studyId: string; now: Date })
 export function createStudyWriteQueries(db: Db) {
   return {
     create: (input: NewStudy) => createStudy(db, input),
+
+    /** The environment version's id when its row still exists (a rerun keeps it), else null. */
+    async existingEnvironmentVersion(versionId: string | null): Promise<string | null> {
+      if (versionId === null) return null;
+      const row = await db.environmentVersion.findUnique({ where: { id: versionId }, select: { id: true } });
+      return row?.id ?? null;
+    },
     deletionPlan: (studyId: string) => deletionPlan(db, studyId),
 
     /** The study with its configurations, trials, results, artifacts and recorded events, in one transaction. */

@@ -3,6 +3,7 @@ import {
   createStudyInputSchema,
   listStudiesInputSchema,
   projectFilesInputSchema,
+  rerunInputSchema,
   retryTrialsInputSchema,
   studyDefaultsInputSchema,
   studyIdInputSchema,
@@ -42,6 +43,9 @@ export const studiesRouter = router({
   retry: procedure
     .input(retryTrialsInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.retry(input, ctx.identity.subject)),
+  rerun: procedure
+    .input(rerunInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.rerun(input, ctx.identity.subject)),
   choose: procedure
     .input(chooseTrialInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.choose(input, ctx.identity.subject)),

@@ -58,6 +58,7 @@ const trial = (choice: number, repeat: number, verdict: VerdictView | null): Tri
   attempts: [],
   capturedChanges: null,
   testsMissing: null,
+  manifest: null,
 });
 
 const configurations = [

@@ -10,6 +10,7 @@ import { ChosenResultLine } from "./chosen-result";
 import { CompareTrialsLink } from "./_review/review-links";
 import { StudyFactsPanel } from "./study-facts-panel";
 import { StopStudy } from "./stop-study";
+import { RerunButton } from "./rerun-button";
 
 /** Title, state, project, times, Stop or Delete; then what was frozen (the study panel). */
 export function StudyHeader({
@@ -47,12 +48,22 @@ export function StudyHeader({
             {study.finishedAt ? ` · finished ${formatDateTime(study.finishedAt)}` : ""}
           </p>
           <ChosenResultLine study={study} />
+          {study.rerunOf ? (
+            <p className="mt-1 text-sm text-muted" data-testid="rerun-of">
+              Rerun of{" "}
+              <Link href={`/studies/${study.rerunOf.studyId}`} className={`text-accent hover:underline ${focusRing}`}>
+                {study.rerunOf.trialId ? "one trial of another study" : "another study"}
+              </Link>{" "}
+              from its manifests.
+            </p>
+          ) : null}
         </div>
         <div className="ml-auto flex flex-col items-end gap-2">
           <div className="flex items-center gap-2">
             <CompareTrialsLink studyId={study.id} trialIds={study.trials.map((trial) => trial.id)} />
             <ReportLinks studyId={study.id} />
           </div>
+          {study.trials.some((trial) => trial.manifest) ? <RerunButton studyId={study.id} label="Rerun study" /> : null}
           {canStop ? <StopStudy study={study} stopping={stopping} onStop={onStop} error={stopError} /> : null}
           {canDelete ? <DeleteStudy study={study} /> : null}
         </div>

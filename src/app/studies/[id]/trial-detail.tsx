@@ -11,6 +11,7 @@ import { KeepResultActions } from "./keep-result-actions";
 import type { LogTails } from "./log-tails";
 import { TrialAttempts } from "./trial-attempts";
 import { TrialFacts } from "./trial-facts";
+import { TrialManifestSection } from "./trial-manifest";
 import { TrialLog } from "./trial-log";
 import { TrialRetryForm } from "./trial-retry-form";
 import { trialLabel } from "./trial-row";
@@ -142,6 +143,7 @@ export function TrialDetail({
         </div>
       ) : null}
       <TrialFacts studyId={studyId} trial={trial} />
+      <TrialManifestSection studyId={studyId} trial={trial} />
       <TrialAttempts trial={trial} />
       <TrialTests trial={trial} />
 

@@ -8,6 +8,7 @@ import { QueryState } from "../../../_components/query-state";
 import { useTRPC } from "../../../_lib/trpc";
 import { CompareDiff } from "./compare-diff";
 import { CompareMatrix } from "./compare-matrix";
+import { ManifestDiff } from "./manifest-diff";
 import { TrialPicker } from "./trial-picker";
 import { useCompareParams, type LeftSide } from "./use-compare-params";
 
@@ -49,6 +50,9 @@ export function CompareView({ study }: { study: StudyView }) {
         </p>
       </div>
       <TrialPicker study={study} selected={trialIds} onChange={(next) => update({ trialIds: next })} />
+      {ready ? (
+        <ManifestDiff trials={trialIds.flatMap((id) => study.trials.find((trial) => trial.id === id) ?? [])} />
+      ) : null}
       {!ready ? (
         <EmptyState title="Choose at least two trials">
           Tick two to eight trials above to see which files each one changed.
