@@ -2,6 +2,7 @@ import type { Db } from "../db/client";
 import { networkModeSchema, type NetworkMode } from "../../shared/project-schemas";
 import type { ConfigurationView, TestFileView } from "../../shared/study-schemas";
 import { ACTIVE_TRIAL_STATES, OPEN_TRIAL_STATES, type TrialState } from "../../shared/vocabulary";
+import { containerLimitsSchema, type ManifestInputs } from "../../shared/trial-manifest";
 import { configurationView, parseJson } from "./study-views";
 
 /** Trials as the dispatcher and the sweeper see them: slots, queue marks, and what a trial's job needs. */
@@ -26,6 +27,37 @@ export interface TrialJobSource {
   allowHostedTools: boolean;
   limits: { cpus: number; memoryBytes: number; swapBytes: number; pids: number };
   configuration: ConfigurationView;
+  /** What else the trial's manifest records: the environment version, the image digest, the snapshot's size, the concurrency. */
+  environment: { versionId: string | null; version: number | null; imageDigest: string | null };
+  snapshot: { files: number | null; bytes: number | null };
+  concurrency: number;
+}
+
+function manifestFacts(study: {
+  environmentVersionId: string | null;
+  environment: { version: number } | null;
+  imageDigest: string | null;
+  snapshot: { fileCount: number; bytes: bigint } | null;
+  concurrency: number;
+}): Pick<TrialJobSource, "environment" | "snapshot" | "concurrency"> {
+  return {
+    environment: {
+      versionId: study.environmentVersionId,
+      version: study.environment?.version ?? null,
+      imageDigest: study.imageDigest,
+    },
+    snapshot: { files: study.snapshot?.fileCount ?? null, bytes: study.snapshot ? Number(study.snapshot.bytes) : null },
+    concurrency: study.concurrency,
+  };
+}
+
+/** A study with limits of its own (a rerun's, from its manifest) runs with them instead of the project's now. */
+function withStudyLimits(source: TrialJobSource, json: string | null): TrialJobSource {
+  if (json === null) return source;
+  const parsed = containerLimitsSchema.safeParse(parseJson<unknown>(json, null));
+  if (!parsed.success) return source;
+  const { network, allowHostedTools, ...limits } = parsed.data;
+  return { ...source, network, allowHostedTools, limits: { ...source.limits, ...limits } };
 }
 
 /** A trial holding a slot, for the sweeper that finds trials whose worker died. */
@@ -42,12 +74,21 @@ export interface SlotHolder {
 async function trialJobSource(db: Db, trialId: string): Promise<TrialJobSource | null> {
   const row = await db.trial.findUnique({
     where: { id: trialId },
-    include: { configuration: true, study: { include: { project: true } } },
+    include: {
+      configuration: true,
+      study: {
+        include: {
+          project: true,
+          environment: { select: { version: true } },
+          snapshot: { select: { fileCount: true, bytes: true } },
+        },
+      },
+    },
   });
   if (!row) return null;
   const { study } = row;
   const { project } = study;
-  return {
+  const source: TrialJobSource = {
     trialId: row.id,
     attempt: row.attempt,
     studyId: study.id,
@@ -70,7 +111,9 @@ async function trialJobSource(db: Db, trialId: string): Promise<TrialJobSource |
       pids: project.pids,
     },
     configuration: configurationView(row.configuration),
+    ...manifestFacts(study),
   };
+  return withStudyLimits(source, study.limits);
 }
 
 export function createTrialDispatchQueries(db: Db) {
@@ -88,10 +131,11 @@ export function createTrialDispatchQueries(db: Db) {
 
     trialJobSource: (trialId: string) => trialJobSource(db, trialId),
 
-    async markEnqueued(options: { trialId: string; now: Date }): Promise<void> {
+    /** Marks a trial handed to the queue, with the manifest of what its job carries. */
+    async markEnqueued(options: { trialId: string; now: Date; manifest: ManifestInputs }): Promise<void> {
       await db.trial.updateMany({
         where: { id: options.trialId, state: "queued", enqueuedAt: null },
-        data: { enqueuedAt: options.now },
+        data: { enqueuedAt: options.now, manifest: JSON.stringify(options.manifest) },
       });
     },
 

@@ -3,6 +3,7 @@ import { trialJobId, trialRunJob, type TrialRunJob } from "../jobs/study-jobs";
 import { createKeyedLock } from "../locks/keyed-lock";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialJobSource } from "./trial-dispatch.queries";
+import { MANIFEST_VERSION, type ManifestInputs } from "../../shared/trial-manifest";
 
 /** A trial's job from its parsed rows; the schema checks it once more before it is queued. */
 function jobFor(source: TrialJobSource): TrialRunJob {
@@ -37,6 +38,35 @@ function jobFor(source: TrialJobSource): TrialRunJob {
   });
 }
 
+/** The trial's manifest: what its job carries, and the study's frozen facts around it. */
+function manifestOf(source: TrialJobSource): ManifestInputs {
+  const { configuration } = source;
+  return {
+    version: MANIFEST_VERSION,
+    study: { id: source.studyId, projectId: source.projectId },
+    environment: { ...source.environment, imageId: source.imageId },
+    snapshot: { id: source.snapshotId, ...source.snapshot },
+    configuration: {
+      harness: configuration.harness,
+      model: configuration.model,
+      reasoningEffort: configuration.reasoningEffort,
+      instructions: configuration.instructions,
+      overrides: configuration.overrides,
+      command: configuration.command,
+    },
+    taskPrompt: source.taskPrompt,
+    testCommand: source.testCommand,
+    junitPath: source.junitPath,
+    testFiles: source.testFiles,
+    limits: { ...source.limits, network: source.network, allowHostedTools: source.allowHostedTools },
+    concurrency: source.concurrency,
+    agentTimeoutSec: source.agentTimeoutSec,
+    evalTimeoutSec: source.evalTimeoutSec,
+    tokenBudget: source.tokenBudget,
+    attempt: source.attempt,
+  };
+}
+
 /**
  * Hands a running study's trials to the queue, never more at once than the study's concurrency.
  * Only trials holding a slot are in the queue, so the cap holds however many workers take jobs.
@@ -68,7 +98,7 @@ export function createTrialDispatcher(deps: {
               data: jobFor(trial),
               jobId: trialJobId({ trialId, attempt: trial.attempt }),
             });
-            await deps.studies.markEnqueued({ trialId, now: deps.clock() });
+            await deps.studies.markEnqueued({ trialId, now: deps.clock(), manifest: manifestOf(trial) });
             queued += 1;
           } catch (error) {
             deps.log(
