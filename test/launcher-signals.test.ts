@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempDir } from "./support/temp";
-import { childrenOf, isAlive, launch, type Launched } from "./support/launch";
+import { childrenOf, isAlive, launch, signalProcess, type Launched } from "./support/launch";
 
 /**
  * Issue 18, drill 1: the launcher and its terminal. A closed terminal (SIGHUP) and an output reader
@@ -55,7 +55,7 @@ describe("launcher signals and broken pipes", () => {
     const app = await start();
     const children = app.childPids();
     expect(children.length).toBe(2); // worker + private Redis
-    process.kill(-(app.child.pid ?? 0), "SIGHUP");
+    signalProcess(app.child.pid, "SIGHUP", { group: true });
     const { code } = await exitWithin(app, STOP_DEADLINE_MS);
     expect(code).toBe(0);
     expect(app.stderr()).toContain("stopping (SIGHUP)");
@@ -85,7 +85,7 @@ describe("launcher signals and broken pipes", () => {
     const before = cpuTicks(pid) ?? 0;
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect((cpuTicks(pid) ?? 0) - before, "CPU ticks in 2 s while idle").toBeLessThan(60);
-    process.kill(-pid, "SIGTERM"); // what a parent's Ctrl-C or a process manager does: the whole group
+    signalProcess(pid, "SIGTERM", { group: true }); // what a parent's Ctrl-C or a process manager does: the whole group
     // its shutdown logs to the dead stderr: dropped, and the shutdown completes
     let peak = 0;
     const sampler = setInterval(() => {
@@ -102,20 +102,8 @@ describe("launcher signals and broken pipes", () => {
     const app = await start();
     const children = app.childPids();
     app.child.kill("SIGKILL");
-    await expect.poll(() => children.filter(isAlive), { timeout: 20_000 }).toEqual([]);
-  });
-
-  it("a worker that dies: the hint to start one by hand names the data dir and the Redis URL", async () => {
-    const dataDir = tempDir("signals");
-    const app = await start(dataDir);
-    const worker = app
-      .childPids()
-      .find((child) => fs.readFileSync(`/proc/${child}/cmdline`, "utf8").includes("worker"));
-    process.kill(worker ?? -1, "SIGKILL");
-    await expect
-      .poll(() => app.stderr(), { timeout: 10_000 })
-      .toContain(`invariant-web worker --data-dir ${dataDir} --redis-url unix://${dataDir}/redis/redis.sock`);
-    await app.stop();
+    // the worker sees its IPC channel close and stops (bounded by its own deadline); Redis gets SIGTERM from the kernel
+    await expect.poll(() => children.filter(isAlive), { timeout: 45_000 }).toEqual([]);
   });
 
   it("stderr broken before the worker dies: the launcher notes it silently, keeps serving and still stops it all", async () => {
@@ -125,7 +113,7 @@ describe("launcher signals and broken pipes", () => {
     app.child.stderr?.destroy();
     app.child.stdout?.destroy();
     const worker = children.find((child) => fs.readFileSync(`/proc/${child}/cmdline`, "utf8").includes("worker"));
-    process.kill(worker ?? -1, "SIGKILL"); // the launcher logs the worker's exit to its dead stderr
+    signalProcess(worker, "SIGKILL"); // the launcher logs the worker's exit to its dead stderr
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(isAlive(pid)).toBe(true);
     const before = cpuTicks(pid) ?? 0;

@@ -141,7 +141,7 @@ describe("invariant-web launcher", () => {
     const app = await start(tempDir("launch"));
     const health = await fetch(`${app.base}/api/health`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: "ok" });
+    expect(await health.json()).toMatchObject({ status: "ok", problems: [] });
 
     expect((await fetch(`${app.base}/projects`)).status).toBe(401);
     expect((await trpc(app, "projects.list")).status).toBe(401);

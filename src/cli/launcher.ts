@@ -7,6 +7,7 @@ import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
 import { workerHint } from "./worker-hint";
+import { supervise, type Supervisable, type Supervisor } from "./supervisor";
 
 const log = (message: string) => writeQuietly(process.stderr, `[invariant-web] ${message}\n`);
 
@@ -64,6 +65,17 @@ function startWorkerChild(options: { cliPath: string; config: CliConfig; redisUr
   return spawn(process.execPath, args, { env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
 }
 
+/** A child process as the supervisor watches it: a failed spawn counts as an exit. */
+function supervisable(child: ChildProcess): Supervisable {
+  return {
+    pid: child.pid ?? -1,
+    exited: new Promise((resolve) => {
+      child.once("exit", (code, signal) => resolve({ code, signal }));
+      child.once("error", () => resolve({ code: null, signal: null }));
+    }),
+  };
+}
+
 async function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -96,6 +108,40 @@ function killQuietly(pid: number): void {
   } catch {
     // already gone
   }
+}
+
+/** The private Redis, restarted from its AOF at the same socket when it dies. */
+function superviseRedis(options: {
+  first: PrivateRedis;
+  dataDir: string;
+  url: string;
+  onRestart: (redis: PrivateRedis) => void;
+}): Supervisor {
+  return supervise({
+    name: "redis",
+    label: "Redis",
+    first: options.first,
+    start: async () => {
+      const next = await startPrivateRedis({ dataDir: options.dataDir, url: options.url });
+      options.onRestart(next);
+      return next;
+    },
+    restartNote: "restarting from its append-only file",
+    log,
+  });
+}
+
+/** The worker child, started again when it dies; when that keeps failing, the log says how to run one by hand. */
+function superviseWorker(options: { start: () => ChildProcess; hint: string }): Supervisor {
+  return supervise({
+    name: "worker",
+    label: "The worker",
+    first: supervisable(options.start()),
+    start: () => Promise.resolve(supervisable(options.start())),
+    restartNote: "restarting it",
+    log,
+    onFailing: () => log(`the worker keeps exiting; restarts go on every 30 s. To run one yourself: ${options.hint}`),
+  });
 }
 
 /** Closes the web server, bounded: a Redis that vanished first must not keep the launcher alive. */
@@ -137,10 +183,13 @@ export async function launch(options: {
   let web: WebServer | null = null;
   let worker: ChildProcess | null = null;
   let shuttingDown: Promise<void> | null = null;
+  // the private Redis and the worker child are restarted when they die (see supervisor.ts)
+  const supervisors: Supervisor[] = [];
 
   const shutdown = (reason: string, exitCode: number) => {
     shuttingDown ??= (async () => {
       log(`stopping (${reason})`);
+      for (const supervisor of supervisors) supervisor.release();
       // past the deadline whatever is left is killed: the launcher never lingers, and never alone
       setTimeout(() => {
         log(`not stopped within ${STOP_DEADLINE_MS / 1000} s; killing what is left`);
@@ -162,6 +211,10 @@ export async function launch(options: {
     const found = await findRedis(config);
     redis = found.privateRedis;
     const { redisUrl } = found;
+    if (redis)
+      supervisors.push(
+        superviseRedis({ first: redis, dataDir: config.dataDir, url: redisUrl, onRestart: (next) => (redis = next) }),
+      );
     const port = config.port === 0 ? await freePort(config.host) : config.port;
     web = await startWebServer({
       root: options.root,
@@ -175,6 +228,7 @@ export async function launch(options: {
       modelAccess: modelAccessOf(config),
       sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
       log,
+      supervision: () => supervisors.map((supervisor) => supervisor.status()),
     }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === "EADDRINUSE")
         throw new Error(
@@ -182,15 +236,13 @@ export async function launch(options: {
         );
       throw error;
     });
-    if (config.worker) {
-      worker = startWorkerChild({ cliPath: options.cliPath, config, redisUrl });
-      worker.once("exit", (code, signal) => {
-        if (!shuttingDown)
-          log(
-            `worker exited unexpectedly (${signal ?? `code ${String(code)}`}); the dashboard keeps running, start another with \`${workerHint({ dataDir: config.dataDir, redisUrl })}\``,
-          );
-      });
-    }
+    if (config.worker)
+      supervisors.push(
+        superviseWorker({
+          start: () => (worker = startWorkerChild({ cliPath: options.cliPath, config, redisUrl })),
+          hint: workerHint({ dataDir: config.dataDir, redisUrl }),
+        }),
+      );
     const link = `${web.url}/?token=${web.adminToken}`;
     lock.update({ url: web.url });
     writeQuietly(process.stdout, `invariant-web ${options.version} is running at ${link}\n`);

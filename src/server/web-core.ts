@@ -4,6 +4,7 @@ import { loadOrCreateAccessToken } from "./access/access-token";
 import { createAppServices, type AppServices } from "./app-services";
 import { openDb, type Db } from "./db/client";
 import { applyMigrations } from "./db/migrate";
+import type { SupervisionSource } from "./system/health";
 import { createRecorder } from "./events/recorder";
 import { connectRedis } from "./redis/connection";
 import { createDockerRuntime, type ContainerRuntime } from "./runtime/docker-runtime";
@@ -53,6 +54,8 @@ export interface WebCoreOptions {
   sessionMaxAgeMs?: number;
   /** How long one recorder read blocks for new events (tests shorten it). */
   recorderBlockMs?: number;
+  /** The launcher's supervised children (private Redis, worker), for health. */
+  supervision?: SupervisionSource;
 }
 
 export interface WebCore {
@@ -85,6 +88,7 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     ...(options.modelAccess ? { modelAccess: options.modelAccess } : {}),
     ...(options.onViewerRevoked ? { onViewerRevoked: options.onViewerRevoked } : {}),
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
+    ...(options.supervision ? { supervision: options.supervision } : {}),
   });
   const recorder = createRecorder({
     redis: connectRedis({ url: options.redisUrl, name: "invariant-recorder" }),

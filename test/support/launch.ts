@@ -44,6 +44,19 @@ export function childrenOf(pid: number): number[] {
     });
 }
 
+/**
+ * Sends a signal to one process, or with `group` to its process group. Refuses anything but a real pid:
+ * kill(-1) would signal every process of the user, kill(0) the test runner's own group.
+ */
+export function signalProcess(
+  pid: number | undefined,
+  signal: NodeJS.Signals,
+  options: { group?: boolean } = {},
+): void {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 1) throw new Error(`no process to signal (pid ${pid})`);
+  process.kill(options.group ? -pid : pid, signal);
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

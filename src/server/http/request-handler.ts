@@ -55,9 +55,12 @@ export function createRequestHandler(options: RequestHandlerOptions): Handler {
     if (!isAllowedOrigin(req.headers.origin, guard))
       return refuse(res, 403, "Cross-origin request refused", "Requests from other sites are not accepted.", wantsJson);
     if (url.pathname === "/api/health") {
+      // no credentials needed: it names no project, only whether the parts are up (503 when degraded)
+      const health = await services.system.health();
+      res.statusCode = health.status === "ok" ? 200 : 503;
       res.setHeader("Content-Type", "application/json");
       res.setHeader("Cache-Control", "no-store");
-      res.end(JSON.stringify({ status: "ok" }));
+      res.end(JSON.stringify(health));
       return;
     }
     if (isSignInLink(req, url)) {

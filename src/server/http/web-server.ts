@@ -2,6 +2,7 @@ import http from "node:http";
 import next from "next";
 import type { GuardOptions } from "../access/request-guard";
 import { openWebCore } from "../web-core";
+import type { SupervisionSource } from "../system/health";
 import { createRequestHandler } from "./request-handler";
 import { createSocketLayer } from "./socket-server";
 
@@ -21,6 +22,8 @@ export interface WebServerOptions {
   /** How long a browser stays signed in; 30 days by default. */
   sessionMaxAgeMs?: number;
   log: (message: string) => void;
+  /** The launcher's supervised children (private Redis, worker), for health. */
+  supervision?: SupervisionSource;
 }
 
 export interface WebServer {
@@ -58,6 +61,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     emit: sockets.emit,
     onViewerRevoked: sockets.disconnectSubject,
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
+    ...(options.supervision ? { supervision: options.supervision } : {}),
   });
   const nextApp = next({
     dev: options.dev ?? false,

@@ -45,12 +45,17 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
 
 /** A connection suitable for BullMQ workers and blocking reads (no per-command retry limit). */
 export function connectRedis(options: { url: string; name: string }): Redis {
-  return new Redis({
+  const client = new Redis({
     ...redisOptionsFromUrl(options.url),
     connectionName: options.name,
     maxRetriesPerRequest: null,
     lazyConnect: false,
   });
+  // while Redis is down ioredis reports every reconnect attempt as an 'error' event ("[ioredis] Unhandled
+  // error event" twice a second without a listener); commands fail or wait on their own, and health and
+  // the launcher's supervisor say what is wrong in plain words
+  client.on("error", () => undefined);
+  return client;
 }
 
 /** Pings Redis once with a short timeout; resolves to the server version or throws a readable error. */

@@ -11,6 +11,8 @@ export const REDIS_INSTALL_HINT =
 export interface PrivateRedis {
   url: string;
   pid: number;
+  /** Resolves when redis-server exits, however it ends (the launcher restarts a Redis that died). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
@@ -130,7 +132,12 @@ async function waitUntilListening(options: {
  * Starts a Redis owned by the launcher: unix socket and AOF in `<dataDir>/redis`, no TCP port,
  * so queued work survives restarts and nothing else on the host can reach it.
  */
-export async function startPrivateRedis(options: { dataDir: string; redisServer?: string }): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: {
+  dataDir: string;
+  redisServer?: string;
+  /** A restart reuses the socket of the Redis it replaces (clients reconnect to the same URL). */
+  url?: string;
+}): Promise<PrivateRedis> {
   const binary = options.redisServer ?? findRedisServer();
   if (!binary) throw new Error(REDIS_INSTALL_HINT);
   try {
@@ -141,7 +148,7 @@ export async function startPrivateRedis(options: { dataDir: string; redisServer?
   const files = dataDirPaths(options.dataDir).redis;
   fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   await stopLeftover(files.pidFile);
-  const socket = socketPath(files.socket);
+  const socket = options.url?.startsWith("unix://") ? options.url.slice("unix://".length) : socketPath(files.socket);
   fs.rmSync(socket, { force: true });
   const [command = binary, ...wrapper] = [...parentDeathWrapper(), binary];
   const child: ChildProcess = spawn(command, [...wrapper, ...redisArguments({ ...files, socket })], {
@@ -150,9 +157,15 @@ export async function startPrivateRedis(options: { dataDir: string; redisServer?
   const exit = watchExit(child);
   const url = `unix://${socket}`;
   const pid = await waitUntilListening({ url, binary, logFile: files.logFile, child, exit });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
   return {
     url,
     pid,
+    exited,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM"); // redis flushes the AOF and exits

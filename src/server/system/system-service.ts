@@ -6,6 +6,8 @@ import type { ContainerRuntime } from "../runtime/docker-runtime";
 import type { EventQueries } from "../events/events.queries";
 import { selfcheckJob, type SelfcheckResult } from "../jobs/job-catalog";
 import { listWorkers, type WorkerInfo } from "./worker-registry";
+import { buildHealth, type SupervisionSource } from "./health";
+import type { HealthReport } from "../../shared/system-health";
 
 export interface SystemServiceDeps {
   runtime: ContainerRuntime;
@@ -14,6 +16,8 @@ export interface SystemServiceDeps {
   dataDir: string;
   events: EventQueries;
   queue: JobQueue;
+  /** The launcher's supervised children (private Redis, worker); none when the web process runs without it. */
+  supervision?: SupervisionSource;
   clock?: () => Date;
 }
 
@@ -23,6 +27,8 @@ export function createSystemService(deps: SystemServiceDeps) {
     doctor: (): Promise<DoctorReport> =>
       runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl }),
     workers: (): Promise<WorkerInfo[]> => listWorkers(deps.redis),
+    /** What /api/health and the System page report: ok, or degraded with the reasons. */
+    health: (): Promise<HealthReport> => Promise.resolve(buildHealth({ supervision: deps.supervision?.() ?? [] })),
     recentEvents: (limit: number) => deps.events.recent({ limit }),
 
     /** Runs a self-check job on whichever worker picks it up: proves the queue round trip end to end. */

@@ -5,6 +5,7 @@ export const systemRouter = router({
   whoami: procedure.query(({ ctx }) => ({ role: ctx.identity.role, version: ctx.services.version })),
   doctor: procedure.query(({ ctx }) => ctx.services.system.doctor()),
   workers: procedure.query(({ ctx }) => ctx.services.system.workers()),
+  health: procedure.query(({ ctx }) => ctx.services.system.health()),
   recentEvents: procedure
     .input(z.object({ limit: z.number().int().min(1).max(200).default(50) }))
     .query(({ ctx, input }) => ctx.services.system.recentEvents(input.limit)),

@@ -1,0 +1,19 @@
+/** A child the launcher keeps running (its private Redis, its worker): how it is doing. */
+export interface SupervisedProcess {
+  name: "redis" | "worker";
+  /** `failing`: restarts keep failing or do not stay up (health degrades, the dashboard shows a banner). */
+  state: "running" | "restarting" | "failing" | "stopped";
+  restarts: number;
+  /** How it last ended, e.g. "signal 9", "code 1", "could not start: …". */
+  lastExit: string | null;
+  lastRestartAt: string | null;
+  lastError: string | null;
+}
+
+/** What /api/health and the System page report. `degraded` whenever `problems` is not empty. */
+export interface HealthReport {
+  status: "ok" | "degraded";
+  /** Plain sentences, each what is wrong and what happens about it. */
+  problems: string[];
+  supervision: SupervisedProcess[];
+}
