@@ -11,6 +11,7 @@ import { sweepScratch } from "../src/server/dependencies/dependency-runtime";
 import { resolveHostCaBundle } from "../src/server/runtime/host-ca";
 import { locateCodexBinary } from "../src/server/agents/codex-binary";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
+import { containerUserNote, resolveHostUser, type UnixUser } from "../src/server/runtime/container-user";
 import { dataDirMountPolicy } from "../src/server/runtime/mount-policy";
 import { packageRoot } from "../src/lib/package-info";
 import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
@@ -124,20 +125,30 @@ async function shutdown(options: {
   await redis.quit();
 }
 
-/**
- * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
- * It never opens the database; the web process records what it publishes.
- */
-export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+/** This worker's container runtime: its mount policy, host CA bundle and the user its containers run as. */
+function workerRuntime(options: WorkerOptions, hostUser: UnixUser) {
   const codex = locateCodexBinary();
-  const runtime = createDockerRuntime({
+  return createDockerRuntime({
     hostCaBundle: resolveHostCaBundle({ setting: options.hostCa ?? "auto" }),
+    // containers run as the host user (never root unless a project asks), owning only data-dir folders
+    hostUser,
+    dataDir: options.dataDir,
+    log: options.log,
     // containers get the data dir's folders, plus the bridge scripts and the Codex binary read-only
     mountPolicy: dataDirMountPolicy({
       dataDir: options.dataDir,
       readOnlyPaths: [path.join(packageRoot(), "assets"), ...(codex ? [path.dirname(codex.path)] : [])],
     }),
   });
+}
+
+/**
+ * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
+ * It never opens the database; the web process records what it publishes.
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const hostUser = resolveHostUser();
+  const runtime = workerRuntime(options, hostUser);
   const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
   const info = describeWorker(options);
   const instance = await installationId(redis);
@@ -200,7 +211,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     workerId: info.id,
     data: { host: info.host, pid: info.pid, concurrency: info.concurrency },
   });
-  options.log(`worker ${info.id} online (concurrency ${options.concurrency})`);
+  options.log(`worker ${info.id} online (concurrency ${options.concurrency}; ${containerUserNote(hostUser)})`);
 
   let stopping: Promise<void> | null = null;
   return {

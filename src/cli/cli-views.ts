@@ -29,6 +29,9 @@ export function projectOutput(p: ProjectView): ProjectOutput {
     defaultConfiguration: { ...p.defaultConfiguration },
     runTokenBudget: p.runTokenBudget,
     allowHostedTools: p.allowHostedTools,
+    runAsRoot: p.runAsRoot,
+    diskBudgetBytes: p.diskBudgetBytes,
+    openFiles: p.openFiles,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
   };

@@ -29,10 +29,11 @@ function describeProject(p: ProjectView): string {
     `  base image     ${p.baseImage ?? "(the default)"}`,
     `  configuration  ${c.harness} ${c.model || "(no model)"} ${c.reasoningEffort}${c.instructions ? " + instructions" : ""}`,
     `  token budget   ${p.runTokenBudget.toLocaleString("en")} per run`,
+    `  containers     ${p.runAsRoot ? "run as root" : "run as the host user"}, disk budget ${(p.diskBudgetBytes / GIB).toFixed(2).replace(/\.?0+$/, "")} GiB per trial, ${p.openFiles.toLocaleString("en")} open files`,
   ].join("\n");
 }
 
-/** "4GiB", "512 MiB", "1073741824" → bytes, for memoryBytes / swapBytes. */
+/** "4GiB", "512 MiB", "1073741824" → bytes, for memoryBytes / swapBytes / diskBudgetBytes. */
 function bytesValue(text: string): unknown {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(GiB|G|MiB|M|B)?\s*$/i.exec(text);
   if (!match) return text;
@@ -42,7 +43,7 @@ function bytesValue(text: string): unknown {
 }
 
 function parsedValue(key: string, text: string): unknown {
-  if (key === "memoryBytes" || key === "swapBytes") return bytesValue(text);
+  if (key === "memoryBytes" || key === "swapBytes" || key === "diskBudgetBytes") return bytesValue(text);
   try {
     return JSON.parse(text) as unknown;
   } catch {

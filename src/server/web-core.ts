@@ -82,7 +82,8 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     adminToken,
     publicUrl: options.publicUrl,
     version: options.version,
-    runtime: options.runtime ?? createDockerRuntime(),
+    // the runtime re-owns and hands back only folders of the data dir (terminal sessions run from here)
+    runtime: options.runtime ?? createDockerRuntime({ dataDir: options.dataDir, log }),
     log,
     ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
     ...(options.modelAccess ? { modelAccess: options.modelAccess } : {}),

@@ -16,6 +16,11 @@ export const tokenBudgetSchema = z
   .min(1_000, "At least 1,000 tokens; one model request alone can use more.")
   .max(1_000_000_000, "At most 1,000,000,000 tokens.");
 
+/** What each of a trial's containers may write before it is stopped (the agent's, the test command's). */
+export const DEFAULT_DISK_BUDGET_BYTES = 10 * GIB;
+/** Open files per process in every container (the nofile ulimit, soft and hard). */
+export const DEFAULT_OPEN_FILES = 8_192;
+
 // Docker image reference: [registry/]name[:tag][@digest]
 const imageReference =
   /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
@@ -58,6 +63,20 @@ export const projectSettingsSchema = z.object({
   runTokenBudget: tokenBudgetSchema,
   /** Let hosted tools and URL inputs through the gateway although the network mode is none. */
   allowHostedTools: z.boolean(),
+  /** Containers run as root (with the capabilities package managers need) instead of the host user. */
+  runAsRoot: z.boolean(),
+  /** What each of a trial's containers may write (its layer, its workspace's growth) before it is stopped. */
+  diskBudgetBytes: z
+    .number({ error: "The disk budget must be a number of bytes." })
+    .int("The disk budget is a whole number of bytes.")
+    .min(64 * MIB, "At least 64 MiB; a test run alone writes caches and reports.")
+    .max(64 * 1024 * GIB, "At most 64 TiB."),
+  /** Open files per process in every container (the nofile ulimit). */
+  openFiles: z
+    .number({ error: "The open-files limit must be a number." })
+    .int("The open-files limit is a whole number.")
+    .min(256, "At least 256 open files; runtimes and test runners need more than a handful.")
+    .max(1_048_576, "At most 1,048,576 open files."),
 });
 export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
 
@@ -74,6 +93,19 @@ export const updateProjectInputSchema = z.object({
 export type UpdateProjectInput = z.infer<typeof updateProjectInputSchema>;
 
 export const projectIdInputSchema = z.object({ id: z.string().min(1) });
+
+/** The limits every container of a project gets (jobs carry them to the worker). */
+export function containerLimitsOf(
+  project: Pick<ProjectSettings, "cpus" | "memoryBytes" | "swapBytes" | "pids" | "openFiles">,
+) {
+  return {
+    cpus: project.cpus,
+    memoryBytes: project.memoryBytes,
+    swapBytes: project.swapBytes,
+    pids: project.pids,
+    openFiles: project.openFiles,
+  };
+}
 
 /** What the API returns for a project: plain values, bytes as numbers. */
 export interface ProjectView extends ProjectSettings {

@@ -5,7 +5,7 @@ import type { TrialState } from "./vocabulary";
 /**
  * What the product says about a trial, in two separate words:
  * - its **outcome**: how the run ended, whatever the tests said (completed, agent failed, timed out,
- *   stopped: budget, stopped, error, interrupted);
+ *   stopped: budget, stopped: disk, stopped, error, interrupted);
  * - its **verdict level**: how many of the captured tests passed (all passed, partial, none passed).
  * The stored state machine keeps `succeeded` for a run whose agent finished and was evaluated; it is
  * shown and reported as `completed`, because a 0/23 run did not succeed at anything but running.
@@ -16,6 +16,7 @@ export const TRIAL_OUTCOMES = [
   "agent-failed",
   "timed-out",
   "budget",
+  "disk",
   "stopped",
   "error",
   "interrupted",
@@ -28,6 +29,7 @@ export const TRIAL_OUTCOME_LABELS: Record<TrialOutcome, string> = {
   "agent-failed": "agent failed",
   "timed-out": "timed out",
   budget: "stopped: budget",
+  disk: "stopped: disk",
   stopped: "stopped",
   error: "error",
   interrupted: "interrupted",
@@ -36,8 +38,17 @@ export const TRIAL_OUTCOME_LABELS: Record<TrialOutcome, string> = {
 /**
  * Outcomes of a run that ended by itself (not cut short by a user or a dead worker). `budget`: the model
  * gateway stopped the agent when its tokens reached the trial's budget; its work so far was evaluated.
+ * `disk`: the agent or the test command wrote past the project's disk budget per trial and was stopped
+ * (an agent's work is then not evaluated: copying it for the test command would double what it wrote).
  */
-export const FINISHED_OUTCOMES: readonly TrialOutcome[] = ["completed", "agent-failed", "timed-out", "budget", "error"];
+export const FINISHED_OUTCOMES: readonly TrialOutcome[] = [
+  "completed",
+  "agent-failed",
+  "timed-out",
+  "budget",
+  "disk",
+  "error",
+];
 
 /**
  * A trial's outcome from its state and what was recorded: `recorded` is the outcome the worker

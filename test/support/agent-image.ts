@@ -1,13 +1,15 @@
 import { BASE_IMAGE } from "./environment-harness";
 import { locateCodexBinary } from "../../src/server/agents/codex-binary";
 import { prepareEnvironment } from "../../src/server/environments/environment-builder";
+import { LABEL } from "../../src/server/runtime/container-spec";
 import type { ContainerRuntime } from "../../src/server/runtime/docker-runtime";
 
 /** An environment image with the pinned Codex CLI, built once per engine through the real builder. */
 export const AGENT_IMAGE = "invariant-test/agent:codex";
 
 export async function ensureAgentImage(runtime: ContainerRuntime): Promise<string> {
-  if (await runtime.inspectImage(AGENT_IMAGE)) return AGENT_IMAGE;
+  // an image built before builds handed /root to the containers' user is built again
+  if ((await runtime.inspectImage(AGENT_IMAGE))?.labels[LABEL.homeOwner]) return AGENT_IMAGE;
   const worker = { id: "test-worker", host: "test-host", pid: process.pid };
   const built = await prepareEnvironment(
     { runtime, codex: locateCodexBinary(), publish: () => Promise.resolve(), worker, active: new Set() },

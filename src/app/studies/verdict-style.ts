@@ -52,6 +52,7 @@ export const outcomeStyle: Record<TrialOutcome, string> = {
   "agent-failed": "border-danger-strong/60 text-danger-soft",
   "timed-out": "border-warn-strong/50 text-warn-soft",
   budget: "border-warn-strong/50 text-warn-soft",
+  disk: "border-warn-strong/50 text-warn-soft",
   stopped: "border-line text-muted",
   error: "border-fault-strong/60 text-fault-soft",
   interrupted: "border-warn-strong/50 text-warn-soft",
@@ -66,7 +67,13 @@ export function outcomeLabel(trial: Pick<TrialView, "state" | "outcome">): strin
 export function endedCounts(counts: StudyCounts): { finished: number; stopped: number; interrupted: number } {
   const { outcomes } = counts;
   return {
-    finished: outcomes.completed + outcomes["agent-failed"] + outcomes["timed-out"] + outcomes.budget + outcomes.error,
+    finished:
+      outcomes.completed +
+      outcomes["agent-failed"] +
+      outcomes["timed-out"] +
+      outcomes.budget +
+      outcomes.disk +
+      outcomes.error,
     stopped: outcomes.stopped,
     interrupted: outcomes.interrupted,
   };

@@ -4,6 +4,7 @@ import { jobHostPathSchema } from "../../shared/job-path-schemas";
 import { DEFAULT_RUN_TOKEN_BUDGET, networkModeSchema } from "../../shared/project-schemas";
 import type { EventInput } from "../events/event-stream";
 import type { ModelGateway } from "../gateway/model-gateway";
+import { containerLimitsSchema } from "../jobs/container-limits";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { createCodexEventParser, type CodexEvent, type CodexRunState } from "./codex-events";
 import { codexRunOutcome, type RunOutcome } from "./codex-outcome";
@@ -12,6 +13,7 @@ import { createEventBatch } from "./agent-event-batch";
 import { budgetReason, runPolicy } from "./run-policy";
 import { tokenUsageSchema, totalTokens, type TokenUsage } from "./token-usage";
 import type { ContainerSpec, WorkerIdentity } from "../runtime/container-spec";
+import { diskBudgetReason } from "../runtime/disk-budget";
 
 export const agentRunInputSchema = z.object({
   runId: z.string().min(1),
@@ -29,7 +31,9 @@ export const agentRunInputSchema = z.object({
   network: networkModeSchema,
   /** Hosted tools and URL inputs through the gateway in network mode `none` too (the project's setting). */
   allowHostedTools: z.boolean().default(false),
-  limits: z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() }),
+  limits: containerLimitsSchema,
+  runAsRoot: z.boolean().default(false), // the project's "Run as root"; off: the container runs as the host user
+  diskBudgetBytes: z.number().int().positive().nullable().default(null), // what it may write before it is stopped
   timeoutMs: z.number().int().positive(),
   /** Input + output tokens the gateway allows the run (null: no budget). */
   budgetTokens: z.number().int().positive().nullable().default(DEFAULT_RUN_TOKEN_BUDGET),
@@ -56,6 +60,8 @@ export interface AgentRunResult {
   timedOut: boolean;
   /** The run's metered tokens reached its budget (`outcome` is then `stopped` with the figures). */
   budgetReached: boolean;
+  /** What the container wrote passed its disk budget: it was stopped and not committed (`outcome` is `stopped`). */
+  diskExceeded?: boolean;
   harnessVersion: string | null;
   /** Image id of the committed container (input.commit), or null. */
   committedImageId: string | null;
@@ -127,10 +133,12 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       for (const event of events) deps.onEvent?.(event);
       batch.add(events);
     };
-    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => handle(parser.push(chunk)), {
+    const ran = await deps.runtime.runToExit(containerId, (chunk) => handle(parser.push(chunk)), {
       timeoutMs: input.timeoutMs,
     });
+    const { exitCode, timedOut, overDisk } = ran;
     handle(parser.end());
+    if (overDisk) stoppedBecause ??= diskBudgetReason(overDisk);
     if (timedOut) stoppedBecause ??= `Stopped after ${Math.round(input.timeoutMs / 1000)} s: the agent time limit.`;
     const budgetReached = deps.gateway.budgetReached(input.runId);
     if (budgetReached) stoppedBecause ??= budgetStop({ gateway: deps.gateway, input });
@@ -144,7 +152,7 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       upstreamError: () => deps.gateway.lastUpstreamError(input.runId),
     });
     const result: AgentRunResult = {
-      ...(await commitIfAsked({ deps, input, containerId })),
+      ...(await commitIfAsked({ deps, input, containerId, overDisk: overDisk !== null })),
       outcome,
       threadId: state.threadId,
       meteredUsage: deps.gateway.usage(input.runId),
@@ -153,6 +161,7 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       exitCode,
       timedOut,
       budgetReached,
+      diskExceeded: overDisk !== null,
       harnessVersion: input.harness.kind === "codex" ? deps.codexVersion : null,
     };
     clearInterval(timer);
@@ -196,6 +205,8 @@ function agentContainerSpec(options: { deps: AgentRunDeps; input: ParsedAgentRun
     labels: { project: input.projectId, role: "agent", worker: deps.worker, ...input.labels },
     limits: input.limits,
     network: input.network,
+    runAsRoot: input.runAsRoot,
+    diskBudgetBytes: input.diskBudgetBytes,
     mounts: [
       { hostPath: input.workspacePath, containerPath: CONTAINER_PATHS.workspace, readOnly: false },
       { hostPath: input.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },
@@ -270,9 +281,10 @@ async function commitIfAsked(options: {
   deps: AgentRunDeps;
   input: ParsedAgentRunInput;
   containerId: string;
+  overDisk: boolean; // a container past its disk budget is not kept: its image would hold all it wrote
 }): Promise<{ committedImageId: string | null; commitError: string | null }> {
   const { input } = options;
-  if (!input.commit) return { committedImageId: null, commitError: null };
+  if (!input.commit || options.overDisk) return { committedImageId: null, commitError: null };
   try {
     const committedImageId = await options.deps.runtime.commitContainer(options.containerId, {
       ...input.commit,

@@ -22,24 +22,24 @@ export interface DependencyStepPlan {
 
 const WORKSPACE = "/workspace";
 
-/** Package-manager caches mounted into every dependency step (data dir → container). */
+/**
+ * Package-manager caches mounted into every dependency step (data dir → container), outside /root: a
+ * mount point under /root would stay in the committed image as root's folder in the home the build
+ * hands to the host user (container-user.ts), and npm refuses a cache folder it cannot write.
+ */
+const CACHE_ROOT = "/var/cache/invariant";
+const NPM = { name: "npm", containerPath: `${CACHE_ROOT}/npm` };
+const PNPM = { name: "pnpm", containerPath: `${CACHE_ROOT}/pnpm-store` };
+const YARN = { name: "yarn", containerPath: `${CACHE_ROOT}/yarn` };
+const PIP = { name: "pip", containerPath: `${CACHE_ROOT}/pip` };
 const CACHES: Record<DependencyKind, { name: string; containerPath: string }[]> = {
-  npm: [{ name: "npm", containerPath: "/root/.npm" }],
-  pnpm: [
-    { name: "npm", containerPath: "/root/.npm" },
-    { name: "pnpm", containerPath: "/root/.cache/pnpm-store" },
-  ],
-  yarn: [
-    { name: "npm", containerPath: "/root/.npm" },
-    { name: "yarn", containerPath: "/root/.cache/yarn" },
-  ],
-  python: [{ name: "pip", containerPath: "/root/.cache/pip" }],
+  npm: [NPM],
+  pnpm: [NPM, PNPM],
+  yarn: [NPM, YARN],
+  python: [PIP],
   go: [],
   cargo: [],
-  command: [
-    { name: "npm", containerPath: "/root/.npm" },
-    { name: "pip", containerPath: "/root/.cache/pip" },
-  ],
+  command: [NPM, PIP],
 };
 
 /** Debian's downloaded packages, shared too: installing a toolchain again costs no downloads. */
@@ -130,8 +130,10 @@ export async function planDependencyStep(options: {
       npm_config_audit: "false",
       // a lockfile pins every package by hash: what the cache holds is used without asking the registry again
       npm_config_prefer_offline: "true",
-      npm_config_store_dir: "/root/.cache/pnpm-store",
-      YARN_CACHE_FOLDER: "/root/.cache/yarn",
+      npm_config_cache: NPM.containerPath,
+      npm_config_store_dir: PNPM.containerPath,
+      YARN_CACHE_FOLDER: YARN.containerPath,
+      PIP_CACHE_DIR: PIP.containerPath,
       PIP_DISABLE_PIP_VERSION_CHECK: "1",
     },
     workingDir: WORKSPACE,

@@ -4,6 +4,7 @@ import type { EnvironmentServiceDeps } from "./environment-service";
 import type { EnvironmentVersionView } from "./environments.queries";
 import type { DependencyBuild } from "../dependencies/dependency-step-plan";
 import type { InstalledDependencies } from "../../shared/dependency-schemas";
+import { containerLimitsOf } from "../../shared/project-schemas";
 
 export const DEFAULT_PREPARE_TIMEOUT_MS = 30 * 60 * 1000;
 
@@ -61,7 +62,8 @@ export async function enqueueBuild(
     tag,
     // a dependency step downloads packages, whatever the project's mode for agents and tests
     network: input.kind === "dependencies" ? "internet" : p.networkMode,
-    limits: { cpus: p.cpus, memoryBytes: p.memoryBytes, swapBytes: p.swapBytes, pids: p.pids },
+    limits: containerLimitsOf(p),
+    runAsRoot: p.runAsRoot,
     timeoutMs: deps.prepareTimeoutMs ?? DEFAULT_PREPARE_TIMEOUT_MS,
     ...(input.dependencies ? { dependencies: input.dependencies.build } : {}),
   };

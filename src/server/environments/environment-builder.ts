@@ -186,6 +186,8 @@ export async function prepareEnvironment(
     labels: { project: job.projectId, role: "prepare", environment: job.versionId, worker: deps.worker },
     limits: job.limits,
     network: job.network,
+    // builds run as root whatever the setting; with it off, their end hands /root to the host user
+    runAsRoot: job.runAsRoot ?? false,
     mounts: plan.mounts,
   });
   deps.active.add(containerId);

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { dependencyKindSchema } from "../../shared/dependency-schemas";
 import { networkModeSchema } from "../../shared/project-schemas";
+import { containerLimitsSchema } from "./container-limits";
 import type { JobDefinition } from "./job-catalog";
-
-const limitsSchema = z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() });
 
 /** A dependency step's folder and what it installs (kind "dependencies"). */
 const dependencyBuildSchema = z.object({
@@ -24,7 +23,9 @@ export const prepareEnvironmentJob = {
     repository: z.string(),
     tag: z.string(),
     network: networkModeSchema,
-    limits: limitsSchema,
+    limits: containerLimitsSchema,
+    /** The project's "Run as root" switch: builds run as root anyway, but then keep root's home as it is. */
+    runAsRoot: z.boolean().optional(),
     timeoutMs: z.number().int().positive(),
     dependencies: dependencyBuildSchema.optional(),
   }),

@@ -4,9 +4,8 @@ import { jobIdSchema, jobRelativePathSchema } from "../../shared/job-path-schema
 import { testFileViewSchema } from "../../shared/study-schemas";
 import { preflightStatusSchema, trialEndStateSchema } from "../../shared/vocabulary";
 import { harnessSchema } from "../agents/harness";
+import { containerLimitsSchema } from "./container-limits";
 import type { JobDefinition } from "./job-catalog";
-
-const limitsSchema = z.object({ cpus: z.number(), memoryBytes: z.number(), swapBytes: z.number(), pids: z.number() });
 
 /** What every run of a study's checks needs: the frozen image and snapshot, and the captured tests. */
 const checksSchema = z.object({
@@ -20,7 +19,11 @@ const checksSchema = z.object({
   junitPath: jobRelativePathSchema.nullable(),
   testFiles: z.array(testFileViewSchema.extend({ path: jobRelativePathSchema })),
   network: networkModeSchema,
-  limits: limitsSchema,
+  limits: containerLimitsSchema,
+  /** The project's "Run as root" switch; off: containers run as the host user (container-user.ts). */
+  runAsRoot: z.boolean().default(false),
+  /** Bytes each of the trial's containers may write before it is stopped (the project's disk budget per trial). */
+  diskBudgetBytes: z.number().int().positive().nullable().default(null),
   evalTimeoutMs: z.number().int().positive(),
 });
 

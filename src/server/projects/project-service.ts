@@ -4,6 +4,8 @@ import path from "node:path";
 import { AppError } from "../errors/app-error";
 import {
   agentConfigurationSchema,
+  DEFAULT_DISK_BUDGET_BYTES,
+  DEFAULT_OPEN_FILES,
   DEFAULT_RUN_TOKEN_BUDGET,
   GIB,
   projectSettingsSchema,
@@ -39,6 +41,9 @@ export function defaultSettings(options: { name: string; host: HostLimits }): Pr
     defaultConfiguration: agentConfigurationSchema.parse({}),
     runTokenBudget: DEFAULT_RUN_TOKEN_BUDGET,
     allowHostedTools: false,
+    runAsRoot: false,
+    diskBudgetBytes: DEFAULT_DISK_BUDGET_BYTES,
+    openFiles: DEFAULT_OPEN_FILES,
   };
 }
 

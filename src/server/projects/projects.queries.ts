@@ -18,15 +18,19 @@ function toView(row: ProjectRow): ProjectView {
     defaultConfiguration: parsed.success ? parsed.data : agentConfigurationSchema.parse({}),
     runTokenBudget: row.runTokenBudget,
     allowHostedTools: row.allowHostedTools,
+    runAsRoot: row.runAsRoot,
+    diskBudgetBytes: Number(row.diskBudgetBytes),
+    openFiles: row.openFiles,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
 
 function toColumns(settings: Partial<ProjectSettings>) {
-  const { memoryBytes, swapBytes, defaultConfiguration, ...rest } = settings;
+  const { memoryBytes, swapBytes, diskBudgetBytes, defaultConfiguration, ...rest } = settings;
   return {
     ...rest,
+    ...(diskBudgetBytes === undefined ? {} : { diskBudgetBytes: BigInt(diskBudgetBytes) }),
     ...(memoryBytes === undefined ? {} : { memoryBytes: BigInt(memoryBytes) }),
     ...(swapBytes === undefined ? {} : { swapBytes: BigInt(swapBytes) }),
     ...(defaultConfiguration === undefined ? {} : { defaultConfiguration: JSON.stringify(defaultConfiguration) }),
@@ -63,6 +67,9 @@ export function createProjectQueries(db: Db) {
             defaultConfiguration: JSON.stringify(settings.defaultConfiguration),
             runTokenBudget: settings.runTokenBudget,
             allowHostedTools: settings.allowHostedTools,
+            runAsRoot: settings.runAsRoot,
+            diskBudgetBytes: BigInt(settings.diskBudgetBytes),
+            openFiles: settings.openFiles,
           },
         }),
       );

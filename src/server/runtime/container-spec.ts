@@ -18,6 +18,8 @@ export const LABEL = {
   dependencyOutputs: "invariant.dependency-outputs",
   /** Which installation (one Redis = one instance) the owning worker belongs to. */
   instance: "invariant.instance",
+  /** On an environment image: the uid:gid its build handed /root to (containers running as that user keep HOME=/root). */
+  homeOwner: "invariant.home-owner",
 } as const;
 
 /** The worker that owns a container. `instance` scopes reconciliation to one installation. */
@@ -65,7 +67,12 @@ export interface ResourceLimits {
   memoryBytes: number;
   swapBytes: number;
   pids: number;
+  /** Open files per process: the `nofile` ulimit, soft and hard (DEFAULT_OPEN_FILES when absent). */
+  openFiles?: number;
 }
+
+/** The `nofile` ulimit when a spec names none (the engine's own default varies from 1,024 to unlimited). */
+export { DEFAULT_OPEN_FILES } from "../../shared/project-schemas";
 
 export interface Mount {
   hostPath: string;
@@ -83,6 +90,8 @@ export interface Mount {
 /**
  * Everything a container may get. Its mounts pass the runtime's mount policy (mount-policy.ts) before
  * the container is created: only the data dir's folders, a project's directory and a few read-only files.
+ * Who it runs as, its capabilities, ulimits and network follow from the spec in one place
+ * (container-user.ts, docker-container.ts): every role gets the same rules.
  */
 export interface ContainerSpec {
   image: string;
@@ -91,7 +100,24 @@ export interface ContainerSpec {
   workingDir?: string;
   labels: ContainerLabels;
   limits: ResourceLimits;
+  /** `none`: Docker's null network. `internet`: the project's own bridge (never Docker's default one). */
   network: NetworkMode;
   mounts?: Mount[];
   tty?: boolean;
+  /**
+   * The project's "Run as root" switch: root inside the container, with the capabilities package
+   * managers need. Off (default): the host user's uid:gid and no capabilities. Builds (role `prepare`)
+   * always run as root: installing system packages is what they are for.
+   */
+  runAsRoot?: boolean;
+  /**
+   * When the worker runs as root: run as the owner of this host path instead of the stand-in user
+   * (a direct session passes the project directory, so what it writes there stays its owner's).
+   */
+  userFrom?: string;
+  /**
+   * Stop the container once what it wrote (its writable layer, and the growth of its writable folders
+   * in the data dir) passes this many bytes; checked every few seconds while runToExit waits.
+   */
+  diskBudgetBytes?: number | null;
 }

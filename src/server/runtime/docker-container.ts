@@ -1,5 +1,7 @@
 import type Docker from "dockerode";
-import { toDockerLabels, type ContainerSpec, type Mount } from "./container-spec";
+import { DEFAULT_OPEN_FILES, toDockerLabels, type ContainerSpec, type Mount } from "./container-spec";
+import { idsText, type ContainerIdentity } from "./container-user";
+import { watchDisk, type DiskOverrun } from "./disk-budget";
 import { demux, envList, textSink } from "./docker-streams";
 
 /** An anonymous `local` volume that mounts overlayfs: `hostPath` below, the container's writes in `upperDir`. */
@@ -25,15 +27,24 @@ function overlayVolume(mount: Mount, overlay: NonNullable<Mount["overlay"]>): Do
   };
 }
 
-/** The engine's create options for a spec: limits, no new privileges, the network mode and bind mounts. */
+/**
+ * The engine's create options for a spec: its user and capabilities (container-user.ts: `CapDrop: ALL`
+ * and only what root needs for packages), no new privileges, limits and the `nofile` ulimit, the network
+ * (`none`, or the project's own bridge) and bind mounts.
+ */
 export function containerCreateOptions(options: {
   spec: ContainerSpec;
   mounts: Mount[];
+  identity: ContainerIdentity;
+  /** The project's bridge for network mode `internet`. */
+  networkName: string | null;
 }): Docker.ContainerCreateOptions {
-  const { spec, mounts } = options;
+  const { spec, mounts, identity } = options;
+  const openFiles = spec.limits.openFiles ?? DEFAULT_OPEN_FILES;
   return {
     Image: spec.image,
     Cmd: spec.command,
+    User: idsText(identity.user),
     Env: envList(spec.env),
     ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
     Labels: toDockerLabels(spec.labels),
@@ -48,9 +59,12 @@ export function containerCreateOptions(options: {
       Memory: spec.limits.memoryBytes,
       MemorySwap: spec.limits.memoryBytes + spec.limits.swapBytes,
       PidsLimit: spec.limits.pids,
+      Ulimits: [{ Name: "nofile", Soft: openFiles, Hard: openFiles }],
+      CapDrop: ["ALL"],
+      CapAdd: identity.capAdd,
       SecurityOpt: ["no-new-privileges:true"],
       // none: Docker's null network, loopback only — no interface, no route, nothing reachable
-      NetworkMode: spec.network === "none" ? "none" : "bridge",
+      NetworkMode: spec.network === "none" ? "none" : (options.networkName ?? "none"),
       // With no network a name lookup can never succeed, but musl's resolver (the static Codex
       // binary uses it) waits its full timeout (5 s) before saying so: make it give up at once.
       ...(spec.network === "none" ? { DnsOptions: ["timeout:0", "attempts:1"] } : {}),
@@ -63,33 +77,46 @@ export function containerCreateOptions(options: {
   };
 }
 
-/** Starts the container (if not yet), streams its output until it exits, and stops it past `timeoutMs`. */
+/** Starts the container (if not yet), streams its output until it exits, and stops it past `timeoutMs` or its disk budget. */
 export async function runToExit(options: {
   docker: Docker;
   id: string;
   onOutput: (chunk: string) => void;
   timeoutMs?: number;
-}): Promise<{ exitCode: number; timedOut: boolean }> {
+  /** Starts the container (the runtime's start, which recreates a project bridge that went away). */
+  start: () => Promise<void>;
+  /** What the container wrote so far, and its budget (disk-budget.ts). */
+  disk?: { budgetBytes: number; intervalMs: number; measure: () => Promise<number> } | null;
+}): Promise<{ exitCode: number; timedOut: boolean; overDisk: DiskOverrun | null }> {
   const container = options.docker.getContainer(options.id);
   const stream = await container.attach({ stream: true, stdout: true, stderr: true, logs: true });
   const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
   demux({ docker: options.docker, stream, into: textSink(options.onOutput) });
-  await container.start().catch((error: unknown) => {
-    // 304: already started
-    if ((error as { statusCode?: number }).statusCode !== 304) throw error;
-  });
+  await options.start();
   let timedOut = false;
+  let overDisk: DiskOverrun | null = null;
+  const stop = () => void container.stop({ t: 2 }).catch(() => undefined);
   const timer = options.timeoutMs
     ? setTimeout(() => {
         timedOut = true;
-        void container.stop({ t: 2 }).catch(() => undefined);
+        stop();
       }, options.timeoutMs)
     : null;
+  const unwatch = options.disk
+    ? watchDisk({
+        ...options.disk,
+        onOverrun: (overrun) => {
+          overDisk ??= overrun;
+          stop();
+        },
+      })
+    : () => undefined;
   const result = (await container.wait()) as { StatusCode: number };
   if (timer) clearTimeout(timer);
+  unwatch();
   // let the attached stream deliver its last bytes
   let grace: NodeJS.Timeout | undefined;
   await Promise.race([ended, new Promise<void>((resolve) => (grace = setTimeout(resolve, 1000)))]);
   clearTimeout(grace);
-  return { exitCode: result.StatusCode, timedOut };
+  return { exitCode: result.StatusCode, timedOut: timedOut && !overDisk, overDisk };
 }

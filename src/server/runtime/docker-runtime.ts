@@ -1,7 +1,9 @@
 import os from "node:os";
 import Docker from "dockerode";
 import { LABEL, type ContainerSpec } from "./container-spec";
-import { containerCreateOptions, runToExit } from "./docker-container";
+import { lifecycleMethods } from "./container-lifecycle";
+import { resolveHostUser, type UnixUser } from "./container-user";
+import { DISK_CHECK_INTERVAL_MS, type DiskOverrun } from "./disk-budget";
 import { execCollect, execTty } from "./docker-exec";
 import { ttyMethods, type ContainerStatus, type ContainerTty } from "./docker-tty";
 import { withHostCa } from "./host-ca";
@@ -29,12 +31,15 @@ export interface ContainerRuntime {
   version(): Promise<{ version: string; apiVersion: string; os: string; arch: string }>;
   createContainer(spec: ContainerSpec): Promise<string>;
   startContainer(id: string): Promise<void>;
-  /** Streams combined stdout/stderr lines until the container exits; resolves to the exit code. */
+  /**
+   * Streams combined stdout/stderr lines until the container exits; resolves to the exit code. A
+   * container past its time limit is stopped (`timedOut`), one past its disk budget too (`overDisk`).
+   */
   runToExit(
     id: string,
     onOutput: (chunk: string) => void,
     options?: { timeoutMs?: number },
-  ): Promise<{ exitCode: number; timedOut: boolean }>;
+  ): Promise<{ exitCode: number; timedOut: boolean; overDisk: DiskOverrun | null }>;
   stopContainer(id: string, options?: { timeoutSeconds?: number }): Promise<void>;
   removeContainer(id: string): Promise<void>;
   commitContainer(
@@ -89,6 +94,19 @@ export interface DockerRuntimeOptions {
    * home and system folders are still refused.
    */
   mountPolicy?: MountPolicy;
+  /** Who non-root containers run as; resolveHostUser() by default (the worker's own uid:gid, never root). */
+  hostUser?: UnixUser;
+  /** This process's uid:gid (tests pretend to be another user); process.getuid()/getgid() by default. */
+  workerUser?: UnixUser;
+  /**
+   * The data dir: the only folders the runtime re-owns for a container's user (a root worker) and hands
+   * back after a root container. Without one, any writable mount except a `userFrom` path.
+   */
+  dataDir?: string;
+  /** How often a container with a disk budget is measured (ms). */
+  diskCheckIntervalMs?: number;
+  /** Where the runtime says what it could not do (a hand-back that failed). */
+  log?: (message: string) => void;
 }
 
 export const DOCKER_HINT =
@@ -104,6 +122,23 @@ function mountChecks(options: DockerRuntimeOptions) {
     policy: options.mountPolicy ?? null,
     hostHome: os.homedir(),
     readOnlyPaths: options.hostCaBundle ? [options.hostCaBundle] : [],
+  };
+}
+
+/** Who containers run as, which folders are ours, and the spec's mounts checked against the policy. */
+function lifecycleSettings(options: DockerRuntimeOptions) {
+  return {
+    hostUser: options.hostUser ?? resolveHostUser(),
+    worker: options.workerUser ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
+    ownedRoots: options.dataDir ? [options.dataDir] : null,
+    diskCheckIntervalMs: options.diskCheckIntervalMs ?? DISK_CHECK_INTERVAL_MS,
+    log: options.log ?? (() => undefined),
+    prepare(requested: ContainerSpec) {
+      const spec = withHostCa(requested, options.hostCaBundle ?? null);
+      const mounts = spec.mounts ?? [];
+      checkMounts(mounts, mountChecks(options));
+      return { spec, mounts };
+    },
   };
 }
 
@@ -128,19 +163,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       }
     },
 
-    async createContainer(requested) {
-      const spec = withHostCa(requested, options.hostCaBundle ?? null);
-      const mounts = spec.mounts ?? [];
-      checkMounts(mounts, mountChecks(options));
-      const container = await docker.createContainer(containerCreateOptions({ spec, mounts }));
-      return container.id;
-    },
-
-    async startContainer(id) {
-      await docker.getContainer(id).start();
-    },
-
-    runToExit: (id, onOutput, runOptions = {}) => runToExit({ docker, id, onOutput, ...runOptions }),
+    ...lifecycleMethods({ docker, settings: lifecycleSettings(options) }),
 
     async stopContainer(id, stopOptions = {}) {
       try {
@@ -149,24 +172,6 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
         const status = (error as { statusCode?: number }).statusCode;
         if (status !== 304 && status !== 404) throw error;
       }
-    },
-
-    async removeContainer(id) {
-      try {
-        await docker.getContainer(id).remove({ force: true, v: true });
-      } catch (error) {
-        if (!isNotFound(error) && !/already in progress/.test(String(error))) throw error;
-      }
-    },
-
-    async commitContainer(id, commitOptions) {
-      const result = (await docker.getContainer(id).commit({
-        repo: commitOptions.repository,
-        tag: commitOptions.tag,
-        pause: true,
-        changes: Object.entries(commitOptions.labels).map(([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`),
-      })) as { Id: string };
-      return result.Id;
     },
 
     async inspectImage(reference) {

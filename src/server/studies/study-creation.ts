@@ -8,7 +8,7 @@ import type { ProjectQueries } from "../projects/projects.queries";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import type { SnapshotService } from "../snapshots/snapshot-service";
 import { readTestFiles, storeTestFiles, testFilesDir } from "../trials/test-files";
-import type { ProjectView } from "../../shared/project-schemas";
+import { containerLimitsOf, type ProjectView } from "../../shared/project-schemas";
 import { createStudyInputSchema, type CreateStudyInput } from "../../shared/study-inputs";
 import type { StudyView } from "../../shared/study-schemas";
 import type { StudyQueries } from "./studies.queries";
@@ -101,12 +101,9 @@ async function queuePreflight(
         junitPath: input.junitPath,
         testFiles,
         network: project.networkMode,
-        limits: {
-          cpus: project.cpus,
-          memoryBytes: project.memoryBytes,
-          swapBytes: project.swapBytes,
-          pids: project.pids,
-        },
+        limits: containerLimitsOf(project),
+        runAsRoot: project.runAsRoot,
+        diskBudgetBytes: project.diskBudgetBytes,
         evalTimeoutMs: input.evalTimeoutSec * 1000,
       },
     });

@@ -25,7 +25,9 @@ export interface TrialJobSource {
   /** Tokens the agent may use: the study's budget, else the project's run budget. */
   tokenBudget: number;
   allowHostedTools: boolean;
-  limits: { cpus: number; memoryBytes: number; swapBytes: number; pids: number };
+  limits: { cpus: number; memoryBytes: number; swapBytes: number; pids: number; openFiles: number };
+  runAsRoot: boolean;
+  diskBudgetBytes: number;
   configuration: ConfigurationView;
   /** What else the trial's manifest records: the environment version, the image digest, the snapshot's size, the concurrency. */
   environment: { versionId: string | null; version: number | null; imageDigest: string | null };
@@ -109,7 +111,10 @@ async function trialJobSource(db: Db, trialId: string): Promise<TrialJobSource |
       memoryBytes: Number(project.memoryBytes),
       swapBytes: Number(project.swapBytes),
       pids: project.pids,
+      openFiles: project.openFiles,
     },
+    runAsRoot: project.runAsRoot,
+    diskBudgetBytes: Number(project.diskBudgetBytes),
     configuration: configurationView(row.configuration),
     ...manifestFacts(study),
   };

@@ -18,6 +18,8 @@ function jobFor(source: TrialJobSource): TrialRunJob {
     testFiles: source.testFiles,
     network: source.network,
     limits: source.limits,
+    runAsRoot: source.runAsRoot,
+    diskBudgetBytes: source.diskBudgetBytes,
     evalTimeoutMs: source.evalTimeoutSec * 1000,
     trialId: source.trialId,
     attempt: source.attempt,

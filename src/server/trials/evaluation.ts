@@ -5,6 +5,7 @@ import { checkRealParents, PathThroughSymlinkError, readFileInsideTree } from ".
 import type { NetworkMode } from "../../shared/project-schemas";
 import type { ContainerLabels, Mount, ResourceLimits } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { DiskOverrun } from "../runtime/disk-budget";
 import { parseVerdict } from "../verdicts/parse-verdict";
 import type { Verdict } from "../verdicts/verdict";
 
@@ -16,6 +17,8 @@ export interface EvaluationResult {
   verdict: Verdict;
   exitCode: number | null;
   timedOut: boolean;
+  /** The test command wrote past the disk budget and was stopped (its exit code is then null, like a timeout's). */
+  overDisk?: DiskOverrun | null;
   durationMs: number;
   /** The last 2 MiB of the command's combined output. */
   output: string;
@@ -74,6 +77,8 @@ export async function runEvaluation(options: {
   junitPath: string | null;
   network: NetworkMode;
   limits: ResourceLimits;
+  runAsRoot?: boolean;
+  diskBudgetBytes?: number | null;
   timeoutMs: number;
   labels: ContainerLabels;
   onOutput: (text: string) => void;
@@ -89,13 +94,15 @@ export async function runEvaluation(options: {
     labels: options.labels,
     limits: options.limits,
     network: options.network,
+    runAsRoot: options.runAsRoot,
+    diskBudgetBytes: options.diskBudgetBytes,
     mounts: [{ hostPath: options.tree, containerPath: "/workspace", readOnly: false }, ...options.extraMounts],
   });
   options.onContainer?.(containerId);
   let output = "";
   const started = clock();
   try {
-    const { exitCode, timedOut } = await options.runtime.runToExit(
+    const { exitCode, timedOut, overDisk } = await options.runtime.runToExit(
       containerId,
       (chunk) => {
         options.onOutput(chunk);
@@ -107,8 +114,9 @@ export async function runEvaluation(options: {
     const durationMs = clock() - started;
     output = output.slice(-KEEP_OUTPUT_CHARS);
     const junitXml = await readJunit({ tree: options.tree, junitPath: options.junitPath });
-    const verdict = parseVerdict({ output, exitCode: timedOut ? null : exitCode, junitXml });
-    return { verdict, exitCode: timedOut ? null : exitCode, timedOut, durationMs, output };
+    const cut = timedOut || overDisk !== null;
+    const verdict = parseVerdict({ output, exitCode: cut ? null : exitCode, junitXml });
+    return { verdict, exitCode: cut ? null : exitCode, timedOut, overDisk, durationMs, output };
   } finally {
     options.onContainer?.(null);
     await options.runtime.removeContainer(containerId);

@@ -4,6 +4,7 @@ import { verdictSummary } from "../../shared/verdict-summary";
 import type { PreflightStatus } from "../../shared/vocabulary";
 import type { WorkerIdentity } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
+import { diskBudgetReason } from "../runtime/disk-budget";
 import { dataDirPaths } from "../storage/data-dir";
 import { dependencyHint } from "../verdicts/dependency-hint";
 import { preflightRefusal } from "../verdicts/preflight-refusal";
@@ -63,6 +64,8 @@ async function evaluateUntouched(options: {
     junitPath: job.junitPath,
     network: job.network,
     limits: job.limits,
+    runAsRoot: job.runAsRoot,
+    diskBudgetBytes: job.diskBudgetBytes,
     timeoutMs: job.evalTimeoutMs,
     labels: { project: job.projectId, role: "evaluation", worker: deps.worker, study: job.studyId },
     onOutput: () => undefined,
@@ -72,9 +75,11 @@ async function evaluateUntouched(options: {
       if (id) deps.active.add(id);
     },
   });
-  const refusal = evaluation.timedOut
-    ? `The test command did not finish within the evaluation time limit (${Math.round(job.evalTimeoutMs / 1000)} s) on the untouched project. Raise the limit or make the command faster.`
-    : preflightRefusal({ verdict: evaluation.verdict, exitCode: evaluation.exitCode, output: evaluation.output });
+  const refusal = evaluation.overDisk
+    ? `The test command on the untouched project: ${diskBudgetReason(evaluation.overDisk)} Raise the budget or make the command write less.`
+    : evaluation.timedOut
+      ? `The test command did not finish within the evaluation time limit (${Math.round(job.evalTimeoutMs / 1000)} s) on the untouched project. Raise the limit or make the command faster.`
+      : preflightRefusal({ verdict: evaluation.verdict, exitCode: evaluation.exitCode, output: evaluation.output });
   return {
     status: refusal ? "refused" : "passed",
     refusal,

@@ -81,6 +81,8 @@ export async function runAgentStep(options: {
         allowHostedTools: job.allowHostedTools,
         budgetTokens: job.budgetTokens,
         limits: job.limits,
+        runAsRoot: job.runAsRoot,
+        diskBudgetBytes: job.diskBudgetBytes,
         timeoutMs: job.agentTimeoutMs,
         labels: { study: job.studyId, trial: job.trialId },
         extraMounts: options.extraMounts,

@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { diffWorkspace } from "../diffs/workspace-diff";
 import { readManifest } from "../snapshots/manifest";
 import type { Verdict } from "../verdicts/verdict";
+import { diskBudgetReason } from "../runtime/disk-budget";
 import { runEvaluation, type EvaluationResult } from "./evaluation";
 import { restoreTestFiles } from "./test-files";
 import { clearJunitPath, clearStaleRunnerState, findCapturedChanges } from "./captured-changes";
@@ -112,6 +113,8 @@ export async function runEvaluationStep(options: {
       junitPath: job.junitPath,
       network: job.network,
       limits: job.limits,
+      runAsRoot: job.runAsRoot,
+      diskBudgetBytes: job.diskBudgetBytes,
       timeoutMs: job.evalTimeoutMs,
       labels: {
         project: job.projectId,
@@ -141,6 +144,7 @@ export async function runEvaluationStep(options: {
   note(
     `Verdict: ${verdictText(evaluation.verdict)} (${evaluation.verdict.source}), test command exit ${evaluation.exitCode ?? "—"} after ${(evaluation.durationMs / 1000).toFixed(1)} s`,
   );
-  if (evaluation.timedOut)
+  if (evaluation.overDisk) outcome.error = `The test command was stopped. ${diskBudgetReason(evaluation.overDisk)}`;
+  else if (evaluation.timedOut)
     outcome.error = `The test command ran past the evaluation time limit (${Math.round(job.evalTimeoutMs / 1000)} s) and was stopped.`;
 }

@@ -27,7 +27,8 @@ export interface TrialOutcome {
  * The stored end state (the state machine) and the outcome the product shows: a run whose agent finished
  * and was evaluated is `succeeded` / `completed` whatever its verdict says; a run cut at a time limit
  * (the agent's or the test command's) is `timed-out`; an agent the gateway stopped at the trial's token
- * budget is `budget` ("stopped: budget"), its work so far evaluated.
+ * budget is `budget` ("stopped: budget"), its work so far evaluated; an agent or test command stopped at
+ * the disk budget is `disk` ("stopped: disk").
  */
 export function endState(outcome: TrialOutcome): {
   state: TrialEndState;
@@ -40,15 +41,20 @@ export function endState(outcome: TrialOutcome): {
   const reason = stoppedBy ?? error ?? (agent && agent.outcome.status !== "succeeded" ? agent.outcome.reason : null);
   const timedOut = (state === "failed" && agent?.timedOut === true) || (state === "error" && evaluation?.timedOut);
   const overBudget = state === "failed" && agent?.budgetReached === true && !agent.timedOut;
-  const shown: TrialRunOutcome = timedOut
-    ? "timed-out"
-    : overBudget
-      ? "budget"
-      : state === "succeeded"
-        ? "completed"
-        : state === "failed"
-          ? "agent-failed"
-          : state;
+  const overDisk =
+    (state === "failed" && agent?.diskExceeded === true) ||
+    (state === "error" && (evaluation?.overDisk ?? null) !== null);
+  const shown: TrialRunOutcome = overDisk
+    ? "disk"
+    : timedOut
+      ? "timed-out"
+      : overBudget
+        ? "budget"
+        : state === "succeeded"
+          ? "completed"
+          : state === "failed"
+            ? "agent-failed"
+            : state;
   return { state, outcome: shown, reason };
 }
 

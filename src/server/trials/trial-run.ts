@@ -33,7 +33,8 @@ async function runSteps(options: {
   outcome.agent = await runAgentStep({ context, workspacePath: workspace.path, extraMounts, counter: outcome });
   // the agent's .git may now name programs (fsmonitor, hooks, filters): put its config back to the template
   await resetAgentGitDir({ tree: workspace.path });
-  if (stop.stoppedBy) return;
+  // past its disk budget: no copy of the workspace for the test command (it would double what was written)
+  if (stop.stoppedBy || outcome.agent.diskExceeded) return;
 
   outcome.diff = await recordDiff({ context, workspacePath: workspace.path });
   await runEvaluationStep({ context, workspacePath: workspace.path, extraMounts, stop, outcome });

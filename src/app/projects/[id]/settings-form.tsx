@@ -3,6 +3,7 @@ import type { ProjectView } from "../../../shared/project-schemas";
 import { REASONING_EFFORTS } from "../../../shared/vocabulary";
 import { buttonClass, inputClass } from "../../_components/ui";
 import { FormField as Field } from "../../_components/form-field";
+import { ContainerFields } from "./container-fields";
 import { useSettingsDraft, type Draft } from "./use-settings-draft";
 
 interface FieldsProps {
@@ -21,7 +22,7 @@ function GeneralFields({ draft, set, errorFor }: FieldsProps) {
       <Field
         id="networkMode"
         label="Network"
-        hint="none: no network at all (loopback only). internet: a normal bridge network."
+        hint="none: no network at all (loopback only). internet: the project's own bridge, from which no other container is reachable."
         error={errorFor("networkMode")}
       >
         <select
@@ -179,6 +180,7 @@ export function SettingsForm({ project, readOnly }: { project: ProjectView; read
         <LimitFields {...fields} />
         <DefaultConfigurationFields {...fields} />
         <GatewayFields {...fields} />
+        <ContainerFields {...fields} />
       </fieldset>
       {readOnly ? null : (
         <div className="mt-4 flex items-center gap-3">

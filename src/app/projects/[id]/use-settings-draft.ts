@@ -18,6 +18,9 @@ export interface Draft {
   reasoningEffort: ProjectView["defaultConfiguration"]["reasoningEffort"];
   runTokenBudget: string;
   allowHostedTools: boolean;
+  runAsRoot: boolean;
+  diskBudgetGiB: string;
+  openFiles: string;
 }
 
 function toDraft(project: ProjectView): Draft {
@@ -33,6 +36,9 @@ function toDraft(project: ProjectView): Draft {
     reasoningEffort: project.defaultConfiguration.reasoningEffort,
     runTokenBudget: String(project.runTokenBudget),
     allowHostedTools: project.allowHostedTools,
+    runAsRoot: project.runAsRoot,
+    diskBudgetGiB: String(+(project.diskBudgetBytes / GIB).toFixed(3)),
+    openFiles: String(project.openFiles),
   };
 }
 
@@ -83,6 +89,9 @@ export function useSettingsDraft(project: ProjectView) {
         },
         runTokenBudget: Number(draft.runTokenBudget),
         allowHostedTools: draft.allowHostedTools,
+        runAsRoot: draft.runAsRoot,
+        diskBudgetBytes: Math.round(Number(draft.diskBudgetGiB) * GIB),
+        openFiles: Number(draft.openFiles),
       },
     });
   }

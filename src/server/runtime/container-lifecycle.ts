@@ -1,0 +1,268 @@
+import fs from "node:fs/promises";
+import type Docker from "dockerode";
+import { LABEL, toDockerLabels, type ContainerSpec, type Mount } from "./container-spec";
+import { giveToContainerUser, handBackCommand, handBackRootFiles, managedWritablePaths } from "./container-files";
+import { containerIdentity, idsText, withHomeHandover, type ContainerIdentity, type UnixUser } from "./container-user";
+import { folderBytes } from "./disk-budget";
+import { containerCreateOptions, runToExit } from "./docker-container";
+import type { ContainerRuntime } from "./docker-runtime";
+import { ensureProjectNetwork, isNetworkMissing, isProjectNetwork, removeIdleNetwork } from "./project-network";
+
+/** What the runtime needs to know about the containers it creates and the process it runs in. */
+export interface LifecycleSettings {
+  /** Who non-root containers run as (resolveHostUser). */
+  hostUser: UnixUser;
+  /** This process's own user: only root may change owners on the host. */
+  worker: UnixUser;
+  /** The folders the runtime may re-own and measure (the data dir); null: any writable mount. */
+  ownedRoots: string[] | null;
+  diskCheckIntervalMs: number;
+  /** Mount policy and host CA: the spec as it will be created, checked (docker-runtime.ts). */
+  prepare: (spec: ContainerSpec) => { spec: ContainerSpec; mounts: Mount[] };
+  log: (message: string) => void;
+}
+
+interface ContainerRecord {
+  image: string;
+  spec: ContainerSpec;
+  identity: ContainerIdentity;
+  /** Writable host folders of ours (workspace, Codex home, overlay upper layers, a build's outputs). */
+  writable: string[];
+  network: string | null;
+  /** Disk the writable folders took when the container was created (its own writes are measured on top). */
+  disk: { budgetBytes: number; baseline: number } | null;
+}
+
+type LifecycleMethods = Pick<
+  ContainerRuntime,
+  "createContainer" | "startContainer" | "runToExit" | "removeContainer" | "commitContainer"
+>;
+
+function statusOf(error: unknown): number | undefined {
+  return (error as { statusCode?: number }).statusCode;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The owner of `userFrom`, when the worker is root and that owner is not: who a direct session runs as. */
+async function userFor(spec: ContainerSpec, settings: LifecycleSettings): Promise<UnixUser> {
+  if (!spec.userFrom || settings.worker.uid !== 0) return settings.hostUser;
+  const stat = await fs.stat(spec.userFrom).catch(() => null);
+  return stat && stat.uid !== 0 ? { uid: stat.uid, gid: stat.gid } : settings.hostUser;
+}
+
+/**
+ * The container's environment. A non-root container keeps HOME=/root only in an image whose build
+ * handed /root to its user (the `invariant.home-owner` label); in an older image /root is root's
+ * (mode 700), so HOME is /tmp there — prepare the environment again to get the home back.
+ */
+async function environmentFor(options: {
+  docker: Docker;
+  spec: ContainerSpec;
+  identity: ContainerIdentity;
+  homeOwners: Map<string, string | null>;
+}): Promise<Record<string, string> | undefined> {
+  const { spec, identity } = options;
+  const home = spec.env?.HOME ?? "/root";
+  if (identity.root || home !== "/root") return spec.env;
+  let owner = options.homeOwners.get(spec.image);
+  if (owner === undefined) {
+    const info = await options.docker
+      .getImage(spec.image)
+      .inspect()
+      .catch(() => null);
+    owner = info?.Config.Labels?.[LABEL.homeOwner] ?? null;
+    if (spec.image.startsWith("sha256:")) options.homeOwners.set(spec.image, owner);
+  }
+  return owner === idsText(identity.user) ? spec.env : { ...spec.env, HOME: "/tmp" };
+}
+
+/** The runtime's state shared by the functions below: the engine, the settings, what it created. */
+interface Lifecycle {
+  docker: Docker;
+  settings: LifecycleSettings;
+  records: Map<string, ContainerRecord>;
+  homeOwners: Map<string, string | null>;
+}
+
+/** Starts a container; a project bridge that went away meanwhile (removed idle by another worker) is made again. */
+async function start(life: Lifecycle, id: string, options: { alreadyStartedIsFine: boolean }): Promise<void> {
+  const container = life.docker.getContainer(id);
+  const attempt = () =>
+    container.start().catch((error: unknown) => {
+      if (options.alreadyStartedIsFine && statusOf(error) === 304) return;
+      throw error;
+    });
+  const record = life.records.get(id);
+  try {
+    await attempt();
+  } catch (error) {
+    if (/setting rlimit/i.test(message(error)))
+      throw new Error(
+        `The Docker engine could not give the container ${record?.spec.limits.openFiles ?? "its"} open files (its own limit is lower): lower the project's "Open files" setting. (${message(error)})`,
+        { cause: error },
+      );
+    if (!record?.network || !isNetworkMissing(error)) throw error;
+    await ensureProjectNetwork({ docker: life.docker, projectId: record.spec.labels.project });
+    await attempt();
+  }
+}
+
+/** The engine's create call for a checked spec: its environment, a build's home handover, its network. */
+async function create(
+  life: Lifecycle,
+  options: { spec: ContainerSpec; mounts: Mount[]; identity: ContainerIdentity; network: string | null },
+) {
+  const { identity, mounts, network } = options;
+  const env = await environmentFor({ docker: life.docker, spec: options.spec, identity, homeOwners: life.homeOwners });
+  const command = options.spec.command;
+  const spec = {
+    ...options.spec,
+    env,
+    command: identity.homeOwner ? withHomeHandover(command, identity.homeOwner) : command,
+  };
+  const attempt = () =>
+    life.docker.createContainer(containerCreateOptions({ spec, mounts, identity, networkName: network }));
+  try {
+    return await attempt();
+  } catch (error) {
+    if (!network || !isNetworkMissing(error)) throw error;
+    await ensureProjectNetwork({ docker: life.docker, projectId: spec.labels.project });
+    return attempt();
+  }
+}
+
+async function createContainer(life: Lifecycle, requested: ContainerSpec): Promise<string> {
+  const { docker, settings } = life;
+  const { spec, mounts } = settings.prepare(requested);
+  const identity = containerIdentity({ spec, user: await userFor(spec, settings) });
+  const writable = managedWritablePaths({ mounts, roots: settings.ownedRoots, keep: spec.userFrom });
+  if (!identity.root && settings.worker.uid === 0 && identity.user.uid !== 0)
+    await giveToContainerUser({ paths: writable, user: identity.user, worker: settings.worker });
+  const network =
+    spec.network === "internet" ? await ensureProjectNetwork({ docker, projectId: spec.labels.project }) : null;
+  const budgetBytes = spec.diskBudgetBytes ?? null;
+  const disk = budgetBytes ? { budgetBytes, baseline: await folderBytes(writable) } : null;
+  const container = await create(life, { spec, mounts, identity, network });
+  life.records.set(container.id, { image: spec.image, spec, identity, writable, network, disk });
+  return container.id;
+}
+
+/** What a container wrote so far: its writable layer (Docker's SizeRw) and its folders' growth since it was created. */
+function diskWatch(life: Lifecycle, id: string) {
+  const record = life.records.get(id);
+  const disk = record?.disk;
+  if (!record || !disk) return null;
+  return {
+    budgetBytes: disk.budgetBytes,
+    intervalMs: life.settings.diskCheckIntervalMs,
+    measure: async () => {
+      // `size` is a query parameter dockerode passes on, though its types do not list it
+      const sized = { size: true } as Docker.ContainerInspectOptions;
+      const info = (await life.docker.getContainer(id).inspect(sized)) as { SizeRw?: number };
+      return (info.SizeRw ?? 0) + (await folderBytes(record.writable)) - disk.baseline;
+    },
+  };
+}
+
+/** A worker that is not root cannot change owners: a short root container with CAP_CHOWN does it. */
+async function handBackInContainer(life: Lifecycle, record: ContainerRecord, dirs: string[]): Promise<void> {
+  const helper = await life.docker.createContainer({
+    Image: record.image,
+    Cmd: handBackCommand({ count: dirs.length, owner: record.identity.filesOwner }),
+    User: "0:0",
+    Labels: toDockerLabels({ ...record.spec.labels, role: "probe" }),
+    HostConfig: {
+      CapDrop: ["ALL"],
+      CapAdd: ["CHOWN", "DAC_READ_SEARCH"],
+      SecurityOpt: ["no-new-privileges:true"],
+      NetworkMode: "none",
+      Binds: dirs.map((dir, index) => `${dir}:/hand-back/${index}:rw`),
+    },
+  });
+  try {
+    await helper.start();
+    await helper.wait();
+  } finally {
+    await helper.remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** What a root container created in our folders becomes the host user's again. */
+async function handBack(life: Lifecycle, record: ContainerRecord): Promise<void> {
+  if (!record.identity.root || record.identity.filesOwner.uid === 0 || record.writable.length === 0) return;
+  if (life.settings.worker.uid === 0)
+    return handBackRootFiles({ paths: record.writable, owner: record.identity.filesOwner });
+  const dirs: string[] = [];
+  for (const dir of record.writable) if ((await fs.lstat(dir).catch(() => null))?.isDirectory()) dirs.push(dir);
+  if (dirs.length > 0) await handBackInContainer(life, record, dirs);
+}
+
+/** The project bridge a container is on (asked of the engine for a container another process created). */
+async function networkOf(life: Lifecycle, id: string): Promise<string | null> {
+  const known = life.records.get(id);
+  if (known) return known.network;
+  const info = await life.docker
+    .getContainer(id)
+    .inspect()
+    .catch(() => null);
+  const mode = info?.HostConfig.NetworkMode;
+  return isProjectNetwork(mode) ? mode : null;
+}
+
+async function removeContainer(life: Lifecycle, id: string): Promise<void> {
+  const network = await networkOf(life, id);
+  try {
+    await life.docker.getContainer(id).remove({ force: true, v: true });
+  } catch (error) {
+    if (statusOf(error) !== 404 && !/already in progress/.test(String(error))) throw error;
+  }
+  const record = life.records.get(id);
+  life.records.delete(id);
+  if (record)
+    await handBack(life, record).catch((error: unknown) =>
+      life.settings.log(
+        `runtime: could not hand ${record.writable.join(", ")} back to ${idsText(record.identity.filesOwner)}: ${message(error)}`,
+      ),
+    );
+  if (network) await removeIdleNetwork({ docker: life.docker, name: network }).catch(() => undefined);
+}
+
+/**
+ * Creating, starting, running, committing and removing containers, with the rules every role gets from
+ * here: who it runs as (and the folders that user must own), its capabilities, its network, and its disk
+ * budget; afterwards what a root container left in our folders goes back to the host user, and an idle
+ * project bridge goes away.
+ */
+export function lifecycleMethods(options: { docker: Docker; settings: LifecycleSettings }): LifecycleMethods {
+  const life: Lifecycle = { ...options, records: new Map(), homeOwners: new Map() };
+  const { docker } = options;
+  return {
+    createContainer: (requested) => createContainer(life, requested),
+    startContainer: (id) => start(life, id, { alreadyStartedIsFine: false }),
+    runToExit: (id, onOutput, runOptions = {}) =>
+      runToExit({
+        docker,
+        id,
+        onOutput,
+        ...runOptions,
+        start: () => start(life, id, { alreadyStartedIsFine: true }),
+        disk: diskWatch(life, id),
+      }),
+    removeContainer: (id) => removeContainer(life, id),
+    async commitContainer(id, commitOptions) {
+      // a build's image says whom it handed /root to
+      const homeOwner = life.records.get(id)?.identity.homeOwner;
+      const labels = { ...commitOptions.labels, ...(homeOwner ? { [LABEL.homeOwner]: idsText(homeOwner) } : {}) };
+      const result = (await docker.getContainer(id).commit({
+        repo: commitOptions.repository,
+        tag: commitOptions.tag,
+        pause: true,
+        changes: Object.entries(labels).map(([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`),
+      })) as { Id: string };
+      return result.Id;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type Docker from "dockerode";
+import { LABEL } from "./container-spec";
+
+/**
+ * Containers in network mode `internet` go on their project's own bridge, never Docker's default one:
+ * Docker isolates user-defined bridges from each other, so a container cannot reach another project's
+ * containers, and inter-container traffic is off inside the bridge too (two trials of one study cannot
+ * talk to each other either). A bridge exists while containers use it: it is created on demand and
+ * removed with its last container, so bridges never pile up (Docker's default address pools hold only
+ * about 30 networks).
+ */
+const PREFIX = "invariant-project-";
+
+export function projectNetworkName(projectId: string): string {
+  return `${PREFIX}${projectId.toLowerCase().replace(/[^a-z0-9_.-]/g, "-")}`;
+}
+
+export function isProjectNetwork(name: string | undefined): name is string {
+  return name !== undefined && name.startsWith(PREFIX);
+}
+
+function statusOf(error: unknown): number | undefined {
+  return (error as { statusCode?: number }).statusCode;
+}
+
+/** Docker's "network … not found" at create or start: the bridge went away in between (another worker removed it idle). */
+export function isNetworkMissing(error: unknown): boolean {
+  return /network\b.*\bnot found/i.test(error instanceof Error ? error.message : String(error));
+}
+
+const POOLS_HINT =
+  "Docker has no address range left for another network. Each project in network mode internet gets its own bridge while it runs containers; remove networks you no longer need (docker network prune) or give the engine more address pools (default-address-pools in daemon.json).";
+
+/** The project's bridge, created if missing (a concurrent creation by another worker is fine). */
+export async function ensureProjectNetwork(options: { docker: Docker; projectId: string }): Promise<string> {
+  const name = projectNetworkName(options.projectId);
+  try {
+    await options.docker.getNetwork(name).inspect();
+    return name;
+  } catch (error) {
+    if (statusOf(error) !== 404) throw error;
+  }
+  try {
+    await options.docker.createNetwork({
+      Name: name,
+      Driver: "bridge",
+      CheckDuplicate: true,
+      Labels: { [LABEL.managed]: "true", [LABEL.project]: options.projectId },
+      Options: { "com.docker.network.bridge.enable_icc": "false" },
+    });
+  } catch (error) {
+    if (statusOf(error) === 409) return name; // created meanwhile
+    const text = error instanceof Error ? error.message : String(error);
+    if (/non-overlapping|address pool/i.test(text)) throw new Error(`${POOLS_HINT} (${text})`, { cause: error });
+    throw error;
+  }
+  return name;
+}
+
+/** Removes the bridge if no container (running or not) is on it any more; a removal that loses a race is ignored. */
+export async function removeIdleNetwork(options: { docker: Docker; name: string }): Promise<void> {
+  const users = await options.docker.listContainers({ all: true, filters: { network: [options.name] } });
+  if (users.length > 0) return;
+  await options.docker
+    .getNetwork(options.name)
+    .remove()
+    .catch(() => undefined);
+}
