@@ -68,8 +68,9 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   shellCommand: string | null;
   /** --scripts, for `mock-model` (null: the scripts shipped in the package) */
   scriptsDir: string | null;
-  /** --yes, for `apply`: apply the plan just shown instead of only showing it */
+  /** --yes (`apply`: apply the plan shown); --scripted (`demo`: on the scripted model even with model access) */
   yes: boolean;
+  scripted: boolean;
   /** --format and --output, for `export` */
   format: string | null;
   output: string | null;
@@ -157,6 +158,7 @@ const CLI_OPTIONS = {
   command: { type: "string" },
   scripts: { type: "string" },
   yes: { type: "boolean", short: "y", default: false },
+  scripted: { type: "boolean", default: false },
   format: { type: "string" },
   output: { type: "string", short: "o" },
   file: { type: "string", short: "f" },
@@ -227,6 +229,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     shellCommand: values.command ?? null,
     scriptsDir: values.scripts === undefined ? null : path.resolve(values.scripts),
     yes: values.yes,
+    scripted: values.scripted,
     format: values.format ?? null,
     output: values.output === undefined ? null : path.resolve(values.output),
     workflow: workflowFlags(values),
@@ -265,6 +268,9 @@ Usage:
   invariant-web login                store an OpenAI API key in the data dir for the model gateway
                                      (typed without echo, or piped: printenv OPENAI_API_KEY | invariant-web login)
   invariant-web logout               remove the stored API key
+  invariant-web demo [--scripted] [DIR]
+                                     the demo study (calendar task, 3 efforts, 23 checks), followed to
+                                     the end; without model access on the bundled scripted model
   invariant-web mock-model [--port N] [--host ADDR] [--scripts DIR]
                                      serve a scripted local Responses API (POST /v1/responses) for
                                      offline runs, tests and demos; the request's model names the script

@@ -1,5 +1,4 @@
 import os from "node:os";
-import path from "node:path";
 import type { Redis } from "ioredis";
 import type { Db } from "./db/client";
 import { createAccessService, type AccessService } from "./access/access-service";
@@ -33,10 +32,11 @@ import { createStudyQueries } from "./studies/studies.queries";
 import { createStudyService, type StudyService } from "./studies/study-service";
 import { createTrialSweeper } from "./studies/trial-sweeper";
 import { listWorkers } from "./system/worker-registry";
-import type { SupervisionSource } from "./system/health";
 import { publishEvent } from "./events/event-stream";
 import type { InvariantEvent } from "../shared/event-catalog";
-import { createSetupService, type SetupService } from "./setup/setup-service";
+import type { SetupService } from "./setup/setup-service";
+import type { DemoService } from "./demo/demo-service";
+import { wireFirstRun } from "./setup/first-run-wiring";
 
 export interface AppServices {
   version: string;
@@ -56,6 +56,8 @@ export interface AppServices {
   review: ReviewService;
   /** The setup checklist and model access (the stored API key). */
   setup: SetupService;
+  /** The one-click demo study (the calendar task; the scripted model without model access). */
+  demo: DemoService;
   /** Applies a recorded worker event to the domain (the recorder calls this before acknowledging it). */
   recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void>;
   /** Finishes study and project removals that a crash or a busy image interrupted (also run by start). */
@@ -81,8 +83,6 @@ export interface AppServicesOptions {
   /** Where model access comes from besides the stored key (for the Setup page; default: none, ~/.codex). */
   modelAccess?: { environmentKey: boolean; codexHome: string };
   log?: (message: string) => void;
-  /** The launcher's supervised children, for health. */
-  supervision?: SupervisionSource;
 }
 
 /**
@@ -241,14 +241,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     snapshots,
     studies,
     review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
-    setup: createSetupService({
-      runtime: options.runtime,
-      dataDir: options.dataDir,
-      redisUrl: options.redisUrl,
-      baseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
-      modelAccess: options.modelAccess ?? { environmentKey: false, codexHome: path.join(os.homedir(), ".codex") },
-      log,
-    }),
+    ...wireFirstRun({ ...options, projects: projectQueries, environments, studies, host, log }),
     async recordEvent(event, recordOptions) {
       await environments.recordEvent(event, recordOptions);
       await studies.recordEvent(event, recordOptions);
@@ -268,7 +261,6 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       dataDir: options.dataDir,
       events,
       queue,
-      ...(options.supervision ? { supervision: options.supervision } : {}),
     }),
     async close() {
       await upkeep.stop();

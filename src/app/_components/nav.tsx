@@ -16,11 +16,11 @@ export function Nav() {
   const { role, version } = useRole();
   return (
     <header className="border-b border-line bg-panel">
-      <nav className="mx-auto flex max-w-6xl items-center gap-6 px-6 py-3" aria-label="Main">
+      <nav className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-6 py-3" aria-label="Main">
         <Link href="/projects" className="font-semibold tracking-tight">
           invariant<span className="text-accent">·</span>web
         </Link>
-        <ul className="flex gap-1">
+        <ul className="flex flex-wrap gap-1">
           {links.map((link) => {
             const active = pathname === link.href || pathname.startsWith(`${link.href}/`);
             return (

@@ -6,6 +6,7 @@ import { QueryState } from "../_components/query-state";
 import { EmptyState, focusRing, PageHeader, Panel } from "../_components/ui";
 import { useRole } from "../_components/use-role";
 import { AddProjectForm } from "./add-project-form";
+import { TryDemo } from "./try-demo";
 import { formatBytes } from "../_lib/format";
 
 export default function ProjectsPage() {
@@ -32,8 +33,9 @@ export default function ProjectsPage() {
         empty={
           <EmptyState title="No projects yet">
             {isAdmin
-              ? "Add a directory above to get started: invariant-web gives it an isolated environment where agents can work and be compared. Your files stay where they are."
+              ? "Add a directory above to get started: invariant-web gives it an isolated environment where agents can work and be compared. Your files stay where they are. Or see a whole study first: the demo fixes a small calendar library at three reasoning efforts and judges each try with the same 23 tests."
               : "Nobody has added a project yet. Ask the admin of this invariant-web to add one."}
+            {isAdmin ? <TryDemo /> : null}
           </EmptyState>
         }
       >

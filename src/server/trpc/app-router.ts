@@ -5,6 +5,7 @@ import { environmentsRouter } from "./environments-router";
 import { projectsRouter } from "./projects-router";
 import { reviewRouter } from "./review-router";
 import { setupRouter } from "./setup-router";
+import { demoRouter } from "./demo-router";
 import { snapshotsRouter } from "./snapshots-router";
 import { studiesRouter } from "./studies-router";
 import { systemRouter } from "./system-router";
@@ -21,6 +22,7 @@ export const appRouter = router({
   review: reviewRouter,
   applies: applyRouter, // "apply" is reserved by tRPC (Function.prototype.apply)
   setup: setupRouter,
+  demo: demoRouter,
 });
 
 export type AppRouter = typeof appRouter;
