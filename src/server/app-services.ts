@@ -34,6 +34,8 @@ import { createTrialSweeper } from "./studies/trial-sweeper";
 import { listWorkers } from "./system/worker-registry";
 import { publishEvent } from "./events/event-stream";
 import type { InvariantEvent } from "../shared/event-catalog";
+import { wireSessions, type SessionsOptions } from "./sessions/session-wiring";
+import type { SessionService } from "./sessions/session-service";
 import type { SetupService } from "./setup/setup-service";
 import type { DemoService } from "./demo/demo-service";
 import { wireFirstRun } from "./setup/first-run-wiring";
@@ -54,6 +56,8 @@ export interface AppServices {
   studies: StudyService;
   /** Trial review: changed files, file sides, transcript, compare, patch and file downloads. */
   review: ReviewService;
+  /** Terminal sessions: the Codex TUI or a shell in a project's environment, watched from browsers. */
+  sessions: SessionService;
   /** The setup checklist and model access (the stored API key). */
   setup: SetupService;
   /** The one-click demo study (the calendar task; the scripted model without model access). */
@@ -80,6 +84,8 @@ export interface AppServicesOptions {
   /** How long a browser stays signed in; 30 days by default. */
   sessionMaxAgeMs?: number;
   defaultBaseImage?: string;
+  /** Terminal sessions' gateway, bridge scripts and socket callbacks (defaults: no model access, nobody watching). */
+  sessions?: Partial<SessionsOptions>;
   /** Where model access comes from besides the stored key (for the Setup page; default: none, ~/.codex). */
   modelAccess?: { environmentKey: boolean; codexHome: string };
   log?: (message: string) => void;
@@ -93,6 +99,7 @@ function createUpkeep(deps: {
   sweeper: { start(everyMs: number): void; stop(): Promise<void> };
   sweepBuilds: () => Promise<unknown>;
   resumeRemovals: () => Promise<void>;
+  sessions: Pick<SessionService, "begin" | "close"> & { closeGateway(): Promise<void> };
   log: (message: string) => void;
 }) {
   const report = (what: string) => (error: unknown) =>
@@ -105,10 +112,13 @@ function createUpkeep(deps: {
       const sweepBuilds = () => void deps.sweepBuilds().catch(report("environments"));
       sweepBuilds();
       buildSweep = setInterval(sweepBuilds, everyMs);
+      void deps.sessions.begin().catch(report("sessions"));
     },
     async stop() {
       if (buildSweep) clearInterval(buildSweep);
       await deps.sweeper.stop();
+      await deps.sessions.close();
+      await deps.sessions.closeGateway();
     },
   };
 }
@@ -220,7 +230,14 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     log,
   });
   const { environments, dependencies } = wireEnvironments({ options, queries, queue, snapshots });
-  const upkeep = createUpkeep({ sweeper, sweepBuilds: () => environments.sweepStalled(), resumeRemovals, log });
+  const sessions = wireSessions(options, queries, snapshots);
+  const upkeep = createUpkeep({
+    sweeper,
+    sweepBuilds: () => environments.sweepStalled(),
+    resumeRemovals,
+    sessions,
+    log,
+  });
   return {
     version: options.version,
     publicUrl: options.publicUrl,
@@ -240,6 +257,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     dependencies,
     snapshots,
     studies,
+    sessions,
     review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
     ...wireFirstRun({ ...options, projects: projectQueries, environments, studies, host, log }),
     async recordEvent(event, recordOptions) {

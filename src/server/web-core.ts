@@ -9,6 +9,7 @@ import { createRecorder } from "./events/recorder";
 import { connectRedis } from "./redis/connection";
 import { createDockerRuntime, type ContainerRuntime } from "./runtime/docker-runtime";
 import { dataDirPaths } from "./storage/data-dir";
+import type { SessionsOptions } from "./sessions/session-wiring";
 
 /**
  * The composition root of the web side: the one place that opens the database (migrations first),
@@ -42,6 +43,8 @@ export interface WebCoreOptions {
   runtime?: ContainerRuntime;
   /** Global default base image for environments. */
   baseImage?: string;
+  /** Terminal sessions: their model gateway, and the socket layer's callbacks. */
+  sessions?: Partial<SessionsOptions>;
   /** Where model access comes from besides the stored key (the Setup page shows it). */
   modelAccess?: { environmentKey: boolean; codexHome: string };
   /** Defaults to the data dir's access token (created on first start). */
@@ -86,6 +89,7 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     runtime: options.runtime ?? createDockerRuntime({ dataDir: options.dataDir, log }),
     log,
     ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
+    ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.modelAccess ? { modelAccess: options.modelAccess } : {}),
     ...(options.onViewerRevoked ? { onViewerRevoked: options.onViewerRevoked } : {}),
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),

@@ -8,7 +8,8 @@ let socket: Socket | null = null;
 /** How many mounted components want each room: the socket leaves a room only when the last one goes. */
 const roomUsers = new Map<string, number>();
 
-function getSocket(): Socket {
+/** The page's one socket.io connection (terminals use it directly). */
+export function getSocket(): Socket {
   if (!socket) {
     const s = io({ path: "/socket.io", withCredentials: true, transports: ["websocket", "polling"] });
     // a reconnect is a new server-side socket: join every room still wanted

@@ -2,7 +2,9 @@ import type { Db } from "../db/client";
 import { installedDependenciesSchema, type InstalledDependencies } from "../../shared/dependency-schemas";
 
 export type EnvironmentStatus = "building" | "ready" | "failed";
-export type EnvironmentOrigin = "base" | "command" | "dependencies";
+/** How a version was made: the base image, a prepare command, the dependency step, or saved from a terminal session. */
+export type EnvironmentOrigin = "base" | "command" | "dependencies" | "session";
+const ORIGINS: readonly string[] = ["base", "command", "dependencies", "session"];
 
 function parseDependencies(json: string | null): InstalledDependencies | null {
   if (!json) return null;
@@ -52,7 +54,7 @@ function toView(row: Row): EnvironmentVersionView {
     imageId: row.imageId,
     parentId: row.parentId,
     parentVersion: row.parent?.version ?? null,
-    origin: row.origin === "command" || row.origin === "dependencies" ? row.origin : "base",
+    origin: ORIGINS.includes(row.origin) ? (row.origin as EnvironmentOrigin) : "base",
     command: row.command,
     dependencies: parseDependencies(row.dependencies),
     status: row.status === "ready" || row.status === "failed" ? row.status : "building",

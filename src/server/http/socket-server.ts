@@ -3,6 +3,9 @@ import { Server as SocketServer } from "socket.io";
 import { serverToClient, subscribeSchema, type RecordedEvent } from "../../shared/event-catalog";
 import type { Identity } from "../../shared/roles";
 import type { AccessService } from "../access/access-service";
+import type { SessionService } from "../sessions/session-service";
+import type { SessionView } from "../../shared/session-schemas";
+import { createTerminalSocket } from "./terminal-socket";
 import { credentialsFromHeaders, isAllowedHost, isAllowedOrigin, type GuardOptions } from "../access/request-guard";
 
 /**
@@ -15,8 +18,12 @@ export interface SocketLayer {
   emit: (rooms: string[], event: RecordedEvent) => void;
   /** Drops the open sockets of a revoked viewer link (its id) or browser session (its id). */
   disconnectSubject: (subjectOrSession: string) => void;
-  /** Starts authenticating connections (the access service exists only once the core is open). */
-  authenticate(access: AccessService): void;
+  /** Starts authenticating connections (the services exist only once the core is open); serves terminals. */
+  authenticate(access: AccessService, sessions?: SessionService): void;
+  /** A session's output bytes, to the browsers watching it. */
+  terminalOutput: (sessionId: string, data: Uint8Array) => void;
+  /** A session changed: its watchers get its state, every browser refetches its lists. */
+  sessionChanged: (session: SessionView) => void;
   close(): Promise<void>;
 }
 
@@ -31,16 +38,19 @@ export function createSocketLayer(options: { httpServer: http.Server; guard: Gua
       ),
   });
   const identityOf = (socket: { data: unknown }) => (socket.data as { identity?: Identity }).identity;
+  const terminals = createTerminalSocket(io);
 
   return {
     emit: (rooms, event) => void io.to(rooms).emit(serverToClient.event, event),
+    terminalOutput: terminals.output,
+    sessionChanged: terminals.changed,
     disconnectSubject(id) {
       for (const socket of io.sockets.sockets.values()) {
         const identity = identityOf(socket);
         if (identity?.subject === id || identity?.sessionId === id) socket.disconnect(true);
       }
     },
-    authenticate(access) {
+    authenticate(access, sessions) {
       io.use((socket, next) => {
         access
           .identify(credentialsFromHeaders(socket.request.headers))
@@ -52,6 +62,8 @@ export function createSocketLayer(options: { httpServer: http.Server; guard: Gua
           .catch((error: unknown) => next(error instanceof Error ? error : new Error(String(error))));
       });
       io.on("connection", (socket) => {
+        const identity = identityOf(socket);
+        if (sessions && identity) terminals.serve(socket, sessions, identity);
         socket.on("subscribe", (payload: unknown) => {
           const parsed = subscribeSchema.safeParse(payload);
           if (parsed.success) void socket.join(parsed.data.room);

@@ -5,6 +5,7 @@ import { openWebCore } from "../web-core";
 import type { SupervisionSource } from "../system/health";
 import { createRequestHandler } from "./request-handler";
 import { createSocketLayer } from "./socket-server";
+import type { SessionsOptions } from "../sessions/session-wiring";
 
 export interface WebServerOptions {
   root: string;
@@ -16,6 +17,8 @@ export interface WebServerOptions {
   version: string;
   /** Global default base image for environments. */
   baseImage?: string;
+  /** Terminal sessions' model gateway (upstream, credential), bridge scripts, host CA, idle stop. */
+  sessions?: Pick<SessionsOptions, "gateway" | "bridgeDir" | "hostCaBundle" | "idleStopMs">;
   /** Where model access comes from besides the stored key (the Setup page shows it). */
   modelAccess?: { environmentKey: boolean; codexHome: string };
   dev?: boolean;
@@ -59,6 +62,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     ...(options.baseImage ? { baseImage: options.baseImage } : {}),
     ...(options.modelAccess ? { modelAccess: options.modelAccess } : {}),
     emit: sockets.emit,
+    sessions: { ...options.sessions, output: sockets.terminalOutput, changed: sockets.sessionChanged },
     onViewerRevoked: sockets.disconnectSubject,
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
     ...(options.supervision ? { supervision: options.supervision } : {}),
@@ -75,7 +79,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     await core.close().catch(() => undefined);
     throw error;
   });
-  sockets.authenticate(core.services.access);
+  sockets.authenticate(core.services.access, core.services.sessions);
   const handleRequest = createRequestHandler({
     services: core.services,
     guard,

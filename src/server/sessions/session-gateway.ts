@@ -1,8 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { startGatewaySocket, type GatewaySocket } from "../agents/gateway-socket";
-import type { GatewayCredential } from "../gateway/gateway-credentials";
-import { startModelGateway, type ModelGateway } from "../gateway/model-gateway";
+import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../gateway/model-gateway";
 
 export interface SessionGateway {
   gateway: ModelGateway;
@@ -20,10 +19,8 @@ export const SESSION_GATEWAY_SOCKET = "gateway.sock";
  */
 export async function startSessionGateway(options: {
   socketDir: string;
-  upstreamBaseUrl: string;
-  credential: () => GatewayCredential;
-  onBudgetExceeded?: (event: { runId: string; usedTokens: number; budgetTokens: number }) => void;
-  log?: (line: string) => void;
+  /** The upstream and credential, as the workers' gateways get them. */
+  gateway: Omit<ModelGatewayOptions, "tcp">;
 }): Promise<SessionGateway> {
   const socketPath = path.join(options.socketDir, SESSION_GATEWAY_SOCKET);
   if (Buffer.byteLength(socketPath) > 100)
@@ -33,13 +30,7 @@ export async function startSessionGateway(options: {
   fs.mkdirSync(options.socketDir, { recursive: true, mode: 0o700 });
   // containers run as other users than this one: they must be able to reach the socket in the folder
   fs.chmodSync(options.socketDir, 0o711);
-  const gateway = await startModelGateway({
-    upstreamBaseUrl: options.upstreamBaseUrl,
-    credential: options.credential,
-    tcp: false,
-    ...(options.onBudgetExceeded ? { onBudgetExceeded: options.onBudgetExceeded } : {}),
-    ...(options.log ? { log: options.log } : {}),
-  });
+  const gateway = await startModelGateway({ ...options.gateway, tcp: false });
   let socket: GatewaySocket;
   try {
     socket = await startGatewaySocket({ socketPath, gateway });

@@ -86,6 +86,7 @@ export interface SessionChange {
   leaseExpiresAt?: Date | null;
   lastActivityAt?: Date;
   savedVersionId?: string;
+  runToken?: string;
   endedAt?: Date | null;
   tokens?: TokenUsage;
 }
@@ -143,3 +144,32 @@ export function createSessionQueries(db: Db) {
 }
 
 export type SessionQueries = ReturnType<typeof createSessionQueries>;
+
+/** What "continue a result" needs of a trial: its workspace, committed image, thread and configuration. */
+export function createTrialOriginQuery(db: Db) {
+  return async (trialId: string) => {
+    const row = await db.trial.findUnique({
+      where: { id: trialId },
+      select: {
+        id: true,
+        attempt: true,
+        workspaceId: true,
+        threadId: true,
+        committedImageId: true,
+        study: { select: { projectId: true } },
+        configuration: { select: { model: true, reasoningEffort: true, harness: true } },
+      },
+    });
+    if (!row) return null;
+    return {
+      trialId: row.id,
+      attempt: row.attempt,
+      projectId: row.study.projectId,
+      workspaceId: row.workspaceId,
+      committedImage: row.committedImageId,
+      threadId: row.threadId,
+      model: row.configuration.harness === "codex" ? row.configuration.model : null,
+      reasoningEffort: row.configuration.reasoningEffort,
+    };
+  };
+}

@@ -97,6 +97,9 @@ async function attachTerminal(options: {
     screenFile: options.screenFile,
   };
   options.live.set(sessionId, entry);
+  // the server's terminal answers the program's queries (cursor position, device attributes, colours),
+  // so a TUI works the same with no browser, a read-only one, or several; browsers do not answer them
+  terminal.onData((reply) => tty.stream.write(reply));
   tty.stream.on("data", (chunk: Buffer) => {
     const bytes = new Uint8Array(chunk);
     terminal.write(bytes, () => deps.broadcast(sessionId, bytes));

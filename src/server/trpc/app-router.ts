@@ -4,6 +4,7 @@ import { dependenciesRouter } from "./dependencies-router";
 import { environmentsRouter } from "./environments-router";
 import { projectsRouter } from "./projects-router";
 import { reviewRouter } from "./review-router";
+import { sessionsRouter } from "./sessions-router";
 import { setupRouter } from "./setup-router";
 import { demoRouter } from "./demo-router";
 import { snapshotsRouter } from "./snapshots-router";
@@ -20,6 +21,7 @@ export const appRouter = router({
   workspaces: workspacesRouter,
   studies: studiesRouter,
   review: reviewRouter,
+  sessions: sessionsRouter,
   applies: applyRouter, // "apply" is reserved by tRPC (Function.prototype.apply)
   setup: setupRouter,
   demo: demoRouter,

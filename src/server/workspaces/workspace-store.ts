@@ -185,3 +185,37 @@ export async function removeWorkspace(options: {
   await removeTree(dir);
   return { removed: existed };
 }
+
+/**
+ * A new workspace holding a copy of another one's tree and git dir (continuing a trial's result in a
+ * session): same snapshot, a new id; built under a temporary name like createWorkspace.
+ */
+export async function copyWorkspace(options: {
+  dataDir: string;
+  workspaceId: string;
+  now?: () => Date;
+}): Promise<WorkspaceInfo> {
+  const source = await readWorkspace(options);
+  const id = `ws-${randomBytes(12).toString("hex")}`;
+  const paths = dataDirPaths(options.dataDir);
+  const temp = workspacePaths(path.join(paths.workspaces, `.tmp-${id}`));
+  const from = paths.workspace(source.id);
+  const meta: WorkspaceMeta = {
+    id,
+    projectId: source.projectId,
+    snapshotId: source.snapshotId,
+    createdAt: (options.now?.() ?? new Date()).toISOString(),
+  };
+  const final = paths.workspace(id);
+  try {
+    await fsp.mkdir(temp.dir, { recursive: true, mode: 0o700 });
+    await fsp.cp(from.tree, temp.tree, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+    await fsp.cp(from.git, temp.git, { recursive: true, verbatimSymlinks: true });
+    await fsp.writeFile(temp.meta, JSON.stringify(meta));
+    await fsp.rename(temp.dir, final.dir);
+  } catch (error) {
+    await removeTree(temp.dir);
+    throw error;
+  }
+  return { ...meta, dir: final.dir, path: final.tree };
+}

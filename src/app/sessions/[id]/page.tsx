@@ -1,0 +1,82 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { use, useState } from "react";
+import type { SessionView, TerminalState } from "../../../shared/session-schemas";
+import { useTRPC } from "../../_lib/trpc";
+import { QueryState } from "../../_components/query-state";
+import { Fact, PageHeader, warnBoxClass } from "../../_components/ui";
+import { useRole } from "../../_components/use-role";
+import { SessionActions } from "../session-actions";
+import { sessionStateLabel } from "../sessions-table";
+import { useSessionsLive } from "../use-sessions";
+import { TerminalView } from "./terminal-view";
+import { SessionResult } from "./session-result";
+
+function SessionFacts({ session }: { session: SessionView }) {
+  const tokens = session.tokens.input + session.tokens.output;
+  return (
+    <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-6">
+      <Fact label="State">
+        <span data-testid="session-state">{sessionStateLabel(session)}</span>
+      </Fact>
+      <Fact label="Files">{session.mode === "direct" ? "project directory (direct)" : "private copy"}</Fact>
+      <Fact label="Started by">{session.startedBy}</Fact>
+      <Fact label="Thread" className="truncate font-mono text-xs">
+        {session.threadId ?? "—"}
+      </Fact>
+      <Fact label="Tokens">{tokens === 0 ? "—" : tokens.toLocaleString("en-US")}</Fact>
+      <Fact label="Terminal">{`${session.columns}×${session.rows}`}</Fact>
+    </dl>
+  );
+}
+
+export default function SessionPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = use(params);
+  const trpc = useTRPC();
+  const { isAdmin, role } = useRole();
+  useSessionsLive();
+  const session = useQuery(trpc.sessions.get.queryOptions({ sessionId: id }));
+  const [live, setLive] = useState<TerminalState | null>(null);
+  return (
+    <QueryState
+      query={session}
+      loading="Loading the session…"
+      errorPrefix="Could not load this session"
+      errorExtra={
+        <Link href="/sessions" className="underline">
+          All sessions
+        </Link>
+      }
+    >
+      {(s) => (
+        <div className="flex min-h-[calc(100vh-8rem)] flex-col gap-4">
+          <PageHeader
+            title={`${s.kind === "codex" ? `Codex${s.model ? ` · ${s.model}` : ""}` : "Shell"} in ${s.projectName}`}
+            description={
+              <>
+                <Link href={`/projects/${s.projectId}`} className="underline">
+                  {s.projectName}
+                </Link>
+                {s.fromTrialId ? <> · continues trial {s.fromTrialId}</> : null}
+              </>
+            }
+            actions={<SessionActions session={s} />}
+          />
+          <SessionFacts session={s} />
+          {s.reason && s.state !== "running" ? <p className="text-sm text-muted">{live?.reason ?? s.reason}</p> : null}
+          {role === "viewer" ? (
+            <p className={warnBoxClass}>You are watching read-only: what you type is not sent.</p>
+          ) : null}
+          {s.state === "finished" ? (
+            <SessionResult session={s} />
+          ) : (
+            <div className="flex-1">
+              <TerminalView sessionId={s.id} interactive={isAdmin && s.state === "running"} onState={setLive} />
+            </div>
+          )}
+        </div>
+      )}
+    </QueryState>
+  );
+}

@@ -1,0 +1,87 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import type { SessionView } from "../../shared/session-schemas";
+import { describeError } from "../_lib/errors";
+import { useTRPC } from "../_lib/trpc";
+import { dangerButtonClass, ErrorMessage, smallButtonClass } from "../_components/ui";
+import { useRole } from "../_components/use-role";
+
+/** Attach, resume, save installed tools and finish, as the session's state allows (admins only but attach). */
+export function SessionActions({ session, compact = false }: { session: SessionView; compact?: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { isAdmin } = useRole();
+  const [confirming, setConfirming] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const refetch = () => void queryClient.invalidateQueries({ queryKey: trpc.sessions.pathKey() });
+  const resume = useMutation(trpc.sessions.resume.mutationOptions({ onSuccess: refetch }));
+  const finish = useMutation(
+    trpc.sessions.finish.mutationOptions({ onSuccess: () => (setConfirming(false), refetch()) }),
+  );
+  const save = useMutation(
+    trpc.sessions.saveInstalledTools.mutationOptions({
+      onSuccess: (version) => {
+        setSaved(`Saved as environment version ${version.version}; new sessions and studies use it.`);
+        void queryClient.invalidateQueries({ queryKey: trpc.environments.pathKey() });
+      },
+    }),
+  );
+  const error = resume.error ?? finish.error ?? save.error;
+  const open = session.state === "running" || session.state === "starting";
+  const hasContainer = open || session.state === "exited";
+  return (
+    <div className={`flex flex-wrap items-center gap-2 ${compact ? "" : "mt-1"}`}>
+      {compact && session.state !== "finished" ? (
+        <Link href={`/sessions/${session.id}`} className={smallButtonClass}>
+          {open ? "Attach" : "Open"}
+        </Link>
+      ) : null}
+      {isAdmin && (session.state === "exited" || session.state === "interrupted") ? (
+        <button
+          type="button"
+          className={smallButtonClass}
+          disabled={resume.isPending}
+          onClick={() => resume.mutate({ sessionId: session.id })}
+        >
+          {resume.isPending ? "Resuming…" : "Resume"}
+        </button>
+      ) : null}
+      {isAdmin && hasContainer && !compact ? (
+        <button
+          type="button"
+          className={smallButtonClass}
+          disabled={save.isPending}
+          onClick={() => save.mutate({ sessionId: session.id })}
+          title="Commit what was installed in this session (not the project files) as the project's next environment version"
+        >
+          {save.isPending ? "Saving installed tools…" : "Save installed tools"}
+        </button>
+      ) : null}
+      {isAdmin && session.state !== "finished" ? (
+        confirming ? (
+          <>
+            <button
+              type="button"
+              className={dangerButtonClass}
+              disabled={finish.isPending}
+              onClick={() => finish.mutate({ sessionId: session.id })}
+            >
+              {finish.isPending ? "Finishing…" : "Finish: remove its container"}
+            </button>
+            <button type="button" className={smallButtonClass} onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <button type="button" className={smallButtonClass} onClick={() => setConfirming(true)}>
+            Finish…
+          </button>
+        )
+      ) : null}
+      {saved ? <span className="text-xs text-ok">{saved}</span> : null}
+      {error ? <ErrorMessage className="text-xs">{describeError(error).message}</ErrorMessage> : null}
+    </div>
+  );
+}

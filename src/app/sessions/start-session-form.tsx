@@ -1,0 +1,148 @@
+"use client";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, useSyncExternalStore, type FormEvent } from "react";
+import type { SessionKind, SessionMode } from "../../shared/session-schemas";
+import { describeError } from "../_lib/errors";
+import { useTRPC } from "../_lib/trpc";
+import { FormField } from "../_components/form-field";
+import { buttonClass, ErrorMessage, inputClass } from "../_components/ui";
+
+const NAME_KEY = "invariant-web:session-name";
+
+/** Starts a session (Codex or a shell; direct or a private copy) and opens its terminal. */
+export function StartSessionForm({ projectId: fixedProject }: { projectId?: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const projects = useQuery(trpc.projects.list.queryOptions(undefined, { enabled: !fixedProject }));
+  const [projectId, setProjectId] = useState(fixedProject ?? "");
+  const [kind, setKind] = useState<SessionKind>("codex");
+  const [mode, setMode] = useState<SessionMode>("private");
+  const [model, setModel] = useState("");
+  // the name given last time (this browser), until the user types another
+  const remembered = useSyncExternalStore(
+    () => () => undefined,
+    () => window.localStorage.getItem(NAME_KEY) ?? "",
+    () => "",
+  );
+  const [typedName, setName] = useState<string | null>(null);
+  const name = typedName ?? remembered;
+  const chosen = fixedProject ?? (projectId || projects.data?.[0]?.id || "");
+  const project = useQuery(trpc.projects.get.queryOptions({ id: chosen }, { enabled: chosen !== "" }));
+  const defaultModel = project.data?.defaultConfiguration.model ?? "";
+  const start = useMutation(
+    trpc.sessions.start.mutationOptions({ onSuccess: (session) => router.push(`/sessions/${session.id}`) }),
+  );
+  const problem = start.error ? describeError(start.error) : null;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    window.localStorage.setItem(NAME_KEY, name.trim());
+    start.mutate({ projectId: chosen, kind, mode, model: model.trim(), startedBy: name.trim() });
+  }
+
+  return (
+    <form onSubmit={submit} className="grid gap-4 sm:grid-cols-2" aria-label="Start a session">
+      {fixedProject ? null : (
+        <FormField id="session-project" label="Project" error={problem?.field === "projectId" ? problem.message : null}>
+          <select
+            id="session-project"
+            className={inputClass}
+            value={chosen}
+            onChange={(e) => setProjectId(e.target.value)}
+          >
+            {(projects.data ?? []).map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </FormField>
+      )}
+      <KindAndMode kind={kind} mode={mode} onKind={setKind} onMode={setMode} />
+      {kind === "codex" ? (
+        <FormField
+          id="session-model"
+          label="Model"
+          hint={defaultModel ? `Empty: the project's default, ${defaultModel}.` : "The project names no default model."}
+          error={problem?.field === "model" ? problem.message : null}
+        >
+          <input
+            id="session-model"
+            className={inputClass}
+            value={model}
+            placeholder={defaultModel}
+            onChange={(e) => setModel(e.target.value)}
+          />
+        </FormField>
+      ) : null}
+      <FormField id="session-name" label="Your name" hint="Shown to others as who started it." error={null}>
+        <input
+          id="session-name"
+          className={inputClass}
+          value={name}
+          maxLength={100}
+          onChange={(e) => setName(e.target.value)}
+        />
+      </FormField>
+      <div className="flex items-end gap-3 sm:col-span-2">
+        <button type="submit" className={buttonClass} disabled={start.isPending || chosen === ""}>
+          {start.isPending ? "Starting…" : "Start session"}
+        </button>
+        {problem && !problem.field ? <ErrorMessage>{problem.message}</ErrorMessage> : null}
+      </div>
+    </form>
+  );
+}
+
+/** Codex or a shell; the project directory itself or a private copy. */
+function KindAndMode(props: {
+  kind: SessionKind;
+  mode: SessionMode;
+  onKind: (kind: SessionKind) => void;
+  onMode: (mode: SessionMode) => void;
+}) {
+  return (
+    <>
+      <fieldset>
+        <legend className="mb-1 text-sm text-muted">Run</legend>
+        <div className="flex gap-4 text-sm">
+          {(["codex", "shell"] as const).map((value) => (
+            <label key={value} className="flex items-center gap-1.5">
+              <input
+                type="radio"
+                name="session-kind"
+                checked={props.kind === value}
+                onChange={() => props.onKind(value)}
+              />
+              {value === "codex" ? "Codex" : "A shell"}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend className="mb-1 text-sm text-muted">Files</legend>
+        <div className="flex flex-col gap-1 text-sm">
+          <label className="flex items-center gap-1.5">
+            <input
+              type="radio"
+              name="session-mode"
+              checked={props.mode === "private"}
+              onChange={() => props.onMode("private")}
+            />
+            Private copy — review and apply its changes later
+          </label>
+          <label className="flex items-center gap-1.5">
+            <input
+              type="radio"
+              name="session-mode"
+              checked={props.mode === "direct"}
+              onChange={() => props.onMode("direct")}
+            />
+            Direct — edit the project directory itself (one at a time)
+          </label>
+        </div>
+      </fieldset>
+    </>
+  );
+}

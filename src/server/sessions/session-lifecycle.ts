@@ -1,0 +1,180 @@
+import fs from "node:fs";
+import { AppError } from "../errors/app-error";
+import { imageRepository } from "../environments/environment-build-queue";
+import { LABEL } from "../runtime/container-spec";
+import { dataDirPaths } from "../storage/data-dir";
+import { RESUMABLE_SESSION_STATES } from "../../shared/session-schemas";
+import { latestThreadSince } from "./codex-threads";
+import type { SessionDeps } from "./session-deps";
+import { sessionRunId } from "./session-start";
+import type { SessionChange, SessionRecord } from "./sessions.queries";
+import { addUsage, ZERO_USAGE } from "../agents/token-usage";
+
+export async function sessionOf(deps: SessionDeps, sessionId: string): Promise<SessionRecord> {
+  const record = await deps.sessions.find(sessionId);
+  if (!record) throw new AppError({ code: "NOT_FOUND", message: `No session ${sessionId}.` });
+  return record;
+}
+
+/** The session's tokens: what was recorded before plus what the gateway metered since it last issued the token. */
+export function meteredTokens(
+  deps: SessionDeps,
+  record: SessionRecord,
+  baseline: Map<string, SessionRecord["tokens"]>,
+) {
+  return async (): Promise<SessionChange["tokens"]> => {
+    const gateway = await deps.gateway();
+    const used = gateway.gateway.usage(sessionRunId(record.id)) ?? ZERO_USAGE;
+    const before = baseline.get(record.id) ?? record.tokens;
+    return addUsage(
+      {
+        inputTokens: before.input,
+        cachedInputTokens: before.cachedInput,
+        outputTokens: before.output,
+        reasoningTokens: before.reasoning,
+      },
+      used,
+    );
+  };
+}
+
+/** What the end of a session's process leaves recorded: the thread it worked on, its tokens, "exited". */
+export async function recordExit(options: {
+  deps: SessionDeps;
+  sessionId: string;
+  exitCode: number;
+  tokens: (record: SessionRecord) => Promise<SessionChange["tokens"]>;
+}): Promise<SessionRecord | null> {
+  const { deps } = options;
+  const record = await deps.sessions.find(options.sessionId);
+  if (!record || record.state === "finishing" || record.state === "finished") return null;
+  deps.hub.close(record.id);
+  const threadId =
+    record.kind === "codex"
+      ? (latestThreadSince({
+          codexHome: dataDirPaths(deps.dataDir).sessionCodexHome(record.projectId),
+          since: new Date(record.createdAt),
+        }) ?? record.threadId)
+      : null;
+  return deps.sessions.update(record.id, {
+    state: "exited",
+    reason: `${record.kind === "codex" ? "Codex" : "The shell"} ended (exit code ${options.exitCode}). Resume starts it again with the same files${threadId ? ", continuing the conversation" : ""}.`,
+    threadId,
+    tokens: await options.tokens(record),
+    leaseExpiresAt: null,
+  });
+}
+
+/** Starts an exited session's container again: the same files, and for Codex `codex resume <thread>`. */
+export async function resumeSession(options: {
+  deps: SessionDeps;
+  sessionId: string;
+  takeLease: (record: SessionRecord) => Promise<void>;
+}): Promise<SessionRecord> {
+  const { deps } = options;
+  const record = await sessionOf(deps, options.sessionId);
+  if (!RESUMABLE_SESSION_STATES.includes(record.state))
+    throw new AppError({
+      code: "CONFLICT",
+      message: `Session ${record.id} is ${record.state}; only an exited session can be resumed.`,
+    });
+  const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
+  if (!record.containerId || !status)
+    throw new AppError({
+      code: "PRECONDITION_FAILED",
+      message: `Session ${record.id}'s container is gone, so it cannot be resumed. Finish it and start a new session (its conversation can still be resumed there).`,
+    });
+  if (record.mode === "direct") await options.takeLease(record);
+  const control = dataDirPaths(deps.dataDir).session(record.id);
+  fs.mkdirSync(control.control, { recursive: true, mode: 0o755 });
+  if (record.threadId) fs.writeFileSync(control.resumeThread, record.threadId);
+  else fs.rmSync(control.resumeThread, { force: true });
+  if (!status.running) await deps.runtime.startContainer(record.containerId);
+  await deps.hub.open({
+    sessionId: record.id,
+    containerId: record.containerId,
+    columns: record.columns,
+    rows: record.rows,
+    screenFile: control.screen,
+  });
+  return deps.sessions.update(record.id, { state: "running", reason: null, lastActivityAt: deps.clock() });
+}
+
+/**
+ * Ends a session for good: "finishing" is recorded before anything is removed, so a crash midway is
+ * finished by repeating this. The container goes; a private copy's workspace stays as a reviewable result.
+ */
+export async function finishSession(options: {
+  deps: SessionDeps;
+  sessionId: string;
+  tokens: (record: SessionRecord) => Promise<SessionChange["tokens"]>;
+}): Promise<SessionRecord> {
+  const { deps } = options;
+  let record = await sessionOf(deps, options.sessionId);
+  if (record.state === "finished") return record;
+  record = await deps.sessions.update(record.id, { state: "finishing", leaseExpiresAt: null });
+  deps.hub.close(record.id);
+  const tokens = await options.tokens(record);
+  if (record.containerId) await deps.runtime.removeContainer(record.containerId);
+  (await deps.gateway()).gateway.forget(sessionRunId(record.id));
+  fs.rmSync(dataDirPaths(deps.dataDir).session(record.id).control, { recursive: true, force: true });
+  return deps.sessions.update(record.id, {
+    state: "finished",
+    tokens,
+    endedAt: deps.clock(),
+    reason:
+      record.mode === "private" && record.workspaceId
+        ? `Finished; its changes are kept in workspace ${record.workspaceId} for review.`
+        : "Finished.",
+  });
+}
+
+/**
+ * Saves what the session installed: commits the container's filesystem (bind mounts, so the project
+ * files and the Codex home, are not part of it) as the project's next environment version, made active,
+ * whose parent is the version the session started from.
+ */
+export async function saveInstalledTools(options: { deps: SessionDeps; sessionId: string }) {
+  const { deps } = options;
+  const record = await sessionOf(deps, options.sessionId);
+  const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
+  if (!record.containerId || !status || record.state === "finishing" || record.state === "finished")
+    throw new AppError({
+      code: "PRECONDITION_FAILED",
+      message: `Session ${record.id} has no container any more; save installed tools before finishing it.`,
+    });
+  const started = deps.clock().getTime();
+  const version = await deps.environments.createBuilding({
+    projectId: record.projectId,
+    parentId: record.environmentVersionId,
+    origin: "session",
+    command: `saved from session ${record.id} (${record.kind}, started by ${record.startedBy})`,
+    imageRepository: imageRepository(record.projectId),
+  });
+  const [repository = "", tag = ""] = splitTag(version.imageTag);
+  try {
+    const imageId = await deps.runtime.commitContainer(record.containerId, {
+      repository,
+      tag,
+      labels: { [LABEL.managed]: "true", [LABEL.project]: record.projectId, [LABEL.environment]: version.id },
+    });
+    const image = await deps.runtime.inspectImage(imageId);
+    const ready = await deps.environments.finish(version.id, {
+      status: "ready",
+      imageId,
+      ...(image ? { sizeBytes: image.sizeBytes } : {}),
+      durationMs: deps.clock().getTime() - started,
+    });
+    await deps.sessions.update(record.id, { savedVersionId: version.id });
+    return ready ?? version;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await deps.environments.finish(version.id, { status: "failed", durationMs: 0, error: message });
+    throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `Could not save the session's tools: ${message}` });
+  }
+}
+
+function splitTag(imageTag: string): [string, string] {
+  const at = imageTag.lastIndexOf(":");
+  return [imageTag.slice(0, at), imageTag.slice(at + 1)];
+}

@@ -1,0 +1,121 @@
+import { dataDirPaths } from "../storage/data-dir";
+import type { SessionView, StartSessionInput } from "../../shared/session-schemas";
+import { toSessionView, type SessionDeps } from "./session-deps";
+import {
+  finishSession,
+  meteredTokens,
+  recordExit,
+  resumeSession,
+  saveInstalledTools,
+  sessionOf,
+} from "./session-lifecycle";
+import { startSession, takeLeaseFor } from "./session-start";
+import { keepUp, reattach } from "./session-upkeep";
+import type { SessionRecord } from "./sessions.queries";
+import type { ScreenState } from "./terminal-hub";
+
+/** Upkeep runs this often: direct sessions' leases, idle sessions, token counts. */
+const UPKEEP_EVERY_MS = 5_000;
+
+/**
+ * Terminal sessions: start, watch, type, resize, resume, finish, save installed tools. The web process
+ * owns them (it is the database's writer and keeps their screens); their containers outlive it, and a
+ * restarted web process reattaches to them (`reattach`).
+ */
+export function createSessionService(deps: SessionDeps & { idleStopMs: number }) {
+  const watchers = new Map<string, number>();
+  const baseline = new Map<string, SessionRecord["tokens"]>();
+  const lastActivity = new Map<string, number>();
+  // watchers and keystrokes wait until a restarted web process has reattached to running sessions
+  let reattachedNow = false;
+  let markReattached = () => undefined as void;
+  const reattached = new Promise<void>((resolve) => (markReattached = resolve));
+  let upkeep: NodeJS.Timeout | null = null;
+  const tokensOf = (record: SessionRecord) => meteredTokens(deps, record, baseline)();
+  const view = (record: SessionRecord): SessionView => toSessionView(record, watchers.get(record.id) ?? 0);
+  const changed = (record: SessionRecord | null) => {
+    if (record) deps.changed(view(record));
+    return record;
+  };
+  const find = (sessionId: string) => sessionOf(deps, sessionId);
+
+  async function onExit(sessionId: string, exitCode: number) {
+    changed(await recordExit({ deps, sessionId, exitCode, tokens: tokensOf }));
+  }
+
+  return {
+    onExit,
+    onActivity(sessionId: string) {
+      lastActivity.set(sessionId, deps.clock().getTime());
+    },
+    async start(input: StartSessionInput): Promise<SessionView> {
+      const record = await startSession(deps, input);
+      baseline.set(record.id, record.tokens);
+      return view(changed(record) ?? record);
+    },
+    async list(input: { projectId?: string }): Promise<SessionView[]> {
+      return (await deps.sessions.list(input)).map(view);
+    },
+    async get(sessionId: string): Promise<SessionView> {
+      return view(await find(sessionId));
+    },
+    async resume(sessionId: string): Promise<SessionView> {
+      const record = await resumeSession({ deps, sessionId, takeLease: (held) => takeLeaseFor(deps, held) });
+      return view(changed(record) ?? record);
+    },
+    async finish(sessionId: string): Promise<SessionView> {
+      const record = await finishSession({ deps, sessionId, tokens: tokensOf });
+      return view(changed(record) ?? record);
+    },
+    saveInstalledTools: (sessionId: string) => saveInstalledTools({ deps, sessionId }),
+    /** The screen now, then (inside `ready`) the caller joins the live output. */
+    async screen(sessionId: string, ready: (screen: ScreenState | null, session: SessionView) => void) {
+      await Promise.race([reattached, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+      const record = await find(sessionId);
+      deps.hub.screen(
+        sessionId,
+        (screen) => ready(screen, view(record)),
+        dataDirPaths(deps.dataDir).session(sessionId).screen,
+      );
+    },
+    input(sessionId: string, data: string) {
+      if (reattachedNow) deps.hub.input(sessionId, data);
+      else void reattached.then(() => deps.hub.input(sessionId, data));
+    },
+    async resize(input: { sessionId: string; columns: number; rows: number }) {
+      const record = await find(input.sessionId);
+      if (!record.containerId || record.state !== "running") return;
+      await deps.hub.resize({ ...input, containerId: record.containerId });
+      await deps.sessions.update(record.id, { columns: input.columns, rows: input.rows });
+    },
+    /** A browser started (+1) or stopped (−1) watching a session. */
+    watch(sessionId: string, delta: 1 | -1) {
+      const count = Math.max(0, (watchers.get(sessionId) ?? 0) + delta);
+      if (count === 0) watchers.delete(sessionId);
+      else watchers.set(sessionId, count);
+    },
+    async begin() {
+      try {
+        await reattach({ deps, baseline, changed, tokensOf });
+      } finally {
+        reattachedNow = true;
+        markReattached();
+      }
+      upkeep = setInterval(
+        () =>
+          void keepUp({ deps, lastActivity, tokensOf }).catch((error: unknown) =>
+            deps.log(`sessions: ${error instanceof Error ? error.message : String(error)}`),
+          ),
+        UPKEEP_EVERY_MS,
+      );
+    },
+    /** Stops watching (the containers keep running for the next start) and saves every screen. */
+    async close() {
+      if (upkeep) clearInterval(upkeep);
+      await keepUp({ deps, lastActivity, tokensOf }).catch(() => undefined);
+      deps.hub.closeAll();
+    },
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

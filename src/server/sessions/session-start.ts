@@ -1,0 +1,250 @@
+import fs from "node:fs";
+import { AppError } from "../errors/app-error";
+import { createKeyedLock } from "../locks/keyed-lock";
+import { runPolicy } from "../agents/run-policy";
+import { dataDirPaths } from "../storage/data-dir";
+import { copyWorkspace, createWorkspace } from "../workspaces/workspace-store";
+import type { ProjectView } from "../../shared/project-schemas";
+import { startSessionInputSchema, type StartSessionInput } from "../../shared/session-schemas";
+import { sessionContainerSpec } from "./session-container";
+import type { SessionDeps, TrialOrigin } from "./session-deps";
+import type { SessionRecord } from "./sessions.queries";
+
+const projectLock = createKeyedLock();
+
+/** The gateway's run id of a session (its token, usage and policy). */
+export const sessionRunId = (sessionId: string) => `session-${sessionId}`;
+
+interface SessionFiles {
+  mode: "direct" | "private";
+  /** What /workspace is: the project directory, or a workspace's tree. */
+  filesPath: string;
+  workspaceId: string | null;
+  /** Read-only mounts besides (the snapshot's git objects a workspace's .git borrows). */
+  extraMounts: { hostPath: string; containerPath: string }[];
+}
+
+async function projectOf(deps: SessionDeps, projectId: string): Promise<ProjectView> {
+  const project = await deps.projects.findById(projectId);
+  if (!project)
+    throw new AppError({ code: "NOT_FOUND", field: "projectId", message: `No project with id ${projectId}.` });
+  return project;
+}
+
+/** The image a new session runs: the trial's committed image when continuing one, else the active environment. */
+async function imageOf(deps: SessionDeps, project: ProjectView, origin: TrialOrigin | null) {
+  const environment = await deps.environments.active(project.id);
+  if (origin?.committedImage) return { image: origin.committedImage, environmentVersionId: environment?.id ?? null };
+  if (environment?.status !== "ready")
+    throw new AppError({
+      code: "PRECONDITION_FAILED",
+      message: `${project.name} has no ready environment. Prepare one on the project page, then start the session.`,
+    });
+  return { image: environment.imageId ?? environment.imageTag, environmentVersionId: environment.id };
+}
+
+/** Where the session's files come from: the project itself, a fresh snapshot, or a copy of a trial's workspace. */
+async function filesOf(options: {
+  deps: SessionDeps;
+  project: ProjectView;
+  mode: "direct" | "private";
+  origin: TrialOrigin | null;
+}): Promise<SessionFiles> {
+  const { deps, project, origin } = options;
+  if (options.mode === "direct" && !origin)
+    return { mode: "direct", filesPath: project.hostPath, workspaceId: null, extraMounts: [] };
+  let workspace;
+  if (origin) {
+    if (!origin.workspaceId)
+      throw new AppError({
+        code: "PRECONDITION_FAILED",
+        message: `Trial ${origin.trialId} kept no workspace to continue from (it may have been deleted).`,
+      });
+    workspace = await copyWorkspace({ dataDir: deps.dataDir, workspaceId: origin.workspaceId });
+  } else {
+    const snapshot = await deps.snapshots.create({ projectId: project.id });
+    workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: snapshot.id });
+  }
+  const gitObjects = dataDirPaths(deps.dataDir).snapshot(workspace.snapshotId).gitObjects;
+  return {
+    mode: "private",
+    filesPath: workspace.path,
+    workspaceId: workspace.id,
+    extraMounts: [{ hostPath: gitObjects, containerPath: gitObjects }],
+  };
+}
+
+/** Refuses a second direct session on a project while the first one's lease holds; takes over an expired one. */
+async function takeLease(deps: SessionDeps, project: ProjectView, self?: string): Promise<void> {
+  const now = deps.clock().getTime();
+  for (const holder of await deps.sessions.liveDirect(project.id)) {
+    if (holder.id === self) continue;
+    const expires = holder.leaseExpiresAt ? Date.parse(holder.leaseExpiresAt) : 0;
+    if (expires > now)
+      throw new AppError({
+        code: "CONFLICT",
+        message: `${project.name} already has a direct session, held by ${holder.startedBy} since ${holder.createdAt.slice(0, 16).replace("T", " ")} UTC (session ${holder.id}). Only one session at a time may edit the project directory: finish that one, or start this one as a private copy.`,
+      });
+    // its holder stopped renewing (a crash): the lease is lost, and its container must not keep editing
+    if (holder.containerId) await deps.runtime.stopContainer(holder.containerId, { timeoutSeconds: 2 });
+    await deps.sessions.update(holder.id, {
+      state: "interrupted",
+      reason: "Its lease on the project directory expired (the dashboard stopped renewing it).",
+      leaseExpiresAt: null,
+    });
+  }
+}
+
+/** A direct session that resumes takes the project's lease again (refused while another one holds it). */
+export async function takeLeaseFor(deps: SessionDeps, record: SessionRecord): Promise<void> {
+  const project = await projectOf(deps, record.projectId);
+  await projectLock(project.id, async () => {
+    await takeLease(deps, project, record.id);
+    await deps.sessions.update(record.id, { leaseExpiresAt: new Date(deps.clock().getTime() + deps.leaseMs) });
+  });
+}
+
+/** Starts a session: checks, files, lease, the gateway token, then the container and its terminal. */
+export async function startSession(deps: SessionDeps, rawInput: StartSessionInput): Promise<SessionRecord> {
+  const input = startSessionInputSchema.parse(rawInput);
+  const project = await projectOf(deps, input.projectId);
+  const origin = input.fromTrialId ? await deps.trialOrigin(input.fromTrialId) : null;
+  if (input.fromTrialId && (!origin || origin.projectId !== project.id))
+    throw new AppError({
+      code: "NOT_FOUND",
+      field: "fromTrialId",
+      message: `No trial ${input.fromTrialId} in ${project.name}.`,
+    });
+  const model = input.model || origin?.model || project.defaultConfiguration.model;
+  if (input.kind === "codex" && !model)
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field: "model",
+      message: "Choose a model for Codex (the project's default configuration names none).",
+    });
+  const { image, environmentVersionId } = await imageOf(deps, project, origin);
+  const mode = origin ? "private" : input.mode;
+  return projectLock(project.id, async () => {
+    if (mode === "direct") await takeLease(deps, project);
+    const files = await filesOf({ deps, project, mode, origin });
+    const record = await deps.sessions.create({
+      projectId: project.id,
+      kind: input.kind,
+      mode,
+      model: input.kind === "codex" ? model : null,
+      reasoningEffort: input.reasoningEffort ?? origin?.reasoningEffort ?? project.defaultConfiguration.reasoningEffort,
+      startedBy: input.startedBy || deps.hostUser,
+      image,
+      environmentVersionId,
+      workspaceId: files.workspaceId,
+      fromTrialId: origin?.trialId ?? null,
+      threadId: origin && input.resumeTrialThread ? origin.threadId : null,
+      runToken: "",
+      columns: input.columns,
+      rows: input.rows,
+      leaseExpiresAt: mode === "direct" ? new Date(deps.clock().getTime() + deps.leaseMs) : null,
+    });
+    return launch({ deps, record, project, files, origin, resumeThread: input.resumeTrialThread });
+  });
+}
+
+/** Creates and starts the container of a new session record; on failure the record says why and nothing runs. */
+async function launch(options: {
+  deps: SessionDeps;
+  record: SessionRecord;
+  project: ProjectView;
+  files: SessionFiles;
+  origin: TrialOrigin | null;
+  resumeThread: boolean;
+}): Promise<SessionRecord> {
+  const { deps, record, project, files } = options;
+  const paths = dataDirPaths(deps.dataDir);
+  const gateway = await deps.gateway();
+  const token = gateway.gateway.issueRunToken({
+    runId: sessionRunId(record.id),
+    budgetTokens: project.runTokenBudget,
+    policy: runPolicy({
+      harness: { kind: "codex", model: record.model ?? "", reasoningEffort: "medium", instructions: "", overrides: [] },
+      network: project.networkMode,
+      allowHostedTools: project.allowHostedTools,
+    }),
+  });
+  let containerId: string | null = null;
+  try {
+    const session = paths.session(record.id);
+    const codexHome = paths.sessionCodexHome(project.id);
+    fs.mkdirSync(session.control, { recursive: true, mode: 0o755 });
+    fs.mkdirSync(codexHome, { recursive: true, mode: 0o700 });
+    if (options.origin?.codexHomePath && options.resumeThread)
+      copyConversation({ from: options.origin.codexHomePath, to: codexHome });
+    if (record.threadId) fs.writeFileSync(session.resumeThread, record.threadId);
+    const spec = specOf({ deps, record, project, files, token, gatewayDir: gateway.socketDir });
+    containerId = await deps.creatingRuntime(files.mode === "direct" ? [project.hostPath] : []).createContainer(spec);
+    await deps.sessions.update(record.id, { containerId, runToken: token });
+    await deps.runtime.startContainer(containerId);
+    await deps.hub.open({
+      sessionId: record.id,
+      containerId,
+      columns: record.columns,
+      rows: record.rows,
+      screenFile: session.screen,
+    });
+    return await deps.sessions.update(record.id, { state: "running", lastActivityAt: deps.clock() });
+  } catch (error) {
+    gateway.gateway.revoke(sessionRunId(record.id));
+    if (containerId) await deps.runtime.removeContainer(containerId).catch(() => undefined);
+    const reason = error instanceof Error ? error.message : String(error);
+    await deps.sessions.update(record.id, {
+      state: "finished",
+      reason: `Could not start: ${reason}`,
+      leaseExpiresAt: null,
+      endedAt: deps.clock(),
+    });
+    throw new AppError({
+      code: "INTERNAL_SERVER_ERROR",
+      message: `The session could not start: ${reason}`,
+      cause: error,
+    });
+  }
+}
+
+/** A trial's conversation, copied into the project's session Codex home so `codex resume <thread>` finds it. */
+function copyConversation(options: { from: string; to: string }): void {
+  const sessions = `${options.from}/sessions`;
+  if (!fs.existsSync(sessions)) return;
+  fs.cpSync(sessions, `${options.to}/sessions`, { recursive: true, force: false, errorOnExist: false });
+}
+
+/** The container spec of a session record (its files, the project's limits and network, the gateway token). */
+function specOf(options: {
+  deps: SessionDeps;
+  record: SessionRecord;
+  project: ProjectView;
+  files: SessionFiles;
+  token: string;
+  gatewayDir: string;
+}) {
+  const { deps, record, project, files } = options;
+  const paths = dataDirPaths(deps.dataDir);
+  const spec = sessionContainerSpec({
+    sessionId: record.id,
+    projectId: project.id,
+    kind: record.kind,
+    image: record.image,
+    model: record.model ?? "",
+    reasoningEffort: record.reasoningEffort,
+    hostedTools: project.networkMode === "internet" || project.allowHostedTools,
+    runToken: options.token,
+    filesPath: files.filesPath,
+    codexHomePath: paths.sessionCodexHome(project.id),
+    controlPath: paths.session(record.id).control,
+    gatewayDir: options.gatewayDir,
+    bridgeDir: deps.bridgeDir,
+    network: project.networkMode,
+    limits: { cpus: project.cpus, memoryBytes: project.memoryBytes, swapBytes: project.swapBytes, pids: project.pids },
+    columns: record.columns,
+    rows: record.rows,
+  });
+  spec.mounts = [...(spec.mounts ?? []), ...files.extraMounts.map((mount) => ({ ...mount, readOnly: true }))];
+  return spec;
+}

@@ -1,0 +1,94 @@
+import { runPolicy } from "../agents/run-policy";
+import { dataDirPaths } from "../storage/data-dir";
+import { LIVE_SESSION_STATES } from "../../shared/session-schemas";
+import type { SessionDeps } from "./session-deps";
+import { finishSession } from "./session-lifecycle";
+import { sessionRunId } from "./session-start";
+import type { SessionChange, SessionRecord } from "./sessions.queries";
+
+type Tokens = (record: SessionRecord) => Promise<SessionChange["tokens"]>;
+
+/** The gateway takes a session's token again after a restart (its container still holds it). */
+async function restoreToken(deps: SessionDeps, record: SessionRecord): Promise<void> {
+  if (!record.runToken) return;
+  const gateway = await deps.gateway();
+  const project = await deps.projects.findById(record.projectId);
+  gateway.gateway.issueRunToken({
+    runId: sessionRunId(record.id),
+    token: record.runToken,
+    budgetTokens: project?.runTokenBudget ?? null,
+    policy: runPolicy({
+      harness: { kind: "codex", model: record.model ?? "", reasoningEffort: "medium", instructions: "", overrides: [] },
+      network: project?.networkMode ?? "none",
+      allowHostedTools: project?.allowHostedTools ?? false,
+    }),
+  });
+}
+
+/**
+ * After a restart of the web process: a session whose container still runs is watched again (its
+ * token, its saved screen, then live output); the others are settled — exited, interrupted when their
+ * container is gone, and a finish a crash cut short is completed.
+ */
+export async function reattach(options: {
+  deps: SessionDeps;
+  baseline: Map<string, SessionRecord["tokens"]>;
+  changed: (record: SessionRecord | null) => unknown;
+  tokensOf: Tokens;
+}): Promise<void> {
+  const { deps, changed } = options;
+  for (const record of await deps.sessions.unfinished()) {
+    if (record.state === "finishing") {
+      changed(await finishSession({ deps, sessionId: record.id, tokens: options.tokensOf }));
+      continue;
+    }
+    const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
+    await restoreToken(deps, record);
+    options.baseline.set(record.id, record.tokens);
+    if (status?.running && record.containerId) {
+      await deps.hub.open({
+        sessionId: record.id,
+        containerId: record.containerId,
+        columns: record.columns,
+        rows: record.rows,
+        screenFile: dataDirPaths(deps.dataDir).session(record.id).screen,
+      });
+      changed(await deps.sessions.update(record.id, { state: "running" }));
+    } else if (LIVE_SESSION_STATES.includes(record.state)) {
+      changed(
+        await deps.sessions.update(record.id, {
+          state: status ? "exited" : "interrupted",
+          reason: status
+            ? "Its process ended while the dashboard was not running. Resume starts it again."
+            : "Its container disappeared while the dashboard was not running.",
+          leaseExpiresAt: null,
+        }),
+      );
+    }
+  }
+}
+
+/** Every few seconds: renews direct sessions' leases, records tokens and activity, stops idle sessions. */
+export async function keepUp(options: {
+  deps: SessionDeps & { idleStopMs: number };
+  lastActivity: Map<string, number>;
+  tokensOf: Tokens;
+}): Promise<void> {
+  const { deps, lastActivity } = options;
+  const now = deps.clock().getTime();
+  for (const record of await deps.sessions.unfinished()) {
+    if (record.state !== "running") continue;
+    const active = lastActivity.get(record.id);
+    const idleFor = now - (active ?? Date.parse(record.lastActivityAt));
+    if (idleFor > deps.idleStopMs && record.containerId) {
+      deps.log(`sessions: stopping ${record.id}, idle for ${Math.round(idleFor / 60_000)} min`);
+      await deps.runtime.stopContainer(record.containerId, { timeoutSeconds: 5 });
+      continue; // the terminal hub records its exit
+    }
+    await deps.sessions.update(record.id, {
+      tokens: await options.tokensOf(record),
+      ...(active ? { lastActivityAt: new Date(active) } : {}),
+      ...(record.mode === "direct" ? { leaseExpiresAt: new Date(now + deps.leaseMs) } : {}),
+    });
+  }
+}

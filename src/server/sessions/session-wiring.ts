@@ -1,0 +1,127 @@
+import os from "node:os";
+import path from "node:path";
+import { packageRoot } from "../../lib/package-info";
+import type { Db } from "../db/client";
+import type { ModelGatewayOptions } from "../gateway/model-gateway";
+import type { EnvironmentQueries } from "../environments/environments.queries";
+import type { ProjectQueries } from "../projects/projects.queries";
+import { createDockerRuntime, type ContainerRuntime } from "../runtime/docker-runtime";
+import { dataDirMountPolicy } from "../runtime/mount-policy";
+import type { SnapshotService } from "../snapshots/snapshot-service";
+import { dataDirPaths } from "../storage/data-dir";
+import type { SessionView } from "../../shared/session-schemas";
+import { startSessionGateway, type SessionGateway } from "./session-gateway";
+import { createSessionService, type SessionService } from "./session-service";
+import { createSessionQueries, createTrialOriginQuery } from "./sessions.queries";
+import { createTerminalHub } from "./terminal-hub";
+
+/** A direct session's lease lasts this long without renewal (upkeep renews it every 5 s). */
+const LEASE_MS = 30_000;
+const DEFAULT_IDLE_STOP_MS = 4 * 3600_000;
+
+export interface SessionsOptions {
+  /** The model gateway's upstream and credential (the same as the workers' gateways get). */
+  gateway: Omit<ModelGatewayOptions, "tcp">;
+  /** Folder of the gateway bridge scripts (the package's assets/). */
+  bridgeDir: string;
+  /** The host's CA bundle for containers with network (see host-ca.ts), or null. */
+  hostCaBundle?: string | null;
+  /** A running session with no input or output for this long is stopped (resumable); default 4 h. */
+  idleStopMs?: number;
+  /** Output bytes of a session for its watchers (the socket layer). */
+  output: (sessionId: string, data: Uint8Array) => void;
+  /** A session changed (the socket layer tells browsers). */
+  changed: (session: SessionView) => void;
+}
+
+/** Sessions' options with defaults: without a gateway configured, a model request says how to give access. */
+function withDefaults(given: Partial<SessionsOptions> = {}): SessionsOptions {
+  return {
+    gateway: given.gateway ?? {
+      upstreamBaseUrl: "https://api.openai.com/v1",
+      credential: () => {
+        throw new Error("This dashboard was started without model access for sessions.");
+      },
+    },
+    bridgeDir: given.bridgeDir ?? path.join(packageRoot(), "assets"),
+    hostCaBundle: given.hostCaBundle ?? null,
+    ...(given.idleStopMs ? { idleStopMs: given.idleStopMs } : {}),
+    output: given.output ?? (() => undefined),
+    changed: given.changed ?? (() => undefined),
+  };
+}
+
+/** Builds the session service of the web process (its gateway starts on first use). */
+export function wireSessions(
+  base: {
+    db: Db;
+    dataDir: string;
+    runtime: ContainerRuntime;
+    sessions?: Partial<SessionsOptions>;
+    log?: (message: string) => void;
+  },
+  queries: { projectQueries: ProjectQueries; environmentQueries: EnvironmentQueries },
+  snapshots: SnapshotService,
+): SessionService & { closeGateway(): Promise<void> } {
+  const config = withDefaults(base.sessions);
+  const options = {
+    ...base,
+    log: base.log ?? (() => undefined),
+    projects: queries.projectQueries,
+    environments: queries.environmentQueries,
+    snapshots,
+  };
+  let gateway: Promise<SessionGateway> | null = null;
+  const startGateway = () =>
+    (gateway ??= startSessionGateway({
+      socketDir: dataDirPaths(options.dataDir).sessionGatewayDir,
+      gateway: { ...config.gateway, log: options.log },
+    }));
+  let service: SessionService | null = null;
+  const hub = createTerminalHub({
+    runtime: options.runtime,
+    broadcast: config.output,
+    onExit: (sessionId, exitCode) =>
+      void service?.onExit(sessionId, exitCode).catch((error: unknown) => options.log(`sessions: ${String(error)}`)),
+    onActivity: (sessionId) => service?.onActivity(sessionId),
+    log: options.log,
+  });
+  service = createSessionService({
+    sessions: createSessionQueries(options.db),
+    projects: options.projects,
+    environments: options.environments,
+    snapshots: options.snapshots,
+    trialOrigin: async (trialId) => {
+      const trial = await createTrialOriginQuery(options.db)(trialId);
+      if (!trial) return null;
+      const codexHomePath = dataDirPaths(options.dataDir).trialAttempt({ trialId, attempt: trial.attempt }).codexHome;
+      return { ...trial, codexHomePath };
+    },
+    runtime: options.runtime,
+    creatingRuntime: (projectDirs) =>
+      createDockerRuntime({
+        hostCaBundle: config.hostCaBundle ?? null,
+        mountPolicy: dataDirMountPolicy({
+          dataDir: options.dataDir,
+          projectDirs,
+          readOnlyPaths: [config.bridgeDir],
+        }),
+      }),
+    gateway: startGateway,
+    hub,
+    dataDir: options.dataDir,
+    bridgeDir: config.bridgeDir,
+    hostUser: os.userInfo().username,
+    changed: config.changed,
+    clock: () => new Date(),
+    leaseMs: LEASE_MS,
+    idleStopMs: config.idleStopMs ?? DEFAULT_IDLE_STOP_MS,
+    log: options.log,
+  });
+  return {
+    ...service,
+    async closeGateway() {
+      if (gateway) await (await gateway).close();
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
+import {
+  addCalendarProject,
+  calendarProject,
+  createDockerRuntime,
+  FAKE_KEY,
+  scriptsDir,
+  startMock,
+  tempDir,
+} from "./support/study-harness";
+import { openSessionWeb, type SessionWeb } from "./support/session-harness";
+
+/**
+ * Issue 12 on the real stack: terminal sessions in containers of a project's environment (the real
+ * Docker engine, the real Codex TUI against the mock model, SQLite, Redis), driven through the
+ * session service as the browser's socket drives it.
+ */
+const runtime = createDockerRuntime();
+const CODEX_SCRIPT = {
+  description: "A terminal session: writes a file, replies; a second turn proves the conversation was resumed.",
+  usage: { inputTokens: 100, cachedInputTokens: 0, outputTokens: 20, reasoningTokens: 0 },
+  steps: [
+    { kind: "write-file", path: "from-codex.txt", content: "written in a session\n" },
+    { kind: "reply", text: "I wrote from-codex.txt for you." },
+    { kind: "reply", text: "Still the same conversation: I remember from-codex.txt." },
+  ],
+};
+let redis: PrivateRedis;
+let mock: Awaited<ReturnType<typeof startMock>>;
+let web: SessionWeb;
+let dataDir: string;
+let projectDir: string;
+let projectId: string;
+
+function sessionContainers(sessionId: string): string[] {
+  const out = execFileSync("docker", ["ps", "-aq", "--filter", `label=invariant.session=${sessionId}`], {
+    encoding: "utf8",
+  });
+  return out.split("\n").filter(Boolean);
+}
+
+async function openWeb() {
+  return openSessionWeb({ dataDir, redisUrl: redis.url, runtime, upstreamBaseUrl: mock.url, apiKey: FAKE_KEY });
+}
+
+async function waitForState(sessionId: string, state: string, timeoutMs = 20_000) {
+  const started = Date.now();
+  for (;;) {
+    const session = await web.core.services.sessions.get(sessionId);
+    if (session.state === state) return session;
+    if (Date.now() - started > timeoutMs) throw new Error(`session ${sessionId} stayed ${session.state}, not ${state}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Keystrokes as a person types them: the text, then Enter on its own (a burst with Enter is a paste). */
+async function type(sessionId: string, text: string) {
+  web.core.services.sessions.input(sessionId, text);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  web.core.services.sessions.input(sessionId, "\r");
+}
+
+beforeAll(async () => {
+  redis = await startPrivateRedis({ dataDir: tempDir("sessions-redis") });
+  mock = await startMock(scriptsDir({ "session-chat": CODEX_SCRIPT }));
+  dataDir = tempDir("sessions-data");
+  web = await openWeb();
+  projectDir = calendarProject();
+  projectId = await addCalendarProject({
+    web: { db: web.core.db, services: web.core.services, emitted: [], close: () => Promise.resolve() },
+    runtime,
+    projectDir,
+  });
+}, 300_000);
+
+afterAll(async () => {
+  for (const session of (await web?.core.services.sessions.list({})) ?? [])
+    await web.core.services.sessions.finish(session.id).catch(() => undefined);
+  await web?.close();
+  await mock?.close();
+  await redis?.stop();
+});
+
+describe("a shell session in direct mode", () => {
+  it("runs in the project directory, holds the lease, exits, resumes, survives a restart and finishes", async () => {
+    const sessions = web.core.services.sessions;
+    const session = await sessions.start({
+      projectId,
+      kind: "shell",
+      mode: "direct",
+      startedBy: "Ada",
+      columns: 100,
+      rows: 30,
+    });
+    expect(session).toMatchObject({ state: "running", mode: "direct", startedBy: "Ada" });
+    const terminal = await web.watch(session.id);
+    await type(session.id, "echo $((6*7)) > answer.txt; cat answer.txt; stty size");
+    await terminal.waitFor(/^42$/m);
+    await terminal.waitFor(/^30 100$/m);
+    expect(fs.readFileSync(path.join(projectDir, "answer.txt"), "utf8")).toBe("42\n");
+
+    // a second direct session on the project is refused with the holder's name; a private copy is not
+    await expect(sessions.start({ projectId, kind: "shell", mode: "direct", startedBy: "Bob" })).rejects.toThrow(
+      /already has a direct session, held by Ada/,
+    );
+
+    // the web process restarts: the container keeps running, and the screen comes back
+    terminal.stop();
+    await web.close();
+    web = await openWeb();
+    await waitForState(session.id, "running");
+    const again = await web.watch(session.id);
+    await again.waitFor(/^42$/m);
+    await type(session.id, "echo after-restart");
+    await again.waitFor(/^after-restart$/m);
+
+    // exit keeps the container; resume starts it again with the same files
+    await type(session.id, "exit");
+    const exited = await waitForState(session.id, "exited");
+    expect(exited.reason).toMatch(/exit code 0/);
+    expect(sessionContainers(session.id)).toHaveLength(1);
+    await web.core.services.sessions.resume(session.id);
+    const resumed = await web.watch(session.id);
+    await type(session.id, "cat answer.txt; echo resumed-$((1+1))");
+    await resumed.waitFor(/^resumed-2$/m);
+
+    const finished = await web.core.services.sessions.finish(session.id);
+    expect(finished.state).toBe("finished");
+    expect(sessionContainers(session.id)).toEqual([]);
+    // finishing again is harmless
+    expect((await web.core.services.sessions.finish(session.id)).state).toBe("finished");
+  }, 180_000);
+});
+
+describe("a Codex session", () => {
+  it("answers in the TUI through the gateway, exits, resumes the same thread, and finishes", async () => {
+    const sessions = web.core.services.sessions;
+    const session = await sessions.start({
+      projectId,
+      kind: "codex",
+      mode: "direct",
+      model: "session-chat",
+      startedBy: "Ada",
+    });
+    const terminal = await web.watch(session.id);
+    // the composer is ready for input once its hint line is drawn
+    await terminal.waitFor(/for shortcuts/, 60_000);
+    await type(session.id, "Please write the file.");
+    await terminal.waitFor(/I wrote from-codex\.txt for you\./, 60_000);
+    expect(fs.readFileSync(path.join(projectDir, "from-codex.txt"), "utf8")).toBe("written in a session\n");
+
+    await type(session.id, "/exit");
+    const exited = await waitForState(session.id, "exited", 30_000);
+    expect(exited.threadId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(exited.tokens.input).toBeGreaterThan(0);
+
+    await web.core.services.sessions.resume(session.id);
+    const resumed = await web.watch(session.id);
+    await resumed.waitFor(/I wrote from-codex\.txt for you\./, 60_000);
+    await resumed.waitFor(/for shortcuts/, 60_000);
+    await type(session.id, "Do you remember?");
+    await resumed.waitFor(/Still the same conversation/, 60_000);
+    await type(session.id, "/exit");
+    const again = await waitForState(session.id, "exited", 30_000);
+    expect(again.threadId).toBe(exited.threadId);
+
+    await web.core.services.sessions.finish(session.id);
+    expect(sessionContainers(session.id)).toEqual([]);
+  }, 240_000);
+});

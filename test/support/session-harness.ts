@@ -1,0 +1,94 @@
+import { Terminal } from "@xterm/headless";
+import { openWebCore, type WebCore } from "../../src/server/web-core";
+import type { ContainerRuntime } from "../../src/server/runtime/docker-runtime";
+import type { SessionView } from "../../src/shared/session-schemas";
+import { REPO_ROOT } from "./temp";
+
+/** A web core whose terminal sessions are watched by the test: output per session, every change. */
+export interface SessionWeb {
+  core: WebCore;
+  /** A browser-like watcher: attaches, renders the screen and the live bytes in a headless xterm. */
+  watch(sessionId: string): Promise<TerminalWatcher>;
+  changes: SessionView[];
+  close(): Promise<void>;
+}
+
+export interface TerminalWatcher {
+  /** The rendered screen and scrollback as plain text. */
+  text(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  stop(): void;
+}
+
+export async function openSessionWeb(options: {
+  dataDir: string;
+  redisUrl: string;
+  runtime: ContainerRuntime;
+  upstreamBaseUrl: string;
+  apiKey: string;
+}): Promise<SessionWeb> {
+  const listeners = new Map<string, Set<(data: Uint8Array) => void>>();
+  const changes: SessionView[] = [];
+  const core = await openWebCore({
+    root: REPO_ROOT,
+    dataDir: options.dataDir,
+    redisUrl: options.redisUrl,
+    adminToken: "a_sessionadmintokensessionadmin000",
+    publicUrl: "http://127.0.0.1:1",
+    version: "test",
+    runtime: options.runtime,
+    recorderBlockMs: 100,
+    sessions: {
+      gateway: {
+        upstreamBaseUrl: options.upstreamBaseUrl,
+        credential: () => ({ apiKey: options.apiKey, source: "OPENAI_API_KEY" }),
+      },
+      output: (sessionId, data) => {
+        for (const listener of listeners.get(sessionId) ?? []) listener(data);
+      },
+      changed: (session) => changes.push(session),
+    },
+  });
+  await core.start({ sweepEveryMs: 500 });
+  return {
+    core,
+    changes,
+    async watch(sessionId) {
+      const terminal = new Terminal({ cols: 120, rows: 32, scrollback: 2000, allowProposedApi: true });
+      const listener = (data: Uint8Array) => terminal.write(data);
+      await core.services.sessions.screen(sessionId, (screen) => {
+        if (screen) {
+          terminal.resize(screen.columns, screen.rows);
+          terminal.write(screen.data);
+        }
+        const set = listeners.get(sessionId) ?? new Set();
+        set.add(listener);
+        listeners.set(sessionId, set);
+      });
+      const text = () => {
+        const lines: string[] = [];
+        const buffer = terminal.buffer.active;
+        for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? "");
+        return lines.join("\n");
+      };
+      return {
+        text,
+        waitFor: (pattern, timeoutMs = 30_000) =>
+          new Promise<void>((resolve, reject) => {
+            const started = Date.now();
+            const poll = () => {
+              terminal.write("", () => {
+                if (pattern.test(text())) return resolve();
+                if (Date.now() - started > timeoutMs)
+                  return reject(new Error(`timed out waiting for ${String(pattern)}; the screen:\n${text()}`));
+                setTimeout(poll, 50);
+              });
+            };
+            poll();
+          }),
+        stop: () => listeners.get(sessionId)?.delete(listener),
+      };
+    },
+    close: () => core.close(),
+  };
+}
