@@ -2,7 +2,7 @@
 // Builds everything `invariant-web` runs: the Prisma client, the CLI/server/worker bundles (esbuild)
 // and the Next.js pages. `--server-only` skips the Next build. Skips work that is already up to date.
 import { spawnSync } from "node:child_process";
-import { existsSync, statSync, readdirSync } from "node:fs";
+import { existsSync, statSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 
@@ -54,7 +54,7 @@ if (
 }
 
 if (force || stamp("dist/cli.mjs") < inputs) {
-  await build({
+  const result = await build({
     entryPoints: { cli: "src/cli/main.ts" },
     outdir: "dist",
     outExtension: { ".js": ".mjs" },
@@ -67,7 +67,15 @@ if (force || stamp("dist/cli.mjs") < inputs) {
     sourcemap: true,
     logLevel: "warning",
     absWorkingDir: root,
+    metafile: true,
   });
+  // esbuild leaves the chunks of earlier builds behind (their names carry content hashes): drop them,
+  // so dist/ (and the npm package) holds only this build
+  const outputs = new Set(Object.keys(result.metafile.outputs).map((file) => path.resolve(root, file)));
+  for (const entry of readdirSync(path.join(root, "dist"), { withFileTypes: true })) {
+    const file = path.join(root, "dist", entry.name);
+    if (entry.isFile() && !outputs.has(file)) rmSync(file);
+  }
   console.log("built dist/ (CLI, web server, worker)");
 }
 

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { sqliteBindingOptions } from "./sqlite-binding";
 
 export interface MigrationReport {
   applied: string[];
@@ -15,7 +16,7 @@ export interface MigrationReport {
  * Each migration runs in a transaction: a failure leaves the database as it was.
  */
 export function applyMigrations(options: { databaseFile: string; migrationsDir: string }): MigrationReport {
-  const sqlite = new Database(options.databaseFile);
+  const sqlite = new Database(options.databaseFile, sqliteBindingOptions());
   try {
     sqlite.pragma("journal_mode = WAL");
     sqlite.exec(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
