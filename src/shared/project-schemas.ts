@@ -38,15 +38,16 @@ export const projectSettingsSchema = z.object({
   networkMode: networkModeSchema,
   cpus: z.number({ error: "CPUs must be a number." }).min(0.1, "At least 0.1 CPU.").max(256, "At most 256 CPUs."),
   memoryBytes: z
-    .number({ error: "Memory must be a number of bytes." })
-    .int("Memory must be a whole number of bytes.")
-    .min(64 * MIB, "At least 64 MiB of memory; the agent and its tools need room.")
-    .max(1024 * GIB, "At most 1 TiB of memory."),
+    // the form's field is in GiB, the API's in bytes: the messages name both
+    .number({ error: "Memory must be a number of GiB, for example 4 (in bytes through the API)." })
+    .int("Memory must come to a whole number of bytes.")
+    .min(64 * MIB, "At least 0.0625 GiB (64 MiB) of memory; the agent and its tools need room.")
+    .max(1024 * GIB, "At most 1024 GiB (1 TiB) of memory."),
   swapBytes: z
-    .number()
-    .int("Swap must be a whole number of bytes.")
+    .number({ error: "Swap must be a number of GiB, for example 0 (in bytes through the API)." })
+    .int("Swap must come to a whole number of bytes.")
     .min(0, "Swap cannot be negative.")
-    .max(1024 * GIB, "At most 1 TiB of swap."),
+    .max(1024 * GIB, "At most 1024 GiB (1 TiB) of swap."),
   pids: z
     .number()
     .int("The process limit is a whole number.")
