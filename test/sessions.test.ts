@@ -13,6 +13,7 @@ import {
   tempDir,
 } from "./support/study-harness";
 import { openSessionWeb, type SessionWeb } from "./support/session-harness";
+import { sessionOwnerOf } from "../src/server/sessions/session-container";
 
 /**
  * Issue 12 on the real stack: terminal sessions in containers of a project's environment (the real
@@ -70,6 +71,8 @@ beforeAll(async () => {
   dataDir = tempDir("sessions-data");
   web = await openWeb();
   projectDir = calendarProject();
+  // a project belongs to a person, not to root: a direct session runs as the directory's owner
+  execFileSync("chown", ["-R", "1000:1000", projectDir]);
   projectId = await addCalendarProject({
     web: { db: web.core.db, services: web.core.services, emitted: [], close: () => Promise.resolve() },
     runtime,
@@ -102,6 +105,8 @@ describe("a shell session in direct mode", () => {
     await terminal.waitFor(/^42$/m);
     await terminal.waitFor(/^30 100$/m);
     expect(fs.readFileSync(path.join(projectDir, "answer.txt"), "utf8")).toBe("42\n");
+    // written as the project's owner, so the user's own files stay theirs
+    expect(fs.statSync(path.join(projectDir, "answer.txt")).uid).toBe(1000);
 
     // a second direct session on the project is refused with the holder's name; a private copy is not
     await expect(sessions.start({ projectId, kind: "shell", mode: "direct", startedBy: "Bob" })).rejects.toThrow(
@@ -171,4 +176,67 @@ describe("a Codex session", () => {
     await web.core.services.sessions.finish(session.id);
     expect(sessionContainers(session.id)).toEqual([]);
   }, 240_000);
+});
+
+describe("saving a session's installed tools", () => {
+  it("commits the container (not the project files) as the next environment version, made active", async () => {
+    const services = web.core.services;
+    await services.projects.update({ id: projectId, settings: { runAsRoot: true } });
+    const before = (await services.environments.overview(projectId)).versions;
+    const session = await services.sessions.start({ projectId, kind: "shell", mode: "private" });
+    const terminal = await web.watch(session.id);
+    await type(
+      session.id,
+      "printf '#!/bin/sh\\necho mytool-works\\n' > /usr/local/bin/mytool && chmod +x /usr/local/bin/mytool && mytool && touch in-workspace.txt",
+    );
+    await terminal.waitFor(/^mytool-works$/m);
+    const version = await services.sessions.saveInstalledTools(session.id);
+    expect(version).toMatchObject({ origin: "session", status: "ready", active: true, parentId: before[0]?.id });
+    const active = (await services.environments.overview(projectId)).versions;
+    expect(active.find((v) => v.active)?.id).toBe(version.id);
+    // the new version's image has the tool; the private copy's file is not in it
+    const image = version.imageId ?? version.imageTag;
+    const out = execFileSync(
+      "docker",
+      ["run", "--rm", "--network", "none", image, "sh", "-c", "mytool; ls /workspace/in-workspace.txt 2>&1 || true"],
+      { encoding: "utf8" },
+    );
+    expect(out).toMatch(/^mytool-works$/m);
+    expect(out).toMatch(/No such file/);
+    await services.sessions.finish(session.id);
+    // later sessions start from it
+    const next = await services.sessions.start({ projectId, kind: "shell", mode: "private" });
+    const nextTerminal = await web.watch(next.id);
+    await type(next.id, "mytool");
+    await nextTerminal.waitFor(/^mytool-works$/m);
+    await services.sessions.finish(next.id);
+    await services.projects.update({ id: projectId, settings: { runAsRoot: false } });
+  }, 180_000);
+});
+
+describe("session containers nobody owns", () => {
+  it("are removed when the web process starts; other installations' are left alone", async () => {
+    const spec = (owner: string, session: string) => ({
+      image: "invariant-base:bookworm",
+      command: ["sleep", "300"],
+      labels: { project: projectId, role: "session" as const, session, sessionOwner: owner },
+      limits: { cpus: 0.5, memoryBytes: 64 * 1024 * 1024, swapBytes: 0, pids: 16 },
+      network: "none" as const,
+    });
+    const ours = await runtime.createContainer(spec(sessionOwnerOf(dataDir), "ghost-ours"));
+    const theirs = await runtime.createContainer(spec(sessionOwnerOf("/elsewhere"), "ghost-theirs"));
+    try {
+      await web.close();
+      web = await openWeb();
+      await web.core.services.sessions.list({});
+      const started = Date.now();
+      while ((await runtime.containerStatus(ours)) !== null && Date.now() - started < 10_000)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await runtime.containerStatus(ours)).toBeNull();
+      expect(await runtime.containerStatus(theirs)).not.toBeNull();
+    } finally {
+      await runtime.removeContainer(ours);
+      await runtime.removeContainer(theirs);
+    }
+  }, 60_000);
 });

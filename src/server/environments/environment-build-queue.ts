@@ -95,6 +95,8 @@ export async function sweepStalledBuilds(
 ): Promise<string[]> {
   const swept: string[] = [];
   for (const building of await deps.environments.allBuilding()) {
+    // a session's "save installed tools" commits in the web process itself, with no job (sessions settle those)
+    if (building.origin === "session") continue;
     const jobId = buildJobId(building.id);
     const state = await deps.queue.state(jobId);
     if (state !== "failed" && state !== "missing") continue;

@@ -18,6 +18,8 @@ export const LABEL = {
   dependencyOutputs: "invariant.dependency-outputs",
   /** Which installation (one Redis = one instance) the owning worker belongs to. */
   instance: "invariant.instance",
+  /** On a terminal session's container: which data dir's web process owns it (a hash of its path). */
+  sessionOwner: "invariant.session-owner",
   /** On an environment image: the uid:gid its build handed /root to (containers running as that user keep HOME=/root). */
   homeOwner: "invariant.home-owner",
 } as const;
@@ -39,6 +41,8 @@ export interface ContainerLabels {
   study?: string;
   trial?: string;
   session?: string;
+  /** Terminal sessions: the owning web process's data dir, hashed (sessionOwnerOf). */
+  sessionOwner?: string;
   worker?: WorkerIdentity;
 }
 
@@ -51,6 +55,7 @@ export function toDockerLabels(labels: ContainerLabels): Record<string, string> 
     ...(labels.study ? { [LABEL.study]: labels.study } : {}),
     ...(labels.trial ? { [LABEL.trial]: labels.trial } : {}),
     ...(labels.session ? { [LABEL.session]: labels.session } : {}),
+    ...(labels.sessionOwner ? { [LABEL.sessionOwner]: labels.sessionOwner } : {}),
     ...(labels.worker
       ? {
           [LABEL.worker]: labels.worker.id,
@@ -85,6 +90,12 @@ export interface Mount {
    * are needed and removing the container removes the volume.
    */
   overlay?: { upperDir: string; workDir: string };
+  /**
+   * Mounted by several containers at once (the package caches of concurrent dependency steps): never
+   * re-owned by a root worker itself, whose `chown` a container could race with a symlink; only by a
+   * short container (whose view of any symlink is its own) for a worker that is not root.
+   */
+  shared?: boolean;
 }
 
 /**

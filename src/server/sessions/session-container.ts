@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
 import { BRIDGE_PORT, CONTAINER_PATHS, shellQuote } from "../agents/harness";
 import type { ContainerSpec, ResourceLimits } from "../runtime/container-spec";
 import type { NetworkMode } from "../../shared/project-schemas";
@@ -60,10 +62,17 @@ export function sessionScript(options: {
   return ["set -u", ...bridge, `cd ${CONTAINER_PATHS.workspace}`, ...run].join("\n");
 }
 
+/** Which web process owns a session container: its data dir, hashed (two installations on one host keep apart). */
+export function sessionOwnerOf(dataDir: string): string {
+  return createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 16);
+}
+
 /** The container of a session: a TTY, its files at /workspace, the project's Codex home, limits, labels, network. */
 export function sessionContainerSpec(options: {
   sessionId: string;
   projectId: string;
+  /** sessionOwnerOf(the data dir) */
+  owner: string;
   kind: SessionKind;
   image: string;
   model: string;
@@ -79,12 +88,17 @@ export function sessionContainerSpec(options: {
   limits: ResourceLimits;
   columns: number;
   rows: number;
+  /** The project's "Run as root" (else the host user, or for a direct session the project directory's owner). */
+  runAsRoot: boolean;
+  /** Direct sessions: the project directory, whose owner the container runs as when the dashboard is root. */
+  userFrom?: string;
 }): ContainerSpec {
   return {
     image: options.image,
     command: ["/bin/sh", "-c", sessionScript(options)],
     env: {
-      HOME: "/root",
+      // a user other than root has no home in the image: /tmp is writable for every user
+      HOME: options.runAsRoot ? "/root" : "/tmp",
       TERM: "xterm-256color",
       COLORTERM: "truecolor",
       LANG: "C.UTF-8",
@@ -94,10 +108,12 @@ export function sessionContainerSpec(options: {
       LINES: String(options.rows),
     },
     workingDir: CONTAINER_PATHS.workspace,
-    labels: { project: options.projectId, role: "session", session: options.sessionId },
+    labels: { project: options.projectId, role: "session", session: options.sessionId, sessionOwner: options.owner },
     limits: options.limits,
     network: options.network,
     tty: true,
+    runAsRoot: options.runAsRoot,
+    ...(options.userFrom ? { userFrom: options.userFrom } : {}),
     mounts: [
       { hostPath: options.filesPath, containerPath: CONTAINER_PATHS.workspace, readOnly: false },
       { hostPath: options.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },

@@ -25,7 +25,7 @@ export interface TrialOrigin {
 export interface SessionDeps {
   sessions: SessionQueries;
   projects: Pick<ProjectQueries, "findById">;
-  environments: Pick<EnvironmentQueries, "active" | "findById" | "createBuilding" | "finish">;
+  environments: Pick<EnvironmentQueries, "active" | "findById" | "createBuilding" | "finish" | "allBuilding">;
   snapshots: Pick<SnapshotService, "create">;
   trialOrigin: (trialId: string) => Promise<TrialOrigin | null>;
   /** The engine for everything but creating containers. */

@@ -6,7 +6,7 @@ import { dataDirPaths } from "../storage/data-dir";
 import { copyWorkspace, createWorkspace } from "../workspaces/workspace-store";
 import type { ProjectView } from "../../shared/project-schemas";
 import { startSessionInputSchema, type StartSessionInput } from "../../shared/session-schemas";
-import { sessionContainerSpec } from "./session-container";
+import { sessionContainerSpec, sessionOwnerOf } from "./session-container";
 import type { SessionDeps, TrialOrigin } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
 
@@ -229,6 +229,7 @@ function specOf(options: {
   const spec = sessionContainerSpec({
     sessionId: record.id,
     projectId: project.id,
+    owner: sessionOwnerOf(deps.dataDir),
     kind: record.kind,
     image: record.image,
     model: record.model ?? "",
@@ -244,6 +245,8 @@ function specOf(options: {
     limits: { cpus: project.cpus, memoryBytes: project.memoryBytes, swapBytes: project.swapBytes, pids: project.pids },
     columns: record.columns,
     rows: record.rows,
+    runAsRoot: project.runAsRoot,
+    ...(files.mode === "direct" ? { userFrom: files.filesPath } : {}),
   });
   spec.mounts = [...(spec.mounts ?? []), ...files.extraMounts.map((mount) => ({ ...mount, readOnly: true }))];
   return spec;

@@ -1,6 +1,8 @@
 import { runPolicy } from "../agents/run-policy";
 import { dataDirPaths } from "../storage/data-dir";
 import { LIVE_SESSION_STATES } from "../../shared/session-schemas";
+import { LABEL } from "../runtime/container-spec";
+import { sessionOwnerOf } from "./session-container";
 import type { SessionDeps } from "./session-deps";
 import { finishSession } from "./session-lifecycle";
 import { sessionRunId } from "./session-start";
@@ -37,6 +39,16 @@ export async function reattach(options: {
   tokensOf: Tokens;
 }): Promise<void> {
   const { deps, changed } = options;
+  await removeOrphanSessionContainers(deps);
+  // a save of installed tools that a crash cut short: its commit may not have finished
+  for (const building of await deps.environments.allBuilding())
+    if (building.origin === "session")
+      await deps.environments.finish(building.id, {
+        status: "failed",
+        durationMs: 0,
+        error:
+          "The dashboard stopped while this version was being saved from a session. Save the session's tools again.",
+      });
   for (const record of await deps.sessions.unfinished()) {
     if (record.state === "finishing") {
       changed(await finishSession({ deps, sessionId: record.id, tokens: options.tokensOf }));
@@ -66,6 +78,29 @@ export async function reattach(options: {
       );
     }
   }
+}
+
+/**
+ * Session containers of this data dir that no unfinished session owns (a crash between creating a
+ * container and recording it, or a session finished while its removal failed) are removed; containers
+ * of live sessions, of other roles and of other installations are left alone.
+ */
+export async function removeOrphanSessionContainers(deps: SessionDeps): Promise<string[]> {
+  const owner = sessionOwnerOf(deps.dataDir);
+  const kept = new Set(
+    (await deps.sessions.unfinished()).flatMap((record) => (record.containerId ? [record.containerId] : [])),
+  );
+  const removed: string[] = [];
+  for (const container of await deps.runtime.listManagedContainers()) {
+    if (container.labels[LABEL.role] !== "session" || container.labels[LABEL.sessionOwner] !== owner) continue;
+    if (kept.has(container.id)) continue;
+    await deps.runtime.removeContainer(container.id);
+    removed.push(container.id);
+    deps.log(
+      `sessions: removed the container of session ${container.labels[LABEL.session] ?? "?"}, which no unfinished session owns`,
+    );
+  }
+  return removed;
 }
 
 /** Every few seconds: renews direct sessions' leases, records tokens and activity, stops idle sessions. */
