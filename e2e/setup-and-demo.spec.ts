@@ -163,3 +163,26 @@ test("a viewer sees the checklist without the key and cannot store or remove one
   expect(answers.status).not.toContain(KEY);
   await viewer.close();
 });
+
+test("the project list shows each environment's state and the next step", async () => {
+  await page.goto(`${product.origin}/projects`);
+  await expect(page.getByTestId("project-environment")).toHaveText("environment v1 ready · next: start a study");
+});
+
+test("Ctrl-K opens the command palette: type part of a name, Enter goes there", async () => {
+  await page.goto(`${product.origin}/studies`);
+  await page.keyboard.press("Control+k");
+  const palette = page.getByRole("dialog", { name: "Command palette" });
+  await expect(palette).toBeVisible();
+  await palette.getByRole("textbox").fill("calendar project");
+  await expect(palette.getByRole("option")).toHaveCount(1);
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(`${product.origin}/projects/${projectId}`);
+  await expect(palette).toHaveCount(0);
+  // the nav's button opens it too; Esc closes it
+  await page.getByRole("button", { name: "Go to a project, study or page (Ctrl-K)" }).click();
+  await palette.getByRole("textbox").fill("fix the calendar");
+  await expect(palette.getByRole("option").first()).toContainText("Demo: fix the calendar");
+  await page.keyboard.press("Escape");
+  await expect(palette).toHaveCount(0);
+});

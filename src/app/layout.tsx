@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import "./globals.css";
+import { CommandPalette } from "./_components/command-palette";
 import { Nav } from "./_components/nav";
 import { Providers } from "./_components/providers";
 
@@ -15,6 +16,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       <body className="min-h-screen antialiased">
         <Providers>
           <Nav />
+          <CommandPalette />
           <main className="mx-auto max-w-6xl px-6 py-8">{children}</main>
         </Providers>
       </body>

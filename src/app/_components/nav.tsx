@@ -37,6 +37,14 @@ export function Nav() {
           })}
         </ul>
         <span className="ml-auto flex items-center gap-3 text-xs text-muted">
+          <button
+            type="button"
+            className="rounded-md border border-line px-2 py-0.5 hover:text-ink"
+            aria-label="Go to a project, study or page (Ctrl-K)"
+            onClick={() => window.dispatchEvent(new KeyboardEvent("keydown", { key: "k", ctrlKey: true }))}
+          >
+            Go to… <kbd className="font-mono">Ctrl K</kbd>
+          </button>
           {role === "viewer" ? (
             <span className="rounded-full border border-warn-strong/50 px-2 py-0.5 text-warn-soft">
               read-only viewer

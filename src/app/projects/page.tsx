@@ -7,6 +7,7 @@ import { EmptyState, focusRing, PageHeader, Panel } from "../_components/ui";
 import { useRole } from "../_components/use-role";
 import { AddProjectForm } from "./add-project-form";
 import { TryDemo } from "./try-demo";
+import { EnvironmentState } from "./environment-state";
 import { formatBytes } from "../_lib/format";
 
 export default function ProjectsPage() {
@@ -52,6 +53,7 @@ export default function ProjectsPage() {
                     <span className="block font-mono text-xs text-muted">{project.hostPath}</span>
                   </span>
                   <span className="text-right text-xs text-muted">
+                    <EnvironmentState projectId={project.id} />
                     network {project.networkMode} · {project.cpus} CPU · {formatBytes(project.memoryBytes)}
                   </span>
                 </Link>

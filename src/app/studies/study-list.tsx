@@ -67,7 +67,8 @@ export function StudyList({ projectId }: { projectId: string | null }) {
             ) : (
               "An admin of this invariant-web can start one"
             )}
-            ; every study anyone starts on this host appears here.
+            ; every study anyone starts on this host appears here. To watch a whole study first, run{" "}
+            <code>invariant-web demo</code> (or <strong>Try the demo</strong> while the Projects page is empty).
           </EmptyState>
         }
       >

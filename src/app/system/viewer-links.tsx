@@ -5,6 +5,7 @@ import type { AppRouter } from "../../server/trpc/app-router";
 import { useState, type FormEvent } from "react";
 import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
+import { CopyButton } from "../_components/copy-button";
 import { buttonClass, FieldError, inputClass, Panel, secondaryButtonClass } from "../_components/ui";
 
 const EXPIRY_CHOICES: { label: string; days: number | null }[] = [
@@ -48,7 +49,11 @@ function ViewerLinkList({ links, onRevoke }: { links: ViewerLink[] | undefined; 
           )}
         </li>
       ))}
-      {links?.length === 0 ? <li className="py-2 text-sm text-muted">No viewer links yet.</li> : null}
+      {links?.length === 0 ? (
+        <li className="py-2 text-sm text-muted">
+          No viewer links yet. Create one above to let a teammate follow the studies on this host, read-only.
+        </li>
+      ) : null}
     </ul>
   );
 }
@@ -127,7 +132,9 @@ export function ViewerLinks() {
       </form>
       {created ? (
         <div className="mb-4 rounded-md border border-ok-strong/50 bg-ok-strong/10 p-3 text-sm">
-          <p className="mb-1">Copy this link now; it is shown only once:</p>
+          <p className="mb-1 flex items-center justify-between gap-2">
+            Copy this link now; it is shown only once: <CopyButton text={created} label="Copy link" />
+          </p>
           <code data-testid="new-viewer-link" className="block break-all font-mono text-xs">
             {created}
           </code>
