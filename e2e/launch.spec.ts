@@ -12,7 +12,10 @@ test("invariant-web prints exactly one stdout line: its URL with the access toke
 
 test("GET /api/health answers without a token and reveals no project data", async ({ request }) => {
   const state = readE2eState();
+  // ok once its worker is online (until then it answers 503: no worker is online)
+  await expect
+    .poll(async () => (await request.get(`${state.origin}/api/health`)).status(), { timeout: 60_000 })
+    .toBe(200);
   const response = await request.get(`${state.origin}/api/health`);
-  expect(response.status()).toBe(200);
-  expect(await response.json()).toMatchObject({ status: "ok", problems: [] });
+  expect(await response.json()).toMatchObject({ status: "ok", problems: [], workers: { online: 1 } });
 });

@@ -139,8 +139,9 @@ describe("invariant-web launcher", () => {
 
   it("refuses requests without a valid token, with a foreign Host or Origin, and viewer mutations", async () => {
     const app = await start(tempDir("launch"));
+    // ok once its worker is online (until then health says no worker is online)
+    await expect.poll(async () => (await fetch(`${app.base}/api/health`)).status, { timeout: 60_000 }).toBe(200);
     const health = await fetch(`${app.base}/api/health`);
-    expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: "ok", problems: [] });
 
     expect((await fetch(`${app.base}/projects`)).status).toBe(401);

@@ -4,6 +4,7 @@ import "./globals.css";
 import { CommandPalette } from "./_components/command-palette";
 import { Nav } from "./_components/nav";
 import { Providers } from "./_components/providers";
+import { HealthBanner } from "./_components/system-health";
 
 export const metadata: Metadata = {
   title: "invariant-web",
@@ -17,6 +18,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <Providers>
           <Nav />
           <CommandPalette />
+          <HealthBanner />
           <main className="mx-auto max-w-6xl px-6 py-8">{children}</main>
         </Providers>
       </body>

@@ -209,7 +209,7 @@ function wireEnvironments(deps: {
 
 /** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
 export function createAppServices(options: AppServicesOptions): AppServices {
-  const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web" });
+  const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web", failFast: true });
   const queue = createJobQueue({ redisUrl: options.redisUrl });
   const queries = createQueries(options.db);
   const { events, projectQueries, snapshotQueries } = queries;

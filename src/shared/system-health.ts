@@ -15,5 +15,10 @@ export interface HealthReport {
   status: "ok" | "degraded";
   /** Plain sentences, each what is wrong and what happens about it. */
   problems: string[];
+  redis: { reachable: boolean };
+  /** Workers whose heartbeat is current (unknown while Redis is unreachable). */
+  workers: { online: number | null };
+  /** Events published but not yet recorded in the database (`lag`: not yet read; `pending`: read, not yet acknowledged). */
+  recorder: { lag: number | null; pending: number | null };
   supervision: SupervisedProcess[];
 }

@@ -6,6 +6,7 @@ import { PageHeader, Panel } from "../_components/ui";
 import { useRole } from "../_components/use-role";
 import { useTRPC } from "../_lib/trpc";
 import { useLiveQuery } from "../_lib/use-live-query";
+import { HealthPanel } from "./health-panel";
 import { BrowserSessions } from "./browser-sessions";
 import { ChecksPanel } from "./checks-panel";
 import { ViewerLinks } from "./viewer-links";
@@ -24,6 +25,7 @@ export default function SystemPage() {
         description="Health of this host, the workers that run jobs, and who can see this dashboard."
       />
       <div className="grid gap-6">
+        <HealthPanel />
         <ChecksPanel />
         <WorkersPanel isAdmin={isAdmin} />
         {isAdmin ? <ViewerLinks /> : null}

@@ -99,12 +99,17 @@ export function createRecorder(deps: RecorderDeps) {
       await ensureGroup(deps.redis);
       running = true;
       loop = (async () => {
+        let failing = false; // one line when reading starts failing (e.g. Redis is down), one when it works again
         while (running) {
           try {
             await drainOnce({ deps, consumer, blockMs: deps.blockMs ?? 2000 });
+            if (failing) deps.log("recorder: reading events again");
+            failing = false;
           } catch (error) {
             if (!running) break;
-            deps.log(`recorder: ${error instanceof Error ? error.message : String(error)}; retrying in 1 s`);
+            if (!failing)
+              deps.log(`recorder: ${error instanceof Error ? error.message : String(error)}; retrying every second`);
+            failing = true;
             await new Promise((resolve) => setTimeout(resolve, 1000));
           }
         }

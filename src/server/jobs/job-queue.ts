@@ -35,7 +35,8 @@ export type JobState = "waiting" | "delayed" | "prioritized" | "active" | "compl
 
 export function createJobQueue(options: { redisUrl: string }): JobQueue {
   const connection = queueConnection(options.redisUrl);
-  const queue = new Queue(QUEUE_NAME, { connection });
+  // adding, reading or removing a job fails fast while Redis is away (the caller says so) instead of hanging
+  const queue = new Queue(QUEUE_NAME, { connection: { ...connection, maxRetriesPerRequest: 1 } });
   const queueEvents = new QueueEvents(QUEUE_NAME, { connection });
 
   async function add<S extends z.ZodType, R extends z.ZodType>(

@@ -43,12 +43,16 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
   };
 }
 
-/** A connection suitable for BullMQ workers and blocking reads (no per-command retry limit). */
-export function connectRedis(options: { url: string; name: string }): Redis {
+/**
+ * A connection suitable for BullMQ workers and blocking reads (no per-command retry limit: a command
+ * waits while Redis is away). With `failFast`, a command fails after one reconnect attempt instead,
+ * so a request that needs Redis during an outage is refused at once (see redis-errors.ts) rather than hanging.
+ */
+export function connectRedis(options: { url: string; name: string; failFast?: boolean }): Redis {
   const client = new Redis({
     ...redisOptionsFromUrl(options.url),
     connectionName: options.name,
-    maxRetriesPerRequest: null,
+    maxRetriesPerRequest: options.failFast ? 1 : null,
     lazyConnect: false,
   });
   // while Redis is down ioredis reports every reconnect attempt as an 'error' event ("[ioredis] Unhandled

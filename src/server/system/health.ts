@@ -1,9 +1,13 @@
+import type { Redis } from "ioredis";
 import type { HealthReport, SupervisedProcess } from "../../shared/system-health";
+import { EVENT_STREAM_KEY, RECORDER_GROUP } from "../events/event-stream";
+import { listWorkers } from "./worker-registry";
 
 /** The launcher's view of the children it keeps running (empty for a web process without one). */
 export type SupervisionSource = () => SupervisedProcess[];
 
 const LABELS: Record<SupervisedProcess["name"], string> = { redis: "The private Redis", worker: "The worker" };
+const PROBE_MS = 1000;
 
 /** A sentence per supervised child that is not simply running. */
 function supervisionProblems(processes: SupervisedProcess[]): string[] {
@@ -19,8 +23,57 @@ function supervisionProblems(processes: SupervisedProcess[]): string[] {
   });
 }
 
-/** The health report: `degraded` with the problems when anything is wrong. */
-export function buildHealth(options: { supervision: SupervisedProcess[] }): HealthReport {
-  const problems = supervisionProblems(options.supervision);
-  return { status: problems.length > 0 ? "degraded" : "ok", problems, supervision: options.supervision };
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer")), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The recorder group's backlog: XINFO GROUPS gives `lag` (not yet read) and `pending` (read, not acknowledged). */
+async function recorderBacklog(redis: Redis): Promise<HealthReport["recorder"]> {
+  const groups = (await redis.xinfo("GROUPS", EVENT_STREAM_KEY).catch(() => [])) as unknown[][];
+  for (const group of groups) {
+    const fields = new Map<string, unknown>();
+    for (let i = 0; i + 1 < group.length; i += 2) fields.set(String(group[i]), group[i + 1]);
+    if (fields.get("name") !== RECORDER_GROUP) continue;
+    const number = (value: unknown) => (typeof value === "number" ? value : null);
+    return { lag: number(fields.get("lag")), pending: number(fields.get("pending")) };
+  }
+  return { lag: null, pending: null };
+}
+
+/** What the web process can see right now: Redis, the workers' heartbeats, the recorder's backlog. */
+async function probe(redis: Redis) {
+  try {
+    await within(redis.ping(), PROBE_MS);
+    const [workers, recorder] = await within(Promise.all([listWorkers(redis), recorderBacklog(redis)]), PROBE_MS);
+    return { reachable: true, online: workers.length, recorder };
+  } catch {
+    return { reachable: false, online: null, recorder: { lag: null, pending: null } };
+  }
+}
+
+/** The health report: `degraded` with the problems when Redis is down, no worker is online, or a child keeps failing. */
+export async function checkHealth(options: { redis: Redis; supervision: SupervisedProcess[] }): Promise<HealthReport> {
+  const seen = await probe(options.redis);
+  const problems: string[] = [];
+  if (!seen.reachable)
+    problems.push(
+      "Redis is not reachable: queued work waits, and starting, stopping or retrying work is refused until it is back. Pages that read the database keep working.",
+    );
+  else if (seen.online === 0)
+    problems.push(
+      "No worker is online: queued trials and builds wait until one starts (restart invariant-web, or run `invariant-web worker`).",
+    );
+  problems.push(...supervisionProblems(options.supervision));
+  return {
+    status: problems.length > 0 ? "degraded" : "ok",
+    problems,
+    redis: { reachable: seen.reachable },
+    workers: { online: seen.online },
+    recorder: seen.recorder,
+    supervision: options.supervision,
+  };
 }

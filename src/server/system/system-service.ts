@@ -6,7 +6,7 @@ import type { ContainerRuntime } from "../runtime/docker-runtime";
 import type { EventQueries } from "../events/events.queries";
 import { selfcheckJob, type SelfcheckResult } from "../jobs/job-catalog";
 import { listWorkers, type WorkerInfo } from "./worker-registry";
-import { buildHealth, type SupervisionSource } from "./health";
+import { checkHealth, type SupervisionSource } from "./health";
 import type { HealthReport } from "../../shared/system-health";
 
 export interface SystemServiceDeps {
@@ -28,7 +28,7 @@ export function createSystemService(deps: SystemServiceDeps) {
       runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl }),
     workers: (): Promise<WorkerInfo[]> => listWorkers(deps.redis),
     /** What /api/health and the System page report: ok, or degraded with the reasons. */
-    health: (): Promise<HealthReport> => Promise.resolve(buildHealth({ supervision: deps.supervision?.() ?? [] })),
+    health: (): Promise<HealthReport> => checkHealth({ redis: deps.redis, supervision: deps.supervision?.() ?? [] }),
     recentEvents: (limit: number) => deps.events.recent({ limit }),
 
     /** Runs a self-check job on whichever worker picks it up: proves the queue round trip end to end. */

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { isAppError } from "../errors/app-error";
+import { isRedisOutage, REDIS_OUTAGE_MESSAGE } from "../redis/redis-errors";
 import type { Identity } from "../../shared/roles";
 import type { AppServices } from "../app-services";
 
@@ -43,6 +44,8 @@ const mapErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
+  if (!result.ok && isRedisOutage(result.error.cause))
+    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: REDIS_OUTAGE_MESSAGE, cause: result.error.cause });
   return result;
 });
 

@@ -4,6 +4,7 @@ import type { RetryConfigurationEdit } from "../../../shared/study-inputs";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
 import { REASONING_EFFORTS, type ReasoningEffort } from "../../../shared/vocabulary";
 import { FormField } from "../../_components/form-field";
+import { NoWorkerWarning } from "../../_components/system-health";
 import { buttonClass, focusRing, inputClass, secondaryButtonClass } from "../../_components/ui";
 
 /**
@@ -76,6 +77,9 @@ export function TrialRetryForm({
           ? `Runs as a new configuration, config ${nextChoice} (edited from config ${trial.choice}); the other trials of config ${trial.choice} are not changed.`
           : `Runs again with config ${trial.choice} as attempt ${trial.attempt + 1}; this attempt stays in the history.`}
       </p>
+      <div className="md:col-span-2">
+        <NoWorkerWarning what="The retry" />
+      </div>
       <div className="flex gap-2 md:col-span-2">
         <button type="submit" className={`${buttonClass} ${focusRing}`} disabled={retrying || needsModel}>
           {retrying ? "Retrying…" : edited ? `Retry as config ${nextChoice}` : "Retry"}

@@ -5,6 +5,7 @@ import { focusRing, Panel, warnBoxClass } from "../../_components/ui";
 import { fieldId, type StudyDraft } from "./form-model";
 import type { NewStudyFormState } from "./use-new-study-form";
 import { DependencyWarning } from "./dependency-warning";
+import { NoWorkerWarning } from "../../_components/system-health";
 
 type FormProps = { form: NewStudyFormState };
 
@@ -63,6 +64,7 @@ function ProjectAndTitle({ form }: FormProps) {
         </div>
       ) : null}
       <DependencyWarning projectId={draft.projectId} />
+      <NoWorkerWarning what="The study's preflight and trials" />
     </>
   );
 }
