@@ -69,7 +69,7 @@ export async function startSecondInstance(): Promise<SecondInstance> {
   const mockUrl = (await firstLine(mock, /^http:\/\/\S+\/v1$/, 30_000))[0];
   const authorizations: string[] = [];
   const provider = await recordingProvider(mockUrl, authorizations);
-  const env = { ...process.env, OPENAI_BASE_URL: provider.url, CODEX_HOME: codexHome };
+  const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_BASE_URL: provider.url, CODEX_HOME: codexHome };
   for (const name of ["OPENAI_API_KEY", "REDIS_URL", "INVARIANT_DATA_DIR"]) delete env[name];
   const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "--port", "0", "--no-open"], {
     cwd: REPO,

@@ -9,7 +9,7 @@ const KEY = "sk-login-RECOGNISABLE-31337";
 
 /** The built `invariant-web login|logout` with a key on stdin, no OPENAI_API_KEY and an empty Codex home. */
 function cli(dataDir: string, args: string[], input = "", env: Record<string, string> = {}) {
-  const base: Record<string, string | undefined> = { ...cleanEnv(), CODEX_HOME: tempDir("no-codex"), ...env };
+  const base: NodeJS.ProcessEnv = { ...cleanEnv(), CODEX_HOME: tempDir("no-codex"), ...env };
   if (!env.OPENAI_API_KEY) delete base.OPENAI_API_KEY;
   return spawnSync(process.execPath, [BIN, ...args, "--data-dir", dataDir], {
     cwd: ROOT,
