@@ -1,8 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
-import { Terminal } from "@xterm/headless";
+import { createRequire } from "node:module";
+import type * as XtermHeadless from "@xterm/headless";
+import type { Terminal } from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
+
+// @xterm/headless is CommonJS whose named exports Node's ESM loader cannot detect (the bundled dashboard
+// failed to start on `import { Terminal }`): load it with require
+const { Terminal: HeadlessTerminal } = createRequire(import.meta.url)("@xterm/headless") as typeof XtermHeadless;
 
 /** How much scrollback the server keeps per session (what a reattaching browser gets back). */
 const SCROLLBACK_LINES = 2_000;
@@ -76,7 +82,7 @@ async function attachTerminal(options: {
   screenFile: string;
 }): Promise<void> {
   const { deps, sessionId } = options;
-  const terminal = new Terminal({
+  const terminal = new HeadlessTerminal({
     cols: options.columns,
     rows: options.rows,
     scrollback: SCROLLBACK_LINES,
