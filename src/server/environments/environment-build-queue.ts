@@ -34,6 +34,8 @@ export async function enqueueBuild(
     parentId: string | null;
     /** A dependency step: what the new version will carry, and the job's folder and outputs. */
     dependencies?: { installed: InstalledDependencies; build: DependencyBuild };
+    /** A command of the user's own with network, whatever the project's mode for agents and tests. */
+    withNetwork?: boolean;
   },
 ): Promise<EnvironmentVersionView> {
   const p = await findProject(deps, input.projectId);
@@ -60,8 +62,9 @@ export async function enqueueBuild(
     command: input.command,
     repository,
     tag,
-    // a dependency step downloads packages, whatever the project's mode for agents and tests
-    network: input.kind === "dependencies" ? "internet" : p.networkMode,
+    // a dependency step downloads packages, and a prepare command is the user's own (network on unless
+    // switched off), whatever the project's mode for agents and tests
+    network: input.kind === "dependencies" || input.withNetwork ? "internet" : p.networkMode,
     limits: containerLimitsOf(p),
     runAsRoot: p.runAsRoot,
     timeoutMs: deps.prepareTimeoutMs ?? DEFAULT_PREPARE_TIMEOUT_MS,

@@ -96,6 +96,24 @@ async function buildPlan(options: {
   return { script: baseScript({ codexFromMount: sameArch, codexVersion: codex?.version ?? "latest" }), mounts };
 }
 
+const NAME_RESOLUTION =
+  /Temporary failure resolving|Could not resolve host|Temporary failure in name resolution|getaddrinfo (EAI_AGAIN|ENOTFOUND)|Name or service not known|Failed to resolve/i;
+
+/** A failed build whose output shows names could not be resolved: say why, and how to give it network. */
+export function nameResolutionHint(options: { tail: string; network: string }): string {
+  const found = NAME_RESOLUTION.exec(options.tail);
+  if (!found) return "";
+  const why =
+    options.network === "none"
+      ? "it ran without network (the project's network mode is none)"
+      : "the container could not reach a name server";
+  const fix =
+    options.network === "none"
+      ? "Run the command with network (the switch under the command box, on by default), or set the project's network mode to internet."
+      : "Check the host's DNS and proxy settings (docker run --rm debian getent hosts deb.debian.org should answer).";
+  return ` Its output shows host names could not be resolved ("${found[0]}"): ${why}. ${fix}`;
+}
+
 /** Runs the container to its end, publishing its output every `flushMs`; exit 0 → commits it as the version's image. */
 async function runAndCommit(options: {
   deps: EnvironmentBuilderDeps;
@@ -117,9 +135,15 @@ async function runAndCommit(options: {
       projectId: job.projectId,
       data: { versionId: job.versionId, containerId },
     });
-    const { exitCode, timedOut } = await deps.runtime.runToExit(containerId, (chunk) => log.add(chunk), {
-      timeoutMs: job.timeoutMs,
-    });
+    let tail = "";
+    const { exitCode, timedOut } = await deps.runtime.runToExit(
+      containerId,
+      (chunk) => {
+        log.add(chunk);
+        tail = (tail + chunk).slice(-16_384);
+      },
+      { timeoutMs: job.timeoutMs },
+    );
     clearInterval(timer);
     await flush();
     if (timedOut)
@@ -130,7 +154,7 @@ async function runAndCommit(options: {
     if (exitCode !== 0)
       return await finish({
         status: "failed",
-        error: `The command exited with code ${exitCode}. The previous version stays active; see the log.`,
+        error: `The command exited with code ${exitCode}.${nameResolutionHint({ tail, network: job.network })} The previous version stays active; see the log.`,
       });
     const imageId = await deps.runtime.commitContainer(containerId, {
       repository: job.repository,

@@ -57,8 +57,11 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
       });
     },
 
-    /** Runs a command in a container of the active version; exit 0 makes the result the new active version. */
-    async prepareWithCommand(projectId: string, command: string): Promise<EnvironmentVersionView> {
+    /**
+     * Runs a command in a container of the active version; exit 0 makes the result the new active version.
+     * With network by default (`withNetwork`): the command is the user's, not the agent's.
+     */
+    async prepareWithCommand(projectId: string, command: string, withNetwork = true): Promise<EnvironmentVersionView> {
       const active = await deps.environments.active(projectId);
       if (!active?.imageId) {
         throw new AppError({
@@ -72,6 +75,7 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
         kind: "command",
         command,
         parentId: active.id,
+        withNetwork,
       });
     },
 

@@ -129,6 +129,27 @@ describe("environment versions on the real Docker engine", () => {
     await web.services.projects.update({ id: projectId, settings: { baseImage: null } });
   });
 
+  it("runs a prepare command with network by default; without it, a name-resolution failure says why and how to fix it", async () => {
+    // a default route is there (checked in the kernel's table, no packet sent), in a project of network mode none
+    const withNetwork = await web.services.environments.prepareWithCommand(
+      projectId,
+      "grep -qP '^\\S+\\t00000000\\t' /proc/net/route && echo has-a-default-route",
+    );
+    expect(await waitUntilBuilt(web, withNetwork.id)).toMatchObject({ status: "ready" });
+    expect(await web.services.environments.log(withNetwork.id)).toContain("has-a-default-route");
+    const offline = await web.services.environments.prepareWithCommand(
+      projectId,
+      "grep -qP '^\\S+\\t00000000\\t' /proc/net/route || { echo \"Temporary failure resolving 'deb.debian.org'\" >&2; exit 100; }",
+      false,
+    );
+    const row = await waitUntilBuilt(web, offline.id);
+    expect(row.status).toBe("failed");
+    expect(row.error).toMatch(
+      /^The command exited with code 100\. Its output shows host names could not be resolved \("Temporary failure resolving"\): it ran without network \(the project's network mode is none\)\. Run the command with network/,
+    );
+    await web.services.environments.remove(offline.id);
+  });
+
   it("the base image exists for these tests", () => {
     expect(dockerInspect("image", BASE_IMAGE)).not.toBeNull();
   });

@@ -20,9 +20,13 @@ export const environmentsRouter = router({
           .trim()
           .min(1, "Enter a command to run, for example: apt-get install -y ripgrep")
           .max(10_000, "Commands are at most 10,000 characters."),
+        /** The command runs with network (default), whatever the project's network mode for agents. */
+        network: z.boolean().default(true),
       }),
     )
-    .mutation(({ ctx, input }) => ctx.services.environments.prepareWithCommand(input.projectId, input.command)),
+    .mutation(({ ctx, input }) =>
+      ctx.services.environments.prepareWithCommand(input.projectId, input.command, input.network),
+    ),
   activate: procedure
     .input(versionInput)
     .mutation(({ ctx, input }) => ctx.services.environments.activate(input.versionId)),

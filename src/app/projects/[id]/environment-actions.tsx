@@ -59,6 +59,7 @@ function PrepareWithCommand({
 }) {
   const trpc = useTRPC();
   const [command, setCommand] = useState("");
+  const [network, setNetwork] = useState(true);
   const prepareWithCommand = useMutation(
     trpc.environments.prepareWithCommand.mutationOptions({
       onSuccess: async () => {
@@ -69,7 +70,7 @@ function PrepareWithCommand({
   );
   function submit(event: FormEvent) {
     event.preventDefault();
-    prepareWithCommand.mutate({ projectId, command });
+    prepareWithCommand.mutate({ projectId, command, network });
   }
   return (
     <form onSubmit={submit} className="flex items-start gap-3" aria-label="Prepare with a command">
@@ -85,6 +86,10 @@ function PrepareWithCommand({
           onChange={(e) => setCommand(e.target.value)}
           aria-describedby="prepare-command-error"
         />
+        <label className="mt-1 flex items-center gap-2 text-xs text-muted">
+          <input type="checkbox" checked={network} onChange={(e) => setNetwork(e.target.checked)} />
+          With network (your own command, e.g. apt-get; agents and tests keep the project&apos;s network mode)
+        </label>
         <FieldError
           id="prepare-command-error"
           message={prepareWithCommand.error ? describeError(prepareWithCommand.error).message : null}
