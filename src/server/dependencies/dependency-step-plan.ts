@@ -115,7 +115,8 @@ export async function planDependencyStep(options: {
   for (const cache of caches) {
     const hostPath = paths.cache(cache.name);
     await fs.mkdir(cache.name === "apt" ? path.join(hostPath, "partial") : hostPath, { recursive: true });
-    mounts.push({ hostPath, containerPath: cache.containerPath, readOnly: false });
+    // shared by every project's dependency steps, even at the same time
+    mounts.push({ hostPath, containerPath: cache.containerPath, readOnly: false, shared: true });
   }
   return {
     script: dependencyScript({ kind: options.build.kind, outputs: options.build.outputs }),

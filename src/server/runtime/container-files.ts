@@ -10,20 +10,24 @@ const run = promisify(execFile);
 /**
  * The host folders a container may write that are ours to manage: its writable bind mounts and the
  * upper layers of its overlays, inside `roots` (the data dir; without one, any), never inside `keep`
- * (a `userFrom` path: a project directory is its owner's, never re-owned).
+ * (a `userFrom` path: a project directory is its owner's, never re-owned). `exclusive` ones no other
+ * container writes while this one exists; `shared` ones (package caches) other containers may.
  */
-export function managedWritablePaths(options: { mounts: readonly Mount[]; roots: string[] | null; keep?: string }) {
+export function managedWritablePaths(options: { mounts: readonly Mount[]; roots: string[] | null; keep?: string }): {
+  exclusive: string[];
+  shared: string[];
+} {
   const inside = (child: string, parent: string) => {
     const relative = path.relative(parent, child);
     return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
   };
-  const paths: string[] = [];
+  const paths = { exclusive: [] as string[], shared: [] as string[] };
   for (const mount of options.mounts) {
     const source = mount.overlay ? mount.overlay.upperDir : mount.readOnly ? null : mount.hostPath;
     if (!source) continue;
     if (options.keep && (inside(source, options.keep) || inside(options.keep, source))) continue;
     if (options.roots && !options.roots.some((root) => inside(source, root))) continue;
-    paths.push(source);
+    (mount.shared ? paths.shared : paths.exclusive).push(source);
   }
   return paths;
 }
@@ -42,6 +46,8 @@ async function reown(options: { dirs: string[]; select: string[]; to: UnixUser }
  * Before a non-root container starts, from a worker running as root: its writable folders become its
  * user's (entries already theirs are left alone), and a writable socket (the model gateway's, in a
  * mode-700 folder) becomes connectable. A folder whose top belongs to someone else is not touched.
+ * Only for folders no container is writing meanwhile: `chown -h` leaves the last component's symlink
+ * alone, not a directory on the way that a running container swapped for one.
  */
 export async function giveToContainerUser(options: { paths: string[]; user: UnixUser; worker: UnixUser }) {
   const { user } = options;

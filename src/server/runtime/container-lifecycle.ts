@@ -28,6 +28,8 @@ interface ContainerRecord {
   identity: ContainerIdentity;
   /** Writable host folders of ours (workspace, Codex home, overlay upper layers, a build's outputs). */
   writable: string[];
+  /** Writable folders other containers use at the same time (package caches): handed back only from a container. */
+  shared: string[];
   network: string | null;
   /** Disk the writable folders took when the container was created (its own writes are measured on top). */
   disk: { budgetBytes: number; baseline: number } | null;
@@ -105,6 +107,9 @@ async function start(life: Lifecycle, id: string, options: { alreadyStartedIsFin
         { cause: error },
       );
     if (!record?.network || !isNetworkMissing(error)) throw error;
+    // a container that did start (and maybe already ended) is never started twice
+    const state = (await container.inspect().catch(() => null))?.State.Status;
+    if (state !== "created") throw error;
     await ensureProjectNetwork({ docker: life.docker, projectId: record.spec.labels.project });
     await attempt();
   }
@@ -138,7 +143,11 @@ async function createContainer(life: Lifecycle, requested: ContainerSpec): Promi
   const { docker, settings } = life;
   const { spec, mounts } = settings.prepare(requested);
   const identity = containerIdentity({ spec, user: await userFor(spec, settings) });
-  const writable = managedWritablePaths({ mounts, roots: settings.ownedRoots, keep: spec.userFrom });
+  const { exclusive: writable, shared } = managedWritablePaths({
+    mounts,
+    roots: settings.ownedRoots,
+    keep: spec.userFrom,
+  });
   if (!identity.root && settings.worker.uid === 0 && identity.user.uid !== 0)
     await giveToContainerUser({ paths: writable, user: identity.user, worker: settings.worker });
   const network =
@@ -146,7 +155,7 @@ async function createContainer(life: Lifecycle, requested: ContainerSpec): Promi
   const budgetBytes = spec.diskBudgetBytes ?? null;
   const disk = budgetBytes ? { budgetBytes, baseline: await folderBytes(writable) } : null;
   const container = await create(life, { spec, mounts, identity, network });
-  life.records.set(container.id, { image: spec.image, spec, identity, writable, network, disk });
+  life.records.set(container.id, { image: spec.image, spec, identity, writable, shared, network, disk });
   return container.id;
 }
 
@@ -190,13 +199,18 @@ async function handBackInContainer(life: Lifecycle, record: ContainerRecord, dir
   }
 }
 
-/** What a root container created in our folders becomes the host user's again. */
+/**
+ * What a root container created in our folders becomes the host user's again: by a root worker itself
+ * (not the shared caches, which only root builds use and another build may be writing), else from a
+ * short container.
+ */
 async function handBack(life: Lifecycle, record: ContainerRecord): Promise<void> {
-  if (!record.identity.root || record.identity.filesOwner.uid === 0 || record.writable.length === 0) return;
+  if (!record.identity.root || record.identity.filesOwner.uid === 0) return;
   if (life.settings.worker.uid === 0)
     return handBackRootFiles({ paths: record.writable, owner: record.identity.filesOwner });
   const dirs: string[] = [];
-  for (const dir of record.writable) if ((await fs.lstat(dir).catch(() => null))?.isDirectory()) dirs.push(dir);
+  for (const dir of [...record.writable, ...record.shared])
+    if ((await fs.lstat(dir).catch(() => null))?.isDirectory()) dirs.push(dir);
   if (dirs.length > 0) await handBackInContainer(life, record, dirs);
 }
 

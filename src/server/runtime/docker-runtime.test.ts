@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { BASE_IMAGE, dockerInspect, tempDir } from "../../../test/support/environment-harness";
@@ -10,12 +11,14 @@ afterAll(async () => {
 });
 
 const limits = { cpus: 0.5, memoryBytes: 256 * 1024 * 1024, swapBytes: 64 * 1024 * 1024, pids: 100 };
+// a project of this run's own: its internet-mode bridge is named after it, and other runs on the engine remove theirs
+const PROJECT = `p-test-${randomBytes(4).toString("hex")}`;
 
 async function run(network: "none" | "internet", script: string) {
   const id = await runtime.createContainer({
     image: BASE_IMAGE,
     command: ["sh", "-c", script],
-    labels: { project: "p-test", role: "probe", study: "s1", trial: "t1" },
+    labels: { project: PROJECT, role: "probe", study: "s1", trial: "t1" },
     limits,
     network,
   });
@@ -49,7 +52,7 @@ describe("containers through the runtime", () => {
     expect(info.HostConfig.SecurityOpt).toEqual(["no-new-privileges:true"]);
     expect(info.Config.Labels).toMatchObject({
       "invariant.managed": "true",
-      "invariant.project": "p-test",
+      "invariant.project": PROJECT,
       "invariant.role": "probe",
       "invariant.study": "s1",
       "invariant.trial": "t1",

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,6 +11,7 @@ import { CONTAINER_CA_PATH, resolveHostCaBundle, withHostCa } from "./host-ca";
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 const limits = { cpus: 1, memoryBytes: 256 * 1024 ** 2, swapBytes: 0, pids: 64 };
 const created: string[] = [];
+const RUN = randomBytes(4).toString("hex");
 const runtime = createDockerRuntime({ hostCaBundle: null });
 
 afterAll(async () => {
@@ -22,7 +24,8 @@ async function run(options: { bundle: string | null; network: "none" | "internet
   const id = await withCa.createContainer({
     image: BASE_IMAGE,
     command: ["/bin/sh", "-c", options.script],
-    labels: { project: "host-ca-test", role: "probe" },
+    // a project of this run's own: its internet-mode bridge is named after it
+    labels: { project: `host-ca-test-${RUN}`, role: "probe" },
     limits,
     network: options.network,
   });
