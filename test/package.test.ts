@@ -2,6 +2,7 @@ import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { cliFailureSchema, cliResultSchema } from "../src/cli/cli-schemas";
 import { packageVersion } from "../src/lib/package-info";
 import { cleanEnv, isAlive } from "./support/launch";
 import { REPO_ROOT, tempDir } from "./support/temp";
@@ -147,7 +148,7 @@ describe("the npm package", () => {
     const { origin, searchParams } = new URL(url);
     const health = await fetch(`${origin}/api/health`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: "ok" });
+    expect(await health.json()).toMatchObject({ status: "ok" });
     // a page from the packed Next.js build, and the API over the database (the shipped SQLite addon)
     const headers = { authorization: `Bearer ${searchParams.get("token") ?? ""}` };
     const page = await fetch(`${origin}/projects`, { headers });
@@ -155,6 +156,24 @@ describe("the npm package", () => {
     expect(await page.text()).toContain("<html");
     const projects = await fetch(`${origin}/api/trpc/projects.list`, { headers });
     expect(await projects.json()).toEqual({ result: { data: [] } });
+    // the workflow commands of the installed package, through this dashboard
+    const listed = spawnSync("npx", ["invariant-web", "project", "list", "--json", "--data-dir", dataDir], {
+      cwd: installDir,
+      env: npmEnv(),
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(listed.status, listed.stderr).toBe(0);
+    const envelope: unknown = cliResultSchema("project list").parse(JSON.parse(listed.stdout));
+    expect(envelope).toMatchObject({ ok: true, data: { projects: [] } });
+    const usage = spawnSync("npx", ["invariant-web", "study", "show", "--json", "--data-dir", dataDir], {
+      cwd: installDir,
+      env: npmEnv(),
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(usage.status).toBe(2); // neither a study id nor --last
+    expect(cliFailureSchema.parse(JSON.parse(usage.stdout)).error.kind).toBe("usage");
     const group = child.pid ?? 0;
     process.kill(-group, "SIGTERM");
     await exited;

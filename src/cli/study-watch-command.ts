@@ -1,8 +1,9 @@
 import { studyOutput } from "./cli-views";
 import { UsageError } from "./config";
+import { downloadText } from "./dashboard-download";
 import { writeWhole } from "./export-command";
 import { describeStudy, exitForFinished, progressLine, studyFor, watchStudy } from "./study-progress";
-import { CliRefusal, onePositional, resolveStudyId, runWorkflow, type WorkflowOptions } from "./workflow-cli";
+import { onePositional, resolveStudyId, runWorkflow, type WorkflowOptions } from "./workflow-cli";
 
 /** `study wait`, `study follow` and `study export`: the study commands that watch or download. */
 
@@ -65,12 +66,11 @@ export function runStudyExport(options: WorkflowOptions): Promise<number> {
     const format = FORMATS.find((f) => f === (config.format ?? (config.json ? "json" : "md")));
     if (!format) throw new UsageError(`--format must be md, json or csv, not "${config.format}".`);
     const studyId = await resolveStudyId(context, { ref: onePositional(config, "study", example), example });
-    const dashboard = await context.dashboard();
-    const response = await dashboard.fetch(`/api/studies/${encodeURIComponent(studyId)}/report.${format}`);
-    if (response.status === 404) throw new CliRefusal(`No study "${studyId}".`);
-    if (!response.ok)
-      throw new Error(`the dashboard answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-    const body = await response.text();
+    const body = await downloadText({
+      context,
+      pathname: `/api/studies/${encodeURIComponent(studyId)}/report.${format}`,
+      notFound: `No study "${studyId}".`,
+    });
     const bytes = Buffer.byteLength(body);
     if (config.output) {
       writeWhole(config.output, body);

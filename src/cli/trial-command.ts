@@ -1,5 +1,6 @@
 import { UsageError } from "./config";
-import { CliRefusal, onePositional, runWorkflow, usageFailure, type WorkflowOptions } from "./workflow-cli";
+import { downloadText } from "./dashboard-download";
+import { onePositional, runWorkflow, usageFailure, type WorkflowOptions } from "./workflow-cli";
 
 /** `invariant-web trial log|diff TRIAL`: a trial's log and its changes, through the dashboard's API. */
 
@@ -27,16 +28,16 @@ export function runTrialCommand(options: WorkflowOptions): Promise<number> {
   if (action === "diff")
     return runWorkflow(options, "trial diff", async (context) => {
       const id = trialId(options, "invariant-web trial diff TRIAL");
-      const dashboard = await context.dashboard();
-      const [summary, files, response] = await Promise.all([
-        dashboard.api.review.summary.query({ trialId: id }),
-        dashboard.api.review.files.query({ trialId: id, limit: MAX_FILES }),
-        dashboard.fetch(`/api/trials/${encodeURIComponent(id)}/patch`),
+      const api = await context.api();
+      const [summary, files, patch] = await Promise.all([
+        api.review.summary.query({ trialId: id }),
+        api.review.files.query({ trialId: id, limit: MAX_FILES }),
+        downloadText({
+          context,
+          pathname: `/api/trials/${encodeURIComponent(id)}/patch`,
+          notFound: `Trial ${id} has no changes to show yet.`,
+        }),
       ]);
-      if (response.status === 404) throw new CliRefusal(`Trial ${id} has no changes to show yet.`);
-      if (!response.ok)
-        throw new Error(`the dashboard answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-      const patch = await response.text();
       return {
         data: {
           trialId: id,
