@@ -207,6 +207,18 @@ describe("the workflow from the CLI", () => {
     const badSetting = await failure(["project", "settings", "calendar", "--set", "pids=3"]);
     expect(badSetting.error).toMatchObject({ kind: "usage", field: "pids" });
 
+    const human = await cli(["study", "show", "--last"]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("  baseline   0/23\n");
+    expect(human.stdout).toMatch(/#1\.1 {2}succeeded +23\/23/);
+    const line = await cli(["study", "follow", "--last"]);
+    expect(line).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(
+        /^Calendar from the CLI \[done\] · baseline 0\/23 · 2 trials: 2 succeeded · #1\.1 23\/23 #2\.1 0\/23\n$/,
+      ) as unknown,
+    });
+
     const exported = await json("study export", ["study", "export", "--last", "--format", "json"]);
     expect(exported).toMatchObject({ format: "json", output: null, report: { schema: "invariant-web/study-report" } });
 
