@@ -70,6 +70,19 @@ test("Try the demo: the demo study runs on the scripted model to 23/23, 13/23 an
   await expect(row("1").getByTestId("trial-tests")).toHaveText("0/23");
   await expect(row("2").getByTestId("trial-tests")).toHaveText("13/23");
   await expect(row("3").getByTestId("trial-tests")).toHaveText("23/23");
+  // on a 390 px phone the table scrolls sideways and the verdict column stays in view
+  await page.setViewportSize({ width: 390, height: 844 });
+  const trials = page.getByRole("table", { name: "Trials" });
+  await trials.evaluate((table) => table.parentElement?.scrollIntoView({ block: "center" }));
+  expect(await trials.evaluate((table) => table.scrollWidth > (table.parentElement?.clientWidth ?? 0))).toBe(true);
+  for (const choice of ["1", "2", "3"]) {
+    const box = await row(choice).getByTestId("trial-tests").boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390, `tests cell of trial ${choice}: ${JSON.stringify(box)}`).toBe(
+      true,
+    );
+  }
+  await page.screenshot({ path: test.info().outputPath("demo-study-390.png"), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
   // the scripted model is served by the worker: nothing reached the provider, no credential was used
   expect(product.authorizations).toEqual([]);
   const again = await api<{ studyId: string; projectId: string; reopened: boolean }>(
@@ -161,6 +174,13 @@ test("a viewer sees the checklist without the key and cannot store or remove one
   expect(answers.remove).toMatch(/^403 .*FORBIDDEN/);
   expect(answers.status).toContain('"source":"stored-key"');
   expect(answers.status).not.toContain(KEY);
+  // a project's settings are text for a viewer, not inputs without a Save button
+  await viewerPage.goto(`${product.origin}/projects/${projectId}`);
+  const settings = viewerPage.getByRole("region", { name: "Settings" });
+  await expect(settings.getByRole("definition").first()).toHaveText("calendar (demo)");
+  await expect(settings.getByText("Network mode")).toBeVisible();
+  await expect(settings.locator("input, select, textarea")).toHaveCount(0);
+  await expect(settings.getByRole("button", { name: "Save settings" })).toHaveCount(0);
   await viewer.close();
 });
 

@@ -20,6 +20,7 @@ import { AppError } from "../errors/app-error";
  *   applies/<record id>/          web (what an apply replaced or deleted, kept until it is undone)
  *   dependencies/<id>/tree/       web (the manifests), workers (the dependency step installs beside them); trials mount its outputs
  *   caches/<package manager>/     workers (npm, pip, yarn, pnpm caches mounted into dependency steps)
+ *   credentials/openai-api-key    web (Setup page) and `invariant-web login`; only the gateway reads it (credentials/stored-api-key.ts)
  * So a worker must run with the same data dir as the web process (same host, same path).
  */
 const SNAPSHOT_ID = /^[0-9a-f]{64}$/;

@@ -11,6 +11,7 @@ import { DependenciesPanel } from "./dependencies-panel";
 import { EnvironmentPanel } from "./environment-panel";
 import { RemoveProjectPanel } from "./remove-project-panel";
 import { SettingsForm } from "./settings-form";
+import { SettingsFacts } from "./settings-facts";
 
 export default function ProjectPage() {
   const { id } = useParams<{ id: string }>();
@@ -23,7 +24,11 @@ export default function ProjectPage() {
         <>
           <PageHeader title={data.name} description={<span className="font-mono">{data.hostPath}</span>} />
           <Panel title="Settings" className="mb-6">
-            <SettingsForm key={data.updatedAt} project={data} readOnly={!isAdmin} />
+            {isAdmin ? (
+              <SettingsForm key={data.updatedAt} project={data} readOnly={false} />
+            ) : (
+              <SettingsFacts project={data} />
+            )}
           </Panel>
           <EnvironmentPanel projectId={data.id} readOnly={!isAdmin} />
           <DependenciesPanel projectId={data.id} readOnly={!isAdmin} />

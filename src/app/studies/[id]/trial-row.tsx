@@ -11,6 +11,7 @@ import { ChosenTrialMarker } from "./chosen-result";
 import { Elapsed } from "./elapsed";
 import { outcomeLabel, verdictLevelLabel, verdictTextStyle } from "../verdict-style";
 import { focusRing } from "../../_components/ui";
+import { PINNED_COLUMN } from "./trial-sort";
 
 export interface TrialRowProps {
   trial: TrialView;
@@ -114,7 +115,7 @@ function RetryCell({
 /** Tests passed, coloured on the verdict scale (red → amber → green), with the level in words beside it. */
 function VerdictCell({ trial, verdict }: { trial: TrialView; verdict: string }) {
   return (
-    <td className="px-2 py-2 whitespace-nowrap tabular-nums">
+    <td className={`px-2 py-2 whitespace-nowrap tabular-nums ${PINNED_COLUMN}`}>
       <span
         data-testid="trial-tests"
         className={trial.verdict ? "font-medium" : "text-muted"}

@@ -55,6 +55,9 @@ export function sortTrials(trials: readonly TrialView[], configurations: Configu
   });
 }
 
+/** The verdict column stays at the right edge of a table that scrolls sideways (a 390 px phone). */
+export const PINNED_COLUMN = "sticky right-0 z-[1] bg-panel";
+
 export const trialColumns: { key: SortKey; label: string; numeric?: boolean }[] = [
   { key: "choice", label: "Config" },
   { key: "repeat", label: "Repeat" },

@@ -5,7 +5,7 @@ import { RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { Table, type TableHeader } from "../../_components/data-table";
 import { buttonClass, focusRing } from "../../_components/ui";
 import { TrialRow } from "./trial-row";
-import { sortTrials, trialColumns, type Sort, type SortKey } from "./trial-sort";
+import { PINNED_COLUMN, sortTrials, trialColumns, type Sort, type SortKey } from "./trial-sort";
 
 /** Which retryable trials an admin ticked; ticks of trials that are no longer retryable do not count. */
 function useRetrySelection(trials: readonly TrialView[]) {
@@ -78,7 +78,11 @@ function sortHeaders(options: {
       return {
         key: column.key,
         numeric: column.numeric,
-        headerProps: { "aria-sort": active ? (sort.dir === 1 ? "ascending" : "descending") : "none" },
+        headerProps: {
+          "aria-sort": active ? (sort.dir === 1 ? "ascending" : "descending") : "none",
+          // the verdict stays in view while a narrow screen scrolls the table sideways
+          ...(column.key === "tests" ? { className: PINNED_COLUMN } : {}),
+        },
         header: (
           <button
             type="button"
