@@ -129,6 +129,23 @@ export const trialStartedEvent = z.object({
   data: z.object({ attempt: z.number().int(), workspaceId: z.string().nullable() }),
 });
 
+/**
+ * What an attempt made on disk and in Docker, published the moment it exists (the workspace before the
+ * agent starts, the image at commit): an attempt whose worker dies before `trial.finished` still has its
+ * artefacts on record, so deleting the study removes them.
+ */
+export const trialArtefactsEvent = z.object({
+  ...base,
+  type: z.literal("trial.artefacts"),
+  studyId: z.string(),
+  trialId: z.string(),
+  data: z.object({
+    attempt: z.number().int(),
+    workspaceId: z.string().optional(),
+    committedImageId: z.string().optional(),
+  }),
+});
+
 /** Where a running trial is: its state, current step, tokens so far and commands run. */
 export const trialProgressEvent = z.object({
   ...base,
@@ -186,6 +203,7 @@ export const invariantEventSchema = z.discriminatedUnion("type", [
   trialProgressEvent,
   trialLogEvent,
   trialFinishedEvent,
+  trialArtefactsEvent,
 ]);
 export type InvariantEvent = z.infer<typeof invariantEventSchema>;
 export type InvariantEventType = InvariantEvent["type"];
@@ -204,7 +222,13 @@ export const rooms = {
 } as const;
 
 /** High-volume events go only to the narrowest room that shows them. */
-const CHATTY: ReadonlySet<string> = new Set(["trial.log", "trial.progress", "agent.events", "environment.log"]);
+const CHATTY: ReadonlySet<string> = new Set([
+  "trial.log",
+  "trial.progress",
+  "trial.artefacts",
+  "agent.events",
+  "environment.log",
+]);
 
 /** The socket.io rooms a recorded event goes to (the browser filters with the same rule). */
 export function roomsFor(event: InvariantEvent): string[] {

@@ -63,8 +63,9 @@ async function deletionPlan(
     where: { studyId },
     select: { id: true, workspaceId: true, committedImageId: true },
   });
+  // every attempt's artefacts: as reported when created, and as reported at the finish
   const finished = await db.eventLog.findMany({
-    where: { studyId, type: "trial.finished" },
+    where: { studyId, type: { in: ["trial.finished", "trial.artefacts"] } },
     select: { payload: true },
   });
   const artifacts = await db.artifact.findMany({

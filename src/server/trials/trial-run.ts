@@ -25,12 +25,20 @@ async function runSteps(options: {
   await context.progress("preparing", "Copying the frozen snapshot into a private workspace");
   const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
   outcome.workspaceId = workspace.id;
+  // on record before the agent starts: a worker that dies from here on leaves nothing nobody knows of
+  await deps.publish({ type: "trial.artefacts", ...ids, data: { attempt: job.attempt, workspaceId: workspace.id } });
   // the workspace's .git borrows the snapshot's objects: containers see them at the same path
   const gitObjects = dataDirPaths(deps.dataDir).snapshot(job.snapshotId).gitObjects;
   const extraMounts = [{ hostPath: gitObjects, containerPath: gitObjects }];
   if (stop.stoppedBy) return;
 
   outcome.agent = await runAgentStep({ context, workspacePath: workspace.path, extraMounts, counter: outcome });
+  if (outcome.agent.committedImageId)
+    await deps.publish({
+      type: "trial.artefacts",
+      ...ids,
+      data: { attempt: job.attempt, committedImageId: outcome.agent.committedImageId },
+    });
   // the agent's .git may now name programs (fsmonitor, hooks, filters): put its config back to the template
   await resetAgentGitDir({ tree: workspace.path });
   // past its disk budget: no copy of the workspace for the test command (it would double what was written)
