@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { MAX_EVENT_ENTRY_BYTES } from "./event-limits";
 import { invariantEventSchema, roomsFor, type RecordedEvent } from "../../shared/event-catalog";
 import type { EventQueries } from "./events.queries";
-import { EVENT_STREAM_KEY, RECORDER_GROUP } from "./event-stream";
+import { EVENT_STREAM_KEY, MAX_STREAM_LENGTH, RECORDER_GROUP, trimBehindRecorder } from "./event-stream";
 
 export interface RecorderDeps {
   /** A dedicated connection: the recorder blocks on XREADGROUP. */
@@ -16,6 +16,8 @@ export interface RecorderDeps {
   /** Fixed consumer name: there is one web process, and its pending entries survive its restarts. */
   consumer?: string;
   blockMs?: number;
+  /** The stream is trimmed to about this many entries, only behind what was recorded (tests lower it). */
+  maxStreamLength?: number;
 }
 
 type StreamReply = [string, [string, string[]][]][] | null;
@@ -50,6 +52,7 @@ async function handle(deps: RecorderDeps, entries: [string, string[]][]): Promis
     }
     await deps.redis.xack(EVENT_STREAM_KEY, RECORDER_GROUP, streamId);
   }
+  if (entries.length > 0) await trimBehindRecorder(deps.redis, deps.maxStreamLength ?? MAX_STREAM_LENGTH);
   return entries.length;
 }
 
