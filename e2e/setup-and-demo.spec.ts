@@ -189,6 +189,17 @@ test("the project list shows each environment's state and the next step", async 
   await expect(page.getByTestId("project-environment")).toHaveText("environment v1 ready · next: start a study");
 });
 
+test("adding a project offers a folder picker over the home directory", async () => {
+  await page.goto(`${product.origin}/projects`);
+  await page.getByRole("button", { name: "Browse folders…" }).click();
+  const picker = page.getByRole("group", { name: "Choose a folder" });
+  const home = (await picker.getByTestId("picker-path").innerText()).trim();
+  expect(home.startsWith("/")).toBe(true);
+  await picker.getByRole("button", { name: "Use this folder" }).click();
+  await expect(page.getByLabel("Project directory on this host")).toHaveValue(home);
+  await expect(picker).toHaveCount(0);
+});
+
 test("Ctrl-K opens the command palette: type part of a name, Enter goes there", async () => {
   await page.goto(`${product.origin}/studies`);
   await page.keyboard.press("Control+k");

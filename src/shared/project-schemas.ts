@@ -95,6 +95,26 @@ export type UpdateProjectInput = z.infer<typeof updateProjectInputSchema>;
 
 export const projectIdInputSchema = z.object({ id: z.string().min(1) });
 
+/** One directory's folders for the add-project folder picker (inside the user's home only). */
+export interface FolderListingView {
+  path: string;
+  /** The folder above, or null at the home directory. */
+  parent: string | null;
+  folders: { name: string; path: string }[];
+  /** More than 500 folders: the rest are left out. */
+  truncated: boolean;
+}
+
+export const browseFoldersInputSchema = z.object({
+  /** A folder inside the home directory (absolute, or relative to it); null: the home directory. */
+  path: z
+    .string()
+    .max(4096, "Paths are at most 4,096 characters.")
+    .refine((value) => !value.includes("\0"), "A path may not contain a NUL byte.")
+    .nullable()
+    .default(null),
+});
+
 /** The limits every container of a project gets (jobs carry them to the worker). */
 export function containerLimitsOf(
   project: Pick<ProjectSettings, "cpus" | "memoryBytes" | "swapBytes" | "pids" | "openFiles">,

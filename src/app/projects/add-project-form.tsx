@@ -3,13 +3,15 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
-import { buttonClass, FieldError, inputClass } from "../_components/ui";
+import { buttonClass, FieldError, inputClass, smallButtonClass } from "../_components/ui";
+import { FolderPicker } from "./folder-picker";
 
 export function AddProjectForm({ onAdded }: { onAdded?: (id: string) => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [hostPath, setHostPath] = useState("");
   const [name, setName] = useState("");
+  const [browsing, setBrowsing] = useState(false);
   const add = useMutation(
     trpc.projects.add.mutationOptions({
       onSuccess: async (project) => {
@@ -49,6 +51,18 @@ export function AddProjectForm({ onAdded }: { onAdded?: (id: string) => void }) 
           required
         />
         <FieldError id="project-path-error" message={pathError} />
+        <button type="button" className={`${smallButtonClass} mt-2`} onClick={() => setBrowsing((open) => !open)}>
+          {browsing ? "Close the folder list" : "Browse folders…"}
+        </button>
+        {browsing ? (
+          <FolderPicker
+            start={hostPath.startsWith("/") ? hostPath : null}
+            onPick={(picked) => {
+              setHostPath(picked);
+              setBrowsing(false);
+            }}
+          />
+        ) : null}
       </div>
       <div>
         <label htmlFor="project-name" className="mb-1 block text-sm text-muted">

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { migratedDb, redisUrlFor, tempDir } from "../../../test/support/temp";
@@ -78,5 +79,13 @@ describe("setup checklist and the stored API key", () => {
       expect(fs.readFileSync(path.join(dataDir, name)).includes(Buffer.from(KEY)), name).toBe(false);
     expect(await admin().setup.removeApiKey()).toMatchObject({ removed: true, modelAccess: { source: "none" } });
     expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it("lets only the admin browse the host's folders", async () => {
+    await expect(viewer().projects.browseFolders({ path: null })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const listing = await admin().projects.browseFolders({ path: null });
+    expect(listing.parent).toBeNull();
+    expect(listing.path).toBe(fs.realpathSync(os.homedir()));
+    await expect(admin().projects.browseFolders({ path: "/" })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });

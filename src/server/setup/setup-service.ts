@@ -1,6 +1,8 @@
+import os from "node:os";
 import { runDoctor } from "../diagnostics/doctor";
 import { describeModelAccess, type ModelAccessOptions } from "../credentials/model-access";
 import { removeStoredApiKey, storeApiKey } from "../credentials/stored-api-key";
+import { browseFolders } from "../projects/folder-browser";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import type { ModelAccessView, SetupCheckView, SetupStatusView } from "../../shared/setup-schemas";
 
@@ -12,6 +14,8 @@ export interface SetupServiceDeps {
   baseImage: string;
   modelAccess: Omit<ModelAccessOptions, "dataDir">;
   hostCa?: string;
+  /** The home directory the add-project folder picker may list (default: this process's user's). */
+  home?: string;
   log?: (message: string) => void;
 }
 
@@ -82,6 +86,11 @@ export function createSetupService(deps: SetupServiceDeps) {
       const { storedAt } = storeApiKey({ dataDir: deps.dataDir, apiKey });
       deps.log?.("setup: an API key was stored in the data dir");
       return { storedAt, modelAccess: modelAccess() };
+    },
+
+    /** The add-project form's folder picker: one folder's subfolders, inside the home directory only. */
+    browseFolders(folder: string | null) {
+      return browseFolders({ home: deps.home ?? os.homedir(), path: folder });
     },
 
     removeApiKey(): { removed: boolean; modelAccess: ModelAccessView } {
