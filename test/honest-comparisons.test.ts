@@ -6,6 +6,7 @@ import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/privat
 import { studyReportSchema, type StudyReport } from "../src/shared/study-report";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
 import { diffManifests } from "../src/shared/trial-manifest";
+import { tokenCost } from "../src/shared/model-prices";
 import { AGENT_IMAGE } from "./support/agent-image";
 import {
   addCalendarProject,
@@ -253,5 +254,92 @@ describe("honest comparisons on the calendar fixture", () => {
       /Cannot rerun: the environment image sha256:[0-9a-f]{12} \(environment v2\) was deleted from Docker/,
     );
     expect((await web.services.studies.list({ projectId })).length).toBe(before);
+    // back on the first environment for what follows
+    await web.db.environmentVersion.updateMany({ where: { projectId }, data: { active: false } });
+    await web.db.environmentVersion.updateMany({ where: { projectId, version: 1 }, data: { active: true } });
   }, 420_000);
+
+  it("prices the trials by the price table: per trial, per configuration, the study; unknown price said so", async () => {
+    const flakyPrice = {
+      model: "calendar-flaky",
+      inputPerMillion: 2,
+      cachedInputPerMillion: 0.5,
+      outputPerMillion: 8,
+      reasoningPerMillion: 8,
+    };
+    await web.services.studies.setPrice(flakyPrice, "admin");
+    const priced = studyReportSchema.parse(JSON.parse(await report(study.id, "json")));
+    const costs = priced.costs!;
+    expect(costs.unknownModels).toEqual(["calendar-broken"]);
+    expect(costs.total).toBeNull();
+    for (const trial of trialsOf(study, 1))
+      expect(costs.trials.find((cost) => cost.trialId === trial.id)?.cost).toBeCloseTo(
+        tokenCost(trial.tokens, flakyPrice),
+        12,
+      );
+    expect(costs.configurations[0]?.total).toBeCloseTo(
+      trialsOf(study, 1).reduce((sum, trial) => sum + tokenCost(trial.tokens, flakyPrice), 0),
+      12,
+    );
+    expect(costs.configurations[1]).toMatchObject({ model: "calendar-broken", median: null, total: null });
+    expect(await report(study.id, "md")).toContain("Study total: unknown price (no price for `calendar-broken`)");
+    await web.services.studies.setPrice({ ...flakyPrice, model: "calendar-broken" }, "admin");
+    const all = studyReportSchema.parse(JSON.parse(await report(study.id, "json"))).costs!;
+    expect(all.total).toBeCloseTo(
+      study.trials.reduce((sum, trial) => sum + tokenCost(trial.tokens, flakyPrice), 0),
+      12,
+    );
+    const [header, ...rows] = (await report(study.id, "csv")).trimEnd().split("\r\n");
+    const column = (header ?? "").split(",").indexOf("cost_usd");
+    expect(rows.every((row) => Number(row.split(",")[column]) > 0)).toBe(true);
+    await web.services.studies.resetPrice("calendar-broken", "admin");
+    expect((await web.services.studies.prices()).some((row) => row.model === "calendar-broken")).toBe(false);
+  });
+
+  it("stops the queued trials when the study's token budget is reached", async () => {
+    const created = await web.services.studies.create(
+      {
+        projectId,
+        title: "Budgeted",
+        taskPrompt: "Fix the calendar.",
+        testCommand: "node --test test/",
+        concurrency: 1,
+        budget: { tokens: 1000 },
+        configurations: [codex("calendar-fix-all", 3)],
+      },
+      "admin",
+    );
+    expect(created.budget).toEqual({ tokens: 1000, money: null });
+    const ran = await waitForStudy({
+      web,
+      studyId: created.id,
+      until: finished,
+      timeoutMs: 200_000,
+      what: "the budgeted study",
+    });
+    const [first, ...rest] = trialsOf(ran, 1);
+    expect(first).toMatchObject({ state: "succeeded" });
+    expect(first!.tokens.total).toBeGreaterThanOrEqual(1000);
+    for (const trial of rest) {
+      expect(trial).toMatchObject({ state: "stopped", outcome: "stopped" });
+      expect(trial.error).toMatch(
+        /^Study budget reached: [\d,]+ of 1,000 tokens used; the queued trials were stopped\.$/,
+      );
+    }
+    expect(ran.state).toBe("done");
+    // a budget in dollars needs a price for every model
+    await expect(
+      web.services.studies.create(
+        {
+          projectId,
+          title: "Unpriced",
+          taskPrompt: "Fix the calendar.",
+          testCommand: "node --test test/",
+          budget: { money: 1 },
+          configurations: [codex("calendar-fix-none")],
+        },
+        "admin",
+      ),
+    ).rejects.toThrow(/A budget in dollars needs a price for every model, and "calendar-fix-none" has none/);
+  }, 240_000);
 });

@@ -92,6 +92,28 @@ export const configurationInputSchema = agentConfigurationSchema
   });
 export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
 
+export const MAX_STUDY_BUDGET_TOKENS = 10_000_000_000;
+export const MAX_STUDY_BUDGET_DOLLARS = 1_000_000;
+/** A study budget in tokens or US dollars (priced by the model price table); both may be set. */
+export const studyBudgetInputSchema = z.strictObject({
+  tokens: z
+    .int({ error: "A token budget is a whole number of tokens." })
+    .positive("A token budget must be above 0.")
+    .max(MAX_STUDY_BUDGET_TOKENS, `A token budget is at most ${MAX_STUDY_BUDGET_TOKENS.toLocaleString("en-US")}.`)
+    .nullable()
+    .default(null),
+  money: z
+    .number({ error: "A budget in dollars is a number." })
+    .finite()
+    .positive("A budget in dollars must be above 0.")
+    .max(
+      MAX_STUDY_BUDGET_DOLLARS,
+      `A budget in dollars is at most ${MAX_STUDY_BUDGET_DOLLARS.toLocaleString("en-US")}.`,
+    )
+    .nullable()
+    .default(null),
+});
+
 export const createStudyInputSchema = z
   .object({
     projectId: z.string().min(1, "Choose a project."),
@@ -133,6 +155,8 @@ export const createStudyInputSchema = z
       .default(600),
     /** Input + output tokens the model gateway allows each trial; null: the project's run budget. */
     tokenBudget: tokenBudgetSchema.nullable().default(null),
+    /** A budget over all the study's trials; reaching it stops the queued trials. */
+    budget: studyBudgetInputSchema.optional(),
   })
   .superRefine((value, ctx) => {
     const trials = value.configurations.reduce((sum, configuration) => sum + configuration.repeats, 0);

@@ -5,6 +5,7 @@ import { studyEnvironmentSchema, testFileViewSchema, trialAttemptViewSchema, tri
 import { testsMissingSchema } from "./test-integrity";
 import { testMatrixSchema } from "./test-matrix";
 import { trialManifestSchema } from "./trial-manifest";
+import { studyBudgetSchema, studyCostsSchema } from "./study-costs";
 import { trialOutcomeSchema, VERDICT_LEVELS } from "./trial-outcome";
 import { testCountsSchema } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
@@ -166,6 +167,10 @@ export const studyReportSchema = z
     aggregates: z.array(studyAggregateSchema),
     /** Every pair of configurations compared on their pass rates (absent from reports written before it existed). */
     comparisons: z.array(pairComparisonSchema).optional(),
+    /** What the trials cost by the price table in force when the report was made (absent in older reports). */
+    costs: studyCostsSchema.optional(),
+    /** The study's budget over all its trials (absent in older reports). */
+    budget: studyBudgetSchema.optional(),
     /** Tests × trials: each evaluated trial's status per test, and the tests that flip between repeats (absent from reports written before it existed). */
     testMatrix: testMatrixSchema.optional(),
     /** The chosen result; absent from reports written before it existed, null when none was chosen. */

@@ -156,6 +156,8 @@ export interface StudyView extends StudySummaryView {
   startedAt: string | null;
   configurations: ConfigurationView[];
   trials: TrialView[];
+  /** The study's budget over all its trials, in tokens or US dollars (null fields: none). */
+  budget: { tokens: number | null; money: number | null };
   /** The study this one reruns from its manifests (and the one trial, when only one was rerun); null otherwise. */
   rerunOf: { studyId: string; trialId: string | null } | null;
 }

@@ -9,6 +9,7 @@ import { useLiveQuery } from "../_lib/use-live-query";
 import { HealthPanel } from "./health-panel";
 import { BrowserSessions } from "./browser-sessions";
 import { ChecksPanel } from "./checks-panel";
+import { ModelPrices } from "./model-prices";
 import { ViewerLinks } from "./viewer-links";
 import { WorkersPanel } from "./workers-panel";
 
@@ -28,6 +29,7 @@ export default function SystemPage() {
         <HealthPanel />
         <ChecksPanel />
         <WorkersPanel isAdmin={isAdmin} />
+        <ModelPrices isAdmin={isAdmin} />
         {isAdmin ? <ViewerLinks /> : null}
         {isAdmin ? <BrowserSessions /> : null}
         <RecentEventsPanel />

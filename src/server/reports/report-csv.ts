@@ -34,6 +34,7 @@ export const CSV_COLUMNS = [
   "chosen_note",
   "captured_changed",
   "tests_missing",
+  "cost_usd",
 ] as const;
 
 /** A cell: text (guarded and quoted as needed), a number (written as is), or null (empty). */
@@ -102,6 +103,8 @@ function row(options: {
     trial.capturedChanges ? text(capturedChangesText(trial.capturedChanges) || "none") : null,
     // the integrity flag: tests the baseline counted that did not run (0 = none missing; tests_total is the baseline's)
     trial.verdict && trial.verdict.source !== "exit-code" ? (trial.testsMissing?.missing ?? 0) : null,
+    // by the price table in force when the report was made; empty: unknown price (or no costs in the report)
+    options.report.costs?.trials.find((cost) => cost.trialId === trial.id)?.cost ?? null,
   ];
 }
 

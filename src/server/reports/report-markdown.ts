@@ -8,6 +8,7 @@ import { configurationCells, formatNumber, formatSeconds, NONE, tableHead, table
 import { earlierAttemptsSection, outcomeText, verdictLevelText } from "./report-outcome";
 import { capturedChangesSection, testsMissingSection } from "./report-captured-changes";
 import { testMatrixSection } from "./report-markdown-tests";
+import { costsSection } from "./report-markdown-costs";
 
 /** `2025-03-01 14:05 UTC`, whatever offset the ISO string used. */
 export function formatReportDate(iso: string | null): string {
@@ -217,6 +218,7 @@ export function renderMarkdownReport(input: StudyReport): string {
     chosenSection({ report, trialCounts }),
     several ? aggregatesSection(report) : [],
     comparisonsSection(report),
+    costsSection(report),
     testMatrixSection(report),
     errorsSection({ trials, trialCounts }),
     testsMissingSection({

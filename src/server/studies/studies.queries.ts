@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import { createModelPriceQueries } from "./model-prices.queries";
 import { createStudyReadQueries } from "./study-read.queries";
 import { createStudyWriteQueries } from "./study-write.queries";
 import { createTrialDispatchQueries } from "./trial-dispatch.queries";
@@ -17,6 +18,7 @@ export function createStudyQueries(db: Db) {
     ...createTrialWriteQueries(db),
     ...createTrialRetryQueries(db),
     ...createTrialDispatchQueries(db),
+    ...createModelPriceQueries(db),
   };
 }
 

@@ -151,6 +151,8 @@ export async function createStudy(
     agentTimeoutSec: input.agentTimeoutSec,
     evalTimeoutSec: input.evalTimeoutSec,
     tokenBudget: input.tokenBudget,
+    budgetTokens: input.budget?.tokens ?? null,
+    budgetMoney: input.budget?.money ?? null,
     createdBy: options.createdBy,
     configurations: configurationsOf(input),
   });

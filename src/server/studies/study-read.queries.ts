@@ -76,6 +76,7 @@ export async function findStudy(db: Db, studyId: string): Promise<StudyView | nu
     startedAt: iso(row.startedAt),
     configurations: row.configurations.map(configurationView),
     trials,
+    budget: { tokens: row.budgetTokens, money: row.budgetMoney },
     rerunOf: row.rerunOf === null ? null : { studyId: row.rerunOf, trialId: row.rerunOfTrial },
   };
 }

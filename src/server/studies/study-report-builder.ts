@@ -8,6 +8,8 @@ import {
 } from "../../shared/study-report";
 import type { StudyView, TrialView } from "../../shared/study-schemas";
 import { buildTestMatrix, type TestMatrix } from "../../shared/test-matrix";
+import type { ModelPrice } from "../../shared/model-prices";
+import { studyCosts } from "../../shared/study-costs";
 import { verdictLevel } from "../../shared/trial-outcome";
 import { tokensWithTotal } from "../../shared/token-usage";
 import { renderCsvReport } from "../reports/report-csv";
@@ -75,6 +77,7 @@ function reportTrial(trial: TrialView): ReportTrial {
 export function buildStudyReport(options: {
   study: StudyView;
   testMatrix?: TestMatrix;
+  prices?: readonly ModelPrice[];
   generatedAt: Date;
 }): StudyReport {
   const { study } = options;
@@ -128,6 +131,9 @@ export function buildStudyReport(options: {
     aggregates,
     comparisons: compareConfigurations(configurations, aggregates),
     ...(options.testMatrix ? { testMatrix: options.testMatrix } : {}),
+    ...(options.prices
+      ? { costs: studyCosts({ configurations, trials: study.trials, prices: options.prices }), budget: study.budget }
+      : {}),
     chosen: study.chosen && trials.some((trial) => trial.id === study.chosen?.trialId) ? study.chosen : null,
   };
 }
@@ -142,6 +148,7 @@ export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
 export function renderStudyReport(options: {
   study: StudyView;
   testMatrix?: TestMatrix;
+  prices?: readonly ModelPrice[];
   format: ReportFormat;
   generatedAt: Date;
 }): {

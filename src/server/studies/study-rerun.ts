@@ -120,6 +120,8 @@ export async function rerunStudy(
     evalTimeoutSec: first.evalTimeoutSec,
     tokenBudget: first.tokenBudget,
     createdBy: options.by,
+    budgetTokens: original.budget.tokens,
+    budgetMoney: original.budget.money,
     configurations: configurationsOf(manifests),
     rerun: { of: original.id, trial: options.trialId ?? null, limits: first.limits },
   });

@@ -3,6 +3,8 @@ import { createKeyedLock } from "../locks/keyed-lock";
 import type { InvariantEvent } from "../../shared/event-catalog";
 import type { ChooseTrialInput, CreateStudyInput, RerunInput, RetryTrialsInput } from "../../shared/study-inputs";
 import { rerunStudy } from "./study-rerun";
+import { checkBudgetPrices, enforceStudyBudget, pricesInForce } from "./study-budget";
+import { modelPriceSchema, type ModelPrice } from "../../shared/model-prices";
 import type { SnapshotService } from "../snapshots/snapshot-service";
 import type { StudySummaryView } from "../../shared/study-schemas";
 import { createTrialDispatcher } from "./trial-dispatcher";
@@ -41,7 +43,21 @@ export function createStudyService(deps: StudyServiceDeps) {
     defaults: (projectId: string) => studyDefaults({ ...deps, projectId }),
     projectFiles: (input: { projectId: string; query: string }) =>
       listProjectFiles({ projects: deps.projects, ...input }),
-    create: (raw: CreateStudyInput, createdBy: string) => createStudy(deps, { raw, createdBy }),
+    async create(raw: CreateStudyInput, createdBy: string) {
+      await checkBudgetPrices(deps, raw);
+      return createStudy(deps, { raw, createdBy });
+    },
+    /** The model price table in force (shipped defaults, edits over them), and editing it. */
+    prices: () => pricesInForce(deps.studies),
+    async setPrice(price: ModelPrice, by: string) {
+      await deps.studies.setPrice(modelPriceSchema.parse(price), by);
+      deps.log(`studies: ${by} set the price of ${price.model}`);
+      return pricesInForce(deps.studies);
+    },
+    async resetPrice(model: string, by: string) {
+      if (await deps.studies.resetPrice(model)) deps.log(`studies: ${by} reset the price of ${model}`);
+      return pricesInForce(deps.studies);
+    },
     /** A new study that reruns a study or one trial exactly from its manifests (study-rerun.ts). */
     rerun: (input: RerunInput, by: string) => rerunStudy(deps, { ...input, by }),
     get: study,
@@ -72,7 +88,8 @@ export function createStudyService(deps: StudyServiceDeps) {
     async report(input: { studyId: string; format: ReportFormat }) {
       const found = await study(input.studyId);
       const testMatrix = await studyTestMatrix(deps.studies, found);
-      return renderStudyReport({ study: found, testMatrix, format: input.format, generatedAt: now() });
+      const prices = await pricesInForce(deps.studies);
+      return renderStudyReport({ study: found, testMatrix, prices, format: input.format, generatedAt: now() });
     },
 
     trialLogFile: (trialId: string) => trialLogFile(deps, trialId),
@@ -87,6 +104,7 @@ export function createStudyService(deps: StudyServiceDeps) {
     async recordEvent(event: InvariantEvent, _options: { firstTime: boolean }): Promise<void> {
       const touched = await recordStudyEvent({ studies: deps.studies, event, now: now(), log: deps.log });
       if (touched) {
+        await enforceStudyBudget(deps, { studyId: touched, now: now() });
         await dispatcher.topUp(touched);
         await deps.studies.finishIfComplete({ studyId: touched, now: now() });
       }

@@ -28,6 +28,9 @@ export interface NewStudy extends Pick<
   imageId: string;
   imageDigest: string | null;
   configurations: Omit<ConfigurationView, "id" | "choice" | "derivedFrom">[];
+  /** The study's budget over all its trials (absent: none). */
+  budgetTokens?: number | null;
+  budgetMoney?: number | null;
   /** A rerun: the original study, the one trial it reruns (or null), and the limits from the manifest. */
   rerun?: { of: string; trial: string | null; limits: ContainerLimits };
 }

@@ -10,6 +10,7 @@ import {
   trialIdInputSchema,
   trialLogInputSchema,
 } from "../../shared/study-inputs";
+import { modelPriceSchema, resetPriceInputSchema } from "../../shared/model-prices";
 import { procedure, router } from "./init";
 
 export const studiesRouter = router({
@@ -46,6 +47,13 @@ export const studiesRouter = router({
   rerun: procedure
     .input(rerunInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.rerun(input, ctx.identity.subject)),
+  prices: procedure.query(({ ctx }) => ctx.services.studies.prices()),
+  setPrice: procedure
+    .input(modelPriceSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.setPrice(input, ctx.identity.subject)),
+  resetPrice: procedure
+    .input(resetPriceInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.resetPrice(input.model, ctx.identity.subject)),
   choose: procedure
     .input(chooseTrialInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.choose(input, ctx.identity.subject)),

@@ -15,6 +15,7 @@ import { PreflightPanel } from "./preflight-panel";
 import { configurationChartPoints, trialChartPoints } from "./chart-data";
 import { StudyHeader } from "./study-header";
 import { TestMatrixPanel } from "./test-matrix-panel";
+import { CostPanel } from "./cost-panel";
 import { TrialDetail } from "./trial-detail";
 import { TrialsTable } from "./trials-table";
 import { useOpenTrials } from "./use-open-trials";
@@ -130,6 +131,7 @@ export function StudyDetail({ study, tails }: { study: StudyView; tails: LogTail
           <TestsChart trials={points} configurations={byConfiguration} />
         </Panel>
       ) : null}
+      <CostPanel study={study} />
       <TestMatrixPanel study={study} />
       {hasMeasurements ? (
         <Panel title="Tokens and agent seconds per trial" className="mt-6">

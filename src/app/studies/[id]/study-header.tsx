@@ -11,6 +11,7 @@ import { CompareTrialsLink } from "./_review/review-links";
 import { StudyFactsPanel } from "./study-facts-panel";
 import { StopStudy } from "./stop-study";
 import { RerunButton } from "./rerun-button";
+import { useRole } from "../../_components/use-role";
 
 /** Title, state, project, times, Stop or Delete; then what was frozen (the study panel). */
 export function StudyHeader({
@@ -28,6 +29,7 @@ export function StudyHeader({
   onStop: () => void;
   stopError: string | null;
 }) {
+  const { isAdmin } = useRole();
   return (
     <>
       <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
@@ -63,7 +65,20 @@ export function StudyHeader({
             <CompareTrialsLink studyId={study.id} trialIds={study.trials.map((trial) => trial.id)} />
             <ReportLinks studyId={study.id} />
           </div>
-          {study.trials.some((trial) => trial.manifest) ? <RerunButton studyId={study.id} label="Rerun study" /> : null}
+          {isAdmin ? (
+            <div className="flex items-center gap-2">
+              <Link
+                href={`/studies/new?from=${study.id}`}
+                className={`rounded border border-line px-2 py-1 text-xs hover:border-muted ${focusRing}`}
+                data-testid="new-study-like-this"
+              >
+                New study like this
+              </Link>
+              {study.trials.some((trial) => trial.manifest) ? (
+                <RerunButton studyId={study.id} label="Rerun study" />
+              ) : null}
+            </div>
+          ) : null}
           {canStop ? <StopStudy study={study} stopping={stopping} onStop={onStop} error={stopError} /> : null}
           {canDelete ? <DeleteStudy study={study} /> : null}
         </div>

@@ -4,6 +4,7 @@ import { Fact, smallButtonClass } from "../../_components/ui";
 import { formatDateTime, formatSeconds, formatVerdict, shortId } from "../study-format";
 import { verdictTextStyle } from "../verdict-style";
 import { CapturedChangesFact } from "./captured-changes-fact";
+import { TrialCost } from "./cost-panel";
 import { testsMissingExplanation, testsMissingText } from "../../../shared/test-integrity";
 
 const count = (value: number) => value.toLocaleString("en-US");
@@ -55,6 +56,7 @@ export function TrialFacts({ studyId, trial }: { studyId: string; trial: TrialVi
           (in {count(trial.tokens.input)}, cached {count(trial.tokens.cachedInput)}, out {count(trial.tokens.output)},
           reasoning {count(trial.tokens.reasoning)})
         </span>
+        <TrialCost trial={trial} model={trial.manifest?.configuration.model} />
       </Fact>
       <Fact label="Thread" className={wrap}>
         <span className="font-mono text-xs">{trial.threadId ?? "—"}</span>

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { createStudyInputSchema } from "../../../shared/study-inputs";
 import type { StudyDefaultsView } from "../../../shared/study-schemas";
-import { emptyConfiguration, emptyDraft, errorsFromZod, firstErrorPath, toBase64, toInput } from "./form-model";
+import type { StudyView } from "../../../shared/study-schemas";
+import {
+  draftFromStudy,
+  emptyConfiguration,
+  emptyDraft,
+  errorsFromZod,
+  firstErrorPath,
+  toBase64,
+  toInput,
+} from "./form-model";
 
 const defaults: StudyDefaultsView = {
   concurrency: 3,
@@ -68,5 +77,64 @@ describe("new study form model", () => {
   it("encodes uploads as base64", () => {
     const bytes = new Uint8Array(70_000).map((_, i) => i % 256);
     expect(toBase64(bytes)).toBe(Buffer.from(bytes).toString("base64"));
+  });
+
+  it("sends a study budget in tokens or dollars only when one is typed, and says what is wrong with it", () => {
+    const draft = { ...emptyDraft("p1"), title: "Fix", taskPrompt: "Fix it", testCommand: "npm test" };
+    expect(toInput(draft, defaults).budget).toBeUndefined();
+    expect(toInput({ ...draft, budgetTokens: "50000" }, defaults).budget).toEqual({ tokens: 50_000, money: null });
+    expect(toInput({ ...draft, budgetMoney: "2.5" }, defaults).budget).toEqual({ tokens: null, money: 2.5 });
+    const parsed = createStudyInputSchema.safeParse(toInput({ ...draft, budgetMoney: "-1" }, defaults));
+    expect(parsed.success ? {} : errorsFromZod(parsed.error)).toEqual({
+      "budget.money": "A budget in dollars must be above 0.",
+    });
+  });
+
+  it("fills the form from an existing study ('New study like this')", () => {
+    const study = {
+      id: "s1",
+      projectId: "p9",
+      title: "Calendar",
+      taskPrompt: "Fix the calendar.",
+      testCommand: "node --test test/",
+      junitPath: null,
+      testFiles: [{ path: "test/calendar.test.js", sha256: "a".repeat(64), bytes: 10, role: "test" }],
+      configurations: [
+        {
+          id: "c1",
+          choice: 1,
+          harness: "codex",
+          model: "gpt-5",
+          reasoningEffort: "low",
+          instructions: "Be brief.",
+          overrides: [],
+          command: null,
+          repeats: 4,
+          derivedFrom: null,
+        },
+      ],
+      concurrency: 2,
+      agentTimeoutSec: 300,
+      evalTimeoutSec: 60,
+      tokenBudget: null,
+      budget: { tokens: 90_000, money: null },
+    } as unknown as StudyView;
+    const input = toInput(draftFromStudy(study), defaults);
+    expect(input).toMatchObject({
+      projectId: "p9",
+      title: "Calendar (again)",
+      taskPrompt: "Fix the calendar.",
+      testCommand: "node --test test/",
+      testFiles: [{ source: "project", path: "test/calendar.test.js", role: "test" }],
+      configurations: [
+        { harness: "codex", model: "gpt-5", reasoningEffort: "low", instructions: "Be brief.", repeats: 4 },
+      ],
+      concurrency: 2,
+      agentTimeoutSec: 300,
+      evalTimeoutSec: 60,
+      tokenBudget: 750_000,
+      budget: { tokens: 90_000, money: null },
+    });
+    expect(createStudyInputSchema.safeParse(input).success).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import type { ZodError } from "zod";
 import { suggestedRole, type CapturedFileRole } from "../../../shared/captured-files";
 import type { CreateStudyInput } from "../../../shared/study-inputs";
-import type { StudyDefaultsView } from "../../../shared/study-schemas";
+import type { StudyDefaultsView, StudyView } from "../../../shared/study-schemas";
 import { REASONING_EFFORTS, type HarnessKind, type ReasoningEffort } from "../../../shared/vocabulary";
 
 export type Harness = HarnessKind;
@@ -47,6 +47,9 @@ export interface StudyDraft {
   agentTimeoutSec: string | null;
   evalTimeoutSec: string | null;
   tokenBudget: string | null;
+  /** The study's budget over all trials; empty: none. */
+  budgetTokens: string;
+  budgetMoney: string;
 }
 
 /** Field errors by full input path (`configurations.1.model`), as the server sends them. */
@@ -83,6 +86,38 @@ export function emptyDraft(projectId: string): StudyDraft {
     agentTimeoutSec: null,
     evalTimeoutSec: null,
     tokenBudget: null,
+    budgetTokens: "",
+    budgetMoney: "",
+  };
+}
+
+/**
+ * "New study like this": the form filled from an existing study — its task, test command, captured test
+ * files (read again from the project when created), configurations with their repeats, limits and budget.
+ */
+export function draftFromStudy(study: StudyView): StudyDraft {
+  return {
+    ...emptyDraft(study.projectId),
+    title: `${study.title} (again)`.slice(0, 200),
+    taskPrompt: study.taskPrompt,
+    testCommand: study.testCommand,
+    junitPath: study.junitPath ?? "",
+    testFiles: study.testFiles.map((file) => ({ key: newKey(), source: "project", path: file.path, role: file.role })),
+    configurations: study.configurations.map((configuration) => ({
+      key: newKey(),
+      harness: configuration.harness,
+      model: configuration.model,
+      reasoningEffort: configuration.reasoningEffort,
+      instructions: configuration.instructions,
+      command: configuration.command ?? "",
+      repeats: String(configuration.repeats),
+    })),
+    concurrency: String(study.concurrency),
+    agentTimeoutSec: String(study.agentTimeoutSec),
+    evalTimeoutSec: String(study.evalTimeoutSec),
+    tokenBudget: study.tokenBudget === null ? null : String(study.tokenBudget),
+    budgetTokens: study.budget.tokens === null ? "" : String(study.budget.tokens),
+    budgetMoney: study.budget.money === null ? "" : String(study.budget.money),
   };
 }
 
@@ -159,6 +194,14 @@ export function toInput(draft: StudyDraft, defaults: StudyDefaultsView | undefin
     agentTimeoutSec: numberFrom(numbers.agentTimeoutSec),
     evalTimeoutSec: numberFrom(numbers.evalTimeoutSec),
     tokenBudget: numbers.tokenBudget.trim() === "" ? null : numberFrom(numbers.tokenBudget),
+    ...(draft.budgetTokens.trim() === "" && draft.budgetMoney.trim() === ""
+      ? {}
+      : {
+          budget: {
+            tokens: draft.budgetTokens.trim() === "" ? null : numberFrom(draft.budgetTokens),
+            money: draft.budgetMoney.trim() === "" ? null : numberFrom(draft.budgetMoney),
+          },
+        }),
   };
 }
 
@@ -200,6 +243,8 @@ export function firstErrorPath(errors: FieldErrors): string | null {
     "concurrency",
     "agentTimeoutSec",
     "evalTimeoutSec",
+    "budget.tokens",
+    "budget.money",
     "tokenBudget",
   ];
   const keys = Object.keys(errors);

@@ -34,9 +34,37 @@ function SubmitBar({ form, isAdmin }: { form: NewStudyFormState; isAdmin: boolea
   );
 }
 
-export function NewStudyForm({ initialProjectId }: { initialProjectId: string }) {
+/** "New study like this": which study filled the form (what it cannot copy said), or why it could not be read. */
+function SourceNote({ form }: { form: NewStudyFormState }) {
+  if (form.sourceError)
+    return (
+      <p role="alert" className="text-sm text-danger">
+        Could not fill the form from that study: {form.sourceError}
+      </p>
+    );
+  if (!form.source) return null;
+  const overrides = form.source.configurations.some((configuration) => configuration.overrides.length > 0);
+  return (
+    <p className="text-sm text-muted" data-testid="new-study-source">
+      Filled from{" "}
+      <Link href={`/studies/${form.source.id}`} className="text-accent underline">
+        {form.source.title}
+      </Link>
+      : change a configuration, add repeats. The test files are captured again from the project when you create it.
+      {overrides ? " Its -c overrides are not copied (the form does not edit them)." : ""}
+    </p>
+  );
+}
+
+export function NewStudyForm({
+  initialProjectId,
+  fromStudyId,
+}: {
+  initialProjectId: string;
+  fromStudyId: string | null;
+}) {
   const { role, isAdmin } = useRole();
-  const form = useNewStudyForm(initialProjectId);
+  const form = useNewStudyForm(initialProjectId, fromStudyId);
   const { draft, change, set, errors } = form;
   if (role === "viewer") {
     return (
@@ -66,6 +94,7 @@ export function NewStudyForm({ initialProjectId }: { initialProjectId: string })
         noValidate
         className="grid gap-6"
       >
+        <SourceNote form={form} />
         <StudyPanel form={form} />
         <Panel title="Fixed test files">
           <TestFilesPicker

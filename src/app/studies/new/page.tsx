@@ -5,6 +5,11 @@ export default async function NewStudyPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const { projectId } = await searchParams;
-  return <NewStudyForm initialProjectId={typeof projectId === "string" ? projectId : ""} />;
+  const { projectId, from } = await searchParams;
+  return (
+    <NewStudyForm
+      initialProjectId={typeof projectId === "string" ? projectId : ""}
+      fromStudyId={typeof from === "string" && from !== "" ? from : null}
+    />
+  );
 }

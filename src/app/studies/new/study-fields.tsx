@@ -195,6 +195,7 @@ export function LimitsPanel({ form }: FormProps) {
             {...describedBy(fieldId("tokenBudget"), { hint: true, error: errors.tokenBudget })}
           />
         </FormField>
+        <BudgetFields form={form} />
       </div>
       {defaultsData?.environment ? (
         <p className="mt-3 text-xs text-muted">
@@ -202,5 +203,45 @@ export function LimitsPanel({ form }: FormProps) {
         </p>
       ) : null}
     </Panel>
+  );
+}
+
+/** The study's budget over all its trials, in tokens or dollars (priced by the System page's table); empty: none. */
+function BudgetFields({ form }: FormProps) {
+  const { draft, set, errors } = form;
+  const fields = [
+    [
+      "budgetTokens",
+      "budget.tokens",
+      "Study budget (tokens)",
+      "Tokens over all trials; when reached, the queued trials are stopped. Empty: none.",
+      "1000",
+    ],
+    [
+      "budgetMoney",
+      "budget.money",
+      "Study budget (US dollars)",
+      "Dollars over all trials by the model price table (System page); every model needs a price. Empty: none.",
+      "0.01",
+    ],
+  ] as const;
+  return (
+    <>
+      {fields.map(([key, path, label, hint, step]) => (
+        <FormField key={key} id={fieldId(path)} error={errors[path]} label={label} hint={hint}>
+          <input
+            id={fieldId(path)}
+            type="number"
+            min={0}
+            step={step}
+            inputMode="decimal"
+            className={fieldInputClass}
+            value={draft[key]}
+            onChange={(e) => set(key, e.target.value)}
+            {...describedBy(fieldId(path), { hint: true, error: errors[path] })}
+          />
+        </FormField>
+      ))}
+    </>
   );
 }

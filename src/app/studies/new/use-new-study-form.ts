@@ -6,6 +6,7 @@ import { createStudyInputSchema } from "../../../shared/study-inputs";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import {
+  draftFromStudy,
   emptyDraft,
   errorsFromServer,
   errorsFromZod,
@@ -37,6 +38,18 @@ function validate(draft: StudyDraft, defaults: Parameters<typeof toInput>[1]): F
   return parsed.success ? {} : errorsFromZod(parsed.error);
 }
 
+/** "New study like this": the form is filled once from the study it names. */
+function usePrefill(fromStudyId: string | null, setDraft: (draft: StudyDraft) => void) {
+  const trpc = useTRPC();
+  const source = useQuery(trpc.studies.get.queryOptions({ studyId: fromStudyId ?? "" }, { enabled: !!fromStudyId }));
+  const [prefilledFrom, setPrefilledFrom] = useState<string | null>(null);
+  if (source.data && prefilledFrom !== source.data.id) {
+    setPrefilledFrom(source.data.id);
+    setDraft(draftFromStudy(source.data));
+  }
+  return source;
+}
+
 export type NewStudyFormState = ReturnType<typeof useNewStudyForm>;
 
 /**
@@ -44,11 +57,12 @@ export type NewStudyFormState = ReturnType<typeof useNewStudyForm>;
  * server's), the project's defaults and blocker, and `submit`, which validates, creates the study and
  * opens it (or moves focus to the first field that needs attention).
  */
-export function useNewStudyForm(initialProjectId: string) {
+export function useNewStudyForm(initialProjectId: string, fromStudyId: string | null = null) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<StudyDraft>(() => emptyDraft(initialProjectId));
+  const source = usePrefill(fromStudyId, setDraft);
   const [attempted, setAttempted] = useState(false);
   const [serverErrors, setServerErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string | null>(null);
@@ -121,5 +135,8 @@ export function useNewStudyForm(initialProjectId: string) {
     projects,
     defaults: defaultsData,
     creating: create.isPending,
+    /** The study the form was filled from ("New study like this"), once loaded; its load error otherwise. */
+    source: source.data ?? null,
+    sourceError: source.error ? describeError(source.error).message : null,
   };
 }

@@ -1,0 +1,97 @@
+import { z } from "zod";
+import type { Tokens } from "./token-usage";
+
+/**
+ * Tokens in money: a price per million tokens for each model (input, cached input, output, reasoning), in
+ * US dollars. The shipped defaults are the providers' published list prices for well-known models at the
+ * time of writing; the System page edits the table (an edit overrides a default, a new row prices another
+ * model). A model with no price has an **unknown** price: its cost is shown as unknown, never as zero.
+ */
+const perMillion = z
+  .number({ error: "A price is a number of US dollars per million tokens." })
+  .finite()
+  .min(0, "A price cannot be negative.")
+  .max(100_000, "A price above $100,000 per million tokens is surely a typo.");
+
+export const modelPriceSchema = z.object({
+  model: z
+    .string()
+    .trim()
+    .min(1, "Name the model as its configurations do.")
+    .max(200)
+    .refine(
+      (name) => ![...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f),
+      "A model name has no control characters.",
+    ),
+  inputPerMillion: perMillion,
+  cachedInputPerMillion: perMillion,
+  outputPerMillion: perMillion,
+  reasoningPerMillion: perMillion,
+});
+export type ModelPrice = z.infer<typeof modelPriceSchema>;
+export const resetPriceInputSchema = z.strictObject({ model: modelPriceSchema.shape.model });
+
+/** A row of the effective table: where its price comes from. */
+export type PricedModel = ModelPrice & { source: "default" | "edited"; updatedAt: string | null };
+
+const price = (model: string, input: number, cached: number, output: number): ModelPrice => ({
+  model,
+  inputPerMillion: input,
+  cachedInputPerMillion: cached,
+  outputPerMillion: output,
+  // reasoning tokens are billed as output tokens by these providers
+  reasoningPerMillion: output,
+});
+
+/** Published list prices (US dollars per million tokens) of well-known models; edit them on the System page. */
+export const DEFAULT_MODEL_PRICES: readonly ModelPrice[] = [
+  price("gpt-5", 1.25, 0.125, 10),
+  price("gpt-5-codex", 1.25, 0.125, 10),
+  price("gpt-5-mini", 0.25, 0.025, 2),
+  price("gpt-5-nano", 0.05, 0.005, 0.4),
+  price("gpt-4.1", 2, 0.5, 8),
+  price("gpt-4.1-mini", 0.4, 0.1, 1.6),
+  price("gpt-4.1-nano", 0.1, 0.025, 0.4),
+  price("gpt-4o", 2.5, 1.25, 10),
+  price("gpt-4o-mini", 0.15, 0.075, 0.6),
+  price("o3", 2, 0.5, 8),
+  price("o4-mini", 1.1, 0.275, 4.4),
+  price("codex-mini-latest", 1.5, 0.375, 6),
+];
+
+/** The effective table: the defaults, with the edited rows over them and after them. */
+export function effectivePrices(edited: readonly (ModelPrice & { updatedAt: string })[]): PricedModel[] {
+  const byModel = new Map<string, PricedModel>();
+  for (const row of DEFAULT_MODEL_PRICES) byModel.set(row.model, { ...row, source: "default", updatedAt: null });
+  for (const row of edited) byModel.set(row.model, { ...row, source: "edited" });
+  return [...byModel.values()];
+}
+
+/** The price of a model (exactly as configured), or null: unknown. */
+export function priceOf(model: string, table: readonly ModelPrice[]): ModelPrice | null {
+  return table.find((row) => row.model === model) ?? null;
+}
+
+/**
+ * What the tokens cost at a price, in dollars. Cached input is part of input and reasoning part of output
+ * (as the API counts them), so each part is priced once: uncached input, cached input, output that is not
+ * reasoning, reasoning.
+ */
+export function tokenCost(tokens: Omit<Tokens, "total">, price: ModelPrice): number {
+  const uncached = Math.max(0, tokens.input - tokens.cachedInput);
+  const visibleOutput = Math.max(0, tokens.output - tokens.reasoning);
+  return (
+    (uncached * price.inputPerMillion +
+      tokens.cachedInput * price.cachedInputPerMillion +
+      visibleOutput * price.outputPerMillion +
+      tokens.reasoning * price.reasoningPerMillion) /
+    1_000_000
+  );
+}
+
+/** `$0.0123`, `$1.23`, `$1,234.56`; "unknown price" for null. */
+export function formatCost(cost: number | null): string {
+  if (cost === null) return "unknown price";
+  const digits = cost !== 0 && Math.abs(cost) < 0.01 ? 4 : 2;
+  return `$${cost.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+}

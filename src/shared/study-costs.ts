@@ -1,0 +1,99 @@
+import { z } from "zod";
+import { modelPriceSchema, priceOf, tokenCost, type ModelPrice } from "./model-prices";
+import { median } from "./study-aggregates";
+import type { ReportTrial } from "./study-report";
+import type { TrialState } from "./vocabulary";
+import { isTerminalTrialState } from "./vocabulary";
+
+/**
+ * A study's cost in US dollars from its trials' tokens and the price table: per trial, per configuration
+ * (median over finished trials, total over all) and for the study. A model without a price makes its
+ * costs `null` ("unknown price"), and the study's total too while such a trial used tokens.
+ */
+const dollars = z.number().finite().nonnegative();
+
+export const studyCostsSchema = z.object({
+  currency: z.literal("USD"),
+  /** The prices used, one per priced model of the study. */
+  prices: z.array(modelPriceSchema),
+  /** Models of the study with no price: their costs are unknown. */
+  unknownModels: z.array(z.string()),
+  trials: z.array(z.object({ trialId: z.string().min(1), cost: dollars.nullable() })),
+  configurations: z.array(
+    z.object({
+      choice: z.int().positive(),
+      model: z.string(),
+      median: dollars.nullable(),
+      total: dollars.nullable(),
+    }),
+  ),
+  total: dollars.nullable(),
+});
+export type StudyCosts = z.infer<typeof studyCostsSchema>;
+
+type CostedTrial = Pick<ReportTrial, "id" | "choice" | "tokens"> & { state: TrialState };
+
+/** What one trial cost: 0 without tokens, null when its model has no price. */
+export function trialCost(trial: Pick<ReportTrial, "tokens">, price: ModelPrice | null): number | null {
+  if (trial.tokens.total === 0) return 0;
+  return price ? tokenCost(trial.tokens, price) : null;
+}
+
+export function studyCosts(options: {
+  configurations: readonly { choice: number; model: string }[];
+  trials: readonly CostedTrial[];
+  prices: readonly ModelPrice[];
+}): StudyCosts {
+  const priceByChoice = new Map(
+    options.configurations.map((configuration) => [configuration.choice, priceOf(configuration.model, options.prices)]),
+  );
+  const trials = options.trials.map((trial) => ({
+    trialId: trial.id,
+    choice: trial.choice,
+    finished: isTerminalTrialState(trial.state),
+    cost: trialCost(trial, priceByChoice.get(trial.choice) ?? null),
+  }));
+  const configurations = options.configurations.map(({ choice, model }) => {
+    const own = trials.filter((trial) => trial.choice === choice);
+    const unknown = own.some((trial) => trial.cost === null);
+    const finished = own.filter((trial) => trial.finished).map((trial) => trial.cost ?? 0);
+    return {
+      choice,
+      model,
+      median: unknown ? null : median(finished),
+      total: unknown ? null : own.reduce((sum, trial) => sum + (trial.cost ?? 0), 0),
+    };
+  });
+  const models = [...new Set(options.configurations.map((configuration) => configuration.model))];
+  return {
+    currency: "USD",
+    prices: models.flatMap((model) => priceOf(model, options.prices) ?? []),
+    unknownModels: models.filter((model) => priceOf(model, options.prices) === null),
+    trials: trials.map(({ trialId, cost }) => ({ trialId, cost })),
+    configurations,
+    total: trials.some((trial) => trial.cost === null)
+      ? null
+      : trials.reduce((sum, trial) => sum + (trial.cost ?? 0), 0),
+  };
+}
+
+/** A study's budget over all its trials: tokens, or US dollars priced by the table; null fields: none. */
+export const studyBudgetSchema = z.object({
+  tokens: z.int().positive().nullable(),
+  money: z.number().finite().positive().nullable(),
+});
+export type StudyBudget = z.infer<typeof studyBudgetSchema>;
+
+/** Why the queued trials stop, or null while the budget holds (or there is none). */
+export function budgetReached(options: {
+  budget: StudyBudget;
+  tokensUsed: number;
+  cost: number | null;
+}): string | null {
+  const { budget } = options;
+  if (budget.tokens !== null && options.tokensUsed >= budget.tokens)
+    return `Study budget reached: ${options.tokensUsed.toLocaleString("en-US")} of ${budget.tokens.toLocaleString("en-US")} tokens used; the queued trials were stopped.`;
+  if (budget.money !== null && options.cost !== null && options.cost >= budget.money)
+    return `Study budget reached: $${options.cost.toFixed(2)} of $${budget.money.toFixed(2)} spent; the queued trials were stopped.`;
+  return null;
+}
