@@ -163,6 +163,7 @@ function wireStudies(deps: {
     dispatcher: studies.dispatcher,
     publish: (event) => publishEvent(redis, event),
     clock: () => new Date(),
+    dataDir: options.dataDir,
   });
   // finishes removals a crash or a busy image interrupted; an owner whose rows are still there was not deleted
   const resumeRemovals = () =>

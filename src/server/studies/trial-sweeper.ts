@@ -7,6 +7,7 @@ import type { ContainerRuntime } from "../runtime/docker-runtime";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialDispatcher } from "./trial-dispatcher";
 import type { SlotHolder } from "./trial-dispatch.queries";
+import { readFinishReport } from "../trials/finish-outbox";
 
 export interface TrialSweeperDeps {
   studies: StudyQueries;
@@ -17,6 +18,8 @@ export interface TrialSweeperDeps {
   publish: (event: EventInput) => Promise<unknown>;
   log: (message: string) => void;
   clock: () => Date;
+  /** Where workers on this host keep their finish reports (see finish-outbox.ts). */
+  dataDir: string;
 }
 
 type SweepResult = { interrupted: string[]; requeued: string[]; refused: string[] };
@@ -64,12 +67,34 @@ async function sweepQueued(
 
 /** A running trial: ended `error` if its live worker's job failed, `interrupted` if its worker is gone; null if it is fine. */
 async function sweepRunning(deps: TrialSweeperDeps, trial: SlotHolder, live: Set<string>): Promise<string[] | null> {
+  // finished work is never discarded: an attempt whose finish report is on disk but not recorded (the
+  // event was lost with a Redis outage or restart) is completed from that report, whatever its worker's fate
+  const report = readFinishReport({ dataDir: deps.dataDir, trialId: trial.id, attempt: trial.attempt });
+  if (report) {
+    deps.log(`sweeper: trial ${trial.id} finished but its finish was not recorded; recording it from its report`);
+    await deps.publish(report);
+    return null;
+  }
   let state: "error" | "interrupted" = "interrupted";
   let reason = `Interrupted: the worker running it (${trial.workerId ?? "unknown"}) stopped while the trial was ${trial.state}. Its containers were removed; retry it to run it again.`;
   if (trial.workerId && live.has(trial.workerId)) {
     // the worker is alive; a job that failed outside the trial's own error handling still ends the trial
     const jobId = trialJobId({ trialId: trial.id, attempt: trial.attempt });
-    if ((await deps.queue.state(jobId)) !== "failed") return null;
+    const jobState = await deps.queue.state(jobId);
+    if (jobState === "completed") {
+      // done, yet no finish recorded and no report to record it from: say so instead of leaving it active forever
+      state = "error";
+      reason =
+        "Its worker finished this trial, but the result was lost before it was recorded. Retry it to run it again.";
+      return deps.studies.endTrials({
+        trialIds: [trial.id],
+        state,
+        reason,
+        at: deps.clock(),
+        onlyStates: ACTIVE_TRIAL_STATES,
+      });
+    }
+    if (jobState !== "failed") return null;
     state = "error";
     reason = `The worker failed this trial: ${(await failedReason(deps, jobId)) ?? "unknown error"}.`;
   }

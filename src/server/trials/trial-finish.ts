@@ -6,6 +6,7 @@ import type { DiffTotals } from "./trial-evaluation-step";
 import { verdictSummary } from "../../shared/verdict-summary";
 import { trialEndLine, type TrialOutcome as TrialRunOutcome } from "../../shared/trial-outcome";
 import type { TrialEndState } from "../../shared/vocabulary";
+import { writeFinishReport } from "./finish-outbox";
 
 export type { TrialEndState };
 
@@ -67,8 +68,8 @@ export async function finishTrial(options: { context: TrialContext; outcome: Tri
   const verdict = outcome.stoppedBy ? null : (evaluation?.verdict ?? null);
   context.note(trialEndLine({ outcome: shown, verdict, reason }));
   await context.log.close();
-  await deps.publish({
-    type: "trial.finished",
+  const finished = {
+    type: "trial.finished" as const,
     ...ids,
     data: {
       attempt: job.attempt,
@@ -89,6 +90,9 @@ export async function finishTrial(options: { context: TrialContext; outcome: Tri
       diff: outcome.diff,
       capturedChanges: outcome.capturedChanges ?? null,
     },
-  });
+  };
+  // on disk first: if the event is lost on its way, the web process completes the trial from this report
+  writeFinishReport({ dataDir: deps.dataDir, event: finished });
+  await deps.publish(finished);
   return state;
 }
