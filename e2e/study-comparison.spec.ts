@@ -68,3 +68,44 @@ test("four repeats each: error bars, intervals and a comparison that names the b
   await shoot(page, "study-comparison", { element: panel });
   await shoot(page, "narrow-study-comparison", { element: panel, width: 390 });
 });
+
+test("the tests × trials heat map, the cost, and what differed between two trials' manifests", async () => {
+  // still on the study of the test above
+  const matrix = page.getByRole("region", { name: "Tests × trials" });
+  await expect(matrix.getByTestId("test-matrix-summary")).toContainText("23 tests × 8 evaluated trials");
+  await expect(matrix.getByTestId("test-matrix-summary")).toContainText("No test flips between repeats");
+  await expect(matrix.getByTestId("test-matrix-row")).toHaveCount(23);
+  const firstRow = matrix.getByTestId("test-matrix-row").first();
+  await expect(firstRow.locator('[data-status="passed"]')).toHaveCount(4);
+  await expect(firstRow.locator('[data-status="failed"]')).toHaveCount(4);
+  await matrix.getByLabel("Only tests that flip").check();
+  await expect(matrix.getByText("No test matches.")).toBeVisible();
+  await matrix.getByLabel("Only tests that flip").uncheck();
+  await matrix.getByLabel("Filter tests by name").fill("leap");
+  await expect(matrix.getByTestId("test-matrix-row").first()).toContainText(/leap/i);
+  await shoot(page, "study-test-matrix", { element: matrix });
+  await shoot(page, "narrow-study-test-matrix", { element: matrix, width: 390 });
+
+  // the mock models have no price: said so, never $0
+  await expect(page.getByTestId("study-cost")).toContainText("unknown price");
+  await expect(page.getByTestId("study-cost")).toContainText("calendar-fix-all");
+
+  const studyUrl = page.url();
+  const [first, fifth] = [page.getByTestId("trial-row").nth(0), page.getByTestId("trial-row").nth(4)];
+  const ids = [await first.getAttribute("data-trial-id"), await fifth.getAttribute("data-trial-id")];
+  await page.goto(`${studyUrl}/compare?trials=${ids.join(",")}`);
+  const differed = page.getByRole("region", { name: "What differed" });
+  const modelRow = differed.locator('[data-testid="manifest-diff-row"][data-path="configuration.model"]');
+  await expect(modelRow).toContainText("calendar-fix-all");
+  await expect(modelRow).toContainText("calendar-fix-none");
+  await expect(differed.getByTestId("manifest-diff-row")).toHaveCount(1);
+  await shoot(page, "compare-what-differed", { element: differed });
+
+  // New study like this: the form filled from the study
+  await page.goto(studyUrl);
+  await page.getByTestId("new-study-like-this").click();
+  await expect(page.getByTestId("new-study-source")).toContainText("Fix-all against fix-none, four times each");
+  await expect(page.getByLabel("Title")).toHaveValue("Fix-all against fix-none, four times each (again)");
+  await expect(page.getByLabel("Model 2")).toHaveValue("calendar-fix-none");
+  await expect(page.getByLabel("Repeats 2")).toHaveValue("4");
+});

@@ -111,7 +111,7 @@ function MatrixGrid({ matrix, rows }: { matrix: TestMatrix; rows: TestMatrix["te
             <tr key={test.name} data-testid="test-matrix-row" data-flips={test.flipsIn.length > 0 ? "yes" : "no"}>
               <th
                 scope="row"
-                className="max-w-80 truncate px-2 py-0.5 text-left font-mono font-normal"
+                className="max-w-36 truncate px-2 py-0.5 text-left font-mono font-normal sm:max-w-80"
                 title={test.name}
               >
                 {test.name}
