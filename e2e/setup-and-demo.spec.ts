@@ -189,6 +189,16 @@ test("the project list shows each environment's state and the next step", async 
   await expect(page.getByTestId("project-environment")).toHaveText("environment v1 ready · next: start a study");
 });
 
+test("System page events name their project and study with links", async () => {
+  await page.goto(`${product.origin}/system`);
+  const events = page.getByRole("list", { name: "Recent events" });
+  await expect(events.getByRole("link", { name: "calendar (demo)" }).first()).toBeVisible();
+  await expect(events.getByRole("link", { name: "With the stored key" }).first()).toHaveAttribute(
+    "href",
+    /^\/studies\/[\w-]+$/,
+  );
+});
+
 test("adding a project offers a folder picker over the home directory", async () => {
   await page.goto(`${product.origin}/projects`);
   await page.getByRole("button", { name: "Browse folders…" }).click();

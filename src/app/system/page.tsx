@@ -1,8 +1,7 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { rooms } from "../../shared/event-catalog";
-import { PageHeader, Panel } from "../_components/ui";
+import { PageHeader } from "../_components/ui";
 import { useRole } from "../_components/use-role";
 import { useTRPC } from "../_lib/trpc";
 import { useLiveQuery } from "../_lib/use-live-query";
@@ -10,6 +9,7 @@ import { HealthPanel } from "./health-panel";
 import { BrowserSessions } from "./browser-sessions";
 import { ChecksPanel } from "./checks-panel";
 import { ModelPrices } from "./model-prices";
+import { RecentEventsPanel } from "./recent-events";
 import { ViewerLinks } from "./viewer-links";
 import { WorkersPanel } from "./workers-panel";
 
@@ -35,22 +35,5 @@ export default function SystemPage() {
         <RecentEventsPanel />
       </div>
     </>
-  );
-}
-
-function RecentEventsPanel() {
-  const trpc = useTRPC();
-  const events = useQuery(trpc.system.recentEvents.queryOptions({ limit: 20 }));
-  return (
-    <Panel title="Recent events">
-      <ul className="grid gap-1 font-mono text-xs text-muted" aria-label="Recent events">
-        {(events.data ?? []).map(({ id, event }) => (
-          <li key={id}>
-            {new Date(event.at).toLocaleTimeString()} {event.type} {"host" in event.data ? `${event.data.host}` : ""}
-          </li>
-        ))}
-        {events.data?.length === 0 ? <li>No events yet.</li> : null}
-      </ul>
-    </Panel>
   );
 }
