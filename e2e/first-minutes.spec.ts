@@ -125,6 +125,33 @@ test("opening the project shows its path and refuses an out-of-range setting nex
   await expect(page.getByRole("form", { name: "Project settings" }).getByLabel("Process limit")).toHaveValue(savedPids);
 });
 
+test("the container settings: a disk budget under 64 MiB is refused next to its field; Run as root is saved", async () => {
+  const settings = page.getByRole("form", { name: "Project settings" });
+  const disk = settings.getByLabel("Disk budget per trial (GiB)");
+  await expect(disk).toHaveValue("10");
+  await expect(settings.getByLabel("Open files per process")).toHaveValue("8192");
+  await disk.fill("0.01");
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.locator("#diskBudgetBytes-error")).toHaveText(
+    "At least 64 MiB; a test run alone writes caches and reports.",
+  );
+  await page.reload();
+  const reloaded = page.getByRole("form", { name: "Project settings" });
+  const root = reloaded.getByRole("checkbox", { name: "Run as root" });
+  await expect(root).not.toBeChecked();
+  await root.check();
+  await reloaded.getByRole("button", { name: "Save settings" }).click();
+  await expect(reloaded.getByText("Saved.")).toBeVisible();
+  await page.reload();
+  const again = page.getByRole("form", { name: "Project settings" });
+  await expect(again.getByRole("checkbox", { name: "Run as root" })).toBeChecked();
+  await expect(again.getByLabel("Disk budget per trial (GiB)")).toHaveValue("10");
+  // back to the host user for the tests after this one
+  await again.getByRole("checkbox", { name: "Run as root" }).uncheck();
+  await again.getByRole("button", { name: "Save settings" }).click();
+  await expect(again.getByText("Saved.")).toBeVisible();
+});
+
 test("preparing the environment shows progress and a live log, then version 1 is active; a command adds version 2", async () => {
   const panel = page.getByRole("region", { name: "Environment" });
   await expect(panel.getByText("No environment yet.")).toBeVisible();
