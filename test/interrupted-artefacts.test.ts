@@ -57,23 +57,26 @@ afterAll(async () => {
   removeImages(`invariant-trial/${projectId.toLowerCase()}`);
 });
 
+function startWorkerProcess(): ChildProcess {
+  return spawn(
+    process.execPath,
+    [BIN, "worker", "--redis-url", redis.url, "--data-dir", dataDir, "--concurrency", "1"],
+    { env: { ...cleanEnv(), OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: mock.url }, stdio: "ignore" },
+  );
+}
+
+const slowStudy = (title: string) => ({
+  projectId,
+  title,
+  taskPrompt: "Do the task.",
+  testCommand: "node --test test/",
+  configurations: [{ harness: "codex" as const, model: "slow", reasoningEffort: "low" as const, repeats: 1 }],
+});
+
 describe("an interrupted attempt's artefacts", () => {
   it("are recorded when created, so deleting the study removes its workspace and reports nothing left", async () => {
-    worker = spawn(
-      process.execPath,
-      [BIN, "worker", "--redis-url", redis.url, "--data-dir", dataDir, "--concurrency", "1"],
-      { env: { ...cleanEnv(), OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: mock.url }, stdio: "ignore" },
-    );
-    const created = await web.services.studies.create(
-      {
-        projectId,
-        title: "Killed",
-        taskPrompt: "Do the task.",
-        testCommand: "node --test test/",
-        configurations: [{ harness: "codex", model: "slow", reasoningEffort: "low", repeats: 1 }],
-      },
-      "admin",
-    );
+    worker = startWorkerProcess();
+    const created = await web.services.studies.create(slowStudy("Killed"), "admin");
     const running = await waitForStudy({
       web,
       studyId: created.id,
@@ -101,5 +104,35 @@ describe("an interrupted attempt's artefacts", () => {
     expect(deleted.removed.workspaces).toBe(1);
     // the preflight's workspace is the study's too: none of this study's workspaces is left
     expect(workspaces()).toEqual([]);
+  });
+
+  it("a worker stopped with SIGTERM mid-trial removes the containers it started before it exits", async () => {
+    const stopped = startWorkerProcess();
+    worker = stopped;
+    const created = await web.services.studies.create(slowStudy("Stopped"), "admin");
+    const running = await waitForStudy({
+      web,
+      studyId: created.id,
+      until: (s) => s.trials.some((t) => t.state === "agent" && t.commandsRun > 0),
+      timeoutMs: 120_000,
+      what: "the trial to run its command",
+    });
+    const trialId = running.trials[0]?.id ?? "";
+    expect(containersWithLabel(`invariant.trial=${trialId}`)).toHaveLength(1);
+    const exited = new Promise<number | null>((resolve) => stopped.once("exit", (code) => resolve(code)));
+    stopped.kill("SIGTERM");
+    // its own deadline is 20 s (then it exits 1); a clean stop exits 0
+    expect(await exited).toBe(0);
+    expect(containersWithLabel(`invariant.trial=${trialId}`)).toEqual([]);
+    const ended = await waitForStudy({
+      web,
+      studyId: created.id,
+      until: (s) => s.state === "done",
+      timeoutMs: 90_000,
+      what: "the trial's end",
+    });
+    // handed to recovery: interrupted with the reason, not "failed" because its container vanished
+    expect(ended.trials[0]).toMatchObject({ state: "interrupted" });
+    expect(ended.trials[0]?.error).toMatch(/^Interrupted: the worker running it \(.+\) stopped while the trial was/);
   });
 });

@@ -10,7 +10,9 @@ import { connectRedis } from "../src/server/redis/connection";
 import { sweepScratch } from "../src/server/dependencies/dependency-runtime";
 import { resolveHostCaBundle } from "../src/server/runtime/host-ca";
 import { locateCodexBinary } from "../src/server/agents/codex-binary";
-import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
+import { createDockerRuntime, type ContainerRuntime } from "../src/server/runtime/docker-runtime";
+import { LABEL } from "../src/server/runtime/container-spec";
+import { discardFinishReport } from "../src/server/trials/finish-outbox";
 import { containerUserNote, resolveHostUser, type UnixUser } from "../src/server/runtime/container-user";
 import { dataDirMountPolicy } from "../src/server/runtime/mount-policy";
 import { packageRoot } from "../src/lib/package-info";
@@ -100,21 +102,54 @@ function createQueueWorker(options: {
   return worker;
 }
 
-/** Graceful first (running jobs finish); BullMQ's blocking wait for new jobs can take seconds, so forced after 5 s. */
+/** Running jobs get this long to finish on a stop before their containers are stopped. */
+const STOP_GRACE_MS = 5_000;
+
+/** Removes every container this worker started (by its label), so none outlives it; returns how many. */
+async function removeOwnContainers(runtime: ContainerRuntime, workerId: string): Promise<number> {
+  const own = (await runtime.listManagedContainers()).filter(
+    (container) => container.labels[LABEL.worker] === workerId,
+  );
+  await Promise.all(own.map((container) => runtime.removeContainer(container.id).catch(() => undefined)));
+  return own.length;
+}
+
+/**
+ * Graceful first: running jobs get STOP_GRACE_MS to finish. Then the containers they started (agent,
+ * evaluation, preflight, build) are removed — again while the forced close runs, since a job may start
+ * its next step's container — so the worker leaves none behind; their trials are reported interrupted
+ * (the sweeper sees this worker gone) or end with the reason their container vanished.
+ */
 async function shutdown(options: {
   worker: Worker;
   timers: NodeJS.Timeout[];
   gatewayHost: GatewayHost;
   redis: Redis;
+  runtime: ContainerRuntime;
   info: WorkerInfo;
   reason: string;
+  log: (message: string) => void;
+  onAbandon: () => void;
 }): Promise<void> {
-  const { worker, redis, info } = options;
+  const { worker, redis, info, runtime } = options;
   for (const timer of options.timers) clearInterval(timer);
   let forced: NodeJS.Timeout | undefined;
-  await Promise.race([worker.close(), new Promise<void>((resolve) => (forced = setTimeout(resolve, 5_000)))]);
+  const finished = await Promise.race([
+    worker.close().then(() => true),
+    new Promise<boolean>((resolve) => (forced = setTimeout(() => resolve(false), STOP_GRACE_MS))),
+  ]);
   clearTimeout(forced);
-  await worker.close(true);
+  if (!finished) {
+    options.onAbandon();
+    const sweep = setInterval(() => void removeOwnContainers(runtime, info.id).catch(() => undefined), 500);
+    const removed = await removeOwnContainers(runtime, info.id).catch(() => 0);
+    options.log(
+      `stopping (${options.reason}): jobs still running after ${STOP_GRACE_MS / 1000} s; removed their ${removed} containers`,
+    );
+    await worker.close(true);
+    clearInterval(sweep);
+    await removeOwnContainers(runtime, info.id).catch(() => 0);
+  }
   await options.gatewayHost.close();
   await removeHeartbeat(redis, info.id);
   await publishEvent(redis, {
@@ -143,6 +178,28 @@ function workerRuntime(options: WorkerOptions, hostUser: UnixUser) {
 }
 
 /**
+ * The worker's publisher. Once a stop gives up on running jobs (their containers removed), their trials
+ * are handed to recovery: the end they would report (an agent that "failed" because its container
+ * vanished) is not published and its finish report is dropped, so the web process's sweeper reports
+ * them interrupted with the reason.
+ */
+function stopAwarePublisher(redis: Redis, dataDir: string) {
+  let abandoned = false;
+  return {
+    publish: (event: EventInput) => {
+      if (abandoned && event.type === "trial.finished") {
+        discardFinishReport({ dataDir, trialId: event.trialId, attempt: event.data.attempt });
+        return Promise.resolve("dropped");
+      }
+      return publishEvent(redis, event);
+    },
+    abandon: () => {
+      abandoned = true;
+    },
+  };
+}
+
+/**
  * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
  * It never opens the database; the web process records what it publishes.
  */
@@ -154,7 +211,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const instance = await installationId(redis);
   const identity = { id: info.id, host: info.host, pid: info.pid, instance };
   const active = new Set<string>();
-  const publish = (event: EventInput) => publishEvent(redis, event);
+  const { publish, abandon } = stopAwarePublisher(redis, options.dataDir);
   const gatewayHost = await startGatewayHost({
     config: options.modelGateway,
     dataDir: options.dataDir,
@@ -218,7 +275,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     info,
     reconcile,
     stop(reason) {
-      stopping ??= shutdown({ worker, timers, gatewayHost, redis, info, reason });
+      const log = options.log;
+      stopping ??= shutdown({ worker, timers, gatewayHost, redis, runtime, info, reason, log, onAbandon: abandon });
       return stopping;
     },
   };

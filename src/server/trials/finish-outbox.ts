@@ -39,3 +39,8 @@ export function readFinishReport(options: { dataDir: string; trialId: string; at
     return null;
   }
 }
+
+/** Drops an attempt's report: a worker that gives up its running trials hands them to recovery instead. */
+export function discardFinishReport(options: { dataDir: string; trialId: string; attempt: number }): void {
+  fs.rmSync(outboxFile(options), { force: true });
+}
