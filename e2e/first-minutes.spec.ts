@@ -140,16 +140,23 @@ test("the container settings: a disk budget under 64 MiB is refused next to its 
   const root = reloaded.getByRole("checkbox", { name: "Run as root" });
   await expect(root).not.toBeChecked();
   await root.check();
+  // "Saved." shows only until the refetched project remounts the form: wait for the update's answer instead
+  const saved = page.waitForResponse((response) => response.url().includes("projects.update") && response.ok());
   await reloaded.getByRole("button", { name: "Save settings" }).click();
-  await expect(reloaded.getByText("Saved.")).toBeVisible();
+  await saved;
   await page.reload();
   const again = page.getByRole("form", { name: "Project settings" });
   await expect(again.getByRole("checkbox", { name: "Run as root" })).toBeChecked();
   await expect(again.getByLabel("Disk budget per trial (GiB)")).toHaveValue("10");
   // back to the host user for the tests after this one
   await again.getByRole("checkbox", { name: "Run as root" }).uncheck();
+  const restored = page.waitForResponse((response) => response.url().includes("projects.update") && response.ok());
   await again.getByRole("button", { name: "Save settings" }).click();
-  await expect(again.getByText("Saved.")).toBeVisible();
+  await restored;
+  await page.reload();
+  await expect(
+    page.getByRole("form", { name: "Project settings" }).getByRole("checkbox", { name: "Run as root" }),
+  ).not.toBeChecked();
 });
 
 test("preparing the environment shows progress and a live log, then version 1 is active; a command adds version 2", async () => {
