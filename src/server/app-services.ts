@@ -32,6 +32,7 @@ import { createStudyQueries } from "./studies/studies.queries";
 import { createStudyService, type StudyService } from "./studies/study-service";
 import { createTrialSweeper } from "./studies/trial-sweeper";
 import { listWorkers } from "./system/worker-registry";
+import type { SupervisionSource } from "./system/health";
 import { publishEvent } from "./events/event-stream";
 import type { InvariantEvent } from "../shared/event-catalog";
 import { wireSessions, type SessionsOptions } from "./sessions/session-wiring";
@@ -89,6 +90,8 @@ export interface AppServicesOptions {
   /** Where model access comes from besides the stored key (for the Setup page; default: none, ~/.codex). */
   modelAccess?: { environmentKey: boolean; codexHome: string };
   log?: (message: string) => void;
+  /** The launcher's supervised children, for health. */
+  supervision?: SupervisionSource;
 }
 
 /**
@@ -280,6 +283,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       dataDir: options.dataDir,
       events,
       queue,
+      ...(options.supervision ? { supervision: options.supervision } : {}),
     }),
     async close() {
       await upkeep.stop();
