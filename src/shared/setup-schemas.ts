@@ -26,7 +26,7 @@ export interface SetupCheckView {
   detail: string;
   fix: string | null;
   /** Something the dashboard can do about it here. */
-  action: "store-key" | "try-demo" | null;
+  action: "store-key" | "build-base-image" | null;
 }
 
 export interface SetupStatusView {
@@ -35,4 +35,13 @@ export interface SetupStatusView {
   needed: boolean;
   checks: SetupCheckView[];
   modelAccess: ModelAccessView;
+}
+
+/** The Setup page's base image build: running or how it ended, with the tail of its output. */
+export interface BaseImageBuildView {
+  running: boolean;
+  startedAt: string;
+  finishedAt: string | null;
+  exitCode: number | null;
+  output: string;
 }

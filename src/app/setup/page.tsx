@@ -44,7 +44,7 @@ export default function SetupPage() {
               </Link>
             </div>
             <Panel title="Checklist">
-              <SetupChecklist checks={data.checks} />
+              <SetupChecklist checks={data.checks} isAdmin={isAdmin} />
             </Panel>
             <Panel title="Model access">
               <p className="mb-3 text-sm">{data.modelAccess.summary}</p>

@@ -28,6 +28,7 @@ export function wireFirstRun(deps: {
     redisUrl: deps.redisUrl,
     baseImage: deps.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
     modelAccess: deps.modelAccess ?? { environmentKey: false, codexHome: path.join(os.homedir(), ".codex") },
+    root: packageRoot(),
     log: deps.log,
   });
   const demo = createDemoService({

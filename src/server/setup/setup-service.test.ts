@@ -2,12 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { migratedDb, redisUrlFor, tempDir } from "../../../test/support/temp";
+import { migratedDb, redisUrlFor, REPO_ROOT, tempDir } from "../../../test/support/temp";
 import { createAppServices, type AppServices } from "../app-services";
 import type { Db } from "../db/client";
 import { createDockerRuntime } from "../runtime/docker-runtime";
 import { appRouter } from "../trpc/app-router";
 import { createCallerFactory } from "../trpc/init";
+import { createSetupService } from "./setup-service";
 
 const KEY = "sk-setup-RECOGNISABLE-4711";
 let db: Db;
@@ -79,6 +80,38 @@ describe("setup checklist and the stored API key", () => {
       expect(fs.readFileSync(path.join(dataDir, name)).includes(Buffer.from(KEY)), name).toBe(false);
     expect(await admin().setup.removeApiKey()).toMatchObject({ removed: true, modelAccess: { source: "none" } });
     expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it("offers to build a missing base image", async () => {
+    const setup = createSetupService({
+      runtime: createDockerRuntime(),
+      dataDir,
+      redisUrl: redisUrlFor(inject("redisUrl"), 2),
+      baseImage: "invariant-missing:none",
+      modelAccess: { environmentKey: true, codexHome: tempDir("no-codex") },
+      root: REPO_ROOT,
+    });
+    const status = await setup.status();
+    expect(status.checks.find((check) => check.id === "base-image")).toMatchObject({
+      status: "fail",
+      detail: "invariant-missing:none is not in Docker",
+      action: "build-base-image",
+      fix: expect.stringMatching(/^Build it here with the button/) as string,
+    });
+    expect(status.needed).toBe(true);
+  });
+
+  it("runs the package's base image script from the Setup page and keeps its output (offline: the image exists)", async () => {
+    await expect(viewer().setup.buildBaseImage()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await admin().setup.baseImageBuild()).toBeNull();
+    const started = await admin().setup.buildBaseImage();
+    expect(started).toMatchObject({ running: true, exitCode: null });
+    // a second click while it runs is the same build
+    expect((await admin().setup.buildBaseImage()).startedAt).toBe(started.startedAt);
+    await expect.poll(async () => (await admin().setup.baseImageBuild())?.running, { timeout: 60_000 }).toBe(false);
+    const done = await viewer().setup.baseImageBuild();
+    expect(done).toMatchObject({ running: false, exitCode: 0 });
+    expect(done?.output).toContain("invariant-base:bookworm already exists");
   });
 
   it("lets only the admin browse the host's folders", async () => {

@@ -3,6 +3,7 @@ import { runDoctor } from "../diagnostics/doctor";
 import { describeModelAccess, type ModelAccessOptions } from "../credentials/model-access";
 import { removeStoredApiKey, storeApiKey } from "../credentials/stored-api-key";
 import { browseFolders } from "../projects/folder-browser";
+import { createBaseImageBuilder } from "./base-image-build";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import type { ModelAccessView, SetupCheckView, SetupStatusView } from "../../shared/setup-schemas";
 
@@ -16,14 +17,22 @@ export interface SetupServiceDeps {
   hostCa?: string;
   /** The home directory the add-project folder picker may list (default: this process's user's). */
   home?: string;
+  /** The package root, whose scripts/base-image.mjs builds the base image. */
+  root: string;
   log?: (message: string) => void;
 }
 
 async function baseImageCheck(deps: SetupServiceDeps, dockerOk: boolean): Promise<SetupCheckView> {
-  const common = { id: "base-image", title: "Base image", required: true, action: null } as const;
-  const build = `Build it offline from Debian packages: \`node scripts/base-image.mjs\` (about a minute, needs debootstrap), or set INVARIANT_BASE_IMAGE to an image you have.`;
+  const common = { id: "base-image", title: "Base image", required: true } as const;
+  const build = `Build it here with the button (about a minute; it runs scripts/base-image.mjs: debootstrap from the Debian mirror, then docker import), or run \`node scripts/base-image.mjs\` yourself, or set INVARIANT_BASE_IMAGE to an image you have.`;
   if (!dockerOk)
-    return { ...common, status: "fail", detail: `${deps.baseImage}: unknown until Docker answers`, fix: null };
+    return {
+      ...common,
+      status: "fail",
+      detail: `${deps.baseImage}: unknown until Docker answers`,
+      fix: null,
+      action: null,
+    };
   const image = await deps.runtime.inspectImage(deps.baseImage).catch(() => null);
   return image
     ? {
@@ -31,8 +40,15 @@ async function baseImageCheck(deps: SetupServiceDeps, dockerOk: boolean): Promis
         status: "ok",
         detail: `${deps.baseImage} (${(image.sizeBytes / 1024 ** 2).toFixed(0)} MiB)`,
         fix: null,
+        action: null,
       }
-    : { ...common, status: "fail", detail: `${deps.baseImage} is not in Docker`, fix: build };
+    : {
+        ...common,
+        status: "fail",
+        detail: `${deps.baseImage} is not in Docker`,
+        fix: build,
+        action: "build-base-image",
+      };
 }
 
 function modelAccessCheck(view: ModelAccessView): SetupCheckView {
@@ -56,8 +72,16 @@ function modelAccessCheck(view: ModelAccessView): SetupCheckView {
  */
 export function createSetupService(deps: SetupServiceDeps) {
   const modelAccess = () => describeModelAccess({ ...deps.modelAccess, dataDir: deps.dataDir });
+  const baseImage = createBaseImageBuilder({
+    root: deps.root,
+    baseImage: deps.baseImage,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
   return {
     modelAccess,
+    /** Starts building the base image (or returns the build under way); `baseImageBuild` follows it. */
+    buildBaseImage: () => baseImage.start(),
+    baseImageBuild: () => baseImage.status(),
 
     async status(): Promise<SetupStatusView> {
       const doctor = await runDoctor({

@@ -11,4 +11,7 @@ export const setupRouter = router({
     .input(z.object({ apiKey: z.string().max(10_000, "That is longer than any API key; paste the key alone.") }))
     .mutation(({ ctx, input }) => ctx.services.setup.storeApiKey(input.apiKey)),
   removeApiKey: procedure.mutation(({ ctx }) => ctx.services.setup.removeApiKey()),
+  /** Builds the base image with scripts/base-image.mjs (admin); `baseImageBuild` follows its output. */
+  buildBaseImage: procedure.mutation(({ ctx }) => ctx.services.setup.buildBaseImage()),
+  baseImageBuild: procedure.query(({ ctx }) => ctx.services.setup.baseImageBuild()),
 });
