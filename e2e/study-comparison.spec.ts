@@ -98,7 +98,10 @@ test("the tests × trials heat map, the cost, and what differed between two tria
   const modelRow = differed.locator('[data-testid="manifest-diff-row"][data-path="configuration.model"]');
   await expect(modelRow).toContainText("calendar-fix-all");
   await expect(modelRow).toContainText("calendar-fix-none");
-  await expect(differed.getByTestId("manifest-diff-row")).toHaveCount(1);
+  // the model each provider response named, recorded by the gateway, differs too; nothing else does
+  const reported = differed.locator('[data-testid="manifest-diff-row"][data-path="reportedModel"]');
+  await expect(reported).toContainText("calendar-fix-none");
+  await expect(differed.getByTestId("manifest-diff-row")).toHaveCount(2);
   await shoot(page, "compare-what-differed", { element: differed });
 
   // New study like this: the form filled from the study

@@ -165,11 +165,16 @@ describe("honest comparisons on the calendar fixture", () => {
       attempt: 1,
       harnessVersion: flaky?.harnessVersion,
     });
+    // the model the provider (the mock) put in its responses, recorded by the worker's gateway
+    expect(flaky?.manifest?.reportedModel).toBe("calendar-flaky");
     expect(flaky?.harnessVersion).toMatch(/\d+\.\d+/);
     expect(json.version).toBe(2);
     expect(json.trials.find((trial) => trial.id === flaky?.id)?.manifest).toEqual(flaky?.manifest);
-    // what differed between a trial of each configuration: the model, and nothing about the environment
-    expect(diffManifests(flaky!.manifest!, broken!.manifest!).map((d) => d.path)).toEqual(["configuration.model"]);
+    // what differed between a trial of each configuration: the model (asked for and reported), nothing else
+    expect(diffManifests(flaky!.manifest!, broken!.manifest!).map((d) => d.path)).toEqual([
+      "configuration.model",
+      "reportedModel",
+    ]);
   });
 
   it("reruns the study from its manifests with the original limits: a new study pointing to it, the same verdicts", async () => {

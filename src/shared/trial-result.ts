@@ -25,6 +25,8 @@ export const trialResultSchema = z.object({
    * The captured files (tests, runner config) the agent changed, restored before the evaluation; empty when
    * it changed none; null when not checked (no evaluation, or a worker or report from before this field).
    */
+  /** The model name the provider reported in its responses (null: none, or a worker from before this field). */
+  reportedModel: z.string().max(200).nullable().default(null),
   capturedChanges: z.array(capturedChangeSchema).max(MAX_CAPTURED_CHANGES).nullable().default(null),
 });
 export type TrialResult = z.infer<typeof trialResultSchema>;

@@ -50,8 +50,9 @@ export type AgentRunInput = z.input<typeof agentRunInputSchema>;
 export interface AgentRunResult {
   outcome: RunOutcome;
   threadId: string | null;
-  /** Tokens the gateway metered for this run (the figure we report). */
+  /** Tokens the gateway metered for this run (the figure we report); the model the provider named in its responses. */
   meteredUsage: TokenUsage | null;
+  reportedModel?: string | null;
   /** What Codex itself reported in turn.completed, for cross-checking. */
   reportedUsage: TokenUsage;
   agentSeconds: number;
@@ -63,10 +64,8 @@ export interface AgentRunResult {
   /** What the container wrote passed its disk budget: it was stopped and not committed (`outcome` is `stopped`). */
   diskExceeded?: boolean;
   harnessVersion: string | null;
-  /** Image id of the committed container (input.commit), or null. */
-  committedImageId: string | null;
-  /** Why the commit failed, when it did (the run's result stands). */
-  commitError: string | null;
+  committedImageId: string | null; // the committed container's image (input.commit), or null
+  commitError: string | null; // why the commit failed, when it did (the run's result stands)
 }
 
 export interface AgentRunDeps {
@@ -156,6 +155,7 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       outcome,
       threadId: state.threadId,
       meteredUsage: deps.gateway.usage(input.runId),
+      reportedModel: deps.gateway.reportedModel(input.runId),
       reportedUsage: state.runUsage,
       agentSeconds,
       exitCode,

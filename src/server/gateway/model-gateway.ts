@@ -67,6 +67,8 @@ export interface ModelGateway {
   revoke(runId: string): void;
   /** Tokens the run used so far (also after revoke), or null for an unknown run. */
   usage(runId: string): TokenUsage | null;
+  /** The model name the provider reported in the run's latest finished response, or null. */
+  reportedModel(runId: string): string | null;
   lastUpstreamError(runId: string): string | null;
   /** Whether the run's usage reached its token budget. */
   budgetReached(runId: string): boolean;
@@ -146,6 +148,7 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     issueRunToken: (issue) => runs.issue(issue),
     revoke: (runId) => runs.revoke(runId),
     usage: (runId) => runs.get(runId)?.usage ?? null,
+    reportedModel: (runId) => runs.get(runId)?.reportedModel ?? null,
     lastUpstreamError: (runId) => runs.get(runId)?.lastUpstreamError ?? null,
     budgetReached: (runId) => runs.get(runId)?.budgetExceeded ?? false,
     forget: (runId) => runs.forget(runId),

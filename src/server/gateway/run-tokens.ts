@@ -15,6 +15,8 @@ export interface RunRecord {
   budgetExceeded: boolean;
   /** The last thing that went wrong for this run: upstream ("HTTP 500: …", redacted), or a refusal of the gateway's ("refused a request: …"). */
   lastUpstreamError: string | null;
+  /** The model name the provider put in the run's latest finished response (null: none yet). */
+  reportedModel: string | null;
   /** Aborts for the run's in-flight requests (revoke ends them). */
   inFlight: Set<() => void>;
   /** What the run may ask the provider for (model, hosted tools). */
@@ -58,6 +60,7 @@ export function createRunTokens() {
         usage: ZERO_USAGE,
         budgetExceeded: false,
         lastUpstreamError: null,
+        reportedModel: null,
         inFlight: new Set(),
         policy: STRICT_POLICY,
         rate: null,

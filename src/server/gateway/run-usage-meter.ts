@@ -28,6 +28,9 @@ export function createRunUsageMeter(options: {
         });
       }
     },
+    onModel: (model) => {
+      run.reportedModel = model;
+    },
     onStreamError: (message) => {
       run.lastUpstreamError = options.redact(message);
     },

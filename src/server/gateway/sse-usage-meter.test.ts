@@ -51,4 +51,16 @@ describe("SSE usage meter", () => {
     expect(usages.map((u) => u.inputTokens)).toEqual([1, 4, 3, 0]);
     expect(errors).toEqual(["response.failed: overloaded", "stream error: bad things"]);
   });
+
+  it("reports the model a finished response names (what the provider says it ran)", () => {
+    const models: string[] = [];
+    const m = createSseUsageMeter({ onUsage: () => undefined, onModel: (model) => models.push(model) });
+    const withModel = completed(1, 1).replace('"id":"r",', '"id":"r","model":"gpt-5-2025-08-07",');
+    m.push(
+      Buffer.from(`data: {"type":"response.created","response":{"model":"not finished"}}\n\ndata: ${withModel}\n\n`),
+    );
+    m.push(Buffer.from(`data: ${completed(1, 1)}\n\n`));
+    m.end();
+    expect(models).toEqual(["gpt-5-2025-08-07"]);
+  });
 });

@@ -11,6 +11,8 @@ import { responsesUsageSchema, type TokenUsage } from "../agents/token-usage";
 export interface SseUsageMeterHandlers {
   onUsage: (usage: TokenUsage) => void;
   onStreamError?: (message: string) => void;
+  /** The model name a finished response reports (`response.model`). */
+  onModel?: (model: string) => void;
 }
 
 const HEAD_BYTES = 160;
@@ -27,7 +29,7 @@ const INTERESTING_TYPE =
 
 interface SseEvent {
   type?: unknown;
-  response?: { usage?: unknown; error?: { message?: unknown } | null };
+  response?: { usage?: unknown; model?: unknown; error?: { message?: unknown } | null };
   message?: unknown;
   error?: { message?: unknown };
 }
@@ -42,6 +44,8 @@ function report(event: SseEvent, handlers: SseUsageMeterHandlers): void {
     const usage = responsesUsageSchema.safeParse(event.response.usage);
     if (usage.success) handlers.onUsage(usage.data);
   }
+  const model = event.response?.model;
+  if (type !== "error" && typeof model === "string" && model !== "") handlers.onModel?.(model.slice(0, 200));
   if (type === "response.failed") {
     const message = event.response?.error?.message;
     handlers.onStreamError?.(`response.failed: ${typeof message === "string" ? message : "no message"}`);

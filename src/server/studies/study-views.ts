@@ -141,7 +141,7 @@ function capturedChangesOf(json: string | null): CapturedChange[] | null {
 /** The stored manifest with what the run reported; null for a trial not queued yet (or from before manifests). */
 function manifestOf(row: TrialRow): TrialManifest | null {
   const inputs = parseManifestInputs(row.manifest);
-  return inputs ? { ...inputs, harnessVersion: row.harnessVersion, reportedModel: null } : null;
+  return inputs ? { ...inputs, harnessVersion: row.harnessVersion, reportedModel: row.reportedModel } : null;
 }
 
 /**
@@ -173,6 +173,7 @@ export function trialView(
     commandsRun: row.commandsRun,
     threadId: row.threadId,
     harnessVersion: row.harnessVersion,
+    reportedModel: row.reportedModel,
     committedImageId: row.committedImageId,
     workspaceId: row.workspaceId,
     diff:

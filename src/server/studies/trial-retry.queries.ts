@@ -25,6 +25,7 @@ const CLEARED_ATTEMPT = {
   reasoningTokens: 0,
   commandsRun: 0,
   threadId: null,
+  reportedModel: null,
   committedImageId: null,
   workspaceId: null,
   diffFiles: null,

@@ -48,6 +48,7 @@ async function trialFinished(
         commandsRun: finish.commandsRun,
         threadId: finish.threadId,
         harnessVersion: finish.harnessVersion,
+        reportedModel: finish.reportedModel ?? null,
         committedImageId: finish.committedImageId,
         workspaceId: finish.workspaceId,
         diffFiles: finish.diff?.files ?? null,

@@ -85,6 +85,7 @@ export async function finishTrial(options: { context: TrialContext; outcome: Tri
       commandsRun: outcome.commandsRun,
       threadId: agent?.threadId ?? null,
       harnessVersion: agent?.harnessVersion ?? null,
+      reportedModel: agent?.reportedModel ?? null,
       committedImageId: agent?.committedImageId ?? null,
       workspaceId: outcome.workspaceId,
       diff: outcome.diff,

@@ -59,6 +59,7 @@ const trial = (choice: number, repeat: number, verdict: VerdictView | null): Tri
   capturedChanges: null,
   testsMissing: null,
   manifest: null,
+  reportedModel: null,
 });
 
 const configurations = [
