@@ -3,21 +3,13 @@ import path from "node:path";
 import { stopRun } from "../src/server/agents/agent-run";
 import { budgetReason } from "../src/server/agents/run-policy";
 import { startGatewaySocket, type GatewaySocket } from "../src/server/agents/gateway-socket";
-import { createCredentialSources } from "../src/server/gateway/gateway-credentials";
+import { modelAccessOptions, type ModelAccessConfig } from "../src/server/gateway/gateway-options";
 import { startModelGateway, type ModelGateway } from "../src/server/gateway/model-gateway";
 import { startMockModel, type MockModelServer } from "../src/server/mock-model/mock-model-server";
 import { dataDirPaths } from "../src/server/storage/data-dir";
 import { packageRoot } from "../src/lib/package-info";
 
-export interface ModelGatewayConfig {
-  openaiApiKey: string | null;
-  codexHome: string;
-  upstreamBaseUrl: string;
-  /** Where a ChatGPT sign-in's requests go (INVARIANT_CHATGPT_BASE_URL; default Codex's endpoint). */
-  chatgptBaseUrl?: string;
-  /** Where a ChatGPT sign-in's refresh token is exchanged (INVARIANT_CHATGPT_TOKEN_URL). */
-  chatgptTokenUrl?: string;
-}
+export type ModelGatewayConfig = ModelAccessConfig;
 
 export interface GatewayHost {
   gateway: ModelGateway;
@@ -38,14 +30,6 @@ export async function startGatewayHost(options: {
   workerId: string;
   log: (line: string) => void;
 }): Promise<GatewayHost> {
-  const { config } = options;
-  const sources = createCredentialSources({
-    openaiApiKey: config.openaiApiKey,
-    dataDir: options.dataDir,
-    codexHome: config.codexHome,
-    ...(config.chatgptTokenUrl ? { tokenUrl: config.chatgptTokenUrl } : {}),
-    log: options.log,
-  });
   let scripted: MockModelServer | null = null;
   try {
     scripted = await startMockModel({ scriptsDir: path.join(packageRoot(), "mock-scripts"), host: "127.0.0.1" });
@@ -53,12 +37,8 @@ export async function startGatewayHost(options: {
     options.log(`scripted model: not available (${error instanceof Error ? error.message : String(error)})`);
   }
   const gateway = await startModelGateway({
-    upstreamBaseUrl: config.upstreamBaseUrl,
-    ...(config.chatgptBaseUrl ? { chatgptBaseUrl: config.chatgptBaseUrl } : {}),
+    ...modelAccessOptions({ config: options.config, dataDir: options.dataDir, log: options.log }),
     scriptedBaseUrl: scripted?.url ?? null,
-    credential: () => sources.current(),
-    afterUnauthorized: (used) => sources.afterUnauthorized(used),
-    extraSecrets: () => sources.extraSecrets(),
     onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) =>
       stopRun(runId, budgetReason({ usedTokens, budgetTokens })),
     tcp: false, // containers reach it through the unix socket only: no loopback port for other local processes

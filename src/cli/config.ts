@@ -9,11 +9,16 @@ import { z } from "zod";
  */
 export const DEFAULT_PORT = 4317;
 
+/** An environment variable holding a whole number (its range is checked with the option it sets). */
+const wholeNumberEnv = (message: string) => z.string().regex(/^\d+$/, message).optional();
+const between = (o: { name: string; min: number; max: number }) =>
+  z.int().min(o.min, `${o.name} must be ${o.min}..${o.max}`).max(o.max, `${o.name} must be ${o.min}..${o.max}`);
+
 const envSchema = z.object({
   INVARIANT_DATA_DIR: z.string().min(1).optional(),
   XDG_DATA_HOME: z.string().min(1).optional(),
   REDIS_URL: z.string().min(1).optional(),
-  INVARIANT_PORT: z.string().regex(/^\d+$/, "INVARIANT_PORT must be a port number").optional(),
+  INVARIANT_PORT: wholeNumberEnv("INVARIANT_PORT must be a port number"),
   INVARIANT_HOST: z.string().min(1).optional(),
   INVARIANT_ALLOWED_HOSTS: z.string().optional(),
   INVARIANT_BASE_IMAGE: z.string().min(1).optional(),
@@ -23,15 +28,9 @@ const envSchema = z.object({
       message: 'INVARIANT_HOST_CA must be "auto", "off" or the absolute path of a PEM bundle',
     })
     .optional(),
-  INVARIANT_SESSION_DAYS: z
-    .string()
-    .regex(/^\d+$/, "INVARIANT_SESSION_DAYS must be a whole number of days")
-    .refine((value) => Number(value) >= 1 && Number(value) <= 365, "INVARIANT_SESSION_DAYS must be 1..365")
-    .optional(),
-  INVARIANT_WORKER_CONCURRENCY: z
-    .string()
-    .regex(/^\d+$/, "INVARIANT_WORKER_CONCURRENCY must be a whole number")
-    .optional(),
+  INVARIANT_SESSION_DAYS: wholeNumberEnv("INVARIANT_SESSION_DAYS must be a whole number of days, 1..365"),
+  INVARIANT_SESSION_IDLE_MINUTES: wholeNumberEnv("INVARIANT_SESSION_IDLE_MINUTES must be whole minutes, 1..10080"),
+  INVARIANT_WORKER_CONCURRENCY: wholeNumberEnv("INVARIANT_WORKER_CONCURRENCY must be a whole number"),
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -54,7 +53,9 @@ const launchSchema = z.object({
   hostCa: z.string().min(1),
   concurrency: z.number().int().min(1, "--concurrency must be at least 1").max(64, "--concurrency is at most 64"),
   /** How long a browser stays signed in (INVARIANT_SESSION_DAYS, default 30). */
-  sessionDays: z.number().int().min(1).max(365),
+  sessionDays: between({ name: "INVARIANT_SESSION_DAYS", min: 1, max: 365 }),
+  /** A terminal session with no input or output this long is stopped, resumable (INVARIANT_SESSION_IDLE_MINUTES). */
+  sessionIdleMinutes: between({ name: "INVARIANT_SESSION_IDLE_MINUTES", min: 1, max: 10_080 }),
   json: z.boolean(),
   child: z.boolean(),
 });
@@ -106,11 +107,9 @@ export function defaultDataDir(env: { XDG_DATA_HOME?: string | undefined }): str
   return path.join(env.XDG_DATA_HOME ?? path.join(os.homedir(), ".local", "share"), "invariant-web");
 }
 
-const commaList = (text: string) =>
-  text
-    .split(",")
-    .map((item) => item.trim())
-    .filter(Boolean);
+function commaList(text: string): string[] {
+  return text.split(",").flatMap((item) => (item.trim() ? [item.trim()] : []));
+}
 
 /** Digits only: Number("") and Number(" ") are 0 and Number("0x10") is 16, none of which was typed as a number. */
 function wholeNumber(text: string, problem: string): number {
@@ -217,6 +216,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     json: values.json,
     child: values.child,
     sessionDays: Number(env.INVARIANT_SESSION_DAYS ?? 30),
+    sessionIdleMinutes: Number(env.INVARIANT_SESSION_IDLE_MINUTES ?? 240),
   });
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
   return {

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { startWebServer, type WebServer } from "../server/http/web-server";
+import { modelAccessOptions } from "../server/gateway/gateway-options";
+import { resolveHostCaBundle } from "../server/runtime/host-ca";
 import { startPrivateRedis, type PrivateRedis } from "../server/redis/private-redis";
 import { probeRedis, redactRedisUrl } from "../server/redis/connection";
 import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
@@ -167,6 +169,20 @@ function modelAccessOf(config: CliConfig) {
  * a private Redis. SIGINT, SIGTERM and SIGHUP (the terminal closed) stop all of them within
  * STOP_DEADLINE_MS; nothing is left running. Output whose reader went away is dropped.
  */
+/** What the web process takes from the configuration: base image, model access, sign-in and terminal sessions. */
+function webOptionsOf(config: CliConfig) {
+  return {
+    baseImage: config.baseImage,
+    modelAccess: modelAccessOf(config),
+    sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
+    sessions: {
+      gateway: modelAccessOptions({ config: config.modelGateway, dataDir: config.dataDir, log }),
+      hostCaBundle: resolveHostCaBundle({ setting: config.hostCa }),
+      idleStopMs: config.sessionIdleMinutes * 60_000,
+    },
+  };
+}
+
 export async function launch(options: {
   config: CliConfig;
   root: string;
@@ -224,9 +240,7 @@ export async function launch(options: {
       redisUrl,
       allowedHosts: config.allowedHosts,
       version: options.version,
-      baseImage: config.baseImage,
-      modelAccess: modelAccessOf(config),
-      sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
+      ...webOptionsOf(config),
       log,
       supervision: () => supervisors.map((supervisor) => supervisor.status()),
     }).catch((error: unknown) => {

@@ -26,10 +26,7 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
   const watchers = new Map<string, number>();
   const baseline = new Map<string, SessionRecord["tokens"]>();
   const lastActivity = new Map<string, number>();
-  // watchers and keystrokes wait until a restarted web process has reattached to running sessions
-  let reattachedNow = false;
-  let markReattached = () => undefined as void;
-  const reattached = new Promise<void>((resolve) => (markReattached = resolve));
+  const reattached = createGate();
   let upkeep: NodeJS.Timeout | null = null;
   const tokensOf = (record: SessionRecord) => meteredTokens(deps, record, baseline)();
   const view = (record: SessionRecord): SessionView => toSessionView(record, watchers.get(record.id) ?? 0);
@@ -38,13 +35,10 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
     return record;
   };
   const find = (sessionId: string) => sessionOf(deps, sessionId);
-
-  async function onExit(sessionId: string, exitCode: number) {
-    changed(await recordExit({ deps, sessionId, exitCode, tokens: tokensOf }));
-  }
-
   return {
-    onExit,
+    async onExit(sessionId: string, exitCode: number) {
+      changed(await recordExit({ deps, sessionId, exitCode, tokens: tokensOf }));
+    },
     onActivity(sessionId: string) {
       lastActivity.set(sessionId, deps.clock().getTime());
     },
@@ -70,7 +64,7 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
     saveInstalledTools: (sessionId: string) => saveInstalledTools({ deps, sessionId }),
     /** The screen now, then (inside `ready`) the caller joins the live output. */
     async screen(sessionId: string, ready: (screen: ScreenState | null, session: SessionView) => void) {
-      await Promise.race([reattached, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+      await Promise.race([reattached.opened, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       const record = await find(sessionId);
       deps.hub.screen(
         sessionId,
@@ -78,10 +72,7 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
         dataDirPaths(deps.dataDir).session(sessionId).screen,
       );
     },
-    input(sessionId: string, data: string) {
-      if (reattachedNow) deps.hub.input(sessionId, data);
-      else void reattached.then(() => deps.hub.input(sessionId, data));
-    },
+    input: (sessionId: string, data: string) => reattached.run(() => deps.hub.input(sessionId, data)),
     async resize(input: { sessionId: string; columns: number; rows: number }) {
       const record = await find(input.sessionId);
       if (!record.containerId || record.state !== "running") return;
@@ -89,17 +80,12 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
       await deps.sessions.update(record.id, { columns: input.columns, rows: input.rows });
     },
     /** A browser started (+1) or stopped (−1) watching a session. */
-    watch(sessionId: string, delta: 1 | -1) {
-      const count = Math.max(0, (watchers.get(sessionId) ?? 0) + delta);
-      if (count === 0) watchers.delete(sessionId);
-      else watchers.set(sessionId, count);
-    },
+    watch: (sessionId: string, delta: 1 | -1) => count(watchers, sessionId, delta),
     async begin() {
       try {
         await reattach({ deps, baseline, changed, tokensOf });
       } finally {
-        reattachedNow = true;
-        markReattached();
+        reattached.open();
       }
       upkeep = setInterval(
         () =>
@@ -119,3 +105,30 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;
+
+/**
+ * Watchers and keystrokes wait until a restarted web process has reattached to running sessions: work
+ * given before `open()` runs then, in order; after it, at once.
+ */
+function createGate() {
+  let isOpen = false;
+  let open = () => undefined as void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return {
+    opened,
+    open() {
+      isOpen = true;
+      open();
+    },
+    run(task: () => unknown) {
+      if (isOpen) task();
+      else void opened.then(task);
+    },
+  };
+}
+
+function count(counts: Map<string, number>, key: string, delta: number): void {
+  const next = Math.max(0, (counts.get(key) ?? 0) + delta);
+  if (next === 0) counts.delete(key);
+  else counts.set(key, next);
+}
