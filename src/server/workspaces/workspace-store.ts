@@ -94,28 +94,25 @@ function writeWorkspaceGit(options: { snapshotGit: string; gitDir: string }): vo
   fs.writeFileSync(path.join(gitDir, "objects", "info", "alternates"), `${path.join(snapshotGit, "objects")}\n`);
 }
 
-export async function createWorkspace(options: {
+/**
+ * Makes a new workspace: `fill` writes its tree and git dir under a temporary name, so a half-made
+ * workspace is never visible under its id; its meta.json is written last, then it is renamed.
+ */
+async function buildWorkspace(options: {
   dataDir: string;
-  snapshotId: string;
+  origin: { projectId: string; snapshotId: string };
   now?: () => Date;
+  fill: (temp: ReturnType<typeof workspacePaths>) => Promise<void>;
 }): Promise<WorkspaceInfo> {
-  const manifest = await readManifest({ dataDir: options.dataDir, snapshotId: options.snapshotId });
   const id = `ws-${randomBytes(12).toString("hex")}`;
   const paths = dataDirPaths(options.dataDir);
   await fsp.mkdir(paths.workspaces, { recursive: true, mode: 0o700 });
-  // built under a temporary name, so a half-made workspace is never visible under its id
   const temp = workspacePaths(path.join(paths.workspaces, `.tmp-${id}`));
-  const meta: WorkspaceMeta = {
-    id,
-    projectId: manifest.projectId,
-    snapshotId: manifest.id,
-    createdAt: (options.now?.() ?? new Date()).toISOString(),
-  };
+  const meta: WorkspaceMeta = { id, ...options.origin, createdAt: (options.now?.() ?? new Date()).toISOString() };
   const final = paths.workspace(id);
   try {
-    await fsp.mkdir(temp.tree, { recursive: true, mode: 0o700 });
-    await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: temp.tree });
-    writeHostGitDir({ snapshotGit: paths.snapshot(manifest.id).git, gitDir: temp.git, branch: SNAPSHOT_BRANCH });
+    await fsp.mkdir(temp.dir, { recursive: true, mode: 0o700 });
+    await options.fill(temp);
     await fsp.writeFile(temp.meta, JSON.stringify(meta));
     await fsp.rename(temp.dir, final.dir);
   } catch (error) {
@@ -123,6 +120,25 @@ export async function createWorkspace(options: {
     throw error;
   }
   return { ...meta, dir: final.dir, path: final.tree };
+}
+
+export async function createWorkspace(options: {
+  dataDir: string;
+  snapshotId: string;
+  now?: () => Date;
+}): Promise<WorkspaceInfo> {
+  const manifest = await readManifest({ dataDir: options.dataDir, snapshotId: options.snapshotId });
+  const snapshotGit = dataDirPaths(options.dataDir).snapshot(manifest.id).git;
+  return buildWorkspace({
+    dataDir: options.dataDir,
+    origin: { projectId: manifest.projectId, snapshotId: manifest.id },
+    ...(options.now ? { now: options.now } : {}),
+    fill: async (temp) => {
+      await fsp.mkdir(temp.tree, { recursive: true, mode: 0o700 });
+      await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: temp.tree });
+      writeHostGitDir({ snapshotGit, gitDir: temp.git, branch: SNAPSHOT_BRANCH });
+    },
+  });
 }
 
 /** Ids of every workspace made from one of a project's snapshots (trials', previews'). */
@@ -196,26 +212,14 @@ export async function copyWorkspace(options: {
   now?: () => Date;
 }): Promise<WorkspaceInfo> {
   const source = await readWorkspace(options);
-  const id = `ws-${randomBytes(12).toString("hex")}`;
-  const paths = dataDirPaths(options.dataDir);
-  const temp = workspacePaths(path.join(paths.workspaces, `.tmp-${id}`));
-  const from = paths.workspace(source.id);
-  const meta: WorkspaceMeta = {
-    id,
-    projectId: source.projectId,
-    snapshotId: source.snapshotId,
-    createdAt: (options.now?.() ?? new Date()).toISOString(),
-  };
-  const final = paths.workspace(id);
-  try {
-    await fsp.mkdir(temp.dir, { recursive: true, mode: 0o700 });
-    await fsp.cp(from.tree, temp.tree, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-    await fsp.cp(from.git, temp.git, { recursive: true, verbatimSymlinks: true });
-    await fsp.writeFile(temp.meta, JSON.stringify(meta));
-    await fsp.rename(temp.dir, final.dir);
-  } catch (error) {
-    await removeTree(temp.dir);
-    throw error;
-  }
-  return { ...meta, dir: final.dir, path: final.tree };
+  const from = dataDirPaths(options.dataDir).workspace(source.id);
+  return buildWorkspace({
+    dataDir: options.dataDir,
+    origin: { projectId: source.projectId, snapshotId: source.snapshotId },
+    ...(options.now ? { now: options.now } : {}),
+    fill: async (temp) => {
+      await fsp.cp(from.tree, temp.tree, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+      await fsp.cp(from.git, temp.git, { recursive: true, verbatimSymlinks: true });
+    },
+  });
 }
