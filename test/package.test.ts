@@ -146,7 +146,12 @@ describe("the npm package", () => {
     });
     expect(stdout).toContain(`invariant-web ${version} is running at http://127.0.0.1:`);
     const { origin, searchParams } = new URL(url);
-    const health = await fetch(`${origin}/api/health`);
+    // health says "degraded" until the dashboard's own worker is online (a second or two after its URL)
+    let health = await fetch(`${origin}/api/health`);
+    for (const started = Date.now(); health.status !== 200 && Date.now() - started < 60_000;) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      health = await fetch(`${origin}/api/health`);
+    }
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: "ok" });
     // a page from the packed Next.js build, and the API over the database (the shipped SQLite addon)
