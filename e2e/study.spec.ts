@@ -137,7 +137,7 @@ test("trial panels: several open at once, Esc closes the last; the log ends with
     "href",
     /\/studies\/[\w-]+\/trials\/[\w-]+$/,
   );
-  await expect(none.getByRole("button", { name: "Continue in a session" })).toBeDisabled();
+  await expect(none.getByRole("button", { name: "Continue in a session…" })).toBeEnabled();
   await page.keyboard.press("Escape");
   await expect(panels).toHaveCount(1);
   await expect(page.getByRole("region", { name: "Trial 3.1" })).toBeVisible();

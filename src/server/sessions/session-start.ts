@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { AppError } from "../errors/app-error";
+import { AppError, isAppError } from "../errors/app-error";
 import { createKeyedLock } from "../locks/keyed-lock";
 import { runPolicy } from "../agents/run-policy";
 import { dataDirPaths } from "../storage/data-dir";
@@ -34,13 +34,28 @@ async function projectOf(deps: SessionDeps, projectId: string): Promise<ProjectV
 /** The image a new session runs: the trial's committed image when continuing one, else the active environment. */
 async function imageOf(deps: SessionDeps, project: ProjectView, origin: TrialOrigin | null) {
   const environment = await deps.environments.active(project.id);
-  if (origin?.committedImage) return { image: origin.committedImage, environmentVersionId: environment?.id ?? null };
+  if (origin) return { image: await resultImageOf(deps, origin), environmentVersionId: environment?.id ?? null };
   if (environment?.status !== "ready")
     throw new AppError({
       code: "PRECONDITION_FAILED",
       message: `${project.name} has no ready environment. Prepare one on the project page, then start the session.`,
     });
   return { image: environment.imageId ?? environment.imageTag, environmentVersionId: environment.id };
+}
+
+/** A trial's committed agent container (its tools), refused clearly when it was never made or was removed. */
+async function resultImageOf(deps: SessionDeps, origin: TrialOrigin): Promise<string> {
+  if (!origin.committedImage)
+    throw new AppError({
+      code: "PRECONDITION_FAILED",
+      message: `Trial ${origin.trialId} has no result image to continue in: its agent container is committed when its agent finishes, and this one was not (the trial has not finished, or ended before its agent ran).`,
+    });
+  if (!(await deps.runtime.inspectImage(origin.committedImage)))
+    throw new AppError({
+      code: "PRECONDITION_FAILED",
+      message: `Trial ${origin.trialId}'s result image ${origin.committedImage.replace(/^sha256:/, "").slice(0, 12)} is no longer in Docker (it was removed), so the trial cannot be continued with its tools. Start a private-copy session from the Sessions page instead.`,
+    });
+  return origin.committedImage;
 }
 
 /** Where the session's files come from: the project itself, a fresh snapshot, or a copy of a trial's workspace. */
@@ -60,7 +75,15 @@ async function filesOf(options: {
         code: "PRECONDITION_FAILED",
         message: `Trial ${origin.trialId} kept no workspace to continue from (it may have been deleted).`,
       });
-    workspace = await copyWorkspace({ dataDir: deps.dataDir, workspaceId: origin.workspaceId });
+    workspace = await copyWorkspace({ dataDir: deps.dataDir, workspaceId: origin.workspaceId }).catch((error) => {
+      if (isAppError(error) && error.code === "NOT_FOUND")
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          message: `Trial ${origin.trialId}'s workspace ${origin.workspaceId} was deleted, so there is nothing to continue from.`,
+          cause: error,
+        });
+      throw error;
+    });
   } else {
     const snapshot = await deps.snapshots.create({ projectId: project.id });
     workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: snapshot.id });

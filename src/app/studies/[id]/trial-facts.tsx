@@ -4,13 +4,11 @@ import { Fact, smallButtonClass } from "../../_components/ui";
 import { formatDateTime, formatSeconds, formatVerdict, shortId } from "../study-format";
 import { verdictTextStyle } from "../verdict-style";
 import { CapturedChangesFact } from "./captured-changes-fact";
+import { ContinueInSession } from "./continue-session";
 import { TrialCost } from "./cost-panel";
 import { testsMissingExplanation, testsMissingText } from "../../../shared/test-integrity";
 
 const count = (value: number) => value.toLocaleString("en-US");
-
-/** Sessions have no page yet: a result cannot be continued from the dashboard. */
-const SESSIONS_COMING = "Sessions are coming: continuing a result in a session is not available yet.";
 
 /** Tests passed with the verdict's source, and the integrity flag when tests did not run. */
 function TestsPassedFact({ trial }: { trial: TrialView }) {
@@ -89,13 +87,10 @@ export function TrialFacts({ studyId, trial }: { studyId: string; trial: TrialVi
       </Fact>
       <Fact label="Result image" className={wrap}>
         {trial.committedImageId ? (
-          <span title={SESSIONS_COMING}>
-            <button type="button" className={smallButtonClass} disabled aria-describedby={`continue-${trial.id}`}>
-              Continue in a session
-            </button>
-            <span className="ml-1 font-mono text-xs text-muted">{shortId(trial.committedImageId)}</span>
-            <span id={`continue-${trial.id}`} className="sr-only">
-              {SESSIONS_COMING}
+          <span className="flex flex-wrap items-center gap-1">
+            <ContinueInSession studyId={studyId} trialId={trial.id} />
+            <span className="font-mono text-xs text-muted" title={trial.committedImageId}>
+              {shortId(trial.committedImageId)}
             </span>
           </span>
         ) : (

@@ -6,6 +6,7 @@ import { LiveIndicator } from "../../../../_components/live-indicator";
 import { dangerBoxClass, focusRing, secondaryButtonClass, smallButtonClass } from "../../../../_components/ui";
 import { TrialStateBadge } from "../../../state-badge";
 import { formatCount, formatSeconds, formatVerdict } from "../../../study-format";
+import { ContinueInSession } from "../../continue-session";
 import { KeepResultActions } from "../../keep-result-actions";
 
 const linkClass = `text-accent hover:underline ${focusRing}`;
@@ -72,6 +73,7 @@ export function ReviewHeader({ summary }: { summary: ReviewSummaryView }) {
               No patch yet
             </span>
           )}
+          <ContinueInSession studyId={summary.studyId} trialId={summary.trialId} />
           <KeepResultActions studyId={summary.studyId} trialId={summary.trialId} />
         </div>
       </div>

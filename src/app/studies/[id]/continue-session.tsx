@@ -1,0 +1,159 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, useState, type FormEvent, type SyntheticEvent } from "react";
+import type { TrialView } from "../../../shared/study-schemas";
+import { isTerminalTrialState } from "../../../shared/vocabulary";
+import {
+  buttonClass,
+  ErrorMessage,
+  focusRing,
+  secondaryButtonClass,
+  smallButtonClass,
+  warnBoxClass,
+} from "../../_components/ui";
+import { useRole } from "../../_components/use-role";
+import { describeError } from "../../_lib/errors";
+import { useTRPC } from "../../_lib/trpc";
+import { shortId } from "../study-format";
+
+/** What the session runs: Codex resuming the trial's thread, Codex afresh, or a shell. */
+type ContinueChoice = "resume" | "fresh" | "shell";
+
+const CHOICES: { value: ContinueChoice; label: string; hint: (trial: TrialView) => string }[] = [
+  {
+    value: "resume",
+    label: "Codex, resuming the agent's conversation",
+    hint: (trial) => `Thread ${shortId(trial.threadId, 8)}…: Codex shows what the agent did and continues from there.`,
+  },
+  { value: "fresh", label: "Codex, in a fresh conversation", hint: () => "Codex starts with no history." },
+  { value: "shell", label: "A shell", hint: () => "Look around, run the tests, edit by hand." },
+];
+
+/** sessions.start from a trial, then the session's terminal page. */
+function useContinue(projectId: string, trialId: string) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const start = useMutation(
+    trpc.sessions.start.mutationOptions({
+      onSuccess: (session) => {
+        void queryClient.invalidateQueries({ queryKey: trpc.sessions.pathKey() });
+        router.push(`/sessions/${session.id}`);
+      },
+    }),
+  );
+  const run = (choice: ContinueChoice) =>
+    start.mutate({
+      projectId,
+      fromTrialId: trialId,
+      mode: "private",
+      kind: choice === "shell" ? "shell" : "codex",
+      resumeTrialThread: choice === "resume",
+    });
+  return { start, run };
+}
+
+function ContinueDialog({ projectId, trial, onClose }: { projectId: string; trial: TrialView; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [choice, setChoice] = useState<ContinueChoice>(trial.threadId ? "resume" : "fresh");
+  const { start, run } = useContinue(projectId, trial.id);
+  const busy = start.isPending || start.isSuccess;
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  const onCancel = (event: SyntheticEvent) => {
+    event.preventDefault();
+    if (!busy) onClose();
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    run(choice);
+  };
+  const title = `Continue trial ${trial.choice}.${trial.repeat} in a session`;
+  const choices = CHOICES.filter((option) => option.value !== "resume" || trial.threadId);
+  return (
+    <dialog
+      ref={ref}
+      aria-label={title}
+      onCancel={onCancel}
+      className="m-auto w-[min(36rem,calc(100vw-2rem))] rounded-xl border border-line bg-panel p-5 text-ink backdrop:bg-canvas/80"
+    >
+      <form onSubmit={submit} className="space-y-4">
+        <div>
+          <h2 className="text-lg font-semibold">{title}</h2>
+          <p className="mt-1 text-sm text-muted">
+            A private copy of the trial&apos;s workspace, in its result image (the tools its agent had). The project is
+            not touched: finish the session, then review its changes and apply them like a trial&apos;s.
+          </p>
+        </div>
+        {trial.committedImageId ? null : (
+          <p className={warnBoxClass} role="alert">
+            This trial kept no result image (its agent container was not committed), so it cannot be continued with its
+            tools.
+          </p>
+        )}
+        <fieldset>
+          <legend className="mb-2 text-sm text-muted">Run</legend>
+          <div className="space-y-2">
+            {choices.map((option) => (
+              <label key={option.value} className="flex items-start gap-2 text-sm">
+                <input
+                  type="radio"
+                  name="continue-choice"
+                  className="mt-1"
+                  checked={choice === option.value}
+                  onChange={() => setChoice(option.value)}
+                />
+                <span>
+                  {option.label}
+                  <span className="block text-xs text-muted">{option.hint(trial)}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        {start.error ? (
+          <ErrorMessage>Could not start the session: {describeError(start.error).message}</ErrorMessage>
+        ) : null}
+        <div className="flex gap-3">
+          <button type="submit" className={`${buttonClass} ${focusRing}`} disabled={busy || !trial.committedImageId}>
+            {busy ? "Starting…" : "Start session"}
+          </button>
+          <button type="button" className={`${secondaryButtonClass} ${focusRing}`} onClick={onClose} disabled={busy}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+/**
+ * "Continue in a session…" (admins, once the trial has finished with a workspace): a session on a private copy
+ * of the trial's workspace, in its result image, resuming the agent's Codex thread or starting afresh (or a
+ * shell); it opens the session's terminal. Viewers see nothing (the server refuses them too).
+ */
+export function ContinueInSession({ studyId, trialId }: { studyId: string; trialId: string }) {
+  const trpc = useTRPC();
+  const { isAdmin } = useRole();
+  const study = useQuery(trpc.studies.get.queryOptions({ studyId }));
+  const [open, setOpen] = useState(false);
+  const trial = study.data?.trials.find((candidate) => candidate.id === trialId);
+  if (!isAdmin || !study.data || !trial || !isTerminalTrialState(trial.state) || !trial.workspaceId) return null;
+  return (
+    <>
+      <button
+        type="button"
+        className={smallButtonClass}
+        onClick={() => setOpen(true)}
+        title="Open a session on a private copy of this trial's workspace, in its result image"
+      >
+        Continue in a session…
+      </button>
+      {open ? <ContinueDialog projectId={study.data.projectId} trial={trial} onClose={() => setOpen(false)} /> : null}
+    </>
+  );
+}
