@@ -178,6 +178,40 @@ describe("a Codex session", () => {
   }, 240_000);
 });
 
+describe("a network mode change while a session runs", () => {
+  it("applies when the session resumes: its stopped container moves to the project's new network", async () => {
+    const services = web.core.services;
+    const interfaces = "echo ifaces-$(grep -c eth0 /proc/net/dev)";
+    await services.projects.update({ id: projectId, settings: { networkMode: "none" } });
+    const session = await services.sessions.start({ projectId, kind: "shell", mode: "private" });
+    expect(session.network).toBe("none");
+    const terminal = await web.watch(session.id);
+    await type(session.id, interfaces);
+    await terminal.waitFor(/^ifaces-0$/m);
+
+    await services.projects.update({ id: projectId, settings: { networkMode: "internet" } });
+    expect((await services.sessions.get(session.id)).network).toBe("none");
+    await type(session.id, "exit");
+    await waitForState(session.id, "exited");
+    expect((await services.sessions.resume(session.id)).network).toBe("internet");
+    const resumed = await web.watch(session.id);
+    await type(session.id, interfaces);
+    await resumed.waitFor(/^ifaces-1$/m);
+
+    await services.sessions.finish(session.id);
+    // the project's bridge went away with its last container
+    const bridges = execFileSync(
+      "docker",
+      ["network", "ls", "-q", "--filter", `label=invariant.project=${projectId}`],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(bridges.trim()).toBe("");
+    await services.projects.update({ id: projectId, settings: { networkMode: "none" } });
+  }, 120_000);
+});
+
 describe("saving a session's installed tools", () => {
   it("commits the container (not the project files) as the next environment version, made active", async () => {
     const services = web.core.services;

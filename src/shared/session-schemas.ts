@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { NetworkMode } from "./project-schemas";
 import { reasoningEffortSchema } from "./vocabulary";
 
 /**
@@ -65,6 +66,8 @@ export interface SessionView {
   workspaceId: string | null;
   environmentVersionId: string | null;
   savedVersionId: string | null;
+  /** The network mode its container is on; a project's change applies to a session when it resumes. */
+  network: NetworkMode;
   columns: number;
   rows: number;
   tokens: { input: number; cachedInput: number; output: number; reasoning: number };

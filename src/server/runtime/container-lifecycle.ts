@@ -6,7 +6,7 @@ import { containerIdentity, idsText, withHomeHandover, type ContainerIdentity, t
 import { folderBytes } from "./disk-budget";
 import { containerCreateOptions, runToExit } from "./docker-container";
 import type { ContainerRuntime } from "./docker-runtime";
-import { ensureProjectNetwork, isNetworkMissing, isProjectNetwork, removeIdleNetwork } from "./project-network";
+import { ensureProjectNetwork, isNetworkMissing, projectNetworkOf, removeIdleNetwork } from "./project-network";
 
 /** What the runtime needs to know about the containers it creates and the process it runs in. */
 export interface LifecycleSettings {
@@ -214,16 +214,9 @@ async function handBack(life: Lifecycle, record: ContainerRecord): Promise<void>
   if (dirs.length > 0) await handBackInContainer(life, record, dirs);
 }
 
-/** The project bridge a container is on (asked of the engine for a container another process created). */
+/** The project bridge a container is on (asked of the engine: a resumed session may have changed it). */
 async function networkOf(life: Lifecycle, id: string): Promise<string | null> {
-  const known = life.records.get(id);
-  if (known) return known.network;
-  const info = await life.docker
-    .getContainer(id)
-    .inspect()
-    .catch(() => null);
-  const mode = info?.HostConfig.NetworkMode;
-  return isProjectNetwork(mode) ? mode : null;
+  return (await projectNetworkOf(life.docker, id)) ?? life.records.get(id)?.network ?? null;
 }
 
 async function removeContainer(life: Lifecycle, id: string): Promise<void> {

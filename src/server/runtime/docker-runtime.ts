@@ -8,6 +8,8 @@ import { execCollect, execTty } from "./docker-exec";
 import { ttyMethods, type ContainerStatus, type ContainerTty } from "./docker-tty";
 import { withHostCa } from "./host-ca";
 import { checkMounts, type MountPolicy } from "./mount-policy";
+import { switchContainerNetwork } from "./project-network";
+import type { NetworkMode } from "../../shared/project-schemas";
 
 /**
  * Only this folder imports dockerode (this module, with docker-container.ts, docker-exec.ts and
@@ -66,6 +68,8 @@ export interface ContainerRuntime {
   resizeTty(id: string, size: { columns: number; rows: number }): Promise<void>;
   /** Resolves to the exit code once the container's main process ends. */
   waitForExit(id: string): Promise<number>;
+  /** Moves a stopped container to a network mode (its project's bridge, or none). */
+  switchNetwork(id: string, options: { projectId: string; network: NetworkMode }): Promise<void>;
   /** Running or not, and its exit code; null when the container does not exist. */
   containerStatus(id: string): Promise<ContainerStatus | null>;
 }
@@ -197,6 +201,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
     execTty: (id, command, ttyOptions = {}) => execTty({ docker, id, command, ...ttyOptions }),
 
     ...ttyMethods(docker),
+
+    switchNetwork: (id, networkOptions) => switchContainerNetwork({ docker, containerId: id, ...networkOptions }),
 
     async listManagedContainers() {
       const containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL.managed}=true`] } });

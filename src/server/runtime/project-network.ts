@@ -66,3 +66,39 @@ export async function removeIdleNetwork(options: { docker: Docker; name: string 
     .remove()
     .catch(() => undefined);
 }
+
+/**
+ * Puts a stopped container on the network of `network` mode (a session resumed after its project's mode
+ * changed): off every other network, onto the project's bridge or Docker's null network. A bridge it
+ * leaves goes away when idle. The DNS options a container created without network got stay, and only
+ * make a lookup give up sooner.
+ */
+export async function switchContainerNetwork(options: {
+  docker: Docker;
+  containerId: string;
+  projectId: string;
+  network: "none" | "internet";
+}): Promise<void> {
+  const { docker, containerId } = options;
+  const info = await docker.getContainer(containerId).inspect();
+  const current = Object.keys(info.NetworkSettings.Networks ?? {});
+  const target =
+    options.network === "none" ? "none" : await ensureProjectNetwork({ docker, projectId: options.projectId });
+  if (current.length === 1 && current[0] === target) return;
+  for (const name of current.filter((name) => name !== target))
+    await docker.getNetwork(name).disconnect({ Container: containerId, Force: true });
+  if (!current.includes(target)) await docker.getNetwork(target).connect({ Container: containerId });
+  for (const name of current.filter(isProjectNetwork))
+    if (name !== target) await removeIdleNetwork({ docker, name }).catch(() => undefined);
+}
+
+/** The project bridge an existing container is on, whatever it was created with; null for none. */
+export async function projectNetworkOf(docker: Docker, containerId: string): Promise<string | null> {
+  const info = await docker
+    .getContainer(containerId)
+    .inspect()
+    .catch(() => null);
+  if (!info) return null;
+  const names = [...Object.keys(info.NetworkSettings.Networks ?? {}), info.HostConfig.NetworkMode];
+  return names.find(isProjectNetwork) ?? null;
+}

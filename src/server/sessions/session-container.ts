@@ -117,7 +117,9 @@ export function sessionContainerSpec(options: {
     mounts: [
       { hostPath: options.filesPath, containerPath: CONTAINER_PATHS.workspace, readOnly: false },
       { hostPath: options.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },
-      { hostPath: options.gatewayDir, containerPath: SESSION_PATHS.gatewayDir, readOnly: false },
+      // read-only: connecting to a socket needs no write access to its mount, and a root dashboard then
+      // never re-owns this folder, which every session container of the data dir shares
+      { hostPath: options.gatewayDir, containerPath: SESSION_PATHS.gatewayDir, readOnly: true },
       { hostPath: options.controlPath, containerPath: SESSION_PATHS.control, readOnly: true },
       { hostPath: options.bridgeDir, containerPath: CONTAINER_PATHS.bridgeDir, readOnly: true },
     ],

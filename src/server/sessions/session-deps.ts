@@ -64,6 +64,7 @@ export function toSessionView(record: SessionRecord, watchers: number): SessionV
     workspaceId: record.workspaceId,
     environmentVersionId: record.environmentVersionId,
     savedVersionId: record.savedVersionId,
+    network: record.network,
     columns: record.columns,
     rows: record.rows,
     tokens: record.tokens,

@@ -5,6 +5,7 @@ import { LABEL } from "../runtime/container-spec";
 import { dataDirPaths } from "../storage/data-dir";
 import { RESUMABLE_SESSION_STATES } from "../../shared/session-schemas";
 import { latestThreadSince } from "./codex-threads";
+import { issueSessionToken } from "./session-token";
 import type { SessionDeps } from "./session-deps";
 import { sessionRunId } from "./session-start";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
@@ -85,6 +86,7 @@ export async function resumeSession(options: {
       message: `Session ${record.id}'s container is gone, so it cannot be resumed. Finish it and start a new session (its conversation can still be resumed there).`,
     });
   if (record.mode === "direct") await options.takeLease(record);
+  const network = await followNetworkMode({ deps, record, containerId: record.containerId, running: status.running });
   const control = dataDirPaths(deps.dataDir).session(record.id);
   fs.mkdirSync(control.control, { recursive: true, mode: 0o755 });
   if (record.threadId) fs.writeFileSync(control.resumeThread, record.threadId);
@@ -97,7 +99,26 @@ export async function resumeSession(options: {
     rows: record.rows,
     screenFile: control.screen,
   });
-  return deps.sessions.update(record.id, { state: "running", reason: null, lastActivityAt: deps.clock() });
+  return deps.sessions.update(record.id, { state: "running", reason: null, network, lastActivityAt: deps.clock() });
+}
+
+/**
+ * The project's network mode as of now: a change made while the session ran applies when it resumes
+ * (its stopped container moves to the new network, and the gateway's policy for it follows).
+ */
+async function followNetworkMode(options: {
+  deps: SessionDeps;
+  record: SessionRecord;
+  containerId: string;
+  running: boolean;
+}): Promise<SessionRecord["network"]> {
+  const { deps, record } = options;
+  const project = await deps.projects.findById(record.projectId);
+  if (!project || project.networkMode === record.network || options.running) return record.network;
+  await deps.runtime.switchNetwork(options.containerId, { projectId: project.id, network: project.networkMode });
+  await issueSessionToken(deps, { ...record, network: project.networkMode });
+  deps.log(`session ${record.id}: network ${record.network} → ${project.networkMode} (the project's mode changed)`);
+  return project.networkMode;
 }
 
 /**

@@ -163,6 +163,7 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
       fromTrialId: origin?.trialId ?? null,
       threadId: origin && input.resumeTrialThread ? origin.threadId : null,
       runToken: "",
+      network: project.networkMode,
       columns: input.columns,
       rows: input.rows,
       leaseExpiresAt: mode === "direct" ? new Date(deps.clock().getTime() + deps.leaseMs) : null,

@@ -1,31 +1,14 @@
-import { runPolicy } from "../agents/run-policy";
 import { dataDirPaths } from "../storage/data-dir";
 import { LIVE_SESSION_STATES } from "../../shared/session-schemas";
 import { LABEL } from "../runtime/container-spec";
 import { sessionOwnerOf } from "./session-container";
+import { issueSessionToken } from "./session-token";
 import type { SessionDeps } from "./session-deps";
 import { finishSession } from "./session-lifecycle";
 import { sessionRunId } from "./session-start";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
 
 type Tokens = (record: SessionRecord) => Promise<SessionChange["tokens"]>;
-
-/** The gateway takes a session's token again after a restart (its container still holds it). */
-async function restoreToken(deps: SessionDeps, record: SessionRecord): Promise<void> {
-  if (!record.runToken) return;
-  const gateway = await deps.gateway();
-  const project = await deps.projects.findById(record.projectId);
-  gateway.gateway.issueRunToken({
-    runId: sessionRunId(record.id),
-    token: record.runToken,
-    budgetTokens: project?.runTokenBudget ?? null,
-    policy: runPolicy({
-      harness: { kind: "codex", model: record.model ?? "", reasoningEffort: "medium", instructions: "", overrides: [] },
-      network: project?.networkMode ?? "none",
-      allowHostedTools: project?.allowHostedTools ?? false,
-    }),
-  });
-}
 
 /**
  * After a restart of the web process: a session whose container still runs is watched again (its
@@ -55,7 +38,7 @@ export async function reattach(options: {
       continue;
     }
     const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
-    await restoreToken(deps, record);
+    await issueSessionToken(deps, record);
     options.baseline.set(record.id, record.tokens);
     if (status?.running && record.containerId) {
       await deps.hub.open({

@@ -10,6 +10,7 @@ import {
   type SessionView,
 } from "../../shared/session-schemas";
 import type { TokenUsage } from "../../shared/token-usage";
+import { networkModeSchema, type NetworkMode } from "../../shared/project-schemas";
 
 type SessionRow = Prisma.SessionGetPayload<{ include: { project: { select: { name: true } } } }>;
 const include = { project: { select: { name: true } } } as const;
@@ -40,6 +41,7 @@ function toRecord(row: SessionRow): SessionRecord {
     workspaceId: row.workspaceId,
     environmentVersionId: row.environmentVersionId,
     savedVersionId: row.savedVersionId,
+    network: networkModeSchema.catch("none").parse(row.network),
     columns: row.columns,
     rows: row.rows,
     tokens: {
@@ -71,6 +73,7 @@ export interface NewSession {
   fromTrialId: string | null;
   threadId: string | null;
   runToken: string;
+  network: NetworkMode;
   columns: number;
   rows: number;
   leaseExpiresAt: Date | null;
@@ -87,6 +90,7 @@ export interface SessionChange {
   lastActivityAt?: Date;
   savedVersionId?: string;
   runToken?: string;
+  network?: NetworkMode;
   endedAt?: Date | null;
   tokens?: TokenUsage;
 }

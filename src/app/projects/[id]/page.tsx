@@ -5,6 +5,7 @@ import { QueryState } from "../../_components/query-state";
 import { PageHeader, Panel } from "../../_components/ui";
 import { useRole } from "../../_components/use-role";
 import { useTRPC } from "../../_lib/trpc";
+import { ProjectSessionsPanel } from "../../sessions/project-sessions-panel";
 import { ProjectStudiesPanel } from "../../studies/project-studies-panel";
 import { ApplyHistoryPanel } from "./apply-history-panel";
 import { DependenciesPanel } from "./dependencies-panel";
@@ -33,6 +34,7 @@ export default function ProjectPage() {
           <EnvironmentPanel projectId={data.id} readOnly={!isAdmin} />
           <DependenciesPanel projectId={data.id} readOnly={!isAdmin} />
           <ProjectStudiesPanel projectId={data.id} isAdmin={isAdmin} />
+          <ProjectSessionsPanel projectId={data.id} networkMode={data.networkMode} isAdmin={isAdmin} />
           <ApplyHistoryPanel projectId={data.id} isAdmin={isAdmin} />
           {isAdmin ? <RemoveProjectPanel project={data} /> : null}
         </>

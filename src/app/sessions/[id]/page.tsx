@@ -16,7 +16,7 @@ import { SessionResult } from "./session-result";
 function SessionFacts({ session }: { session: SessionView }) {
   const tokens = session.tokens.input + session.tokens.output;
   return (
-    <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-6">
+    <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
       <Fact label="State">
         <span data-testid="session-state">{sessionStateLabel(session)}</span>
       </Fact>
@@ -26,6 +26,7 @@ function SessionFacts({ session }: { session: SessionView }) {
         {session.threadId ?? "—"}
       </Fact>
       <Fact label="Tokens">{tokens === 0 ? "—" : tokens.toLocaleString("en-US")}</Fact>
+      <Fact label="Network">{session.network}</Fact>
       <Fact label="Terminal">{`${session.columns}×${session.rows}`}</Fact>
     </dl>
   );

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Session" ADD COLUMN "network" TEXT NOT NULL DEFAULT 'none';
