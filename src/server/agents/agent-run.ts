@@ -12,7 +12,7 @@ import { agentScript, CONTAINER_PATHS, harnessSchema } from "./harness";
 import { createEventBatch } from "./agent-event-batch";
 import { budgetReason, runPolicy } from "./run-policy";
 import { tokenUsageSchema, totalTokens, type TokenUsage } from "./token-usage";
-import type { ContainerSpec, WorkerIdentity } from "../runtime/container-spec";
+import { LABEL, type ContainerSpec, type WorkerIdentity } from "../runtime/container-spec";
 import { diskBudgetReason } from "../runtime/disk-budget";
 
 export const agentRunInputSchema = z.object({
@@ -288,7 +288,7 @@ async function commitIfAsked(options: {
   try {
     const committedImageId = await options.deps.runtime.commitContainer(options.containerId, {
       ...input.commit,
-      labels: { "invariant.project": input.projectId, "invariant.run": input.runId },
+      labels: { [LABEL.project]: input.projectId, [LABEL.run]: input.runId },
     });
     return { committedImageId, commitError: null };
   } catch (error) {

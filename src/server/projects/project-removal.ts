@@ -2,6 +2,7 @@ import { keptAppliesOfProject } from "../apply/apply-backup";
 import { AppError } from "../errors/app-error";
 import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { SnapshotQueries } from "../snapshots/snapshots.queries";
+import { LABEL } from "../runtime/container-spec";
 import { dataDirPaths } from "../storage/data-dir";
 import type { RemovalJournal } from "../storage/removal-journal";
 import type { StudyQueries } from "../studies/studies.queries";
@@ -63,6 +64,8 @@ export async function removeProject(
       projectId: id,
       // trial images first, then the environment's, newest first: an image goes after those built on it
       imageIds: [...parts.flatMap((part) => part.imageIds), ...environmentImages],
+      // and every image labelled as the project's that no row names (orphaned trial images, unrecorded versions)
+      imageLabels: { [LABEL.project]: id },
       workspaceIds: [
         ...new Set([
           ...parts.flatMap((part) => part.workspaceIds),

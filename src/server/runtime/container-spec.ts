@@ -12,6 +12,8 @@ export const LABEL = {
   worker: "invariant.worker",
   workerHost: "invariant.worker-host",
   workerPid: "invariant.worker-pid",
+  /** On a committed trial image: the run (`<trial>-<attempt>`) it was committed from. */
+  run: "invariant.run",
   /** On an environment image: the dependency folder (dependencies/<id>/) whose outputs trials mount. */
   dependencies: "invariant.dependencies",
   /** On an environment image: the dependency step's output folders, comma-separated (node_modules,.venv). */

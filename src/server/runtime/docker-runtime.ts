@@ -28,6 +28,14 @@ export interface ImageInfo {
   labels: Record<string, string>;
 }
 
+/** An image as the engine lists it: enough to decide whether it is still needed. */
+export interface ImageSummary {
+  id: string;
+  labels: Record<string, string>;
+  repoTags: string[];
+  createdAt: Date;
+}
+
 export interface ContainerRuntime {
   /** Engine version, or a readable error when the engine cannot be reached. */
   version(): Promise<{ version: string; apiVersion: string; os: string; arch: string }>;
@@ -50,6 +58,8 @@ export interface ContainerRuntime {
   ): Promise<string>;
   inspectImage(reference: string): Promise<ImageInfo | null>;
   removeImage(reference: string): Promise<void>;
+  /** The images carrying every one of these labels (`key=value`), e.g. a study's committed trial images. */
+  listImages(labels: Record<string, string>): Promise<ImageSummary[]>;
   listManagedContainers(): Promise<ContainerSummary[]>;
   /** Runs a command in a running container and collects its output (no TTY). */
   exec(
@@ -194,6 +204,18 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
+    },
+
+    async listImages(labels) {
+      const filter = Object.entries(labels).map(([key, value]) => `${key}=${value}`);
+      // all: an untagged image that others are built on is listed too
+      const images = await docker.listImages({ all: true, filters: { label: filter } });
+      return images.map((image) => ({
+        id: image.Id,
+        labels: image.Labels ?? {},
+        repoTags: (image.RepoTags ?? []).filter((tag) => tag !== "<none>:<none>"),
+        createdAt: new Date(image.Created * 1000),
+      }));
     },
 
     exec: (id, command, execOptions = {}) => execCollect({ docker, id, command, ...execOptions }),

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../../../test/support/temp";
 import { createDockerRuntime } from "../runtime/docker-runtime";
+import { imagesWithLabel, labelledImage, removeImageQuietly } from "../../../test/support/labelled-image";
 import { createRemovalJournal, type Removal } from "./removal-journal";
 
 function setup() {
@@ -93,5 +94,50 @@ describe("the removal journal", () => {
     expect([exists("snapshots/abc/manifest.json"), exists("deletions/project-kept.json")]).toEqual([true, false]);
     expect(exists("deletions/study-garbled.json")).toBe(true);
     expect(logged).toEqual([expect.stringContaining("unreadable deletion journal study-garbled.json")]);
+  });
+
+  it("removes the owner's images found by label at removal time, children first, never another project's", async () => {
+    const { journal, removal } = setup();
+    const study = `s-${Date.now()}`;
+    const project = `p-${Date.now()}`;
+    const labels = { "invariant.managed": "true", "invariant.project": project };
+    const environmentImage = labelledImage({ ...labels, "invariant.environment": `v-${study}` });
+    // an attempt whose commit was never recorded: only its labels say whose it is
+    const trialImage = labelledImage(
+      { ...labels, "invariant.study": study, "invariant.run": `t-${study}-1` },
+      environmentImage,
+    );
+    // an image built on the environment's that no row names (a version whose build was never recorded)
+    const child = labelledImage({ ...labels, "invariant.environment": `v2-${study}` }, environmentImage);
+    const foreign = labelledImage({ ...labels, "invariant.project": "someone-else", "invariant.study": study });
+    try {
+      const leftovers = await journal.remove(
+        {
+          ...removal,
+          owner: { kind: "study", id: study },
+          projectId: project,
+          imageLabels: { "invariant.study": study },
+        },
+        () => Promise.resolve(),
+      );
+      expect(leftovers).toEqual([]);
+      expect(imagesWithLabel(`invariant.study=${study}`)).toEqual([foreign]);
+      expect(imagesWithLabel(`invariant.project=${project}`).sort()).toEqual([environmentImage, child].sort());
+      // the project's removal finds the image built on its environment's by label, and removes it first
+      const projectLeftovers = await journal.remove(
+        {
+          ...removal,
+          owner: { kind: "project", id: project },
+          projectId: project,
+          imageIds: [environmentImage],
+          imageLabels: { "invariant.project": project },
+        },
+        () => Promise.resolve(),
+      );
+      expect(projectLeftovers).toEqual([]);
+      expect(imagesWithLabel(`invariant.project=${project}`)).toEqual([]);
+    } finally {
+      for (const id of [child, trialImage, foreign, environmentImage]) removeImageQuietly(id);
+    }
   });
 });

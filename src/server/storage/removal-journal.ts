@@ -19,6 +19,12 @@ export interface Removal {
   projectId: string;
   /** Removed in this order (children before the images they were built from). */
   imageIds: string[];
+  /**
+   * Images carrying all these labels are the owner's too (e.g. `invariant.study=<id>`): they are looked up
+   * when the removal runs (and again when a journal is resumed) and added to `imageIds`, so an image that
+   * was never recorded (an attempt whose worker died right after its commit) goes as well.
+   */
+  imageLabels?: Record<string, string>;
   workspaceIds: string[];
   /** Relative to the data dir. */
   paths: string[];
@@ -26,7 +32,7 @@ export interface Removal {
 
 export interface RemovalJournalDeps {
   dataDir: string;
-  runtime: Pick<ContainerRuntime, "inspectImage" | "removeImage">;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "removeImage" | "listImages">;
   log: (message: string) => void;
 }
 
@@ -35,6 +41,7 @@ const removalSchema = z.object({
   owner: z.object({ kind: z.enum(["study", "project"]), id: z.string().regex(OWNER_ID) }),
   projectId: z.string(),
   imageIds: z.array(z.string()),
+  imageLabels: z.record(z.string(), z.string()).optional(),
   workspaceIds: z.array(z.string()),
   paths: z.array(z.string()),
 });
@@ -43,24 +50,63 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Removes the listed images that are the project's own; returns what could not be removed yet. */
-async function removeImages(deps: RemovalJournalDeps, removal: Removal): Promise<string[]> {
-  const leftovers: string[] = [];
-  for (const imageId of removal.imageIds) {
-    try {
-      const image = await deps.runtime.inspectImage(imageId);
-      if (!image) continue; // gone already
-      // never an image that is not this project's own (a base image, another project's)
-      if (image.labels[LABEL.project] !== removal.projectId) {
-        deps.log(`storage: kept image ${imageId.slice(0, 19)}: it is not labelled as project ${removal.projectId}'s`);
-        continue;
-      }
-      await deps.runtime.removeImage(imageId);
-    } catch (error) {
-      leftovers.push(`image ${imageId.slice(0, 19)}: ${message(error)}`);
+/** Removes one image if it is the project's own; null when it is gone (or kept as another's), else why it is still there. */
+async function removeImage(deps: RemovalJournalDeps, removal: Removal, imageId: string): Promise<string | null> {
+  try {
+    const image = await deps.runtime.inspectImage(imageId);
+    if (!image) return null; // gone already
+    // never an image that is not this project's own (a base image, another project's)
+    if (image.labels[LABEL.project] !== removal.projectId) {
+      deps.log(`storage: kept image ${imageId.slice(0, 19)}: it is not labelled as project ${removal.projectId}'s`);
+      return null;
     }
+    await deps.runtime.removeImage(imageId);
+    return null;
+  } catch (error) {
+    return `image ${imageId.slice(0, 19)}: ${message(error)}`;
   }
-  return leftovers;
+}
+
+/**
+ * The images to remove: the recorded ones plus those found by label now. Committed trial images (they carry
+ * `invariant.run`) first, then the others newest first, so an image goes before the ones it was built on.
+ */
+async function imagesToRemove(deps: RemovalJournalDeps, removal: Removal): Promise<string[]> {
+  if (!removal.imageLabels) return removal.imageIds;
+  const found = await deps.runtime.listImages(removal.imageLabels);
+  const trialImages = found.filter((image) => image.labels[LABEL.run] !== undefined);
+  const others = found
+    .filter((image) => image.labels[LABEL.run] === undefined)
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const otherIds = new Set(others.map((image) => image.id));
+  return [
+    ...new Set([
+      ...trialImages.map((image) => image.id),
+      ...removal.imageIds.filter((id) => !otherIds.has(id)),
+      ...others.map((image) => image.id),
+    ]),
+  ];
+}
+
+/**
+ * Removes the images that are the project's own; returns what could not be removed yet. An image refused
+ * because another still builds on it is tried again after the others, while that removes something.
+ */
+async function removeImages(deps: RemovalJournalDeps, removal: Removal): Promise<string[]> {
+  let pending = removal.imageIds;
+  let leftovers: string[] = [];
+  for (;;) {
+    const failed: string[] = [];
+    leftovers = [];
+    for (const imageId of pending) {
+      const reason = await removeImage(deps, removal, imageId);
+      if (!reason) continue;
+      failed.push(imageId);
+      leftovers.push(reason);
+    }
+    if (failed.length === 0 || failed.length === pending.length) return leftovers;
+    pending = failed;
+  }
 }
 
 /** Removes what a journal lists, then the journal if all of it went; returns what could not be removed yet. Every step is idempotent. */
@@ -111,7 +157,8 @@ async function resumeOne(options: {
     await fsp.rm(file, { force: true });
     return;
   }
-  const leftovers = await sweep(deps, parsed);
+  // images committed after the removal was journalled (a worker still finishing) are found by label again
+  const leftovers = await sweep(deps, { ...parsed, imageIds: await imagesToRemove(deps, parsed) });
   if (leftovers.length > 0)
     deps.log(
       `storage: could not yet remove what the deleted ${parsed.owner.kind} ${parsed.owner.id} left: ${leftovers.join("; ")}`,
@@ -125,7 +172,7 @@ export function createRemovalJournal(deps: RemovalJournalDeps) {
      * Returns what could not be removed yet (kept in the journal for the next start).
      */
     async remove(removal: Removal, deleteRows: () => Promise<void>): Promise<string[]> {
-      const checked = writeJournal(deps, removal);
+      const checked = writeJournal(deps, { ...removal, imageIds: await imagesToRemove(deps, removal) });
       try {
         await deleteRows();
       } catch (error) {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { AppError } from "../errors/app-error";
+import { LABEL } from "../runtime/container-spec";
 import type { RemovalJournal } from "../storage/removal-journal";
 import { FINISHED_STUDY_STATES } from "../../shared/vocabulary";
 import type { StudyQueries } from "./studies.queries";
@@ -49,7 +50,13 @@ export async function deleteStudy(
   }
   const parts = await studyRemovalParts(deps.studies, studyId);
   const leftovers = await deps.journal.remove(
-    { owner: { kind: "study", id: studyId }, projectId: study.projectId, ...parts },
+    {
+      owner: { kind: "study", id: studyId },
+      projectId: study.projectId,
+      ...parts,
+      // committed trial images carry their container's labels: any the rows do not name are found too
+      imageLabels: { [LABEL.study]: studyId },
+    },
     () => deps.studies.deleteStudy(studyId),
   );
   return {
