@@ -91,13 +91,14 @@ export async function resumeSession(options: {
   fs.mkdirSync(control.control, { recursive: true, mode: 0o755 });
   if (record.threadId) fs.writeFileSync(control.resumeThread, record.threadId);
   else fs.rmSync(control.resumeThread, { force: true });
-  if (!status.running) await deps.runtime.startContainer(record.containerId);
+  const containerId = record.containerId;
   await deps.hub.open({
     sessionId: record.id,
-    containerId: record.containerId,
+    containerId,
     columns: record.columns,
     rows: record.rows,
     screenFile: control.screen,
+    ...(status.running ? {} : { start: () => deps.runtime.startContainer(containerId) }),
   });
   return deps.sessions.update(record.id, { state: "running", reason: null, network, lastActivityAt: deps.clock() });
 }

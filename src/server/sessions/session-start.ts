@@ -205,13 +205,14 @@ async function launch(options: {
     const spec = specOf({ deps, record, project, files, token, gatewayDir: gateway.socketDir });
     containerId = await deps.creatingRuntime(files.mode === "direct" ? [project.hostPath] : []).createContainer(spec);
     await deps.sessions.update(record.id, { containerId, runToken: token });
-    await deps.runtime.startContainer(containerId);
+    const created = containerId;
     await deps.hub.open({
       sessionId: record.id,
       containerId,
       columns: record.columns,
       rows: record.rows,
       screenFile: session.screen,
+      start: () => deps.runtime.startContainer(created),
     });
     return await deps.sessions.update(record.id, { state: "running", lastActivityAt: deps.clock() });
   } catch (error) {

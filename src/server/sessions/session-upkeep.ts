@@ -5,7 +5,6 @@ import { sessionOwnerOf } from "./session-container";
 import { issueSessionToken } from "./session-token";
 import type { SessionDeps } from "./session-deps";
 import { finishSession } from "./session-lifecycle";
-import { sessionRunId } from "./session-start";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
 
 type Tokens = (record: SessionRecord) => Promise<SessionChange["tokens"]>;

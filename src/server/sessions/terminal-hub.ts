@@ -80,6 +80,7 @@ async function attachTerminal(options: {
   columns: number;
   rows: number;
   screenFile: string;
+  start?: () => Promise<void>;
 }): Promise<void> {
   const { deps, sessionId } = options;
   const terminal = new HeadlessTerminal({
@@ -93,6 +94,12 @@ async function attachTerminal(options: {
   const saved = readScreen(options.screenFile);
   if (saved) terminal.write(saved.data);
   const tty = await deps.runtime.attachTty(options.containerId);
+  // attached before it starts, as `docker run -it` does: the program's first bytes (a shell's prompt) are not lost
+  if (options.start)
+    await options.start().catch((error: unknown) => {
+      tty.detach();
+      throw error;
+    });
   await deps.runtime.resizeTty(options.containerId, { columns: options.columns, rows: options.rows });
   const entry: LiveTerminal = {
     terminal,
@@ -149,8 +156,18 @@ export function createTerminalHub(deps: HubDeps) {
   };
 
   return {
-    /** Attaches to a running session container; `screenFile` holds (and receives) its saved screen. */
-    async open(options: { sessionId: string; containerId: string; columns: number; rows: number; screenFile: string }) {
+    /**
+     * Attaches to a session container; `screenFile` holds (and receives) its saved screen. `start` starts
+     * a stopped container once attached (else it must be running).
+     */
+    async open(options: {
+      sessionId: string;
+      containerId: string;
+      columns: number;
+      rows: number;
+      screenFile: string;
+      start?: () => Promise<void>;
+    }) {
       close(options.sessionId);
       await attachTerminal({ deps, live, ...options });
     },
