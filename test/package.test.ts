@@ -74,6 +74,7 @@ describe("the npm package", () => {
       "next.config.ts",
       "mock-scripts/calendar-fix-all.json",
       "assets/gateway-bridge.cjs",
+      "assets/heartbeat-thread.mjs",
       "scripts/base-image.mjs",
       `dist/native/better_sqlite3-${process.platform}-${process.arch}-abi${process.versions.modules}.node`,
     ])

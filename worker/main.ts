@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { publishEvent, type EventInput } from "../src/server/events/event-stream";
+import { publishEvent } from "../src/server/events/event-stream";
 import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
 import { queueConnection } from "../src/server/jobs/queue-connection";
 import { connectRedis } from "../src/server/redis/connection";
@@ -12,19 +12,21 @@ import { resolveHostCaBundle } from "../src/server/runtime/host-ca";
 import { locateCodexBinary } from "../src/server/agents/codex-binary";
 import { createDockerRuntime, type ContainerRuntime } from "../src/server/runtime/docker-runtime";
 import { LABEL } from "../src/server/runtime/container-spec";
-import { discardFinishReport } from "../src/server/trials/finish-outbox";
 import { containerUserNote, resolveHostUser, type UnixUser } from "../src/server/runtime/container-user";
 import { dataDirMountPolicy } from "../src/server/runtime/mount-policy";
 import { packageRoot } from "../src/lib/package-info";
 import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
 import { isProcessAlive } from "../src/server/system/process-alive";
 import {
-  HEARTBEAT_INTERVAL_MS,
+  DEFAULT_HEARTBEAT,
   listWorkers,
   removeHeartbeat,
   writeHeartbeat,
+  type HeartbeatTiming,
   type WorkerInfo,
 } from "../src/server/system/worker-registry";
+import { startHeartbeat, type Heartbeat } from "./heartbeat";
+import { stopAwarePublisher } from "./worker-publisher";
 import type { JobContext, RegisteredJob } from "./job-handler";
 import { createJobHandlers } from "./job-handlers";
 import { startGatewayHost, type GatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
@@ -43,6 +45,8 @@ export interface WorkerOptions {
   reconcileEveryMs?: number;
   /** The host CA bundle for containers with network: "auto" (default), "off" or a path (INVARIANT_HOST_CA). */
   hostCa?: string;
+  /** The heartbeat's timing (worker-registry.ts DEFAULT_HEARTBEAT); tests shorten it. */
+  heartbeat?: Partial<HeartbeatTiming>;
 }
 
 export interface RunningWorker {
@@ -70,6 +74,13 @@ async function installationId(redis: Redis): Promise<string> {
   return (await redis.get(INSTANCE_KEY)) ?? "unknown";
 }
 
+/**
+ * How long a job's lock lasts without renewal. The main event loop renews it; a loop blocked past it
+ * (a huge file hashed synchronously) would have BullMQ fail a job that is still running, so it is well
+ * above any such stall. Dead workers are found by their heartbeat (the sweeper), not by this lock.
+ */
+const JOB_LOCK_MS = 120_000;
+
 /** The BullMQ worker: runs each job with its registered handler; a job name it does not know asks for an upgrade. */
 function createQueueWorker(options: {
   worker: WorkerOptions;
@@ -93,6 +104,7 @@ function createQueueWorker(options: {
       concurrency: config.concurrency,
       autorun: false,
       maxStalledCount: 0,
+      lockDuration: JOB_LOCK_MS,
     },
   );
   worker.on("error", (error) => config.log(`worker: ${error.message}`));
@@ -123,6 +135,7 @@ async function removeOwnContainers(runtime: ContainerRuntime, workerId: string):
 async function shutdown(options: {
   worker: Worker;
   timers: NodeJS.Timeout[];
+  heartbeat: Heartbeat;
   gatewayHost: GatewayHost;
   redis: Redis;
   runtime: ContainerRuntime;
@@ -151,6 +164,7 @@ async function shutdown(options: {
     await removeOwnContainers(runtime, info.id).catch(() => 0);
   }
   await options.gatewayHost.close();
+  await options.heartbeat.stop();
   await removeHeartbeat(redis, info.id);
   await publishEvent(redis, {
     type: "worker.offline",
@@ -178,28 +192,6 @@ function workerRuntime(options: WorkerOptions, hostUser: UnixUser) {
 }
 
 /**
- * The worker's publisher. Once a stop gives up on running jobs (their containers removed), their trials
- * are handed to recovery: the end they would report (an agent that "failed" because its container
- * vanished) is not published and its finish report is dropped, so the web process's sweeper reports
- * them interrupted with the reason.
- */
-function stopAwarePublisher(redis: Redis, dataDir: string) {
-  let abandoned = false;
-  return {
-    publish: (event: EventInput) => {
-      if (abandoned && event.type === "trial.finished") {
-        discardFinishReport({ dataDir, trialId: event.trialId, attempt: event.data.attempt });
-        return Promise.resolve("dropped");
-      }
-      return publishEvent(redis, event);
-    },
-    abandon: () => {
-      abandoned = true;
-    },
-  };
-}
-
-/**
  * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
  * It never opens the database; the web process records what it publishes.
  */
@@ -211,7 +203,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const instance = await installationId(redis);
   const identity = { id: info.id, host: info.host, pid: info.pid, instance };
   const active = new Set<string>();
-  const { publish, abandon } = stopAwarePublisher(redis, options.dataDir);
+  const { publish, abandon } = stopAwarePublisher(redis, options.dataDir, options.log);
   const gatewayHost = await startGatewayHost({
     config: options.modelGateway,
     dataDir: options.dataDir,
@@ -241,11 +233,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     });
   const worker = createQueueWorker({ worker: options, handlers, context: { workerId: info.id, log: options.log } });
 
-  const beat = async () => {
-    info.lastSeen = new Date().toISOString();
-    await writeHeartbeat(redis, info);
-  };
-  await beat();
+  const timing = { ...DEFAULT_HEARTBEAT, ...options.heartbeat };
+  await writeHeartbeat(redis, info, timing.ttlMs);
+  // from here on a thread beats, so a busy event loop does not make this worker look dead
+  const heartbeat = startHeartbeat({ redisUrl: options.redisUrl, info, timing, log: options.log });
   // clean up after a crashed predecessor before taking new work
   await reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`));
   // the overlay folders of dependency mounts whose worker died with its containers
@@ -257,10 +248,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     setInterval(
       () => void reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`)),
       options.reconcileEveryMs ?? 60_000,
-    ),
-    setInterval(
-      () => void beat().catch((error: unknown) => options.log(`heartbeat: ${String(error)}`)),
-      HEARTBEAT_INTERVAL_MS,
     ),
   ];
   await publishEvent(redis, {
@@ -276,7 +263,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     reconcile,
     stop(reason) {
       const log = options.log;
-      stopping ??= shutdown({ worker, timers, gatewayHost, redis, runtime, info, reason, log, onAbandon: abandon });
+      stopping ??= shutdown({
+        worker,
+        timers,
+        heartbeat,
+        gatewayHost,
+        redis,
+        runtime,
+        info,
+        reason,
+        log,
+        onAbandon: abandon,
+      });
       return stopping;
     },
   };

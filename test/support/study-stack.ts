@@ -1,5 +1,5 @@
 import type { ContainerRuntime } from "../../src/server/runtime/docker-runtime";
-import { startWorker, type RunningWorker } from "../../worker/main";
+import { startWorker, type RunningWorker, type WorkerOptions } from "../../worker/main";
 import { connectRedis, FAKE_KEY, openStudyWeb, scriptsDir, startMock, tempDir, type StudyWeb } from "./study-harness";
 
 /** The whole study stack of an integration test: the web side, a worker with its model gateway, the mock model. */
@@ -21,6 +21,8 @@ export async function startStudyStack(options: {
   runtime: ContainerRuntime;
   scripts: Record<string, unknown>;
   concurrency: number;
+  /** The worker's heartbeat timing (shortened by tests of the sweeper). */
+  heartbeat?: WorkerOptions["heartbeat"];
 }): Promise<StudyStack> {
   const redis = connectRedis({ url: options.redisUrl, name: `${options.name}-test` });
   await redis.flushdb();
@@ -35,6 +37,7 @@ export async function startStudyStack(options: {
     version: "test",
     modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
     log: () => undefined,
+    ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
   });
   return {
     dataDir,

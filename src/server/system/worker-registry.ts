@@ -3,8 +3,19 @@ import { z } from "zod";
 
 /** Workers announce themselves with a heartbeat key that expires when they stop beating. */
 const KEY_PREFIX = "invariant:worker:";
-export const HEARTBEAT_INTERVAL_MS = 5_000;
-const HEARTBEAT_TTL_SECONDS = 15;
+
+/** How a worker beats: how often, how long a beat lasts, and how long its main loop may be silent. */
+export interface HeartbeatTiming {
+  intervalMs: number;
+  /** The key's TTL: a worker not heard from for this long counts as gone (its trials are interrupted). */
+  ttlMs: number;
+  /** A main event loop silent this long is hung, not busy: the heartbeat stops (see worker/heartbeat.ts). */
+  stallLimitMs: number;
+}
+
+export const DEFAULT_HEARTBEAT: HeartbeatTiming = { intervalMs: 5_000, ttlMs: 15_000, stallLimitMs: 10 * 60_000 };
+
+export const heartbeatKey = (workerId: string) => `${KEY_PREFIX}${workerId}`;
 
 export const workerInfoSchema = z.object({
   id: z.string(),
@@ -17,12 +28,12 @@ export const workerInfoSchema = z.object({
 });
 export type WorkerInfo = z.infer<typeof workerInfoSchema>;
 
-export async function writeHeartbeat(redis: Redis, info: WorkerInfo): Promise<void> {
-  await redis.set(`${KEY_PREFIX}${info.id}`, JSON.stringify(info), "EX", HEARTBEAT_TTL_SECONDS);
+export async function writeHeartbeat(redis: Redis, info: WorkerInfo, ttlMs = DEFAULT_HEARTBEAT.ttlMs): Promise<void> {
+  await redis.set(heartbeatKey(info.id), JSON.stringify(info), "PX", ttlMs);
 }
 
 export async function removeHeartbeat(redis: Redis, workerId: string): Promise<void> {
-  await redis.del(`${KEY_PREFIX}${workerId}`);
+  await redis.del(heartbeatKey(workerId));
 }
 
 export async function listWorkers(redis: Redis): Promise<WorkerInfo[]> {
