@@ -14,6 +14,9 @@ import {
 } from "./support/study-harness";
 import { openSessionWeb, type SessionWeb } from "./support/session-harness";
 import { sessionOwnerOf } from "../src/server/sessions/session-container";
+import { dataDirPaths } from "../src/server/storage/data-dir";
+import { startWorker } from "../worker/main";
+import type { SessionView } from "../src/shared/session-schemas";
 
 /**
  * Issue 12 on the real stack: terminal sessions in containers of a project's environment (the real
@@ -48,22 +51,9 @@ async function openWeb() {
   return openSessionWeb({ dataDir, redisUrl: redis.url, runtime, upstreamBaseUrl: mock.url, apiKey: FAKE_KEY });
 }
 
-async function waitForState(sessionId: string, state: string, timeoutMs = 20_000) {
-  const started = Date.now();
-  for (;;) {
-    const session = await web.core.services.sessions.get(sessionId);
-    if (session.state === state) return session;
-    if (Date.now() - started > timeoutMs) throw new Error(`session ${sessionId} stayed ${session.state}, not ${state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Keystrokes as a person types them: the text, then Enter on its own (a burst with Enter is a paste). */
-async function type(sessionId: string, text: string) {
-  web.core.services.sessions.input(sessionId, text);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  web.core.services.sessions.input(sessionId, "\r");
-}
+const waitForState = (sessionId: string, state: SessionView["state"], timeoutMs?: number) =>
+  web.waitForState(sessionId, state, timeoutMs);
+const type = (sessionId: string, text: string) => web.type(sessionId, text);
 
 beforeAll(async () => {
   redis = await startPrivateRedis({ dataDir: tempDir("sessions-redis") });
@@ -244,8 +234,37 @@ describe("saving a session's installed tools", () => {
     await type(next.id, "mytool");
     await nextTerminal.waitFor(/^mytool-works$/m);
     await services.sessions.finish(next.id);
+    // and a new study's trial runs in it: its agent finds the tool
+    const worker = await startWorker({
+      redisUrl: redis.url,
+      dataDir,
+      concurrency: 1,
+      version: "test",
+      modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("sessions-codex"), upstreamBaseUrl: mock.url },
+      log: () => undefined,
+    });
+    try {
+      const { id } = await services.studies.create(
+        {
+          projectId,
+          title: "Tools",
+          taskPrompt: "Use mytool.",
+          testCommand: "node --test",
+          concurrency: 1,
+          configurations: [{ harness: "command", command: "mytool > tool.txt", repeats: 1 }],
+        },
+        "admin",
+      );
+      await expect.poll(async () => (await services.studies.get(id)).state, { timeout: 120_000 }).toBe("done");
+      const [trial] = (await services.studies.get(id)).trials;
+      expect(trial?.outcome).toBe("completed");
+      const tree = dataDirPaths(dataDir).workspace(trial?.workspaceId ?? "").tree;
+      expect(fs.readFileSync(path.join(tree, "tool.txt"), "utf8")).toBe("mytool-works\n");
+    } finally {
+      await worker.stop("test finished");
+    }
     await services.projects.update({ id: projectId, settings: { runAsRoot: false } });
-  }, 180_000);
+  }, 300_000);
 });
 
 describe("session containers nobody owns", () => {

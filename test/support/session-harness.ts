@@ -9,6 +9,9 @@ export interface SessionWeb {
   core: WebCore;
   /** A browser-like watcher: attaches, renders the screen and the live bytes in a headless xterm. */
   watch(sessionId: string): Promise<TerminalWatcher>;
+  /** Keystrokes as a person types them: the text, then Enter on its own (a burst with Enter is a paste). */
+  type(sessionId: string, text: string): Promise<void>;
+  waitForState(sessionId: string, state: SessionView["state"], timeoutMs?: number): Promise<SessionView>;
   changes: SessionView[];
   close(): Promise<void>;
 }
@@ -53,6 +56,21 @@ export async function openSessionWeb(options: {
   return {
     core,
     changes,
+    async type(sessionId, text) {
+      core.services.sessions.input(sessionId, text);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      core.services.sessions.input(sessionId, "\r");
+    },
+    async waitForState(sessionId, state, timeoutMs = 20_000) {
+      const started = Date.now();
+      for (;;) {
+        const session = await core.services.sessions.get(sessionId);
+        if (session.state === state) return session;
+        if (Date.now() - started > timeoutMs)
+          throw new Error(`session ${sessionId} stayed ${session.state}, not ${state}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     async watch(sessionId) {
       const terminal = new Terminal({ cols: 120, rows: 32, scrollback: 2000, allowProposedApi: true });
       const listener = (data: Uint8Array) => terminal.write(data);
