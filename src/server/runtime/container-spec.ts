@@ -48,8 +48,28 @@ export interface ContainerLabels {
   worker?: WorkerIdentity;
 }
 
+/**
+ * Labels that say which run owns a container. A container inherits its image's labels, and a committed
+ * image (an environment's prepare container, a trial's agent, a session) carries its container's: so
+ * every container we create sets these, empty when the spec names none, and is never taken for the run
+ * its image came from (a session in a trial's result image removed as that trial's worker's orphan).
+ */
+const OWNERSHIP_LABELS = [
+  LABEL.environment,
+  LABEL.study,
+  LABEL.trial,
+  LABEL.session,
+  LABEL.sessionOwner,
+  LABEL.worker,
+  LABEL.workerHost,
+  LABEL.workerPid,
+  LABEL.instance,
+  LABEL.run,
+] as const;
+
 export function toDockerLabels(labels: ContainerLabels): Record<string, string> {
   return {
+    ...Object.fromEntries(OWNERSHIP_LABELS.map((key) => [key, ""])),
     [LABEL.managed]: "true",
     [LABEL.project]: labels.project,
     [LABEL.role]: labels.role,

@@ -60,6 +60,47 @@ describe("containers through the runtime", () => {
     expect(info.Mounts).toEqual([]);
   });
 
+  it("of a committed image do not inherit the labels of the run it was committed from", async () => {
+    const worker = { id: "w-labels", host: "h", pid: 1, instance: "i-labels" };
+    const agent = await runtime.createContainer({
+      image: BASE_IMAGE,
+      command: ["true"],
+      labels: { project: PROJECT, role: "agent", study: "s1", trial: "t1", worker },
+      limits,
+      network: "none",
+    });
+    created.push(agent);
+    const image = await runtime.commitContainer(agent, {
+      repository: `invariant-test/${PROJECT}`,
+      tag: "labels",
+      labels: { "invariant.run": "t1-1" },
+    });
+    try {
+      const session = await runtime.createContainer({
+        image,
+        command: ["true"],
+        labels: { project: PROJECT, role: "session", session: "s-labels" },
+        limits,
+        network: "none",
+      });
+      created.push(session);
+      const { Config } = dockerInspect("container", session) as { Config: { Labels: Record<string, string> } };
+      expect(Config.Labels).toMatchObject({
+        "invariant.role": "session",
+        "invariant.session": "s-labels",
+        "invariant.study": "",
+        "invariant.trial": "",
+        "invariant.run": "",
+        "invariant.worker": "",
+        "invariant.worker-pid": "",
+        "invariant.instance": "",
+      });
+    } finally {
+      for (const id of created.splice(0)) await runtime.removeContainer(id);
+      await runtime.removeImage(image);
+    }
+  });
+
   it("in network mode none have only loopback and no default route; in internet mode they do", async () => {
     const isolated = await run("none", `${DEFAULT_ROUTES}; ls /sys/class/net`);
     expect(isolated.output.trim().split(/\s+/)).toEqual(["0", "lo"]);

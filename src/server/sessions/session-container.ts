@@ -16,7 +16,7 @@ function tomlString(value: string): string {
   return JSON.stringify(value);
 }
 
-/** The Codex TUI's flags: the gateway as its provider (a per-session token), the model, no sandbox of its own. */
+/** The Codex TUI's flags: the gateway as its provider (a per-session token), the model, no sandbox of its own (the container is), /workspace trusted. */
 export function codexTuiFlags(options: { model: string; reasoningEffort: string | null; hostedTools: boolean }) {
   const provider = `model_providers.gw={ name="invariant-gateway", base_url=${tomlString(`http://127.0.0.1:${BRIDGE_PORT}/v1`)}, env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
   return [
@@ -28,6 +28,9 @@ export function codexTuiFlags(options: { model: string; reasoningEffort: string 
     provider,
     "-c",
     'model_provider="gw"',
+    // a private copy is a git repository, for which Codex would first ask whether to trust the folder
+    "-c",
+    `projects={ ${tomlString(CONTAINER_PATHS.workspace)} = { trust_level = "trusted" } }`,
     ...(options.hostedTools ? [] : ["-c", 'web_search="disabled"']),
   ];
 }
