@@ -30,6 +30,7 @@ const envSchema = z.object({
     .optional(),
   INVARIANT_SESSION_DAYS: wholeNumberEnv("INVARIANT_SESSION_DAYS must be a whole number of days, 1..365"),
   INVARIANT_SESSION_IDLE_MINUTES: wholeNumberEnv("INVARIANT_SESSION_IDLE_MINUTES must be whole minutes, 1..10080"),
+  INVARIANT_GC_INTERVAL_MINUTES: wholeNumberEnv("INVARIANT_GC_INTERVAL_MINUTES must be whole minutes, 1..10080"),
   INVARIANT_WORKER_CONCURRENCY: wholeNumberEnv("INVARIANT_WORKER_CONCURRENCY must be a whole number"),
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
@@ -56,6 +57,7 @@ const launchSchema = z.object({
   sessionDays: between({ name: "INVARIANT_SESSION_DAYS", min: 1, max: 365 }),
   /** A terminal session with no input or output this long is stopped, resumable (INVARIANT_SESSION_IDLE_MINUTES). */
   sessionIdleMinutes: between({ name: "INVARIANT_SESSION_IDLE_MINUTES", min: 1, max: 10_080 }),
+  gcIntervalMinutes: between({ name: "INVARIANT_GC_INTERVAL_MINUTES", min: 1, max: 10_080 }),
   json: z.boolean(),
   child: z.boolean(),
 });
@@ -82,7 +84,6 @@ export type CliConfig = z.infer<typeof launchSchema> & {
 };
 /** A ChatGPT sign-in's endpoint and token service (INVARIANT_CHATGPT_*; tests point them at local stand-ins). */
 type ChatgptUrls = { chatgptBaseUrl?: string; chatgptTokenUrl?: string };
-
 /**
  * Flags of the workflow commands (`project`, `study`, `trial`, `apply --trial`): --file (study create),
  * --last (the most recent study or project), --trial (repeatable: apply, study choose/retry), --timeout
@@ -100,9 +101,7 @@ export interface WorkflowFlags {
   name: string | null;
   tailBytes: number | null;
 }
-
 export class UsageError extends Error {}
-
 export function defaultDataDir(env: { XDG_DATA_HOME?: string | undefined }): string {
   return path.join(env.XDG_DATA_HOME ?? path.join(os.homedir(), ".local", "share"), "invariant-web");
 }
@@ -217,6 +216,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     child: values.child,
     sessionDays: Number(env.INVARIANT_SESSION_DAYS ?? 30),
     sessionIdleMinutes: Number(env.INVARIANT_SESSION_IDLE_MINUTES ?? 240),
+    gcIntervalMinutes: Number(env.INVARIANT_GC_INTERVAL_MINUTES ?? 60),
   });
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
   return {

@@ -175,6 +175,7 @@ function webOptionsOf(config: CliConfig) {
     baseImage: config.baseImage,
     modelAccess: modelAccessOf(config),
     sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
+    garbage: { everyMs: config.gcIntervalMinutes * 60_000 },
     sessions: {
       gateway: modelAccessOptions({ config: config.modelGateway, dataDir: config.dataDir, log }),
       hostCaBundle: resolveHostCaBundle({ setting: config.hostCa }),

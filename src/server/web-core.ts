@@ -9,6 +9,8 @@ import { createRecorder } from "./events/recorder";
 import { connectRedis } from "./redis/connection";
 import { createDockerRuntime, type ContainerRuntime } from "./runtime/docker-runtime";
 import { dataDirPaths } from "./storage/data-dir";
+import { createGarbageCollector, type GarbageCollector } from "./storage/garbage-collector";
+import { createStorageReferenceQueries } from "./storage/storage-references.queries";
 import type { SessionsOptions } from "./sessions/session-wiring";
 
 /**
@@ -59,15 +61,19 @@ export interface WebCoreOptions {
   recorderBlockMs?: number;
   /** The launcher's supervised children (private Redis, worker), for health. */
   supervision?: SupervisionSource;
+  /** The garbage collector: how often it runs with the upkeep (default 1 h), how old what it removes must be (default 1 h). */
+  garbage?: { everyMs?: number; minAgeMs?: number };
 }
 
 export interface WebCore {
   db: Db;
   services: AppServices;
   adminToken: string;
+  /** Removes workspaces, images, gateway sockets and folders that nothing refers to (see garbage-collector.ts). */
+  garbage: GarbageCollector;
   /**
    * Starts the event recorder and, unless `upkeep` is false, the background upkeep (trial sweeper,
-   * stalled builds, interrupted removals) every `sweepEveryMs`.
+   * stalled builds, interrupted removals) every `sweepEveryMs`, and the garbage collector.
    */
   start(options?: { sweepEveryMs?: number; upkeep?: boolean }): Promise<void>;
   /** Stops the recorder and the services and closes the database. */
@@ -78,6 +84,8 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
   const log = options.log ?? (() => undefined);
   const db = await openWebDatabase({ root: options.root, dataDir: options.dataDir, log });
   const adminToken = options.adminToken ?? loadOrCreateAccessToken({ dataDir: options.dataDir });
+  // the runtime re-owns and hands back only folders of the data dir (terminal sessions run from here)
+  const runtime = options.runtime ?? createDockerRuntime({ dataDir: options.dataDir, log });
   const services = createAppServices({
     db,
     redisUrl: options.redisUrl,
@@ -85,8 +93,7 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     adminToken,
     publicUrl: options.publicUrl,
     version: options.version,
-    // the runtime re-owns and hands back only folders of the data dir (terminal sessions run from here)
-    runtime: options.runtime ?? createDockerRuntime({ dataDir: options.dataDir, log }),
+    runtime,
     log,
     ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
     ...(options.sessions ? { sessions: options.sessions } : {}),
@@ -103,16 +110,28 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     log,
     ...(options.recorderBlockMs ? { blockMs: options.recorderBlockMs } : {}),
   });
+  const storage = createStorageReferenceQueries(db);
+  const garbage = createGarbageCollector({
+    dataDir: options.dataDir,
+    runtime,
+    references: () => storage.references(),
+    liveWorkers: async () => new Set((await services.system.workers()).map((worker) => worker.id)),
+    ...(options.garbage?.minAgeMs === undefined ? {} : { minAgeMs: options.garbage.minAgeMs }),
+    log,
+  });
   return {
     db,
     services,
     adminToken,
+    garbage,
     async start(startOptions = {}) {
       await recorder.start();
-      if (startOptions.upkeep !== false)
-        services.start(startOptions.sweepEveryMs ? { sweepEveryMs: startOptions.sweepEveryMs } : {});
+      if (startOptions.upkeep === false) return;
+      services.start(startOptions.sweepEveryMs ? { sweepEveryMs: startOptions.sweepEveryMs } : {});
+      garbage.start(options.garbage?.everyMs ?? 3600_000);
     },
     async close() {
+      await garbage.stop();
       await recorder.stop();
       await services.close();
       await db.$disconnect();

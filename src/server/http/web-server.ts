@@ -27,6 +27,8 @@ export interface WebServerOptions {
   log: (message: string) => void;
   /** The launcher's supervised children (private Redis, worker), for health. */
   supervision?: SupervisionSource;
+  /** How often the garbage collector runs (default 1 h). */
+  garbage?: { everyMs?: number };
 }
 
 export interface WebServer {
@@ -66,6 +68,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     onViewerRevoked: sockets.disconnectSubject,
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
     ...(options.supervision ? { supervision: options.supervision } : {}),
+    ...(options.garbage ? { garbage: options.garbage } : {}),
   });
   const nextApp = next({
     dev: options.dev ?? false,
