@@ -81,6 +81,7 @@ afterAll(async () => {
 describe("a shell session in direct mode", () => {
   it("runs in the project directory, holds the lease, exits, resumes, survives a restart and finishes", async () => {
     const sessions = web.core.services.sessions;
+    await web.core.services.projects.update({ id: projectId, settings: { openFiles: 4096 } });
     const session = await sessions.start({
       projectId,
       kind: "shell",
@@ -91,9 +92,11 @@ describe("a shell session in direct mode", () => {
     });
     expect(session).toMatchObject({ state: "running", mode: "direct", startedBy: "Ada" });
     const terminal = await web.watch(session.id);
-    await type(session.id, "echo $((6*7)) > answer.txt; cat answer.txt; stty size");
+    await type(session.id, "echo $((6*7)) > answer.txt; cat answer.txt; stty size; echo nofile-$(ulimit -n)");
     await terminal.waitFor(/^42$/m);
     await terminal.waitFor(/^30 100$/m);
+    // the project's limits, as its trials get them (here: its open-files limit, set below the default)
+    await terminal.waitFor(/^nofile-4096$/m);
     expect(fs.readFileSync(path.join(projectDir, "answer.txt"), "utf8")).toBe("42\n");
     // written as the project's owner, so the user's own files stay theirs
     expect(fs.statSync(path.join(projectDir, "answer.txt")).uid).toBe(1000);

@@ -4,7 +4,7 @@ import { createKeyedLock } from "../locks/keyed-lock";
 import { runPolicy } from "../agents/run-policy";
 import { dataDirPaths } from "../storage/data-dir";
 import { copyWorkspace, createWorkspace } from "../workspaces/workspace-store";
-import type { ProjectView } from "../../shared/project-schemas";
+import { containerLimitsOf, type ProjectView } from "../../shared/project-schemas";
 import { startSessionInputSchema, type StartSessionInput } from "../../shared/session-schemas";
 import { sessionContainerSpec, sessionOwnerOf } from "./session-container";
 import type { SessionDeps, TrialOrigin } from "./session-deps";
@@ -267,7 +267,7 @@ function specOf(options: {
     gatewayDir: options.gatewayDir,
     bridgeDir: deps.bridgeDir,
     network: project.networkMode,
-    limits: { cpus: project.cpus, memoryBytes: project.memoryBytes, swapBytes: project.swapBytes, pids: project.pids },
+    limits: containerLimitsOf(project),
     columns: record.columns,
     rows: record.rows,
     runAsRoot: project.runAsRoot,
