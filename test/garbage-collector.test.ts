@@ -107,8 +107,9 @@ describe("the garbage collector", () => {
       orphanTrial: labelledImage({ ...trialLabels("gonetrial"), "invariant.run": "gonetrial-1" }),
       openTrial: labelledImage({ ...trialLabels(running.id), "invariant.run": `${running.id}-1` }),
       recordedTrial: labelledImage({ ...trialLabels(finished.id), "invariant.run": `${finished.id}-1` }),
-      version: labelledImage({ ...labels, "invariant.environment": version.id }),
-      deletedVersion: labelledImage({ ...labels, "invariant.environment": "deletedversion" }),
+      // environment images carry the ownership labels of their prepare container, set empty
+      version: labelledImage({ ...labels, "invariant.environment": version.id, "invariant.run": "" }),
+      deletedVersion: labelledImage({ ...labels, "invariant.environment": "deletedversion", "invariant.run": "" }),
       otherProject: labelledImage({ ...labels, "invariant.project": "not-this-data-dirs", "invariant.run": "x-1" }),
     };
     images.push(...Object.values(made));

@@ -100,10 +100,11 @@ function imageNeeded(image: ImageSummary, refs: StorageReferences): boolean {
   if (refs.images.has(image.id) || image.repoTags.some((tag) => refs.images.has(tag))) return true;
   const trial = image.labels[LABEL.trial];
   // a committed trial image: needed while its trial runs (its commit is recorded a moment later)
-  if (image.labels[LABEL.run] !== undefined) return trial !== undefined && refs.openTrialIds.has(trial);
+  // (a label set empty counts as absent: every container we create sets the ownership labels, empty when unowned)
+  if (image.labels[LABEL.run]) return Boolean(trial) && refs.openTrialIds.has(trial ?? "");
   const version = image.labels[LABEL.environment];
   // an environment image: needed while its version exists; an image of no known kind is not ours to judge
-  return version === undefined || refs.environmentVersionIds.has(version);
+  return !version || refs.environmentVersionIds.has(version);
 }
 
 /** Unneeded images of this data dir's projects: trial images first, then the rest newest first (children before parents). */
@@ -113,7 +114,7 @@ async function collectImages(pass: Pass): Promise<void> {
     .filter((image) => !imageNeeded(image, pass.refs) && pass.old(image.createdAt))
     .sort(
       (a, b) =>
-        Number(b.labels[LABEL.run] !== undefined) - Number(a.labels[LABEL.run] !== undefined) ||
+        Number(Boolean(b.labels[LABEL.run])) - Number(Boolean(a.labels[LABEL.run])) ||
         b.createdAt.getTime() - a.createdAt.getTime(),
     );
   let pending = images;

@@ -108,7 +108,10 @@ describe("the removal journal", () => {
       environmentImage,
     );
     // an image built on the environment's that no row names (a version whose build was never recorded)
-    const child = labelledImage({ ...labels, "invariant.environment": `v2-${study}` }, environmentImage);
+    const child = labelledImage(
+      { ...labels, "invariant.environment": `v2-${study}`, "invariant.run": "" }, // ownership labels set empty
+      environmentImage,
+    );
     const foreign = labelledImage({ ...labels, "invariant.project": "someone-else", "invariant.study": study });
     try {
       const leftovers = await journal.remove(

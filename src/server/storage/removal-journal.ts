@@ -74,9 +74,10 @@ async function removeImage(deps: RemovalJournalDeps, removal: Removal, imageId: 
 async function imagesToRemove(deps: RemovalJournalDeps, removal: Removal): Promise<string[]> {
   if (!removal.imageLabels) return removal.imageIds;
   const found = await deps.runtime.listImages(removal.imageLabels);
-  const trialImages = found.filter((image) => image.labels[LABEL.run] !== undefined);
+  // an empty label is no label (containers set the ownership labels empty when unowned, and images keep them)
+  const trialImages = found.filter((image) => Boolean(image.labels[LABEL.run]));
   const others = found
-    .filter((image) => image.labels[LABEL.run] === undefined)
+    .filter((image) => !image.labels[LABEL.run])
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   const otherIds = new Set(others.map((image) => image.id));
   return [
