@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -148,6 +149,21 @@ describe("a Node.js project: vitest and dayjs from the npm registry through pack
     expect(image?.labels[LABEL.dependencyOutputs]).toBe("node_modules");
     expect(fs.readdirSync(dataDirPaths(dataDir).cache("npm")).length).toBeGreaterThan(0);
   }, 600_000);
+
+  it("gives a private-copy terminal session the installed folders as overlays; its writes never reach them", async () => {
+    const session = await web.services.sessions.start({ projectId, kind: "shell", mode: "private" });
+    const [container] = execFileSync("docker", ["ps", "-q", "--filter", `label=invariant.session=${session.id}`], {
+      encoding: "utf8",
+    }).split("\n");
+    const shell = (script: string) => runtime.exec(container ?? "", ["sh", "-c", script]);
+    const before = listTree(lower);
+    expect((await shell("ls node_modules/vitest/package.json && touch node_modules/from-session")).exitCode).toBe(0);
+    expect(listTree(lower)).toEqual(before);
+    const scratch = dataDirPaths(dataDir).session(session.id).dependencyScratch;
+    expect(fs.existsSync(scratch)).toBe(true);
+    await web.services.sessions.finish(session.id);
+    expect(fs.existsSync(scratch)).toBe(false);
+  }, 120_000);
 
   it("runs a study in network mode none: the preflight parses vitest (4/8), trials pass or fail on their merits", async () => {
     const lowerBefore = listTree(lower);

@@ -6,6 +6,7 @@ import { dataDirPaths } from "../storage/data-dir";
 import { RESUMABLE_SESSION_STATES } from "../../shared/session-schemas";
 import { latestThreadSince } from "./codex-threads";
 import { issueSessionToken } from "./session-token";
+import { removeSessionFiles } from "./session-dependencies";
 import type { SessionDeps } from "./session-deps";
 import { sessionRunId } from "./session-start";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
@@ -139,7 +140,7 @@ export async function finishSession(options: {
   const tokens = await options.tokens(record);
   if (record.containerId) await deps.runtime.removeContainer(record.containerId);
   (await deps.gateway()).gateway.forget(sessionRunId(record.id));
-  fs.rmSync(dataDirPaths(deps.dataDir).session(record.id).control, { recursive: true, force: true });
+  removeSessionFiles(deps, record.id);
   return deps.sessions.update(record.id, {
     state: "finished",
     tokens,

@@ -6,6 +6,8 @@ import { dataDirPaths } from "../storage/data-dir";
 import { copyWorkspace, createWorkspace } from "../workspaces/workspace-store";
 import { containerLimitsOf, type ProjectView } from "../../shared/project-schemas";
 import { startSessionInputSchema, type StartSessionInput } from "../../shared/session-schemas";
+import type { Mount } from "../runtime/container-spec";
+import { removeSessionFiles, sessionDependencyMounts } from "./session-dependencies";
 import { sessionContainerSpec, sessionOwnerOf } from "./session-container";
 import type { SessionDeps, TrialOrigin } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
@@ -202,7 +204,8 @@ async function launch(options: {
     if (options.origin?.codexHomePath && options.resumeThread)
       copyConversation({ from: options.origin.codexHomePath, to: codexHome });
     if (record.threadId) fs.writeFileSync(session.resumeThread, record.threadId);
-    const spec = specOf({ deps, record, project, files, token, gatewayDir: gateway.socketDir });
+    const dependencyMounts = await sessionDependencyMounts({ deps, record });
+    const spec = specOf({ deps, record, project, files, token, gatewayDir: gateway.socketDir, dependencyMounts });
     containerId = await deps.creatingRuntime(files.mode === "direct" ? [project.hostPath] : []).createContainer(spec);
     await deps.sessions.update(record.id, { containerId, runToken: token });
     const created = containerId;
@@ -218,6 +221,7 @@ async function launch(options: {
   } catch (error) {
     gateway.gateway.revoke(sessionRunId(record.id));
     if (containerId) await deps.runtime.removeContainer(containerId).catch(() => undefined);
+    removeSessionFiles(deps, record.id);
     const reason = error instanceof Error ? error.message : String(error);
     await deps.sessions.update(record.id, {
       state: "finished",
@@ -248,6 +252,7 @@ function specOf(options: {
   files: SessionFiles;
   token: string;
   gatewayDir: string;
+  dependencyMounts: Mount[];
 }) {
   const { deps, record, project, files } = options;
   const paths = dataDirPaths(deps.dataDir);
@@ -273,6 +278,10 @@ function specOf(options: {
     runAsRoot: project.runAsRoot,
     ...(files.mode === "direct" ? { userFrom: files.filesPath } : {}),
   });
-  spec.mounts = [...(spec.mounts ?? []), ...files.extraMounts.map((mount) => ({ ...mount, readOnly: true }))];
+  spec.mounts = [
+    ...(spec.mounts ?? []),
+    ...files.extraMounts.map((mount) => ({ ...mount, readOnly: true })),
+    ...options.dependencyMounts,
+  ];
   return spec;
 }

@@ -111,6 +111,8 @@ function sessionPaths(dir: string) {
     /** The thread the next start resumes (Codex sessions); absent: a new conversation. */
     resumeThread: path.join(control, "resume-thread"),
     screen: path.join(dir, "screen.json"),
+    /** A private copy's writes over its installed dependencies (overlay upper layers), removed when it finishes. */
+    dependencyScratch: path.join(dir, "dependencies"),
   };
 }
 
