@@ -8,6 +8,7 @@ import { containerLimitsOf, type ProjectView } from "../../shared/project-schema
 import { startSessionInputSchema, type StartSessionInput } from "../../shared/session-schemas";
 import type { Mount } from "../runtime/container-spec";
 import { removeSessionFiles, sessionDependencyMounts } from "./session-dependencies";
+import { reclaimCodexHome } from "./codex-home";
 import { sessionContainerSpec, sessionOwnerOf } from "./session-container";
 import type { SessionDeps, TrialOrigin } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
@@ -201,6 +202,7 @@ async function launch(options: {
     const codexHome = paths.sessionCodexHome(project.id);
     fs.mkdirSync(session.control, { recursive: true, mode: 0o755 });
     fs.mkdirSync(codexHome, { recursive: true, mode: 0o700 });
+    await reclaimCodexHome({ path: codexHome, dashboardUid: process.getuid?.() });
     if (options.origin?.codexHomePath && options.resumeThread)
       copyConversation({ from: options.origin.codexHomePath, to: codexHome });
     if (record.threadId) fs.writeFileSync(session.resumeThread, record.threadId);

@@ -136,7 +136,16 @@ function ContinueDialog({ projectId, trial, onClose }: { projectId: string; tria
  * of the trial's workspace, in its result image, resuming the agent's Codex thread or starting afresh (or a
  * shell); it opens the session's terminal. Viewers see nothing (the server refuses them too).
  */
-export function ContinueInSession({ studyId, trialId }: { studyId: string; trialId: string }) {
+export function ContinueInSession({
+  studyId,
+  trialId,
+  prominent = false,
+}: {
+  studyId: string;
+  trialId: string;
+  /** A full-size button (the review page's header) rather than a small one (beside the result image's id). */
+  prominent?: boolean;
+}) {
   const trpc = useTRPC();
   const { isAdmin } = useRole();
   const study = useQuery(trpc.studies.get.queryOptions({ studyId }));
@@ -147,7 +156,7 @@ export function ContinueInSession({ studyId, trialId }: { studyId: string; trial
     <>
       <button
         type="button"
-        className={smallButtonClass}
+        className={prominent ? `${secondaryButtonClass} ${focusRing}` : smallButtonClass}
         onClick={() => setOpen(true)}
         title="Open a session on a private copy of this trial's workspace, in its result image"
       >

@@ -73,7 +73,7 @@ export function ReviewHeader({ summary }: { summary: ReviewSummaryView }) {
               No patch yet
             </span>
           )}
-          <ContinueInSession studyId={summary.studyId} trialId={summary.trialId} />
+          <ContinueInSession studyId={summary.studyId} trialId={summary.trialId} prominent />
           <KeepResultActions studyId={summary.studyId} trialId={summary.trialId} />
         </div>
       </div>

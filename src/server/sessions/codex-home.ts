@@ -1,0 +1,18 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/**
+ * A project's session Codex home is shared by its sessions, which may run as different users (a direct
+ * session as the project directory's owner, a private copy as the host user). A dashboard running as
+ * root takes the folder back before a session's container is created, so the runtime hands it to that
+ * session's user (it re-owns only folders that are the dashboard's or already that user's). Without
+ * this, a direct Codex session after a private one could not read its own configuration.
+ */
+export async function reclaimCodexHome(options: { path: string; dashboardUid: number | undefined }): Promise<void> {
+  if (options.dashboardUid !== 0) return;
+  await run("find", [options.path, "-xdev", "!", "-uid", "0", "-exec", "chown", "-h", "0:0", "{}", "+"], {
+    maxBuffer: 1024 * 1024,
+  });
+}
