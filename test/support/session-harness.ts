@@ -78,6 +78,7 @@ export async function openSessionWeb(options: {
         if (screen) {
           terminal.resize(screen.columns, screen.rows);
           terminal.write(screen.data);
+          if (screen.pending) terminal.write(screen.pending); // broadcast already, not on the screen yet
         }
         const set = listeners.get(sessionId) ?? new Set();
         set.add(listener);

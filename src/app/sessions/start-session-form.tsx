@@ -1,5 +1,5 @@
 "use client";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, useSyncExternalStore, type FormEvent } from "react";
 import type { SessionKind, SessionMode } from "../../shared/session-schemas";
@@ -10,10 +10,24 @@ import { buttonClass, ErrorMessage, inputClass } from "../_components/ui";
 
 const NAME_KEY = "invariant-web:session-name";
 
+/** sessions.start, then the session's page (which has the session at once, without asking for it again). */
+function useStartSession() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  return useMutation(
+    trpc.sessions.start.mutationOptions({
+      onSuccess: (session) => {
+        queryClient.setQueryData(trpc.sessions.get.queryKey({ sessionId: session.id }), session);
+        router.push(`/sessions/${session.id}`);
+      },
+    }),
+  );
+}
+
 /** Starts a session (Codex or a shell; direct or a private copy) and opens its terminal. */
 export function StartSessionForm({ projectId: fixedProject }: { projectId?: string }) {
   const trpc = useTRPC();
-  const router = useRouter();
   const projects = useQuery(trpc.projects.list.queryOptions(undefined, { enabled: !fixedProject }));
   const [projectId, setProjectId] = useState(fixedProject ?? "");
   const [kind, setKind] = useState<SessionKind>("codex");
@@ -30,9 +44,7 @@ export function StartSessionForm({ projectId: fixedProject }: { projectId?: stri
   const chosen = fixedProject ?? (projectId || projects.data?.[0]?.id || "");
   const project = useQuery(trpc.projects.get.queryOptions({ id: chosen }, { enabled: chosen !== "" }));
   const defaultModel = project.data?.defaultConfiguration.model ?? "";
-  const start = useMutation(
-    trpc.sessions.start.mutationOptions({ onSuccess: (session) => router.push(`/sessions/${session.id}`) }),
-  );
+  const start = useStartSession();
   const problem = start.error ? describeError(start.error) : null;
 
   function submit(event: FormEvent) {

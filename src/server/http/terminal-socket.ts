@@ -49,6 +49,9 @@ export function createTerminalSocket(io: SocketServer) {
               rows: screen?.rows ?? session.rows,
               state: session.state,
             } satisfies TerminalScreen);
+            // bytes the room already got that the server's screen does not hold yet
+            if (screen?.pending)
+              socket.emit(terminalEvents.output, { sessionId, data: screen.pending } satisfies TerminalOutput);
             void socket.join(room(sessionId));
             watching.add(sessionId);
             sessions.watch(sessionId, 1);

@@ -54,7 +54,11 @@ export function sessionScript(options: {
     `if command -v perl >/dev/null; then perl ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.pl ${args} &`,
     `elif command -v node >/dev/null; then node ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.cjs ${args} &`,
     `else echo "invariant: this image has neither perl nor node; the model gateway is out of reach" >&2; fi`,
-    `i=0; while [ ! -e ${ready} ] && [ $i -lt 400 ]; do i=$((i+1)); sleep 0.005; done`,
+    // Codex's first request needs the bridge; a shell shows its prompt meanwhile (it listens long before
+    // anyone types `codex` there)
+    ...(options.kind === "codex"
+      ? [`i=0; while [ ! -e ${ready} ] && [ $i -lt 400 ]; do i=$((i+1)); sleep 0.005; done`]
+      : []),
   ];
   const flags = codexTuiFlags(options).map(shellQuote).join(" ");
   const resumeFile = `${SESSION_PATHS.control}/resume-thread`;

@@ -50,7 +50,7 @@ export async function recordExit(options: {
   const { deps } = options;
   const record = await deps.sessions.find(options.sessionId);
   if (!record || record.state === "finishing" || record.state === "finished") return null;
-  deps.hub.close(record.id);
+  await deps.hub.close(record.id);
   const threadId =
     record.kind === "codex"
       ? (latestThreadSince({
@@ -136,7 +136,7 @@ export async function finishSession(options: {
   let record = await sessionOf(deps, options.sessionId);
   if (record.state === "finished") return record;
   record = await deps.sessions.update(record.id, { state: "finishing", leaseExpiresAt: null });
-  deps.hub.close(record.id);
+  await deps.hub.close(record.id);
   const tokens = await options.tokens(record);
   if (record.containerId) await deps.runtime.removeContainer(record.containerId);
   (await deps.gateway()).gateway.forget(sessionRunId(record.id));

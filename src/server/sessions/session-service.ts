@@ -12,7 +12,7 @@ import {
 import { startSession, takeLeaseFor } from "./session-start";
 import { keepUp, reattach } from "./session-upkeep";
 import type { SessionRecord } from "./sessions.queries";
-import type { ScreenState } from "./terminal-hub";
+import type { ScreenNow } from "./terminal-hub";
 
 /** Upkeep runs this often: direct sessions' leases, idle sessions, token counts. */
 const UPKEEP_EVERY_MS = 5_000;
@@ -62,8 +62,8 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
       return view(changed(record) ?? record);
     },
     saveInstalledTools: (sessionId: string) => saveInstalledTools({ deps, sessionId }),
-    /** The screen now, then (inside `ready`) the caller joins the live output. */
-    async screen(sessionId: string, ready: (screen: ScreenState | null, session: SessionView) => void) {
+    /** The screen now and the bytes broadcast after it, then (inside `ready`) the caller joins the live output. */
+    async screen(sessionId: string, ready: (screen: ScreenNow | null, session: SessionView) => void) {
       await Promise.race([reattached.opened, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       const record = await find(sessionId);
       deps.hub.screen(
@@ -99,7 +99,7 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
     async close() {
       if (upkeep) clearInterval(upkeep);
       await keepUp({ deps, lastActivity, tokensOf }).catch(() => undefined);
-      deps.hub.closeAll();
+      await deps.hub.closeAll();
     },
   };
 }

@@ -3,7 +3,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDockerRuntime } from "../runtime/docker-runtime";
 import { tempDir } from "../../../test/support/temp";
-import { createTerminalHub } from "./terminal-hub";
+import { Terminal } from "@xterm/headless";
+import { createTerminalHub, type ScreenNow } from "./terminal-hub";
 
 const runtime = createDockerRuntime();
 const containers: string[] = [];
@@ -25,6 +26,24 @@ async function shellContainer(): Promise<string> {
   containers.push(id);
   await runtime.startContainer(id);
   return id;
+}
+
+/** What a watcher that joins now is sent: the screen, then the bytes broadcast that it does not hold yet. */
+const joined = (screen: ScreenNow | null) =>
+  (screen?.data ?? "") + (screen?.pending ? Buffer.from(screen.pending).toString("utf8") : "");
+
+/** The visible lines of a terminal that took `data` (written, then parsed). */
+async function rendered(data: string[], size: { cols: number; rows: number }): Promise<string[]> {
+  const terminal = new Terminal({ ...size, allowProposedApi: true });
+  for (const chunk of data) terminal.write(chunk);
+  await new Promise<void>((resolve) => terminal.write("", resolve));
+  const buffer = terminal.buffer.active;
+  const lines = Array.from(
+    { length: size.rows },
+    (_, i) => buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? "",
+  );
+  terminal.dispose();
+  return lines;
 }
 
 function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
@@ -55,7 +74,7 @@ describe("the terminal hub", () => {
     hub.input("s1", "echo $((6*7))\r");
     await until(() => received.join("").includes("42"), "42 from the shell");
 
-    const first = await new Promise<string>((resolve) => hub.screen("s1", (screen) => resolve(screen?.data ?? "")));
+    const first = await new Promise<string>((resolve) => hub.screen("s1", (screen) => resolve(joined(screen))));
     expect(first).toContain("echo $((6*7))");
     expect(first).toMatch(/\r?\n42/);
 
@@ -66,15 +85,45 @@ describe("the terminal hub", () => {
     await until(() => received.join("").includes("30 100"), "stty size after resize");
 
     // detached and attached again (a web process restart): the saved screen comes back first
-    hub.close("s1");
+    await hub.close("s1");
     expect(JSON.parse(fs.readFileSync(screenFile, "utf8"))).toMatchObject({ columns: 100, rows: 30 });
     await hub.open({ sessionId: "s1", containerId, columns: 100, rows: 30, screenFile });
-    const restored = await new Promise<string>((resolve) => hub.screen("s1", (screen) => resolve(screen?.data ?? "")));
+    const restored = await new Promise<string>((resolve) => hub.screen("s1", (screen) => resolve(joined(screen))));
     expect(restored).toContain("30 100");
 
     hub.input("s1", "exit 7\r");
     await until(() => exits.length > 0, "the shell's exit");
     expect(exits).toEqual([7]);
-    hub.closeAll();
+    await hub.closeAll();
+  }, 60_000);
+
+  it("broadcasts output before its own terminal parses it; a watcher joining mid-stream gets the screen and the unparsed bytes, and misses nothing", async () => {
+    const containerId = await shellContainer();
+    const dir = tempDir("terminal-hub-");
+    const live: string[] = [];
+    let watcher: string[] | null = null;
+    const hub = createTerminalHub({
+      runtime,
+      broadcast: (_id, data) => {
+        const text = Buffer.from(data).toString("utf8");
+        live.push(text);
+        watcher?.push(text);
+      },
+      onExit: () => undefined,
+    });
+    await hub.open({ sessionId: "s2", containerId, columns: 80, rows: 24, screenFile: path.join(dir, "screen.json") });
+    hub.input("s2", 'seq 1 200000; echo E""ND\r');
+    // join while the numbers stream in, as a browser opening the page then would
+    await until(() => live.join("").includes("\n1000"), "the output to begin");
+    hub.screen("s2", (screen) => {
+      expect(screen?.pending).not.toBeNull(); // bytes already broadcast, not parsed yet
+      watcher = [joined(screen)];
+    });
+    await until(() => live.join("").includes("\nEND"), "the end of the output");
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the prompt after it
+    const everything = await rendered(live, { cols: 80, rows: 24 });
+    expect(everything.join("\n")).toContain("200000\nEND");
+    expect(await rendered(watcher ?? [], { cols: 80, rows: 24 })).toEqual(everything);
+    await hub.closeAll();
   }, 60_000);
 });

@@ -20,6 +20,11 @@ export interface ScreenState {
   rows: number;
 }
 
+/** A screen for a watcher that joins now, and the bytes already broadcast that it does not hold yet. */
+export interface ScreenNow extends ScreenState {
+  pending: Uint8Array | null;
+}
+
 interface LiveTerminal {
   terminal: Terminal;
   serializer: SerializeAddon;
@@ -27,6 +32,8 @@ interface LiveTerminal {
   detach: () => void;
   saveTimer: NodeJS.Timeout | null;
   screenFile: string;
+  /** Bytes broadcast but not yet taken by the server's terminal (it parses them a little later). */
+  unparsed: Uint8Array[];
 }
 
 interface HubDeps {
@@ -108,14 +115,19 @@ async function attachTerminal(options: {
     detach: tty.detach,
     saveTimer: null,
     screenFile: options.screenFile,
+    unparsed: [],
   };
   options.live.set(sessionId, entry);
   // the server's terminal answers the program's queries (cursor position, device attributes, colours),
   // so a TUI works the same with no browser, a read-only one, or several; browsers do not answer them
   terminal.onData((reply) => tty.stream.write(reply));
   tty.stream.on("data", (chunk: Buffer) => {
+    // watchers get the bytes at once: the server's terminal parses them meanwhile (a 10 MB `cat` is
+    // parsed here and in the browser at the same time, not one after the other)
     const bytes = new Uint8Array(chunk);
-    terminal.write(bytes, () => deps.broadcast(sessionId, bytes));
+    entry.unparsed.push(bytes);
+    deps.broadcast(sessionId, bytes);
+    terminal.write(bytes, () => entry.unparsed.shift());
     deps.onActivity?.(sessionId);
     entry.saveTimer ??= setTimeout(() => {
       entry.saveTimer = null;
@@ -145,13 +157,15 @@ async function attachTerminal(options: {
 export function createTerminalHub(deps: HubDeps) {
   const live = new Map<string, LiveTerminal>();
 
-  const close = (sessionId: string) => {
+  const close = async (sessionId: string): Promise<void> => {
     const entry = live.get(sessionId);
     if (!entry) return;
     live.delete(sessionId);
     if (entry.saveTimer) clearTimeout(entry.saveTimer);
-    writeScreen(entry, deps.log);
     entry.detach();
+    // the bytes already broadcast are on the saved screen too
+    await new Promise<void>((resolve) => entry.terminal.write("", resolve));
+    writeScreen(entry, deps.log);
     entry.terminal.dispose();
   };
 
@@ -168,21 +182,26 @@ export function createTerminalHub(deps: HubDeps) {
       screenFile: string;
       start?: () => Promise<void>;
     }) {
-      close(options.sessionId);
+      await close(options.sessionId);
       await attachTerminal({ deps, live, ...options });
     },
 
     isOpen: (sessionId: string) => live.has(sessionId),
 
     /**
-     * Calls `ready` with the current screen once the server has taken every byte received so far, and
-     * before it broadcasts any later byte: a watcher that joins inside `ready` misses nothing and sees
-     * nothing twice. A session that is not open gets its saved screen (or null).
+     * Calls `ready` with the screen the server's terminal holds now and the bytes already broadcast that
+     * it has not parsed yet (send both, in that order); the next broadcast comes after `ready` returns, so
+     * a watcher that joins inside `ready` misses nothing and sees nothing twice. A session that is not
+     * open gets its saved screen (or null).
      */
-    screen(sessionId: string, ready: (screen: ScreenState | null) => void, screenFile?: string) {
+    screen(sessionId: string, ready: (screen: ScreenNow | null) => void, screenFile?: string) {
       const entry = live.get(sessionId);
-      if (!entry) return ready(screenFile ? readScreen(screenFile) : null);
-      entry.terminal.write("", () => ready(screenOf(entry)));
+      if (!entry) {
+        const saved = screenFile ? readScreen(screenFile) : null;
+        return ready(saved ? { ...saved, pending: null } : null);
+      }
+      const pending = entry.unparsed.length > 0 ? Buffer.concat(entry.unparsed) : null;
+      ready({ ...screenOf(entry), pending: pending ? new Uint8Array(pending) : null });
     },
 
     input(sessionId: string, data: string): boolean {
@@ -201,8 +220,8 @@ export function createTerminalHub(deps: HubDeps) {
     /** Stops watching the container (it keeps running); the screen is saved first. */
     close,
 
-    closeAll() {
-      for (const sessionId of [...live.keys()]) close(sessionId);
+    async closeAll() {
+      await Promise.all([...live.keys()].map(close));
     },
   };
 }
