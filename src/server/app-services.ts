@@ -167,6 +167,7 @@ function wireStudies(deps: {
     publish: (event) => publishEvent(redis, event),
     clock: () => new Date(),
     dataDir: options.dataDir,
+    carryOutStops: () => studies.carryOutStops(),
   });
   // finishes removals a crash or a busy image interrupted; an owner whose rows are still there was not deleted
   const resumeRemovals = () =>

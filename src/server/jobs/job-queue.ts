@@ -38,6 +38,10 @@ export function createJobQueue(options: { redisUrl: string }): JobQueue {
   // adding, reading or removing a job fails fast while Redis is away (the caller says so) instead of hanging
   const queue = new Queue(QUEUE_NAME, { connection: { ...connection, maxRetriesPerRequest: 1 } });
   const queueEvents = new QueueEvents(QUEUE_NAME, { connection });
+  // while Redis is away both report every reconnect attempt as an 'error' (printed to stderr twice a
+  // second without a listener); the calls that need Redis fail on their own and health says why
+  queue.on("error", () => undefined);
+  queueEvents.on("error", () => undefined);
 
   async function add<S extends z.ZodType, R extends z.ZodType>(
     job: JobDefinition<S, R>,

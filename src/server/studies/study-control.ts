@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
+import { isRedisOutage } from "../redis/redis-errors";
 import { publishEvent } from "../events/event-stream";
 import type { JobQueue } from "../jobs/job-queue";
 import { preflightJobId, trialJobId, trialStopKey } from "../jobs/study-jobs";
@@ -43,26 +44,58 @@ export async function announceStudyChange(
   );
 }
 
-/** Asks the workers to stop the open trials, cancels the queued ones, and ends the study when nothing runs. */
-async function stopTrials(deps: StudyControlDeps, options: { study: StudyView; reason: string }): Promise<void> {
-  const { study, reason } = options;
-  await deps.studies.setStudyState({ studyId: study.id, from: ["running"], to: "stopping" });
+async function endStopped(deps: StudyControlDeps, options: { trialIds: string[]; reason: string }): Promise<void> {
+  if (options.trialIds.length === 0) return;
+  await deps.studies.endTrials({ ...options, state: "stopped", at: deps.now(), onlyStates: ["queued"] });
+}
+
+/**
+ * Carries out a Stop: cancels the queued trials (a trial never handed to the queue needs no Redis; one
+ * whose job is waiting has it removed) and asks the workers to stop the running ones (a stop key each
+ * polls); the study ends `stopped` once nothing runs. Repeatable: the sweeper runs it again for every
+ * study still stopping, so a Stop pressed while Redis was down is carried out as soon as it is back.
+ */
+export async function carryOutStop(
+  deps: StudyControlDeps,
+  options: { studyId: string; reason: string },
+): Promise<{ projectId: string; cancelled: string[]; finished: boolean }> {
+  const { studyId, reason } = options;
+  const study = await requireStudy(deps.studies, studyId);
   const open = study.trials.filter((trial) => OPEN_TRIAL_STATES.includes(trial.state));
+  const queued = open.filter((trial) => trial.state === "queued");
+  const enqueued = await deps.studies.enqueuedTrialIds(studyId);
+  const cancelled = queued.filter((trial) => !enqueued.has(trial.id)).map((trial) => trial.id);
+  await endStopped(deps, { trialIds: cancelled, reason });
   for (const trial of open) await deps.redis.set(trialStopKey(trial.id), reason, "EX", STOP_KEY_TTL_SECONDS);
-  const cancelled: string[] = [];
-  const enqueued = await deps.studies.enqueuedTrialIds(study.id);
-  for (const trial of open.filter((candidate) => candidate.state === "queued")) {
-    const removed = await deps.queue.remove(trialJobId({ trialId: trial.id, attempt: trial.attempt }));
-    if (removed || !enqueued.has(trial.id)) cancelled.push(trial.id);
-  }
-  await deps.studies.endTrials({
-    trialIds: cancelled,
-    state: "stopped",
-    reason,
-    at: deps.now(),
-    onlyStates: ["queued"],
+  const removed: string[] = [];
+  for (const trial of queued.filter((candidate) => enqueued.has(candidate.id)))
+    if (await deps.queue.remove(trialJobId({ trialId: trial.id, attempt: trial.attempt }))) removed.push(trial.id);
+  await endStopped(deps, { trialIds: removed, reason });
+  const finished = await deps.studies.finishIfComplete({ studyId, now: deps.now() });
+  return { projectId: study.projectId, cancelled: [...cancelled, ...removed], finished };
+}
+
+/**
+ * Records the Stop in the database first (the study is `stopping`, with its sentence), then carries it
+ * out. When Redis is down the rest waits for the sweeper instead of failing: the Stop completes, without
+ * a second click, once the queue is back. Returns whether it is waiting for Redis.
+ */
+async function stopTrials(deps: StudyControlDeps, options: { study: StudyView; reason: string }): Promise<boolean> {
+  const { study, reason } = options;
+  await deps.studies.setStudyState({
+    studyId: study.id,
+    from: ["running", "stopping"],
+    to: "stopping",
+    stopReason: reason,
   });
-  await deps.studies.finishIfComplete({ studyId: study.id, now: deps.now() });
+  try {
+    await carryOutStop(deps, { studyId: study.id, reason });
+    return false;
+  } catch (error) {
+    if (!isRedisOutage(error)) throw error;
+    deps.log(`studies: Redis is down; study ${study.id} stops when it is back`);
+    return true;
+  }
 }
 
 /** Cancels queued trials, stops running ones (their workers stop the containers), and ends the study as `stopped`. */
@@ -70,18 +103,20 @@ export async function stopStudy(deps: StudyControlDeps, options: { studyId: stri
   const { studyId } = options;
   const found = await requireStudy(deps.studies, studyId);
   const reason = `Stopped by ${options.by}.`;
+  let waiting = false;
   if (found.state === "preflight") {
     await deps.queue.remove(preflightJobId(studyId));
     await deps.studies.setStudyState({ studyId, from: ["preflight"], to: "stopped", finishedAt: deps.now() });
   } else if (found.state === "running" || found.state === "stopping") {
-    await stopTrials(deps, { study: found, reason });
+    waiting = await stopTrials(deps, { study: found, reason });
   } else {
     throw new AppError({
       code: "CONFLICT",
       message: `This study is ${found.state}; only a running study can be stopped.`,
     });
   }
-  await announceStudyChange(deps, { studyId, projectId: found.projectId, reason });
+  // with Redis down nobody can hear of it now; the sweeper's study.changed follows once it is carried out
+  if (!waiting) await announceStudyChange(deps, { studyId, projectId: found.projectId, reason });
   return requireStudy(deps.studies, studyId);
 }
 
@@ -149,7 +184,13 @@ export async function retryStudyTrials(
       message:
         "None of these trials can be retried: only failed, errored, stopped or interrupted trials can (a retry may already be queued).",
     });
-  await deps.studies.setStudyState({ studyId, from: ["done", "stopped", "stopping"], to: "running", finishedAt: null });
+  await deps.studies.setStudyState({
+    studyId,
+    from: ["done", "stopped", "stopping"],
+    to: "running",
+    finishedAt: null,
+    stopReason: null,
+  });
   await deps.dispatcher.topUp(studyId);
   const edited = createdConfiguration === null ? "" : ` as configuration ${createdConfiguration}`;
   const reason = `${reset.length} trial${reset.length === 1 ? "" : "s"} retried${edited} by ${options.by}.`;

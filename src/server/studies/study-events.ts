@@ -61,6 +61,10 @@ export async function recordStudyEvent(options: {
         commandsRun: event.data.commandsRun,
       });
       return null; // progress frees no slot
+    case "trial.artefacts":
+      // on the row at once, so an attempt that never finishes still shows (and its deletion finds) them
+      await studies.trialArtefacts({ trialId: event.trialId, ...event.data });
+      return null;
     case "trial.finished": {
       const { attempt, evaluationFile, ...finish } = event.data;
       const tests = await testsFrom(evaluationFile, options.log);

@@ -15,7 +15,7 @@ import { studyDefaults, listProjectFiles } from "./study-defaults";
 import { renderStudyReport, studyTestMatrix } from "./study-report-builder";
 import type { ReportFormat } from "../reports/report-filename";
 import { createStudy, type StudyCreationDeps } from "./study-creation";
-import { announceStudyChange, requireStudy, retryStudyTrials, stopStudy } from "./study-control";
+import { announceStudyChange, carryOutStop, requireStudy, retryStudyTrials, stopStudy } from "./study-control";
 import { trialLogFile, trialLogTail } from "./trial-log-files";
 import { chooseStudyTrial } from "./study-choice";
 
@@ -63,6 +63,16 @@ export function createStudyService(deps: StudyServiceDeps) {
     get: study,
     list: (input: { projectId?: string | undefined }): Promise<StudySummaryView[]> => deps.studies.list(input),
     stop: (studyId: string, by: string) => withStudyLock(studyId, () => stopStudy(control, { studyId, by })),
+    /** Carries out the Stops still pending (a Redis outage held them up); the sweeper calls it. Returns what changed. */
+    async carryOutStops() {
+      const changed: { studyId: string; projectId: string; trialIds: string[] }[] = [];
+      for (const { studyId, reason } of await deps.studies.pendingStops()) {
+        const result = await withStudyLock(studyId, () => carryOutStop(control, { studyId, reason }));
+        if (result.cancelled.length > 0 || result.finished)
+          changed.push({ studyId, projectId: result.projectId, trialIds: result.cancelled });
+      }
+      return changed;
+    },
 
     /** Deletes a study that is not running, with everything it left on disk and in Docker (study-deletion.ts). */
     async remove(studyId: string, by: string) {

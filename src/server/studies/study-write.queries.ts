@@ -187,12 +187,27 @@ export function createStudyWriteQueries(db: Db) {
       from: readonly StudyState[];
       to: StudyState;
       finishedAt?: Date | null;
+      /** A Stop's sentence, kept until the stop is carried out (null clears it). */
+      stopReason?: string | null;
     }): Promise<boolean> {
       const { count } = await db.study.updateMany({
         where: { id: options.studyId, state: { in: [...options.from] } },
-        data: { state: options.to, ...(options.finishedAt === undefined ? {} : { finishedAt: options.finishedAt }) },
+        data: {
+          state: options.to,
+          ...(options.finishedAt === undefined ? {} : { finishedAt: options.finishedAt }),
+          ...(options.stopReason === undefined ? {} : { stopReason: options.stopReason }),
+        },
       });
       return count > 0;
+    },
+
+    /** The studies being stopped, with the Stop's sentence (see study-control.ts carryOutStop). */
+    async pendingStops(): Promise<{ studyId: string; reason: string }[]> {
+      const rows = await db.study.findMany({
+        where: { state: "stopping", stopReason: { not: null } },
+        select: { id: true, stopReason: true },
+      });
+      return rows.map((row) => ({ studyId: row.id, reason: row.stopReason ?? "" }));
     },
   };
 }

@@ -8,6 +8,8 @@ import type { StudyQueries } from "./studies.queries";
 import type { TrialDispatcher } from "./trial-dispatcher";
 import type { SlotHolder } from "./trial-dispatch.queries";
 import { readFinishReport } from "../trials/finish-outbox";
+import { isRedisOutage } from "../redis/redis-errors";
+import { DEFAULT_HEARTBEAT } from "../system/worker-registry";
 
 export interface TrialSweeperDeps {
   studies: StudyQueries;
@@ -20,9 +22,15 @@ export interface TrialSweeperDeps {
   clock: () => Date;
   /** Where workers on this host keep their finish reports (see finish-outbox.ts). */
   dataDir: string;
+  /** Carries out the Stops a Redis outage held up (study-control.ts carryOutStop); returns the studies it changed. */
+  carryOutStops: () => Promise<{ studyId: string; projectId: string; trialIds: string[] }[]>;
 }
 
-type SweepResult = { interrupted: string[]; requeued: string[]; refused: string[] };
+/** A worker publishes its finish report right after writing it; one not recorded after this long was lost. */
+const REPORT_DELIVERY_MS = 5_000;
+
+type StoppedStudy = Awaited<ReturnType<TrialSweeperDeps["carryOutStops"]>>[number];
+type SweepResult = { interrupted: string[]; requeued: string[]; refused: string[]; stopped: StoppedStudy[] };
 
 async function removeContainersOf(deps: TrialSweeperDeps, trialIds: Set<string>): Promise<void> {
   if (trialIds.size === 0) return;
@@ -65,16 +73,27 @@ async function sweepQueued(
   return { interrupted: [], requeued: true };
 }
 
-/** A running trial: ended `error` if its live worker's job failed, `interrupted` if its worker is gone; null if it is fine. */
-async function sweepRunning(deps: TrialSweeperDeps, trial: SlotHolder, live: Set<string>): Promise<string[] | null> {
+/**
+ * A running trial: ended `error` if its live worker's job failed, `interrupted` if its worker is gone; null
+ * if it is fine. `patient`: Redis was just down, and a heartbeat that expired meanwhile proves nothing yet.
+ */
+async function sweepRunning(
+  deps: TrialSweeperDeps,
+  trial: SlotHolder,
+  workers: { live: Set<string>; patient: boolean },
+): Promise<string[] | null> {
+  const { live } = workers;
   // finished work is never discarded: an attempt whose finish report is on disk but not recorded (the
   // event was lost with a Redis outage or restart) is completed from that report, whatever its worker's fate
   const report = readFinishReport({ dataDir: deps.dataDir, trialId: trial.id, attempt: trial.attempt });
   if (report) {
+    // a fresh report's own trial.finished is most likely on its way: publishing it too would log the finish twice
+    if (deps.clock().getTime() - report.writtenAt.getTime() < REPORT_DELIVERY_MS) return null;
     deps.log(`sweeper: trial ${trial.id} finished but its finish was not recorded; recording it from its report`);
-    await deps.publish(report);
+    await deps.publish(report.event);
     return null;
   }
+  if (workers.patient && !(trial.workerId && live.has(trial.workerId))) return null;
   let state: "error" | "interrupted" = "interrupted";
   let reason = `Interrupted: the worker running it (${trial.workerId ?? "unknown"}) stopped while the trial was ${trial.state}. Its containers were removed; retry it to run it again.`;
   if (trial.workerId && live.has(trial.workerId)) {
@@ -108,7 +127,7 @@ async function sweepRunning(deps: TrialSweeperDeps, trial: SlotHolder, live: Set
 }
 
 /** Ends the trials whose job or worker is gone; returns what changed and the studies touched. */
-async function sweepTrials(deps: TrialSweeperDeps, touchedStudies: Set<string>) {
+async function sweepTrials(deps: TrialSweeperDeps, touchedStudies: Set<string>, patient: boolean) {
   const live = new Set((await deps.liveWorkers()).map((worker) => worker.id));
   const interrupted: string[] = [];
   const requeued: string[] = [];
@@ -119,7 +138,7 @@ async function sweepTrials(deps: TrialSweeperDeps, touchedStudies: Set<string>) 
       interrupted.push(...outcome.interrupted);
       if (outcome.requeued) requeued.push(trial.id);
     } else {
-      const ended = await sweepRunning(deps, trial, live);
+      const ended = await sweepRunning(deps, trial, { live, patient });
       if (!ended) continue;
       interrupted.push(...ended);
     }
@@ -165,22 +184,25 @@ async function announce(deps: TrialSweeperDeps, result: SweepResult): Promise<vo
     if (study)
       changes.push({ projectId: study.projectId, studyId, reason: "The preflight could not run.", trialIds: [] });
   }
+  for (const { projectId, studyId, trialIds } of result.stopped)
+    changes.push({ projectId, studyId, reason: "The Stop was carried out.", trialIds });
   for (const { projectId, studyId, reason, trialIds } of changes)
     await deps
       .publish({ type: "study.changed", projectId, studyId, data: { reason, trialIds } })
       .catch(() => undefined);
 }
 
-async function sweep(deps: TrialSweeperDeps): Promise<SweepResult> {
+async function sweep(deps: TrialSweeperDeps, patient = false): Promise<SweepResult> {
   const touchedStudies = new Set<string>();
-  const { interrupted, requeued } = await sweepTrials(deps, touchedStudies);
+  const { interrupted, requeued } = await sweepTrials(deps, touchedStudies, patient);
   const refused = await refuseFailedPreflights(deps, touchedStudies);
+  const stopped = await deps.carryOutStops();
   for (const studyId of await deps.studies.studiesInStates(["running", "stopping"])) touchedStudies.add(studyId);
   for (const studyId of touchedStudies) {
     await deps.dispatcher.topUp(studyId);
     await deps.studies.finishIfComplete({ studyId, now: deps.clock() });
   }
-  const result = { interrupted, requeued, refused };
+  const result = { interrupted, requeued, refused, stopped };
   await announce(deps, result);
   return result;
 }
@@ -190,15 +212,26 @@ async function sweep(deps: TrialSweeperDeps): Promise<SweepResult> {
  * restarted) ends `interrupted` — it is not re-run behind the user's back; Retry runs it again — and
  * any container it left is removed. A queued trial whose job failed before it started (its worker died
  * while picking it up) is interrupted too; one whose job vanished is queued again. A preflight whose
- * job failed refuses its study with the reason. Then free slots are handed out and finished studies closed.
+ * job failed refuses its study with the reason. A Stop that Redis being down held up is carried out.
+ * Then free slots are handed out and finished studies closed. After a Redis outage, workers get one
+ * heartbeat lifetime to beat again before their trials count as orphaned: keys that expired while Redis
+ * was down say nothing about whether the worker is alive.
  */
-export function createTrialSweeper(deps: TrialSweeperDeps) {
+export function createTrialSweeper(deps: TrialSweeperDeps & { heartbeatTtlMs?: number }) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
+  let outage = false;
+  let patientUntil = 0;
   const tick = () => {
     if (running) return;
-    running = sweep(deps)
-      .catch((error: unknown) => deps.log(`sweeper: ${error instanceof Error ? error.message : String(error)}`))
+    const now = deps.clock().getTime();
+    if (outage) patientUntil = now + (deps.heartbeatTtlMs ?? DEFAULT_HEARTBEAT.ttlMs);
+    outage = false;
+    running = sweep(deps, now < patientUntil)
+      .catch((error: unknown) => {
+        outage ||= isRedisOutage(error);
+        deps.log(`sweeper: ${error instanceof Error ? error.message : String(error)}`);
+      })
       .finally(() => (running = null));
   };
   return {

@@ -102,6 +102,21 @@ export function createTrialWriteQueries(db: Db) {
     trialFinished: (options: { trialId: string; attempt: number; at: Date; finish: TrialFinish }) =>
       trialFinished(db, options),
 
+    /** Puts an attempt's workspace or committed image on its row the moment they exist (current attempt only). */
+    async trialArtefacts(options: {
+      trialId: string;
+      attempt: number;
+      workspaceId?: string | undefined;
+      committedImageId?: string | undefined;
+    }): Promise<void> {
+      const data = {
+        ...(options.workspaceId ? { workspaceId: options.workspaceId } : {}),
+        ...(options.committedImageId ? { committedImageId: options.committedImageId } : {}),
+      };
+      if (Object.keys(data).length === 0) return;
+      await db.trial.updateMany({ where: { id: options.trialId, attempt: options.attempt }, data });
+    },
+
     /** Ends trials that will not finish by themselves (stopped while queued, or their worker died). */
     async endTrials(options: {
       trialIds: string[];

@@ -61,7 +61,7 @@ export async function checkHealth(options: { redis: Redis; supervision: Supervis
   const problems: string[] = [];
   if (!seen.reachable)
     problems.push(
-      "Redis is not reachable: queued work waits, and starting, stopping or retrying work is refused until it is back. Pages that read the database keep working.",
+      "Redis is not reachable: queued work waits, and starting or retrying work is refused until it is back (a Stop is recorded and carried out then). Pages that read the database keep working.",
     );
   else if (seen.online === 0)
     problems.push(

@@ -28,12 +28,18 @@ export function writeFinishReport(options: { dataDir: string; event: FinishedInp
   fs.renameSync(`${file}.tmp`, file);
 }
 
-/** The attempt's finish report, or null when it has none (it never finished, or an older worker ran it). */
-export function readFinishReport(options: { dataDir: string; trialId: string; attempt: number }): FinishedInput | null {
+/** The attempt's finish report and when it was written, or null when it has none (it never finished, or an older worker ran it). */
+export function readFinishReport(options: {
+  dataDir: string;
+  trialId: string;
+  attempt: number;
+}): { event: FinishedInput; writtenAt: Date } | null {
   try {
-    const parsed = finishedSchema.safeParse(JSON.parse(fs.readFileSync(outboxFile(options), "utf8")));
+    const file = outboxFile(options);
+    const writtenAt = fs.statSync(file).mtime;
+    const parsed = finishedSchema.safeParse(JSON.parse(fs.readFileSync(file, "utf8")));
     return parsed.success && parsed.data.trialId === options.trialId && parsed.data.data.attempt === options.attempt
-      ? parsed.data
+      ? { event: parsed.data, writtenAt }
       : null;
   } catch {
     return null;

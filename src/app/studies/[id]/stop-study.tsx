@@ -2,6 +2,19 @@
 import { useState } from "react";
 import type { StudyView } from "../../../shared/study-schemas";
 import { dangerButtonClass, ErrorMessage, focusRing, secondaryButtonClass } from "../../_components/ui";
+import { useHealth } from "../../_components/system-health";
+
+/** While a study is stopping and Redis is down: the Stop is recorded and is carried out when the queue is back. */
+export function StopPendingNote({ study }: { study: StudyView }) {
+  const health = useHealth();
+  if (study.state !== "stopping" || health.data?.redis.reachable !== false) return null;
+  return (
+    <p role="status" data-testid="stop-pending" className="max-w-sm text-right text-sm text-muted">
+      Stop recorded. The queue (Redis) is down: running trials stop and queued ones are cancelled as soon as it is back;
+      nothing more to do.
+    </p>
+  );
+}
 
 /** "Stop study…", then a confirmation saying what stops and what is kept. */
 export function StopStudy({

@@ -9,7 +9,7 @@ import { formatDateTime } from "../study-format";
 import { ChosenResultLine } from "./chosen-result";
 import { CompareTrialsLink } from "./_review/review-links";
 import { StudyFactsPanel } from "./study-facts-panel";
-import { StopStudy } from "./stop-study";
+import { StopPendingNote, StopStudy } from "./stop-study";
 import { RerunButton } from "./rerun-button";
 import { useRole } from "../../_components/use-role";
 
@@ -80,6 +80,7 @@ export function StudyHeader({
             </div>
           ) : null}
           {canStop ? <StopStudy study={study} stopping={stopping} onStop={onStop} error={stopError} /> : null}
+          <StopPendingNote study={study} />
           {canDelete ? <DeleteStudy study={study} /> : null}
         </div>
       </div>
