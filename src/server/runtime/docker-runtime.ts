@@ -80,6 +80,8 @@ export interface ContainerRuntime {
   waitForExit(id: string): Promise<number>;
   /** Moves a stopped container to a network mode (its project's bridge, or none). */
   switchNetwork(id: string, options: { projectId: string; network: NetworkMode }): Promise<void>;
+  /** What the container wrote to its own layer so far (bytes; 0 when it is gone). */
+  writtenBytes(id: string): Promise<number>;
   /** Running or not, and its exit code; null when the container does not exist. */
   containerStatus(id: string): Promise<ContainerStatus | null>;
 }

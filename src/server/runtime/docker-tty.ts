@@ -61,6 +61,17 @@ export async function containerStatus(options: { docker: Docker; id: string }): 
   }
 }
 
+/** What a container wrote to its own writable layer (Docker's SizeRw), in bytes; 0 when it is gone. */
+export async function writtenBytes(options: { docker: Docker; id: string }): Promise<number> {
+  // `size` is a query parameter dockerode passes on, though its types do not list it
+  const sized = { size: true } as Docker.ContainerInspectOptions;
+  const info = (await options.docker
+    .getContainer(options.id)
+    .inspect(sized)
+    .catch(() => null)) as { SizeRw?: number } | null;
+  return info?.SizeRw ?? 0;
+}
+
 /** The runtime's methods for TTY containers (terminal sessions). */
 export function ttyMethods(docker: Docker) {
   return {
@@ -68,5 +79,6 @@ export function ttyMethods(docker: Docker) {
     resizeTty: (id: string, size: { columns: number; rows: number }) => resizeTty({ docker, id, ...size }),
     waitForExit: (id: string) => waitForExit({ docker, id }),
     containerStatus: (id: string) => containerStatus({ docker, id }),
+    writtenBytes: (id: string) => writtenBytes({ docker, id }),
   };
 }

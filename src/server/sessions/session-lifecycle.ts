@@ -46,6 +46,8 @@ export async function recordExit(options: {
   sessionId: string;
   exitCode: number;
   tokens: (record: SessionRecord) => Promise<SessionChange["tokens"]>;
+  /** Why the dashboard stopped it (its disk budget), instead of "it ended". */
+  stoppedBecause?: string | undefined;
 }): Promise<SessionRecord | null> {
   const { deps } = options;
   const record = await deps.sessions.find(options.sessionId);
@@ -60,7 +62,9 @@ export async function recordExit(options: {
       : null;
   return deps.sessions.update(record.id, {
     state: "exited",
-    reason: `${record.kind === "codex" ? "Codex" : "The shell"} ended (exit code ${options.exitCode}). Resume starts it again with the same files${threadId ? ", continuing the conversation" : ""}.`,
+    reason:
+      options.stoppedBecause ??
+      `${record.kind === "codex" ? "Codex" : "The shell"} ended (exit code ${options.exitCode}). Resume starts it again with the same files${threadId ? ", continuing the conversation" : ""}.`,
     threadId,
     tokens: await options.tokens(record),
     leaseExpiresAt: null,

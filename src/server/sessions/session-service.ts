@@ -11,6 +11,7 @@ import {
 } from "./session-lifecycle";
 import { startSession, takeLeaseFor } from "./session-start";
 import { keepUp, reattach } from "./session-upkeep";
+import { createSessionDiskCheck } from "./session-disk";
 import type { SessionRecord } from "./sessions.queries";
 import type { ScreenNow } from "./terminal-hub";
 
@@ -26,9 +27,10 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
   const watchers = new Map<string, number>();
   const baseline = new Map<string, SessionRecord["tokens"]>();
   const lastActivity = new Map<string, number>();
+  const disk = createSessionDiskCheck(deps);
   const reattached = createGate();
-  let upkeep: NodeJS.Timeout | null = null;
   const tokensOf = (record: SessionRecord) => meteredTokens(deps, record, baseline)();
+  const upkeep = periodicUpkeep(() => keepUp({ deps, lastActivity, tokensOf, disk }), deps.log);
   const view = (record: SessionRecord): SessionView => toSessionView(record, watchers.get(record.id) ?? 0);
   const changed = (record: SessionRecord | null) => {
     if (record) deps.changed(view(record));
@@ -37,7 +39,8 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
   const find = (sessionId: string) => sessionOf(deps, sessionId);
   return {
     async onExit(sessionId: string, exitCode: number) {
-      changed(await recordExit({ deps, sessionId, exitCode, tokens: tokensOf }));
+      const stoppedBecause = disk.stoppedBecause(sessionId);
+      changed(await recordExit({ deps, sessionId, exitCode, tokens: tokensOf, stoppedBecause }));
     },
     onActivity(sessionId: string) {
       lastActivity.set(sessionId, deps.clock().getTime());
@@ -87,24 +90,33 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
       } finally {
         reattached.open();
       }
-      upkeep = setInterval(
-        () =>
-          void keepUp({ deps, lastActivity, tokensOf }).catch((error: unknown) =>
-            deps.log(`sessions: ${error instanceof Error ? error.message : String(error)}`),
-          ),
-        UPKEEP_EVERY_MS,
-      );
+      upkeep.start();
     },
     /** Stops watching (the containers keep running for the next start) and saves every screen. */
     async close() {
-      if (upkeep) clearInterval(upkeep);
-      await keepUp({ deps, lastActivity, tokensOf }).catch(() => undefined);
+      await upkeep.stop();
       await deps.hub.closeAll();
     },
   };
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;
+
+/** Runs `task` every UPKEEP_EVERY_MS once started (a failure is logged); `stop` runs it a last time. */
+function periodicUpkeep(task: () => Promise<void>, log: (message: string) => void) {
+  let timer: NodeJS.Timeout | null = null;
+  const run = () =>
+    task().catch((error: unknown) => log(`sessions: ${error instanceof Error ? error.message : String(error)}`));
+  return {
+    start() {
+      timer = setInterval(() => void run(), UPKEEP_EVERY_MS);
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      await run();
+    },
+  };
+}
 
 /**
  * Watchers and keystrokes wait until a restarted web process has reattached to running sessions: work

@@ -3,6 +3,7 @@ import { LIVE_SESSION_STATES } from "../../shared/session-schemas";
 import { LABEL } from "../runtime/container-spec";
 import { sessionOwnerOf } from "./session-container";
 import { issueSessionToken } from "./session-token";
+import type { SessionDiskCheck } from "./session-disk";
 import type { SessionDeps } from "./session-deps";
 import { finishSession } from "./session-lifecycle";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
@@ -85,11 +86,15 @@ export async function removeOrphanSessionContainers(deps: SessionDeps): Promise<
   return removed;
 }
 
-/** Every few seconds: renews direct sessions' leases, records tokens and activity, stops idle sessions. */
+/**
+ * Every few seconds: renews direct sessions' leases, records tokens and activity, stops idle sessions
+ * and sessions past their disk budget (the disk check keeps why, for the exit to record).
+ */
 export async function keepUp(options: {
   deps: SessionDeps & { idleStopMs: number };
   lastActivity: Map<string, number>;
   tokensOf: Tokens;
+  disk: SessionDiskCheck;
 }): Promise<void> {
   const { deps, lastActivity } = options;
   const now = deps.clock().getTime();
@@ -101,6 +106,14 @@ export async function keepUp(options: {
       deps.log(`sessions: stopping ${record.id}, idle for ${Math.round(idleFor / 60_000)} min`);
       await deps.runtime.stopContainer(record.containerId, { timeoutSeconds: 5 });
       continue; // the terminal hub records its exit
+    }
+    const budget = (await deps.projects.findById(record.projectId))?.diskBudgetBytes ?? null;
+    const overrun = budget && record.containerId ? await options.disk.overrun(record, budget) : null;
+    if (overrun && record.containerId) {
+      const reason = options.disk.stopping(record.id, overrun);
+      deps.log(`sessions: stopping ${record.id}: ${reason}`);
+      await deps.runtime.stopContainer(record.containerId, { timeoutSeconds: 5 });
+      continue;
     }
     await deps.sessions.update(record.id, {
       tokens: await options.tokensOf(record),
