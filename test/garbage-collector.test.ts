@@ -50,10 +50,10 @@ afterAll(async () => {
   for (const id of images) removeImageQuietly(id);
 });
 
-const workspace = (id: string) => {
+const workspace = (id: string, projectId = "p") => {
   const dir = path.join(dataDir, "workspaces", id);
   fs.mkdirSync(path.join(dir, "tree"), { recursive: true });
-  fs.writeFileSync(path.join(dir, "meta.json"), "{}");
+  fs.writeFileSync(path.join(dir, "meta.json"), JSON.stringify({ id, projectId, snapshotId: "s", createdAt: "" }));
   return dir;
 };
 
@@ -96,6 +96,13 @@ describe("the garbage collector", () => {
       data: { projectId: project.id, kind: "shell", workspaceId: ids.session, state: "exited" },
     });
     for (const id of Object.values(ids)) workspace(id);
+    // a preflight's workspace is on no record while it runs: its project's are kept
+    const other = await core.services.projects.add({ hostPath: tempDir("gc-other") });
+    await core.db.study.create({
+      data: { projectId: other.id, title: "p", taskPrompt: "t", testCommand: "true", state: "preflight" },
+    });
+    const preflight = `ws-${"d".repeat(24)}`;
+    workspace(preflight, other.id);
     fs.mkdirSync(path.join(dataDir, "workspaces", ".tmp-ws-0123"), { recursive: true }); // a cut-short build
     // folders: a trial that is gone, one that exists
     fs.mkdirSync(path.join(dataDir, "trials", "deletedtrial", "attempt-1"), { recursive: true });
@@ -142,7 +149,7 @@ describe("the garbage collector", () => {
     expect([left(made.orphanTrial), left(made.deletedVersion)]).toEqual([false, false]);
     expect([left(made.openTrial), left(made.recordedTrial), left(made.version)]).toEqual([true, true, true]);
     expect(imagesWithLabel("invariant.project=not-this-data-dirs")).toEqual([made.otherProject]);
-    expect(fs.readdirSync(path.join(dataDir, "workspaces")).sort()).toEqual([ids.used, ids.session].sort());
+    expect(fs.readdirSync(path.join(dataDir, "workspaces")).sort()).toEqual([ids.used, ids.session, preflight].sort());
     expect(fs.existsSync(path.join(dataDir, "trials", finished.id))).toBe(true);
     expect(fs.existsSync(path.join(sockets, "vm-2-live.sock"))).toBe(true);
     expect(logged.filter((line) => line.startsWith("storage: garbage collection removed"))).toEqual([

@@ -73,12 +73,26 @@ async function removeIfOld(pass: Pass, target: { file: string; kind: keyof Colle
   }
 }
 
+/** The project a workspace was made for (its meta.json); null when unreadable. */
+async function workspaceProject(dir: string): Promise<string | null> {
+  try {
+    const meta = JSON.parse(await fsp.readFile(path.join(dir, "meta.json"), "utf8")) as { projectId?: unknown };
+    return typeof meta.projectId === "string" ? meta.projectId : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Workspaces nothing names (and the temporary folders of workspaces whose making was cut short). */
 async function collectWorkspaces(pass: Pass): Promise<void> {
   const dir = dataDirPaths(pass.deps.dataDir).workspaces;
   for (const name of await entries(dir)) {
     const orphan = isWorkspaceId(name) ? !pass.refs.workspaceIds.has(name) : name.startsWith(".tmp-ws-");
-    if (orphan) await removeIfOld(pass, { file: path.join(dir, name), kind: "workspaces", name });
+    if (!orphan) continue;
+    // a running preflight's workspace is named nowhere: none of its project's goes while it runs
+    const project = await workspaceProject(path.join(dir, name));
+    if (project && pass.refs.preflightProjectIds.has(project)) continue;
+    await removeIfOld(pass, { file: path.join(dir, name), kind: "workspaces", name });
   }
 }
 

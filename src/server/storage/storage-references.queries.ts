@@ -9,6 +9,8 @@ export interface StorageReferences {
   /** Trials that have not ended: their artefacts may not be on record yet. */
   openTrialIds: Set<string>;
   environmentVersionIds: Set<string>;
+  /** Projects with a study in its preflight: the preflight's workspace is on no record until it is removed. */
+  preflightProjectIds: Set<string>;
   /** Workspace ids named by a trial, an earlier attempt, a session or a recorded trial event. */
   workspaceIds: Set<string>;
   /** Image ids and references (tags) named by a trial, an attempt, an environment version, a session or an event. */
@@ -37,7 +39,7 @@ export function createStorageReferenceQueries(db: Db) {
     async references(): Promise<StorageReferences> {
       const [projects, studies, trials, attempts, versions, sessions, events] = await Promise.all([
         db.project.findMany({ select: { id: true } }),
-        db.study.findMany({ select: { id: true } }),
+        db.study.findMany({ select: { id: true, projectId: true, state: true } }),
         db.trial.findMany({ select: { id: true, state: true, workspaceId: true, committedImageId: true } }),
         db.trialAttempt.findMany({ select: { workspaceId: true, committedImageId: true } }),
         db.environmentVersion.findMany({ select: { id: true, imageId: true, imageTag: true } }),
@@ -52,6 +54,7 @@ export function createStorageReferenceQueries(db: Db) {
           trials.filter((trial) => OPEN_TRIAL_STATES.includes(trial.state as never)).map((t) => t.id),
         ),
         environmentVersionIds: new Set(versions.map((version) => version.id)),
+        preflightProjectIds: new Set(studies.filter((s) => s.state === "preflight").map((s) => s.projectId)),
         workspaceIds: new Set(),
         images: new Set(),
       };
