@@ -54,7 +54,7 @@ export function StartSessionForm({ projectId: fixedProject }: { projectId?: stri
   }
 
   return (
-    <form onSubmit={submit} className="grid gap-4 sm:grid-cols-2" aria-label="Start a session">
+    <form onSubmit={submit} className="grid gap-4 sm:grid-cols-2 [&>*]:min-w-0" aria-label="Start a session">
       {fixedProject ? null : (
         <FormField id="session-project" label="Project" error={problem?.field === "projectId" ? problem.message : null}>
           <select
@@ -97,8 +97,8 @@ export function StartSessionForm({ projectId: fixedProject }: { projectId?: stri
           onChange={(e) => setName(e.target.value)}
         />
       </FormField>
-      <div className="flex items-end gap-3 sm:col-span-2">
-        <button type="submit" className={buttonClass} disabled={start.isPending || chosen === ""}>
+      <div className="flex flex-wrap items-center gap-3 sm:col-span-2">
+        <button type="submit" className={`shrink-0 ${buttonClass}`} disabled={start.isPending || chosen === ""}>
           {start.isPending ? "Starting…" : "Start session"}
         </button>
         {problem && !problem.field ? <ErrorMessage>{problem.message}</ErrorMessage> : null}

@@ -10,8 +10,74 @@ import {
 } from "../../shared/session-schemas";
 import type { Identity } from "../../shared/roles";
 import type { SessionService } from "../sessions/session-service";
+import type { ScreenNow } from "../sessions/terminal-hub";
 
 const room = (sessionId: string) => `terminal:${sessionId}`;
+
+/**
+ * What one socket watches: attach sends the session's screen and joins its room (once, however often the
+ * browser asks); detach leaves it. A page that remounts its terminal detaches and attaches again before the
+ * first screen is out: it gets one screen and counts as one watcher. `changed` says the watcher count moved.
+ */
+function createWatching(options: { socket: Socket; sessions: SessionService; changed: (sessionId: string) => void }) {
+  const { socket, sessions } = options;
+  const watching = new Set<string>();
+  /** attaches whose screen is on its way, and whether the browser still wants it */
+  const attaching = new Map<string, boolean>();
+  const joined = (sessionId: string, screen: ScreenNow | null, session: SessionView) => {
+    const wanted = attaching.get(sessionId);
+    attaching.delete(sessionId);
+    if (!wanted) return;
+    // inside `ready`: no byte after this screen reaches the room before the socket is in it
+    socket.emit(terminalEvents.screen, {
+      sessionId,
+      data: screen?.data ?? "",
+      columns: screen?.columns ?? session.columns,
+      rows: screen?.rows ?? session.rows,
+      state: session.state,
+    } satisfies TerminalScreen);
+    // bytes the room already got that the server's screen does not hold yet
+    if (screen?.pending)
+      socket.emit(terminalEvents.output, { sessionId, data: screen.pending } satisfies TerminalOutput);
+    void socket.join(room(sessionId));
+    watching.add(sessionId);
+    sessions.watch(sessionId, 1);
+    options.changed(sessionId);
+  };
+  const leave = (sessionId: string) => {
+    if (!watching.delete(sessionId)) return;
+    void socket.leave(room(sessionId));
+    sessions.watch(sessionId, -1);
+    options.changed(sessionId);
+  };
+  return {
+    has: (sessionId: string) => watching.has(sessionId),
+    attach(sessionId: string) {
+      if (watching.has(sessionId)) return;
+      const pending = attaching.has(sessionId);
+      attaching.set(sessionId, true);
+      if (pending) return;
+      sessions
+        .screen(sessionId, (screen, session) => joined(sessionId, screen, session))
+        .catch((error: unknown) => {
+          attaching.delete(sessionId);
+          socket.emit(terminalEvents.state, {
+            sessionId,
+            state: "finished",
+            reason: error instanceof Error ? error.message : String(error),
+          });
+        });
+    },
+    detach(sessionId: string) {
+      if (attaching.has(sessionId)) attaching.set(sessionId, false);
+      else leave(sessionId);
+    },
+    detachAll() {
+      attaching.clear();
+      for (const sessionId of [...watching]) leave(sessionId);
+    },
+  };
+}
 
 /**
  * The terminal over socket.io: `terminal.attach` answers with the session's screen and joins its live
@@ -19,6 +85,8 @@ const room = (sessionId: string) => `terminal:${sessionId}`;
  * browser sends). Payloads are validated; a bad one is ignored.
  */
 export function createTerminalSocket(io: SocketServer) {
+  // a session is "detached" while nobody watches it: lists and pages refetch when a browser comes or goes
+  const watchersChanged = (sessionId: string) => io.emit(terminalEvents.sessionsChanged, { sessionId });
   return {
     output: (sessionId: string, data: Uint8Array) => {
       io.to(room(sessionId)).emit(terminalEvents.output, { sessionId, data } satisfies TerminalOutput);
@@ -33,45 +101,15 @@ export function createTerminalSocket(io: SocketServer) {
     },
     /** Serves a connected, authenticated socket's terminal events. */
     serve(socket: Socket, sessions: SessionService, identity: Identity) {
-      const watching = new Set<string>();
+      const watching = createWatching({ socket, sessions, changed: watchersChanged });
       const isAdmin = identity.role === "admin";
       socket.on(terminalEvents.attach, (payload: unknown) => {
         const parsed = terminalAttachSchema.safeParse(payload);
-        if (!parsed.success || watching.has(parsed.data.sessionId)) return;
-        const { sessionId } = parsed.data;
-        sessions
-          .screen(sessionId, (screen, session) => {
-            // inside `ready`: no byte after this screen reaches the room before the socket is in it
-            socket.emit(terminalEvents.screen, {
-              sessionId,
-              data: screen?.data ?? "",
-              columns: screen?.columns ?? session.columns,
-              rows: screen?.rows ?? session.rows,
-              state: session.state,
-            } satisfies TerminalScreen);
-            // bytes the room already got that the server's screen does not hold yet
-            if (screen?.pending)
-              socket.emit(terminalEvents.output, { sessionId, data: screen.pending } satisfies TerminalOutput);
-            void socket.join(room(sessionId));
-            watching.add(sessionId);
-            sessions.watch(sessionId, 1);
-          })
-          .catch((error: unknown) =>
-            socket.emit(terminalEvents.state, {
-              sessionId,
-              state: "finished",
-              reason: error instanceof Error ? error.message : String(error),
-            }),
-          );
+        if (parsed.success) watching.attach(parsed.data.sessionId);
       });
-      const stopWatching = (sessionId: string) => {
-        if (!watching.delete(sessionId)) return;
-        void socket.leave(room(sessionId));
-        sessions.watch(sessionId, -1);
-      };
       socket.on(terminalEvents.detach, (payload: unknown) => {
         const parsed = terminalAttachSchema.safeParse(payload);
-        if (parsed.success) stopWatching(parsed.data.sessionId);
+        if (parsed.success) watching.detach(parsed.data.sessionId);
       });
       socket.on(terminalEvents.input, (payload: unknown) => {
         const parsed = terminalInputSchema.safeParse(payload);
@@ -91,9 +129,7 @@ export function createTerminalSocket(io: SocketServer) {
           () => undefined,
         );
       });
-      socket.on("disconnect", () => {
-        for (const sessionId of [...watching]) stopWatching(sessionId);
-      });
+      socket.on("disconnect", () => watching.detachAll());
     },
   };
 }

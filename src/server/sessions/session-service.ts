@@ -1,3 +1,4 @@
+import { createKeyedLock } from "../locks/keyed-lock";
 import { dataDirPaths } from "../storage/data-dir";
 import type { SessionView, StartSessionInput } from "../../shared/session-schemas";
 import { toSessionView, type SessionDeps } from "./session-deps";
@@ -29,6 +30,8 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
   const lastActivity = new Map<string, number>();
   const disk = createSessionDiskCheck(deps);
   const reattached = createGate();
+  // a browser that fits its terminal sends several sizes at once: they reach the TTY in the order sent
+  const resizing = createKeyedLock();
   const tokensOf = (record: SessionRecord) => meteredTokens(deps, record, baseline)();
   const upkeep = periodicUpkeep(() => keepUp({ deps, lastActivity, tokensOf, disk }), deps.log);
   const view = (record: SessionRecord): SessionView => toSessionView(record, watchers.get(record.id) ?? 0);
@@ -76,12 +79,13 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
       );
     },
     input: (sessionId: string, data: string) => reattached.run(() => deps.hub.input(sessionId, data)),
-    async resize(input: { sessionId: string; columns: number; rows: number }) {
-      const record = await find(input.sessionId);
-      if (!record.containerId || record.state !== "running") return;
-      await deps.hub.resize({ ...input, containerId: record.containerId });
-      await deps.sessions.update(record.id, { columns: input.columns, rows: input.rows });
-    },
+    resize: (input: { sessionId: string; columns: number; rows: number }) =>
+      resizing(input.sessionId, async () => {
+        const record = await find(input.sessionId);
+        if (!record.containerId || record.state !== "running") return;
+        await deps.hub.resize({ ...input, containerId: record.containerId });
+        await deps.sessions.update(record.id, { columns: input.columns, rows: input.rows });
+      }),
     /** A browser started (+1) or stopped (−1) watching a session. */
     watch: (sessionId: string, delta: 1 | -1) => count(watchers, sessionId, delta),
     async begin() {

@@ -13,7 +13,7 @@ import { useSessionsLive } from "../use-sessions";
 import { TerminalView } from "./terminal-view";
 import { SessionResult } from "./session-result";
 
-function SessionFacts({ session }: { session: SessionView }) {
+function SessionFacts({ session, size }: { session: SessionView; size: TerminalSize | null }) {
   const tokens = session.tokens.input + session.tokens.output;
   return (
     <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
@@ -27,9 +27,14 @@ function SessionFacts({ session }: { session: SessionView }) {
       </Fact>
       <Fact label="Tokens">{tokens === 0 ? "—" : tokens.toLocaleString("en-US")}</Fact>
       <Fact label="Network">{session.network}</Fact>
-      <Fact label="Terminal">{`${session.columns}×${session.rows}`}</Fact>
+      <Fact label="Terminal">{`${size?.columns ?? session.columns}×${size?.rows ?? session.rows}`}</Fact>
     </dl>
   );
+}
+
+interface TerminalSize {
+  columns: number;
+  rows: number;
 }
 
 export default function SessionPage({ params }: { params: Promise<{ id: string }> }) {
@@ -39,6 +44,7 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
   useSessionsLive();
   const session = useQuery(trpc.sessions.get.queryOptions({ sessionId: id }));
   const [live, setLive] = useState<TerminalState | null>(null);
+  const [size, setSize] = useState<TerminalSize | null>(null);
   return (
     <QueryState
       query={session}
@@ -64,7 +70,7 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
             }
             actions={<SessionActions session={s} />}
           />
-          <SessionFacts session={s} />
+          <SessionFacts session={s} size={size} />
           {s.reason && s.state !== "running" ? <p className="text-sm text-muted">{live?.reason ?? s.reason}</p> : null}
           {role === "viewer" ? (
             <p className={warnBoxClass}>You are watching read-only: what you type is not sent.</p>
@@ -72,8 +78,16 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
           {s.state === "finished" ? (
             <SessionResult session={s} />
           ) : (
-            <div className="flex-1">
-              <TerminalView sessionId={s.id} interactive={isAdmin && s.state === "running"} onState={setLive} />
+            // the terminal fills the rest of the window, so its rows follow the window's height
+            <div className="relative min-h-[320px] flex-1">
+              {role === null ? null : (
+                <TerminalView
+                  sessionId={s.id}
+                  interactive={isAdmin && s.state === "running"}
+                  onState={setLive}
+                  onSize={setSize}
+                />
+              )}
             </div>
           )}
         </div>

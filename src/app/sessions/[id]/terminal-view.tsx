@@ -31,7 +31,7 @@ function openTerminal(element: HTMLElement, interactive: boolean) {
 }
 
 /**
- * The browser terminal of a session: xterm.js over the page's socket. On attach the server sends the
+ * The browser terminal of a session: xterm.js over the page's socket, filling its positioned parent. On attach the server sends the
  * whole screen, then live bytes. An admin's keystrokes and window size go to the container; a viewer's
  * terminal takes the server's size and sends nothing (the server would drop it anyway).
  */
@@ -39,16 +39,19 @@ export function TerminalView({
   sessionId,
   interactive,
   onState,
+  onSize,
 }: {
   sessionId: string;
   interactive: boolean;
   onState?: (state: TerminalState) => void;
+  /** The terminal's size whenever it changes (the window's, fitted; for a viewer, the admin's). */
+  onSize?: (size: { columns: number; rows: number }) => void;
 }) {
   const container = useRef<HTMLDivElement>(null);
   const [attached, setAttached] = useState(false);
-  const onStateRef = useRef(onState);
+  const callbacks = useRef({ onState, onSize });
   useEffect(() => {
-    onStateRef.current = onState;
+    callbacks.current = { onState, onSize };
   });
 
   useEffect(() => {
@@ -77,7 +80,7 @@ export function TerminalView({
       if (size.sessionId === sessionId && !interactive) terminal.resize(size.columns, size.rows);
     };
     const onTerminalState = (state: TerminalState) => {
-      if (state.sessionId === sessionId) onStateRef.current?.(state);
+      if (state.sessionId === sessionId) callbacks.current.onState?.(state);
     };
     const attach = () => socket.emit(terminalEvents.attach, { sessionId });
     socket.on(terminalEvents.screen, onScreen);
@@ -86,6 +89,7 @@ export function TerminalView({
     socket.on(terminalEvents.state, onTerminalState);
     socket.on("connect", attach); // a reconnect is a new server-side socket
     if (socket.connected) attach();
+    const resized = terminal.onResize(({ cols, rows }) => callbacks.current.onSize?.({ columns: cols, rows }));
     const typed = terminal.onData((data) => {
       if (interactive) socket.emit(terminalEvents.input, { sessionId, data });
     });
@@ -94,6 +98,7 @@ export function TerminalView({
     return () => {
       observer.disconnect();
       typed.dispose();
+      resized.dispose();
       socket.emit(terminalEvents.detach, { sessionId });
       socket.off(terminalEvents.screen, onScreen);
       socket.off(terminalEvents.output, onOutput);
@@ -105,7 +110,7 @@ export function TerminalView({
   }, [sessionId, interactive]);
 
   return (
-    <div className="relative h-full min-h-[320px] rounded-lg border border-line bg-[#0b0d12] p-2">
+    <div className="absolute inset-0 rounded-lg border border-line bg-[#0b0d12] p-2">
       <div ref={container} className="h-full w-full" data-testid="terminal" aria-label="Session terminal" />
       {attached ? null : (
         <p className="absolute inset-0 grid place-items-center text-sm text-muted">Connecting to the session…</p>
