@@ -9,10 +9,11 @@ import { renderedLines, sessionScreenshot, typeLine, waitForTerminal } from "./t
 
 /**
  * The browser terminal (issue 12, acceptance): a shell session in direct mode on a project of its own.
- * `echo $((6*7))` prints 42 in the rendered terminal; a smaller window changes what `stty size` says in the
- * container; a reload shows the earlier output again; a viewer sees the same screen and neither its keystrokes
- * nor input it forges on its socket reach the shell; a second direct session on the project is refused with
- * the holder's name. Then the shell exits (the session is kept, exited) and is finished (its container removed).
+ * `echo $((6*7))` prints 42 in the rendered terminal; a smaller, then a phone-wide window changes what
+ * `stty size` says in the container; a reload shows the same screen; a page whose socket does not connect says
+ * so; a viewer sees the same screen and neither its keystrokes nor input it forges on its socket reach the shell;
+ * a second direct session on the project is refused with the holder's name. Then the shell exits (the session is
+ * kept, exited) and is finished (its container removed); an unknown session id says so.
  */
 test.describe.configure({ mode: "serial" });
 test.setTimeout(180_000);
@@ -25,7 +26,7 @@ let projectName: string;
 let projectId = "";
 let sessionUrl = "";
 let sessionId = "";
-/** The `size R C` line the shell reported after the window got smaller. */
+/** The `size R C` line the shell reported in the phone-wide window. */
 let size = "";
 
 /** Asks the shell for its terminal size (`stty size`) and returns the `size R C` line it printed last. */
