@@ -143,6 +143,8 @@ async function shutdown(options: {
   reason: string;
   log: (message: string) => void;
   onAbandon: () => void;
+  /** From here on no container may start: one started after the last sweep would outlive the worker. */
+  refuseContainers: () => void;
 }): Promise<void> {
   const { worker, redis, info, runtime } = options;
   for (const timer of options.timers) clearInterval(timer);
@@ -153,6 +155,7 @@ async function shutdown(options: {
   ]);
   clearTimeout(forced);
   if (!finished) {
+    options.refuseContainers();
     options.onAbandon();
     const sweep = setInterval(() => void removeOwnContainers(runtime, info.id).catch(() => undefined), 500);
     const removed = await removeOwnContainers(runtime, info.id).catch(() => 0);
@@ -191,13 +194,21 @@ function workerRuntime(options: WorkerOptions, hostUser: UnixUser) {
   });
 }
 
+/** A runtime that can be told to start no more containers (a stopping worker's last sweep must be the last word). */
+function closableRuntime(inner: ContainerRuntime): { runtime: ContainerRuntime; refuseContainers: () => void } {
+  let refusing = false;
+  const createContainer: ContainerRuntime["createContainer"] = (spec) =>
+    refusing ? Promise.reject(new Error("This worker is stopping.")) : inner.createContainer(spec);
+  return { runtime: { ...inner, createContainer }, refuseContainers: () => (refusing = true) };
+}
+
 /**
  * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
  * It never opens the database; the web process records what it publishes.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const hostUser = resolveHostUser();
-  const runtime = workerRuntime(options, hostUser);
+  const { runtime, refuseContainers } = closableRuntime(workerRuntime(options, hostUser));
   const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
   const info = describeWorker(options);
   const instance = await installationId(redis);
@@ -274,6 +285,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         reason,
         log,
         onAbandon: abandon,
+        refuseContainers,
       });
       return stopping;
     },
