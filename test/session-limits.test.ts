@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
-import {
-  addCalendarProject,
-  calendarProject,
-  createDockerRuntime,
-  FAKE_KEY,
-  startMock,
-  tempDir,
-} from "./support/study-harness";
-import { openSessionWeb, type SessionWeb } from "./support/session-harness";
+import { calendarProject, createDockerRuntime } from "./support/study-harness";
+import type { SessionWeb } from "./support/session-harness";
+import { startSessionStack, type SessionStack } from "./support/session-stack";
 
 /**
  * Issue 12: a session gets a trial's limits, the disk budget included. A private copy that writes past
@@ -16,29 +9,17 @@ import { openSessionWeb, type SessionWeb } from "./support/session-harness";
  */
 const MIB = 1024 * 1024;
 const runtime = createDockerRuntime();
-let redis: PrivateRedis;
-let mock: Awaited<ReturnType<typeof startMock>>;
+let stack: SessionStack;
 let web: SessionWeb;
 let projectId: string;
 
 beforeAll(async () => {
-  redis = await startPrivateRedis({ dataDir: tempDir("session-limits-redis") });
-  mock = await startMock(tempDir("session-limits-scripts"));
-  const dataDir = tempDir("session-limits-data");
-  web = await openSessionWeb({ dataDir, redisUrl: redis.url, runtime, upstreamBaseUrl: mock.url, apiKey: FAKE_KEY });
-  projectId = await addCalendarProject({
-    web: { db: web.core.db, services: web.core.services, emitted: [], close: () => Promise.resolve() },
-    runtime,
-    projectDir: calendarProject(),
-  });
+  stack = await startSessionStack({ name: "session-limits", runtime, projectDir: calendarProject() });
+  ({ web, projectId } = stack);
 }, 300_000);
 
 afterAll(async () => {
-  for (const session of (await web?.core.services.sessions.list({})) ?? [])
-    await web.core.services.sessions.finish(session.id).catch(() => undefined);
-  await web?.close();
-  await mock?.close();
-  await redis?.stop();
+  await stack?.close();
 });
 
 describe("a session's disk budget", () => {

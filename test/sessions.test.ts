@@ -2,17 +2,9 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
-import {
-  addCalendarProject,
-  calendarProject,
-  createDockerRuntime,
-  FAKE_KEY,
-  scriptsDir,
-  startMock,
-  tempDir,
-} from "./support/study-harness";
-import { openSessionWeb, type SessionWeb } from "./support/session-harness";
+import { calendarProject, createDockerRuntime, FAKE_KEY, tempDir } from "./support/study-harness";
+import type { SessionWeb } from "./support/session-harness";
+import { startSessionStack, type SessionStack } from "./support/session-stack";
 import { sessionOwnerOf } from "../src/server/sessions/session-container";
 import { dataDirPaths } from "../src/server/storage/data-dir";
 import { startWorker } from "../worker/main";
@@ -33,8 +25,7 @@ const CODEX_SCRIPT = {
     { kind: "reply", text: "Still the same conversation: I remember from-codex.txt." },
   ],
 };
-let redis: PrivateRedis;
-let mock: Awaited<ReturnType<typeof startMock>>;
+let stack: SessionStack;
 let web: SessionWeb;
 let dataDir: string;
 let projectDir: string;
@@ -47,35 +38,20 @@ function sessionContainers(sessionId: string): string[] {
   return out.split("\n").filter(Boolean);
 }
 
-async function openWeb() {
-  return openSessionWeb({ dataDir, redisUrl: redis.url, runtime, upstreamBaseUrl: mock.url, apiKey: FAKE_KEY });
-}
-
 const waitForState = (sessionId: string, state: SessionView["state"], timeoutMs?: number) =>
   web.waitForState(sessionId, state, timeoutMs);
 const type = (sessionId: string, text: string) => web.type(sessionId, text);
 
 beforeAll(async () => {
-  redis = await startPrivateRedis({ dataDir: tempDir("sessions-redis") });
-  mock = await startMock(scriptsDir({ "session-chat": CODEX_SCRIPT }));
-  dataDir = tempDir("sessions-data");
-  web = await openWeb();
   projectDir = calendarProject();
   // a project belongs to a person, not to root: a direct session runs as the directory's owner
   execFileSync("chown", ["-R", "1000:1000", projectDir]);
-  projectId = await addCalendarProject({
-    web: { db: web.core.db, services: web.core.services, emitted: [], close: () => Promise.resolve() },
-    runtime,
-    projectDir,
-  });
+  stack = await startSessionStack({ name: "sessions", runtime, projectDir, scripts: { "session-chat": CODEX_SCRIPT } });
+  ({ web, dataDir, projectId } = stack);
 }, 300_000);
 
 afterAll(async () => {
-  for (const session of (await web?.core.services.sessions.list({})) ?? [])
-    await web.core.services.sessions.finish(session.id).catch(() => undefined);
-  await web?.close();
-  await mock?.close();
-  await redis?.stop();
+  await stack?.close();
 });
 
 describe("a shell session in direct mode", () => {
@@ -108,8 +84,7 @@ describe("a shell session in direct mode", () => {
 
     // the web process restarts: the container keeps running, and the screen comes back
     terminal.stop();
-    await web.close();
-    web = await openWeb();
+    web = await stack.restartWeb();
     await waitForState(session.id, "running");
     const again = await web.watch(session.id);
     await again.waitFor(/^42$/m);
@@ -239,11 +214,11 @@ describe("saving a session's installed tools", () => {
     await services.sessions.finish(next.id);
     // and a new study's trial runs in it: its agent finds the tool
     const worker = await startWorker({
-      redisUrl: redis.url,
+      redisUrl: stack.redis.url,
       dataDir,
       concurrency: 1,
       version: "test",
-      modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("sessions-codex"), upstreamBaseUrl: mock.url },
+      modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("sessions-codex"), upstreamBaseUrl: stack.mock.url },
       log: () => undefined,
     });
     try {
@@ -282,8 +257,7 @@ describe("session containers nobody owns", () => {
     const ours = await runtime.createContainer(spec(sessionOwnerOf(dataDir), "ghost-ours"));
     const theirs = await runtime.createContainer(spec(sessionOwnerOf("/elsewhere"), "ghost-theirs"));
     try {
-      await web.close();
-      web = await openWeb();
+      web = await stack.restartWeb();
       await web.core.services.sessions.list({});
       const started = Date.now();
       while ((await runtime.containerStatus(ours)) !== null && Date.now() - started < 10_000)
