@@ -7,7 +7,8 @@
 //  2. next file: pressing `j` → the diff shows the next file's text (target < 150 ms);
 //  3. compare page of TRIALS trials: navigation start → the matrix has a row per file (target < 1.5 s).
 // Baseline in the same run and the same way: the small /projects page until its project link is laid
-// out and hydrated. Loads alternate with the baseline; the first of each is a warm-up.
+// out and hydrated; and the floor of any page here: the app's 404 page (the layout and nothing else)
+// until its link is hydrated. Loads alternate with the baseline and the floor; the first of each is a warm-up.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -119,6 +120,12 @@ function projectsReady() {
   return hydrated ? performance.now() : false;
 }
 
+function notFoundReady() {
+  const link = globalThis.document.querySelector("main a[href='/projects']");
+  const hydrated = link !== null && Object.keys(link).some((key) => key.startsWith("__reactFiber$"));
+  return hydrated ? performance.now() : false;
+}
+
 async function measure(page, origin, seeded) {
   const [first] = seeded.trialIds;
   const load = async (pathname, ready, arg) => {
@@ -135,7 +142,8 @@ async function measure(page, origin, seeded) {
   const trials = seeded.trialIds.join(",");
   const compare = await load(`/studies/${seeded.studyId}/compare?trials=${trials}`, compareReady, { files: FILES });
   const projects = await load("/projects", projectsReady, null);
-  return { review, next, compare, projects };
+  const floor = await load("/no-such-page", notFoundReady, null);
+  return { review, next, compare, projects, floor };
 }
 
 const dataDir = tempDir("review-data");
@@ -159,10 +167,10 @@ try {
   const med = (key) => round(median(runs.map((run) => run[key])));
   const list = (key) => runs.map((run) => round(run[key])).join(" ");
   console.log(`review page (ms): ${list("review")}; next file: ${list("next")}; compare: ${list("compare")}`);
-  console.log(`projects page (ms): ${list("projects")}`);
+  console.log(`projects page (ms): ${list("projects")}; floor, the 404 page (ms): ${list("floor")}`);
   const notes = (what, target, value) =>
     `median of ${RUNS} warm runs in Chromium (headless, ${os.cpus().length} vCPU), ${TRIALS} trials × ${FILES} changed files: ${what}. ` +
-    `Baseline: /projects until its link is hydrated. Target < ${target} ms: ${value < target ? "met" : "missed"}. Load average at the end ${os.loadavg()[0].toFixed(1)}.`;
+    `Baseline: /projects until its link is hydrated; floor (the 404 page, layout only) ${med("floor")} ms. Target < ${target} ms: ${value < target ? "met" : "missed"}. Load average at the end ${os.loadavg()[0].toFixed(1)}.`;
   const baseline = med("projects");
   writeResult({
     name: "review-page-500",

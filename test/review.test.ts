@@ -156,6 +156,20 @@ describe("reviewing a trial", () => {
     );
   });
 
+  it("sends the diff of the file opened first with the first page of the list", async () => {
+    const first = await viewer().review.files({ trialId: trialOf.some.id, opened: true });
+    expect(first.opened).toEqual(
+      await viewer().review.file({ trialId: trialOf.some.id, pathKey: key("src/calendar.js") }),
+    );
+    const linked = await viewer().review.files({ trialId: trialOf.some.id, opened: key("package.json") });
+    expect(linked.opened).toMatchObject({ path: "package.json", language: "json" });
+    expect(linked.opened?.before.text).toBe(linked.opened?.after.text); // a snapshot file the trial left alone
+    // a path it cannot show: the list still answers, and the page asks for that file on its own
+    const unknown = await viewer().review.files({ trialId: trialOf.some.id, opened: key(".git/config") });
+    expect(unknown).toMatchObject({ total: 1, opened: null });
+    expect((await viewer().review.files({ trialId: trialOf.some.id })).opened).toBeUndefined();
+  });
+
   it("has a transcript with the commands the mock agent ran", async () => {
     const transcript = await viewer().review.transcript({ trialId: trialOf.some.id });
     const kinds = transcript.items.map((item) => item.kind);

@@ -26,6 +26,11 @@ export const reviewFilesInputSchema = z.object({
   trialId,
   cursor: z.int().min(0).optional(),
   limit: z.int().min(1).max(REVIEW_PAGE_MAX, `At most ${REVIEW_PAGE_MAX} files per page.`).default(REVIEW_PAGE_DEFAULT),
+  /**
+   * The file the page opens first (a path key, or `true` for the first changed file): the first page
+   * then carries its diff as `opened`, so the page's first diff needs no second round trip.
+   */
+  opened: z.union([pathKeySchema, z.literal(true)]).optional(),
 });
 export const reviewFileInputSchema = z.object({ trialId, pathKey: pathKeySchema });
 export const reviewTranscriptInputSchema = z.object({ trialId, attempt: z.int().positive().optional() });
@@ -88,6 +93,8 @@ export interface ReviewFilesView {
   skipped: (ReviewPath & { kind: SpecialFileKind })[];
   /** Some file got no line counts (too big to diff as text). */
   truncated: boolean;
+  /** The first page's answer to `opened`: that file's diff, null when it cannot be shown (no change, unknown path). */
+  opened?: ReviewFileView | null;
 }
 
 export interface ReviewSide {

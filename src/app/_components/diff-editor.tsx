@@ -11,9 +11,10 @@ export const DiffEditorLazy = dynamic<MonacoDiffProps>(() => import("./monaco-di
 });
 
 /**
- * Starts fetching the editor's code now, while the page loads its data, so the first diff does not wait
- * for Monaco's chunks after the file list arrives (the bundler serves both imports from one chunk).
+ * Starts fetching the editor's code now, while the page loads its data, and then does Monaco's one-time
+ * setup on a hidden editor (see warmUpMonaco), so the first diff waits for neither after the file list
+ * arrives (the bundler serves both imports from one chunk).
  */
 export function preloadDiffEditor(): void {
-  void import("./monaco-diff");
+  void import("./monaco-diff").then((module) => module.warmUpMonaco());
 }

@@ -2,9 +2,11 @@
 import { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
 import { useLayoutEffect, useMemo, useRef } from "react";
 import type { editor } from "monaco-editor";
-import { configureMonaco } from "../_lib/monaco-setup";
+import { baseDiffOptions, configureMonaco, markMonacoWarm } from "../_lib/monaco-setup";
 
 configureMonaco();
+
+export { warmUpMonaco } from "../_lib/monaco-setup";
 
 /** Moves between the changes ("hunks") of the diff on screen. */
 export interface DiffNavigator {
@@ -46,17 +48,10 @@ export default function MonacoDiff({
   });
   const options = useMemo<editor.IDiffEditorConstructionOptions>(
     () => ({
-      readOnly: true,
-      originalEditable: false,
+      ...baseDiffOptions,
       renderSideBySide: sideBySide,
       wordWrap: wordWrap ? "on" : "off",
       diffWordWrap: wordWrap ? "on" : "off",
-      hideUnchangedRegions: { enabled: true },
-      automaticLayout: true,
-      scrollBeyondLastLine: false,
-      minimap: { enabled: false },
-      renderOverviewRuler: true,
-      fontSize: 13,
       ariaLabel: `Diff: ${originalLabel} against ${modifiedLabel}`,
       originalAriaLabel: originalLabel,
       modifiedAriaLabel: modifiedLabel,
@@ -64,6 +59,7 @@ export default function MonacoDiff({
     [sideBySide, wordWrap, originalLabel, modifiedLabel],
   );
   const onMount: DiffOnMount = (diffEditor) => {
+    markMonacoWarm();
     editorRef.current = diffEditor;
     onNavigatorRef.current?.({
       goToChange: (direction) => diffEditor.goToDiff(direction),

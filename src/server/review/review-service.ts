@@ -1,5 +1,5 @@
 import { AppError } from "../errors/app-error";
-import { displayPath } from "../../lib/files/byte-path";
+import { displayPath, type BytePath } from "../../lib/files/byte-path";
 import {
   REVIEW_PAGE_DEFAULT,
   type ReviewFileView,
@@ -8,7 +8,7 @@ import {
   type ReviewTotals,
   type TranscriptView,
 } from "../../shared/review-schemas";
-import { createDiffCache, type DiffCache } from "./diff-cache";
+import { createDiffCache, type DiffCache, type ReviewDiff } from "./diff-cache";
 import { snapshotSide } from "./file-sides";
 import { compareFile, compareTrials } from "./review-compare";
 import { fileItem, languageOf, linesCounted, pathOfKey, reviewPath } from "./review-files";
@@ -71,23 +71,43 @@ async function summary(context: ReviewContext, input: { trialId: string }): Prom
 
 async function files(
   context: ReviewContext,
-  input: { trialId: string; cursor?: number | undefined; limit?: number },
+  input: { trialId: string; cursor?: number | undefined; limit?: number; opened?: string | true | undefined },
 ): Promise<ReviewFilesView> {
   const diff = await trialDiff(context, await findTrial(context, input.trialId));
   const start = input.cursor ?? 0;
   const end = start + (input.limit ?? REVIEW_PAGE_DEFAULT);
-  return {
+  const view: ReviewFilesView = {
     items: diff.changes.slice(start, end).map(fileItem),
     nextCursor: end < diff.changes.length ? end : null,
     total: diff.changes.length,
     skipped: diff.skipped.map((entry) => ({ ...reviewPath(entry.path), kind: entry.kind })),
     truncated: diff.changes.some((change) => !linesCounted(change)),
   };
+  if (input.opened === undefined || start > 0) return view;
+  return { ...view, opened: await openedFile(context, diff, input.opened) };
+}
+
+/** The diff `files` carries for the file the page opens first; null (not an error) when it has none. */
+async function openedFile(
+  context: ReviewContext,
+  diff: ReviewDiff,
+  opened: string | true,
+): Promise<ReviewFileView | null> {
+  try {
+    const path = opened === true ? diff.changes[0]?.path : pathOfKey(opened);
+    return path === undefined ? null : await fileOf(context, diff, path);
+  } catch (error) {
+    if (error instanceof AppError) return null; // the page asks for it on its own and shows why
+    throw error;
+  }
 }
 
 async function file(context: ReviewContext, input: { trialId: string; pathKey: string }): Promise<ReviewFileView> {
   const path = pathOfKey(input.pathKey);
-  const diff = await trialDiff(context, await findTrial(context, input.trialId));
+  return fileOf(context, await trialDiff(context, await findTrial(context, input.trialId)), path);
+}
+
+async function fileOf(context: ReviewContext, diff: ReviewDiff, path: BytePath): Promise<ReviewFileView> {
   if (!isReviewable(diff, path))
     throw new AppError({
       code: "NOT_FOUND",

@@ -1,6 +1,6 @@
 "use client";
 import { useRef } from "react";
-import type { ReviewFileItem } from "../../../../../shared/review-schemas";
+import type { ReviewFileItem, ReviewFileView } from "../../../../../shared/review-schemas";
 import type { DiffNavigator } from "../../../../_components/diff-editor";
 import { EmptyState } from "../../../../_components/ui";
 import { DiffToggles, toolbarButtonClass, useDiffView } from "../../_review/diff-toggles";
@@ -11,6 +11,7 @@ import { useReviewKeys } from "./use-review-keys";
 export function ChangesPane({
   trialId,
   files,
+  opened,
   selectedIndex,
   onSelectIndex,
   active,
@@ -19,6 +20,8 @@ export function ChangesPane({
   trialId: string;
   /** The files in the tree's order (after the filter). */
   files: readonly ReviewFileItem[];
+  /** The diff the file list came with (the file opened first), if any. */
+  opened: ReviewFileView | null;
   selectedIndex: number;
   onSelectIndex: (index: number) => void;
   /** The Changes tab is showing (the keys work only then). */
@@ -77,6 +80,7 @@ export function ChangesPane({
         <FileDiff
           trialId={trialId}
           file={file}
+          initial={opened?.pathKey === file.pathKey ? opened : null}
           next={files[selectedIndex + 1] ?? null}
           view={view}
           onNavigator={(next) => {

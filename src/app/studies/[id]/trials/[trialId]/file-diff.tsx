@@ -12,19 +12,22 @@ import { FileSidesFacts, isTextDiff, sideDownloadUrl } from "../../_review/file-
 const FILE_STALE_MS = 60_000;
 
 /**
- * The selected file's diff (snapshot on the left, the trial on the right), fetched when selected; the
- * next file in the list is prefetched so moving on is instant. Binary, large and symlinked files show
+ * The selected file's diff (snapshot on the left, the trial on the right), fetched when selected (the
+ * file opened first comes with the file list); the next file in the list is prefetched so moving on is instant. Binary, large and symlinked files show
  * their sides' facts and downloads instead.
  */
 export function FileDiff({
   trialId,
   file,
+  initial,
   next,
   view,
   onNavigator,
 }: {
   trialId: string;
   file: ReviewFileItem;
+  /** This file's diff as the file list brought it; null to fetch it. */
+  initial: ReviewFileView | null;
   next: ReviewFileItem | null;
   view: DiffView;
   onNavigator: (navigator: DiffNavigator | null) => void;
@@ -35,7 +38,7 @@ export function FileDiff({
     trpc.review.file.queryOptions(
       { trialId, pathKey: file.pathKey },
       // the editor stays mounted while the next file loads: its text is swapped, not the widget
-      { staleTime: FILE_STALE_MS, placeholderData: keepPreviousData },
+      { staleTime: FILE_STALE_MS, placeholderData: keepPreviousData, initialData: initial ?? undefined },
     ),
   );
   const nextKey = next?.pathKey;

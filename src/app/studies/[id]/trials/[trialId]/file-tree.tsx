@@ -25,6 +25,8 @@ export function groupByFolder(items: readonly ReviewFileItem[]): FolderGroup[] {
 export interface FileTreeProps {
   /** The loaded files that pass the filter. */
   visible: readonly ReviewFileItem[];
+  /** `visible` is about to change (a deferred render is on its way): no "nothing matches" meanwhile. */
+  pending: boolean;
   loaded: number;
   total: number;
   filter: string;
@@ -41,7 +43,7 @@ export interface FileTreeProps {
  * when the end of the list scrolls into view (or with "Load more").
  */
 export function FileTree(props: FileTreeProps) {
-  const { visible, selected, onSelect, hasMore, loadingMore, onLoadMore } = props;
+  const { visible, pending, selected, onSelect, hasMore, loadingMore, onLoadMore } = props;
   const groups = useMemo(() => groupByFolder(visible), [visible]);
   const scroller = useRef<HTMLDivElement>(null);
   const sentinel = useRef<HTMLDivElement>(null);
@@ -57,15 +59,18 @@ export function FileTree(props: FileTreeProps) {
     observer.observe(target);
     return () => observer.disconnect();
   }, [hasMore, loadingMore, onLoadMore]);
+  const listed = visible.length > 0;
   useEffect(() => {
-    if (!selected) return;
+    if (!selected || !listed) return;
     scroller.current?.querySelector(`[data-path-key="${selected}"]`)?.scrollIntoView({ block: "nearest" });
-  }, [selected]);
+  }, [selected, listed]);
   return (
     <div className="flex min-h-0 flex-col gap-2">
       <FilterBox {...props} />
       <div ref={scroller} className="min-h-0 flex-1 overflow-auto rounded-md border border-line bg-canvas/40 py-1">
-        {visible.length === 0 ? <p className="px-3 py-2 text-sm text-muted">No file matches the filter.</p> : null}
+        {visible.length === 0 && !pending ? (
+          <p className="px-3 py-2 text-sm text-muted">No file matches the filter.</p>
+        ) : null}
         <ul aria-label="Changed files" className="text-sm">
           {groups.map((group) => (
             <li key={group.folder}>
@@ -115,7 +120,12 @@ function FilterBox({ filter, onFilter, visible, loaded, total }: FileTreeProps) 
   );
 }
 
-/** One file of the tree; memoised so moving the selection re-renders two entries, not all of them. */
+/**
+ * One file of the tree; memoised so moving the selection re-renders two entries, not all of them. Rows
+ * out of view skip style, layout and paint (`content-visibility: auto`, at a row's height until drawn
+ * once): every restyle of the page, such as Monaco adding its style sheets, then costs the rows on
+ * screen, not all 500; they stay in the DOM, so find-in-page, screen readers and tests still see them.
+ */
 const FileEntry = memo(function FileEntry({
   file,
   selected,
@@ -127,7 +137,7 @@ const FileEntry = memo(function FileEntry({
 }) {
   const name = file.path.slice(file.path.lastIndexOf("/") + 1);
   return (
-    <li>
+    <li className="[contain-intrinsic-size:auto_28px] [content-visibility:auto]">
       <button
         type="button"
         data-testid="changed-file"

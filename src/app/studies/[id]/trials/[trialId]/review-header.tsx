@@ -16,12 +16,17 @@ export function ReviewHeader({ summary }: { summary: ReviewSummaryView }) {
   const { verdict, totals } = summary;
   return (
     <header className="mb-4 space-y-3">
+      {/* not prefetched: four page payloads rendered on the server while this page waits for its own data */}
       <nav aria-label="Breadcrumb" className="text-sm text-muted">
-        <Link href={`/studies/${summary.studyId}`} className={linkClass}>
+        <Link href={`/studies/${summary.studyId}`} className={linkClass} prefetch={false}>
           ← Study
         </Link>
         {" · "}
-        <Link href={`/studies/${summary.studyId}/compare?trials=${summary.trialId}`} className={linkClass}>
+        <Link
+          href={`/studies/${summary.studyId}/compare?trials=${summary.trialId}`}
+          className={linkClass}
+          prefetch={false}
+        >
           Compare with other trials
         </Link>
       </nav>

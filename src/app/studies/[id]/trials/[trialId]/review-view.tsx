@@ -1,6 +1,6 @@
 "use client";
 import { useCallback, useDeferredValue, useMemo, useState } from "react";
-import type { ReviewSummaryView } from "../../../../../shared/review-schemas";
+import type { ReviewFileItem, ReviewSummaryView } from "../../../../../shared/review-schemas";
 import { ErrorMessage } from "../../../../_components/ui";
 import { describeError } from "../../../../_lib/errors";
 import { ChangeKindLegend } from "../../_review/change-kind";
@@ -14,10 +14,12 @@ import { TranscriptPanel } from "./transcript-panel";
 import { useReviewFiles } from "./use-review-files";
 import { useSelectedFile } from "./use-selected-file";
 
+const NO_FILES: readonly ReviewFileItem[] = [];
+
 /** The review of one trial: header; the changed files beside the diff, the transcript or the tests. */
-export function ReviewView({ summary }: { summary: ReviewSummaryView }) {
+export function ReviewView({ summary, opened }: { summary: ReviewSummaryView; opened: string | true }) {
   const { trialId, studyId } = summary;
-  const files = useReviewFiles(trialId);
+  const files = useReviewFiles(trialId, opened);
   const [filter, setFilter] = useState("");
   const deferredFilter = useDeferredValue(filter.trim().toLowerCase());
   const visible = useMemo(
@@ -25,6 +27,9 @@ export function ReviewView({ summary }: { summary: ReviewSummaryView }) {
       deferredFilter ? files.items.filter((item) => item.path.toLowerCase().includes(deferredFilter)) : files.items,
     [files.items, deferredFilter],
   );
+  // the tree's rows render in a deferred pass after the first commit, so the selected file's request is
+  // already out (its effect runs at that commit) while React lays out up to 500 rows
+  const treeItems = useDeferredValue(visible, NO_FILES);
   const [tab, setTab] = useState<ReviewTab>("changes");
   const [selected, select] = useSelectedFile(visible);
   const selectedIndex = visible.findIndex((item) => item.pathKey === selected);
@@ -47,7 +52,8 @@ export function ReviewView({ summary }: { summary: ReviewSummaryView }) {
           {filesError ? <ErrorMessage>Could not list the changes: {filesError}</ErrorMessage> : null}
           {files.query.data ? (
             <FileTree
-              visible={visible}
+              visible={treeItems}
+              pending={treeItems !== visible}
               loaded={files.items.length}
               total={files.total}
               filter={filter}
@@ -75,6 +81,7 @@ export function ReviewView({ summary }: { summary: ReviewSummaryView }) {
               <ChangesPane
                 trialId={trialId}
                 files={visible}
+                opened={files.opened}
                 selectedIndex={selectedIndex}
                 onSelectIndex={(index) => select(visible[index]?.pathKey ?? null)}
                 active

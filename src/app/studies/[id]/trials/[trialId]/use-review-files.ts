@@ -4,12 +4,15 @@ import { useMemo } from "react";
 import { REVIEW_PAGE_DEFAULT, type ReviewFileItem } from "../../../../../shared/review-schemas";
 import { useTRPC } from "../../../../_lib/trpc";
 
-/** The trial's changed files, a page of 500 at a time. */
-export function useReviewFiles(trialId: string) {
+/**
+ * The trial's changed files, a page of 500 at a time. The first page also carries the diff of the file
+ * the page opens first (`opened`: its path key, or `true` for the first file), the first diff's data.
+ */
+export function useReviewFiles(trialId: string, opened: string | true) {
   const trpc = useTRPC();
   const query = useInfiniteQuery(
     trpc.review.files.infiniteQueryOptions(
-      { trialId, limit: REVIEW_PAGE_DEFAULT },
+      { trialId, limit: REVIEW_PAGE_DEFAULT, opened },
       { getNextPageParam: (page) => page.nextCursor ?? undefined, staleTime: 30_000 },
     ),
   );
@@ -20,6 +23,7 @@ export function useReviewFiles(trialId: string) {
     items,
     total: first?.total ?? 0,
     skipped: first?.skipped ?? [],
+    opened: first?.opened ?? null,
     truncated: query.data?.pages.some((page) => page.truncated) ?? false,
   };
 }
