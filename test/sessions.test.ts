@@ -66,7 +66,9 @@ describe("a shell session in direct mode", () => {
       columns: 100,
       rows: 30,
     });
-    expect(session).toMatchObject({ state: "running", mode: "direct", startedBy: "Ada" });
+    // the answer comes once its container is created and attached; it runs a moment later
+    expect(session).toMatchObject({ state: "starting", mode: "direct", startedBy: "Ada" });
+    await waitForState(session.id, "running");
     const terminal = await web.watch(session.id);
     await type(session.id, "echo $((6*7)) > answer.txt; cat answer.txt; stty size; echo nofile-$(ulimit -n)");
     await terminal.waitFor(/^42$/m);

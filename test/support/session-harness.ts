@@ -9,7 +9,10 @@ export interface SessionWeb {
   core: WebCore;
   /** A browser-like watcher: attaches, renders the screen and the live bytes in a headless xterm. */
   watch(sessionId: string): Promise<TerminalWatcher>;
-  /** Keystrokes as a person types them: the text, then Enter on its own (a burst with Enter is a paste). */
+  /**
+   * Keystrokes as a person types them, once the session runs (the page takes none while it starts): the
+   * text, then Enter on its own (a burst with Enter is a paste).
+   */
   type(sessionId: string, text: string): Promise<void>;
   waitForState(sessionId: string, state: SessionView["state"], timeoutMs?: number): Promise<SessionView>;
   changes: SessionView[];
@@ -57,6 +60,10 @@ export async function openSessionWeb(options: {
     core,
     changes,
     async type(sessionId, text) {
+      for (let waited = 0; (await core.services.sessions.get(sessionId)).state === "starting"; waited += 50) {
+        if (waited > 20_000) throw new Error(`session ${sessionId} is still starting after 20 s`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       core.services.sessions.input(sessionId, text);
       await new Promise((resolve) => setTimeout(resolve, 300));
       core.services.sessions.input(sessionId, "\r");

@@ -19,7 +19,13 @@ const room = (sessionId: string) => `terminal:${sessionId}`;
  * browser asks); detach leaves it. A page that remounts its terminal detaches and attaches again before the
  * first screen is out: it gets one screen and counts as one watcher. `changed` says the watcher count moved.
  */
-function createWatching(options: { socket: Socket; sessions: SessionService; changed: (sessionId: string) => void }) {
+function createWatching(options: {
+  socket: Socket;
+  sessions: SessionService;
+  changed: (sessionId: string) => void;
+  /** Sends the room what output is still gathered, so a socket that joins after it gets none of it twice. */
+  flush: (sessionId: string) => void;
+}) {
   const { socket, sessions } = options;
   const watching = new Set<string>();
   /** attaches whose screen is on its way, and whether the browser still wants it */
@@ -28,6 +34,7 @@ function createWatching(options: { socket: Socket; sessions: SessionService; cha
     const wanted = attaching.get(sessionId);
     attaching.delete(sessionId);
     if (!wanted) return;
+    options.flush(sessionId);
     // inside `ready`: no byte after this screen reaches the room before the socket is in it
     socket.emit(terminalEvents.screen, {
       sessionId,
@@ -79,6 +86,37 @@ function createWatching(options: { socket: Socket; sessions: SessionService; cha
   };
 }
 
+/** A message's worth of output: a 10 MB `cat` is some 160 messages, not thousands of 4 KiB ones. */
+const BATCH_BYTES = 64 * 1024;
+
+/**
+ * Output gathered per session until the event loop turns (or a batch is full), then sent as one message:
+ * a keystroke's echo waits for no timer, and a flood costs browsers far fewer messages and writes.
+ */
+function createOutputBatches(send: (sessionId: string, data: Uint8Array) => void) {
+  const gathered = new Map<string, { chunks: Uint8Array[]; bytes: number }>();
+  const flush = (sessionId: string) => {
+    const batch = gathered.get(sessionId);
+    if (!batch) return;
+    gathered.delete(sessionId);
+    send(sessionId, batch.chunks.length === 1 ? (batch.chunks[0] as Uint8Array) : Buffer.concat(batch.chunks));
+  };
+  return {
+    add: (sessionId: string, data: Uint8Array) => {
+      const batch = gathered.get(sessionId);
+      if (!batch) {
+        gathered.set(sessionId, { chunks: [data], bytes: data.byteLength });
+        setImmediate(() => flush(sessionId));
+        return;
+      }
+      batch.chunks.push(data);
+      batch.bytes += data.byteLength;
+      if (batch.bytes >= BATCH_BYTES) flush(sessionId);
+    },
+    flush,
+  };
+}
+
 /**
  * The terminal over socket.io: `terminal.attach` answers with the session's screen and joins its live
  * output; keystrokes and resizes are taken from admins only (a viewer's are dropped here, whatever its
@@ -87,11 +125,13 @@ function createWatching(options: { socket: Socket; sessions: SessionService; cha
 export function createTerminalSocket(io: SocketServer) {
   // a session is "detached" while nobody watches it: lists and pages refetch when a browser comes or goes
   const watchersChanged = (sessionId: string) => io.emit(terminalEvents.sessionsChanged, { sessionId });
+  const output = createOutputBatches((sessionId, data) =>
+    io.to(room(sessionId)).emit(terminalEvents.output, { sessionId, data } satisfies TerminalOutput),
+  );
   return {
-    output: (sessionId: string, data: Uint8Array) => {
-      io.to(room(sessionId)).emit(terminalEvents.output, { sessionId, data } satisfies TerminalOutput);
-    },
+    output: output.add,
     changed: (session: SessionView) => {
+      output.flush(session.id);
       io.to(room(session.id)).emit(terminalEvents.state, {
         sessionId: session.id,
         state: session.state,
@@ -101,7 +141,7 @@ export function createTerminalSocket(io: SocketServer) {
     },
     /** Serves a connected, authenticated socket's terminal events. */
     serve(socket: Socket, sessions: SessionService, identity: Identity) {
-      const watching = createWatching({ socket, sessions, changed: watchersChanged });
+      const watching = createWatching({ socket, sessions, changed: watchersChanged, flush: output.flush });
       const isAdmin = identity.role === "admin";
       socket.on(terminalEvents.attach, (payload: unknown) => {
         const parsed = terminalAttachSchema.safeParse(payload);

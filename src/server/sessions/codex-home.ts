@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import fs from "node:fs";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -15,4 +16,11 @@ export async function reclaimCodexHome(options: { path: string; dashboardUid: nu
   await run("find", [options.path, "-xdev", "!", "-uid", "0", "-exec", "chown", "-h", "0:0", "{}", "+"], {
     maxBuffer: 1024 * 1024,
   });
+}
+
+/** A trial's conversation, copied into the project's session Codex home so `codex resume <thread>` finds it. */
+export function copyConversation(options: { from: string; to: string }): void {
+  const sessions = `${options.from}/sessions`;
+  if (!fs.existsSync(sessions)) return;
+  fs.cpSync(sessions, `${options.to}/sessions`, { recursive: true, force: false, errorOnExist: false });
 }

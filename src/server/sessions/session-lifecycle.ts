@@ -97,7 +97,7 @@ export async function resumeSession(options: {
   if (record.threadId) fs.writeFileSync(control.resumeThread, record.threadId);
   else fs.rmSync(control.resumeThread, { force: true });
   const containerId = record.containerId;
-  await deps.hub.open({
+  const terminal = await deps.hub.open({
     sessionId: record.id,
     containerId,
     columns: record.columns,
@@ -105,6 +105,7 @@ export async function resumeSession(options: {
     screenFile: control.screen,
     ...(status.running ? {} : { start: () => deps.runtime.startContainer(containerId) }),
   });
+  await terminal.started;
   return deps.sessions.update(record.id, { state: "running", reason: null, network, lastActivityAt: deps.clock() });
 }
 

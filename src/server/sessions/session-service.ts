@@ -49,8 +49,12 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
       lastActivity.set(sessionId, deps.clock().getTime());
     },
     async start(input: StartSessionInput): Promise<SessionView> {
-      const record = await startSession(deps, input);
+      const { record, started } = await startSession(deps, input);
       baseline.set(record.id, record.tokens);
+      // running (or why it could not start) follows as a change: lists and its page hear of it
+      started.then(changed, (error: unknown) =>
+        deps.log(`sessions: ${record.id}: ${error instanceof Error ? error.message : String(error)}`),
+      );
       return view(changed(record) ?? record);
     },
     async list(input: { projectId?: string }): Promise<SessionView[]> {

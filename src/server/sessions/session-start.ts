@@ -8,7 +8,7 @@ import { containerLimitsOf, type ProjectView } from "../../shared/project-schema
 import { startSessionInputSchema, type StartSessionInput } from "../../shared/session-schemas";
 import type { Mount } from "../runtime/container-spec";
 import { removeSessionFiles, sessionDependencyMounts } from "./session-dependencies";
-import { reclaimCodexHome } from "./codex-home";
+import { copyConversation, reclaimCodexHome } from "./codex-home";
 import { sessionContainerSpec, sessionOwnerOf } from "./session-container";
 import type { SessionDeps, TrialOrigin } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
@@ -131,7 +131,7 @@ export async function takeLeaseFor(deps: SessionDeps, record: SessionRecord): Pr
 }
 
 /** Starts a session: checks, files, lease, the gateway token, then the container and its terminal. */
-export async function startSession(deps: SessionDeps, rawInput: StartSessionInput): Promise<SessionRecord> {
+export async function startSession(deps: SessionDeps, rawInput: StartSessionInput): Promise<StartingSession> {
   const input = startSessionInputSchema.parse(rawInput);
   const project = await projectOf(deps, input.projectId);
   const origin = input.fromTrialId ? await deps.trialOrigin(input.fromTrialId) : null;
@@ -175,6 +175,16 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
   });
 }
 
+/**
+ * A session being started: `record` once its container is created and its terminal attached (state
+ * "starting": a browser can watch it start), `started` once the container runs — or, when it could not
+ * start, the record that says why (never rejects).
+ */
+export interface StartingSession {
+  record: SessionRecord;
+  started: Promise<SessionRecord>;
+}
+
 /** Creates and starts the container of a new session record; on failure the record says why and nothing runs. */
 async function launch(options: {
   deps: SessionDeps;
@@ -183,7 +193,7 @@ async function launch(options: {
   files: SessionFiles;
   origin: TrialOrigin | null;
   resumeThread: boolean;
-}): Promise<SessionRecord> {
+}): Promise<StartingSession> {
   const { deps, record, project, files } = options;
   const paths = dataDirPaths(deps.dataDir);
   const gateway = await deps.gateway();
@@ -197,6 +207,17 @@ async function launch(options: {
     }),
   });
   let containerId: string | null = null;
+  const failed = async (error: unknown): Promise<SessionRecord> => {
+    gateway.gateway.revoke(sessionRunId(record.id));
+    if (containerId) await deps.runtime.removeContainer(containerId).catch(() => undefined);
+    removeSessionFiles(deps, record.id);
+    return deps.sessions.update(record.id, {
+      state: "finished",
+      reason: `Could not start: ${error instanceof Error ? error.message : String(error)}`,
+      leaseExpiresAt: null,
+      endedAt: deps.clock(),
+    });
+  };
   try {
     const session = paths.session(record.id);
     const codexHome = paths.sessionCodexHome(project.id);
@@ -209,41 +230,30 @@ async function launch(options: {
     const dependencyMounts = await sessionDependencyMounts({ deps, record });
     const spec = specOf({ deps, record, project, files, token, gatewayDir: gateway.socketDir, dependencyMounts });
     containerId = await deps.creatingRuntime(files.mode === "direct" ? [project.hostPath] : []).createContainer(spec);
-    await deps.sessions.update(record.id, { containerId, runToken: token });
     const created = containerId;
-    await deps.hub.open({
+    const withContainer = await deps.sessions.update(record.id, { containerId, runToken: token });
+    const terminal = await deps.hub.open({
       sessionId: record.id,
-      containerId,
+      containerId: created,
       columns: record.columns,
       rows: record.rows,
       screenFile: session.screen,
       start: () => deps.runtime.startContainer(created),
     });
-    return await deps.sessions.update(record.id, { state: "running", lastActivityAt: deps.clock() });
+    // the answer goes out now: the page opens and watches the container start instead of waiting for it
+    const started = terminal.started.then(
+      () => deps.sessions.update(record.id, { state: "running", lastActivityAt: deps.clock() }),
+      failed,
+    );
+    return { record: withContainer, started };
   } catch (error) {
-    gateway.gateway.revoke(sessionRunId(record.id));
-    if (containerId) await deps.runtime.removeContainer(containerId).catch(() => undefined);
-    removeSessionFiles(deps, record.id);
-    const reason = error instanceof Error ? error.message : String(error);
-    await deps.sessions.update(record.id, {
-      state: "finished",
-      reason: `Could not start: ${reason}`,
-      leaseExpiresAt: null,
-      endedAt: deps.clock(),
-    });
+    const reason = (await failed(error)).reason ?? String(error);
     throw new AppError({
       code: "INTERNAL_SERVER_ERROR",
-      message: `The session could not start: ${reason}`,
+      message: `The session could not start: ${reason.replace(/^Could not start: /, "")}`,
       cause: error,
     });
   }
-}
-
-/** A trial's conversation, copied into the project's session Codex home so `codex resume <thread>` finds it. */
-function copyConversation(options: { from: string; to: string }): void {
-  const sessions = `${options.from}/sessions`;
-  if (!fs.existsSync(sessions)) return;
-  fs.cpSync(sessions, `${options.to}/sessions`, { recursive: true, force: false, errorOnExist: false });
 }
 
 /** The container spec of a session record (its files, the project's limits and network, the gateway token). */

@@ -41,13 +41,14 @@ export async function reattach(options: {
     await issueSessionToken(deps, record);
     options.baseline.set(record.id, record.tokens);
     if (status?.running && record.containerId) {
-      await deps.hub.open({
+      const terminal = await deps.hub.open({
         sessionId: record.id,
         containerId: record.containerId,
         columns: record.columns,
         rows: record.rows,
         screenFile: dataDirPaths(deps.dataDir).session(record.id).screen,
       });
+      await terminal.started;
       changed(await deps.sessions.update(record.id, { state: "running" }));
     } else if (LIVE_SESSION_STATES.includes(record.state)) {
       changed(

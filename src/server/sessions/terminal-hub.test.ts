@@ -70,7 +70,9 @@ describe("the terminal hub", () => {
       onExit: (_id, code) => exits.push(code),
     });
     const screenFile = path.join(dir, "screen.json");
-    await hub.open({ sessionId: "s1", containerId, columns: 80, rows: 24, screenFile });
+    await (
+      await hub.open({ sessionId: "s1", containerId, columns: 80, rows: 24, screenFile })
+    ).started;
     hub.input("s1", "echo $((6*7))\r");
     await until(() => received.join("").includes("42"), "42 from the shell");
 
@@ -87,7 +89,9 @@ describe("the terminal hub", () => {
     // detached and attached again (a web process restart): the saved screen comes back first
     await hub.close("s1");
     expect(JSON.parse(fs.readFileSync(screenFile, "utf8"))).toMatchObject({ columns: 100, rows: 30 });
-    await hub.open({ sessionId: "s1", containerId, columns: 100, rows: 30, screenFile });
+    await (
+      await hub.open({ sessionId: "s1", containerId, columns: 100, rows: 30, screenFile })
+    ).started;
     const restored = await new Promise<string>((resolve) => hub.screen("s1", (screen) => resolve(joined(screen))));
     expect(restored).toContain("30 100");
 
@@ -111,7 +115,9 @@ describe("the terminal hub", () => {
       },
       onExit: () => undefined,
     });
-    await hub.open({ sessionId: "s2", containerId, columns: 80, rows: 24, screenFile: path.join(dir, "screen.json") });
+    await (
+      await hub.open({ sessionId: "s2", containerId, columns: 80, rows: 24, screenFile: path.join(dir, "screen.json") })
+    ).started;
     hub.input("s2", 'seq 1 200000; echo E""ND\r');
     // join while the numbers stream in, as a browser opening the page then would
     await until(() => live.join("").includes("\n1000"), "the output to begin");

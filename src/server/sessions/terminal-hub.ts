@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import type * as XtermHeadless from "@xterm/headless";
 import type { Terminal } from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
-import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { ContainerRuntime, ContainerTty } from "../runtime/docker-runtime";
 
 // @xterm/headless is CommonJS whose named exports Node's ESM loader cannot detect (the bundled dashboard
 // failed to start on `import { Terminal }`): load it with require
@@ -34,6 +34,11 @@ interface LiveTerminal {
   screenFile: string;
   /** Bytes broadcast but not yet taken by the server's terminal (it parses them a little later). */
   unparsed: Uint8Array[];
+}
+
+/** An open terminal; `started` settles once its container is started (when the hub had to start it) and sized. */
+export interface Attached {
+  started: Promise<void>;
 }
 
 interface HubDeps {
@@ -78,7 +83,7 @@ export function readScreen(file: string): ScreenState | null {
   }
 }
 
-/** One attachment to a running session container, with the headless terminal that keeps its screen. */
+/** One attachment to a session container, with the headless terminal that keeps its screen. */
 async function attachTerminal(options: {
   deps: HubDeps;
   live: Map<string, LiveTerminal>;
@@ -88,7 +93,7 @@ async function attachTerminal(options: {
   rows: number;
   screenFile: string;
   start?: () => Promise<void>;
-}): Promise<void> {
+}): Promise<Attached> {
   const { deps, sessionId } = options;
   const terminal = new HeadlessTerminal({
     cols: options.columns,
@@ -100,14 +105,8 @@ async function attachTerminal(options: {
   terminal.loadAddon(serializer);
   const saved = readScreen(options.screenFile);
   if (saved) terminal.write(saved.data);
-  const tty = await deps.runtime.attachTty(options.containerId);
   // attached before it starts, as `docker run -it` does: the program's first bytes (a shell's prompt) are not lost
-  if (options.start)
-    await options.start().catch((error: unknown) => {
-      tty.detach();
-      throw error;
-    });
-  await deps.runtime.resizeTty(options.containerId, { columns: options.columns, rows: options.rows });
+  const tty = await deps.runtime.attachTty(options.containerId);
   const entry: LiveTerminal = {
     terminal,
     serializer,
@@ -117,17 +116,36 @@ async function attachTerminal(options: {
     screenFile: options.screenFile,
     unparsed: [],
   };
+  // watchable from now on: a browser that attaches while the container starts gets its first bytes
   options.live.set(sessionId, entry);
+  relayOutput({ deps, sessionId, entry, tty });
+  const started = (async () => {
+    if (options.start)
+      await options.start().catch((error: unknown) => {
+        if (options.live.get(sessionId) === entry) options.live.delete(sessionId);
+        tty.detach();
+        terminal.dispose();
+        throw error;
+      });
+    await deps.runtime.resizeTty(options.containerId, { columns: options.columns, rows: options.rows });
+    watchExit({ deps, live: options.live, sessionId, containerId: options.containerId, entry });
+  })();
+  return { started };
+}
+
+/** The container's output to watchers and to the server's terminal; the terminal's replies back to the program. */
+function relayOutput(options: { deps: HubDeps; sessionId: string; entry: LiveTerminal; tty: ContainerTty }): void {
+  const { deps, sessionId, entry, tty } = options;
   // the server's terminal answers the program's queries (cursor position, device attributes, colours),
   // so a TUI works the same with no browser, a read-only one, or several; browsers do not answer them
-  terminal.onData((reply) => tty.stream.write(reply));
+  entry.terminal.onData((reply) => tty.stream.write(reply));
   tty.stream.on("data", (chunk: Buffer) => {
     // watchers get the bytes at once: the server's terminal parses them meanwhile (a 10 MB `cat` is
     // parsed here and in the browser at the same time, not one after the other)
     const bytes = new Uint8Array(chunk);
     entry.unparsed.push(bytes);
     deps.broadcast(sessionId, bytes);
-    terminal.write(bytes, () => entry.unparsed.shift());
+    entry.terminal.write(bytes, () => entry.unparsed.shift());
     deps.onActivity?.(sessionId);
     entry.saveTimer ??= setTimeout(() => {
       entry.saveTimer = null;
@@ -135,11 +153,22 @@ async function attachTerminal(options: {
     }, SAVE_SCREEN_AFTER_MS);
   });
   tty.stream.on("error", () => undefined);
+}
+
+/** Once the program ends: its last bytes taken, the screen saved, `onExit` told (unless closed meanwhile). */
+function watchExit(options: {
+  deps: HubDeps;
+  live: Map<string, LiveTerminal>;
+  sessionId: string;
+  containerId: string;
+  entry: LiveTerminal;
+}): void {
+  const { deps, live, sessionId, entry } = options;
   deps.runtime.waitForExit(options.containerId).then(
     (exitCode) =>
       // the last bytes first: the attach stream may end after the process
-      terminal.write("", () => {
-        if (options.live.get(sessionId) !== entry) return;
+      entry.terminal.write("", () => {
+        if (live.get(sessionId) !== entry) return;
         writeScreen(entry, deps.log);
         deps.onExit(sessionId, exitCode);
       }),
@@ -172,7 +201,8 @@ export function createTerminalHub(deps: HubDeps) {
   return {
     /**
      * Attaches to a session container; `screenFile` holds (and receives) its saved screen. `start` starts
-     * a stopped container once attached (else it must be running).
+     * a stopped container once attached (else it must be running). Answers once attached, so watchers can
+     * join while the container starts; `started` says when it runs (or why it could not start).
      */
     async open(options: {
       sessionId: string;
@@ -181,9 +211,9 @@ export function createTerminalHub(deps: HubDeps) {
       rows: number;
       screenFile: string;
       start?: () => Promise<void>;
-    }) {
+    }): Promise<Attached> {
       await close(options.sessionId);
-      await attachTerminal({ deps, live, ...options });
+      return attachTerminal({ deps, live, ...options });
     },
 
     isOpen: (sessionId: string) => live.has(sessionId),

@@ -83,7 +83,7 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
               {role === null ? null : (
                 <TerminalView
                   sessionId={s.id}
-                  interactive={isAdmin && s.state === "running"}
+                  interactive={isAdmin && (live?.state ?? s.state) === "running"}
                   onState={setLive}
                   onSize={setSize}
                 />
