@@ -3,7 +3,8 @@
 // sweeper does not take a busy worker for a dead one. The main loop says it is alive with a "tick"
 // message; after `stallLimitMs` without one the worker is hung rather than busy, and the thread stops
 // beating so its heartbeat expires and its trials are interrupted. Plain JavaScript: it runs as is from
-// the package, next to the bundle, in tests and in production.
+// the package, next to the bundle, in tests and in production. A tick carries the worker's capacity
+// (slots, running trials, memory, disk), which the following beats advertise.
 import { parentPort, workerData } from "node:worker_threads";
 import { Redis } from "ioredis";
 
@@ -12,16 +13,21 @@ const redis = new Redis({ ...redisOptions, connectionName: "invariant-worker-hea
 redis.on("error", () => undefined); // a Redis outage: the next beat tries again
 
 let heardAt = Date.now();
+let capacity = info.capacity ?? null;
 const beat = () => {
   if (Date.now() - heardAt > stallLimitMs) return;
-  const value = JSON.stringify({ ...info, lastSeen: new Date().toISOString() });
+  const value = JSON.stringify({ ...info, capacity, lastSeen: new Date().toISOString() });
   redis.set(key, value, "PX", ttlMs).catch(() => undefined);
 };
 beat();
 const timer = setInterval(beat, intervalMs);
 
 parentPort.on("message", (message) => {
-  if (message === "tick") heardAt = Date.now();
+  if (message?.type === "tick") {
+    heardAt = Date.now();
+    capacity = message.capacity;
+    return;
+  }
   if (message !== "stop") return;
   clearInterval(timer);
   // the beats already sent land before the worker removes its key

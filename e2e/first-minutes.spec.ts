@@ -221,7 +221,13 @@ test("the System page shows the checks and the worker that is online", async () 
   const workerPid = Number(await cells.nth(1).innerText());
   const workerChildren = childPids(state.launcherPid).filter((pid) => / worker /.test(` ${commandLine(pid)} `));
   expect(workerChildren).toEqual([workerPid]);
-  await expect(cells.nth(2)).toHaveText(/^[1-9]\d*$/);
+  // its room, from its heartbeat: slots, trials, taking jobs, CPUs, memory, the data dir's free disk
+  await expect(cells.nth(2)).toHaveText(/^\d+ of [1-9]\d*$/);
+  await expect(cells.nth(3)).toHaveText(/^\d+$/);
+  await expect(cells.nth(4)).toHaveText(/^(yes|no: .+)$/);
+  await expect(cells.nth(5)).toHaveText(String(os.availableParallelism()));
+  await expect(cells.nth(6)).toHaveText(/^[\d.]+ [KMGT]iB of [\d.]+ [MGT]iB$/);
+  await expect(cells.nth(7)).toHaveText(/^[\d.]+ [KMGT]iB$/);
 });
 
 test("an admin creates a viewer link; the viewer sees the projects read-only", async ({ browser }) => {

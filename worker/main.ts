@@ -1,11 +1,9 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
-import { Worker } from "bullmq";
+import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { publishEvent } from "../src/server/events/event-stream";
-import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
-import { queueConnection } from "../src/server/jobs/queue-connection";
 import { connectRedis } from "../src/server/redis/connection";
 import { sweepScratch } from "../src/server/dependencies/dependency-runtime";
 import { resolveHostCaBundle } from "../src/server/runtime/host-ca";
@@ -27,8 +25,9 @@ import {
 } from "../src/server/system/worker-registry";
 import { startHeartbeat, type Heartbeat } from "./heartbeat";
 import { stopAwarePublisher } from "./worker-publisher";
-import type { JobContext, RegisteredJob } from "./job-handler";
+import { DEFAULT_FLOORS, type CapacityFloors, type CapacityTracker } from "./capacity";
 import { createJobHandlers } from "./job-handlers";
+import { createQueueWorker } from "./queue-worker";
 import { startGatewayHost, type GatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
 
 const INSTANCE_KEY = "invariant:instance";
@@ -47,6 +46,8 @@ export interface WorkerOptions {
   hostCa?: string;
   /** The heartbeat's timing (worker-registry.ts DEFAULT_HEARTBEAT); tests shorten it. */
   heartbeat?: Partial<HeartbeatTiming>;
+  /** Free disk and memory under which it takes no new job (capacity.ts DEFAULT_FLOORS; INVARIANT_WORKER_MIN_FREE_*). */
+  floors?: Partial<CapacityFloors>;
 }
 
 export interface RunningWorker {
@@ -65,6 +66,7 @@ function describeWorker(options: WorkerOptions): WorkerInfo {
     version: options.version,
     startedAt: new Date().toISOString(),
     lastSeen: new Date().toISOString(),
+    capacity: null,
   };
 }
 
@@ -72,46 +74,6 @@ function describeWorker(options: WorkerOptions): WorkerInfo {
 async function installationId(redis: Redis): Promise<string> {
   await redis.set(INSTANCE_KEY, randomBytes(8).toString("hex"), "NX");
   return (await redis.get(INSTANCE_KEY)) ?? "unknown";
-}
-
-/**
- * How long a job's lock lasts without renewal. The main event loop renews it; a loop blocked past it
- * (a huge file hashed synchronously) would have BullMQ fail a job that is still running, so it is well
- * above any such stall. Dead workers are found by their heartbeat (the sweeper), not by this lock.
- */
-const JOB_LOCK_MS = 120_000;
-
-/** The BullMQ worker: runs each job with its registered handler; a job name it does not know asks for an upgrade. */
-function createQueueWorker(options: {
-  worker: WorkerOptions;
-  handlers: Map<string, RegisteredJob>;
-  context: JobContext;
-}): Worker {
-  const { worker: config, handlers } = options;
-  const worker = new Worker(
-    QUEUE_NAME,
-    async (job) => {
-      const handler = handlers.get(job.name);
-      if (!handler)
-        throw new Error(
-          `This worker (version ${config.version}) has no handler for job "${job.name}". Upgrade the worker.`,
-        );
-      return handler.run(job.data, options.context);
-    },
-    // a job whose worker died is not re-run behind the user's back: the reconciler reports it interrupted
-    {
-      connection: queueConnection(config.redisUrl),
-      concurrency: config.concurrency,
-      autorun: false,
-      maxStalledCount: 0,
-      lockDuration: JOB_LOCK_MS,
-    },
-  );
-  worker.on("error", (error) => config.log(`worker: ${error.message}`));
-  worker.on("failed", (job, error) =>
-    config.log(`worker: job ${job?.name ?? "?"} ${job?.id ?? ""} failed: ${error.message}`),
-  );
-  return worker;
 }
 
 /** Running jobs get this long to finish on a stop before their containers are stopped. */
@@ -202,6 +164,54 @@ function closableRuntime(inner: ContainerRuntime): { runtime: ContainerRuntime; 
   return { runtime: { ...inner, createContainer }, refuseContainers: () => (refusing = true) };
 }
 
+/** The first beat, with the capacity just measured; from then on a thread beats, so a busy event loop does not make this worker look dead. */
+async function startBeating(o: {
+  redis: Redis;
+  info: WorkerInfo;
+  capacity: CapacityTracker;
+  timing: HeartbeatTiming;
+  options: WorkerOptions;
+}): Promise<Heartbeat> {
+  o.info.capacity = o.capacity.snapshot();
+  await writeHeartbeat(o.redis, o.info, o.timing.ttlMs);
+  return startHeartbeat({
+    redisUrl: o.options.redisUrl,
+    info: o.info,
+    capacity: o.capacity.snapshot,
+    timing: o.timing,
+    log: o.options.log,
+  });
+}
+
+/** Starts pulling jobs and the periodic floor and reconciler checks, and announces the worker; returns its timers. */
+async function goOnline(o: {
+  worker: Worker;
+  redis: Redis;
+  info: WorkerInfo;
+  options: WorkerOptions;
+  applyFloors: () => Promise<void>;
+  reconcile: () => Promise<ReconcileReport>;
+  heartbeat: Heartbeat;
+  timing: HeartbeatTiming;
+}): Promise<NodeJS.Timeout[]> {
+  const { log } = o.options;
+  void o.worker.run().catch((error: unknown) => log(`worker: ${String(error)}`));
+  const timers = [
+    // the floors are checked as often as the heartbeat beats, which then advertises the result
+    setInterval(() => void o.applyFloors().then(() => o.heartbeat.update()), o.timing.intervalMs),
+    setInterval(
+      () => void o.reconcile().catch((error: unknown) => log(`reconciler: ${String(error)}`)),
+      o.options.reconcileEveryMs ?? 60_000,
+    ),
+  ];
+  await publishEvent(o.redis, {
+    type: "worker.online",
+    workerId: o.info.id,
+    data: { host: o.info.host, pid: o.info.pid, concurrency: o.info.concurrency },
+  });
+  return timers;
+}
+
 /**
  * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
  * It never opens the database; the web process records what it publishes.
@@ -242,30 +252,26 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       publish,
       log: options.log,
     });
-  const worker = createQueueWorker({ worker: options, handlers, context: { workerId: info.id, log: options.log } });
+  let heartbeat: Heartbeat | null = null;
+  const { worker, capacity, applyFloors } = createQueueWorker({
+    ...options,
+    floors: { ...DEFAULT_FLOORS, ...options.floors },
+    handlers,
+    context: { workerId: info.id, log: options.log },
+    onSlotsChanged: () => heartbeat?.update(),
+  });
+  await applyFloors();
 
   const timing = { ...DEFAULT_HEARTBEAT, ...options.heartbeat };
-  await writeHeartbeat(redis, info, timing.ttlMs);
-  // from here on a thread beats, so a busy event loop does not make this worker look dead
-  const heartbeat = startHeartbeat({ redisUrl: options.redisUrl, info, timing, log: options.log });
+  const beating = await startBeating({ redis, info, capacity, timing, options });
+  heartbeat = beating;
   // clean up after a crashed predecessor before taking new work
   await reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`));
   // the overlay folders of dependency mounts whose worker died with its containers
   await sweepScratch({ dataDir: options.dataDir, host: info.host, isProcessAlive }).catch((error: unknown) =>
     options.log(`dependency scratch: ${String(error)}`),
   );
-  void worker.run().catch((error: unknown) => options.log(`worker: ${String(error)}`));
-  const timers = [
-    setInterval(
-      () => void reconcile().catch((error: unknown) => options.log(`reconciler: ${String(error)}`)),
-      options.reconcileEveryMs ?? 60_000,
-    ),
-  ];
-  await publishEvent(redis, {
-    type: "worker.online",
-    workerId: info.id,
-    data: { host: info.host, pid: info.pid, concurrency: info.concurrency },
-  });
+  const timers = await goOnline({ worker, redis, info, options, applyFloors, reconcile, heartbeat: beating, timing });
   options.log(`worker ${info.id} online (concurrency ${options.concurrency}; ${containerUserNote(hostUser)})`);
 
   let stopping: Promise<void> | null = null;
@@ -277,7 +283,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       stopping ??= shutdown({
         worker,
         timers,
-        heartbeat,
+        heartbeat: beating,
         gatewayHost,
         redis,
         runtime,

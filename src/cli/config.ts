@@ -11,6 +11,7 @@ export const DEFAULT_PORT = 4317;
 
 /** An environment variable holding a whole number (its range is checked with the option it sets). */
 const wholeNumberEnv = (message: string) => z.string().regex(/^\d+$/, message).optional();
+const optionalNumber = (text: string | undefined) => (text === undefined ? null : Number(text));
 const between = (o: { name: string; min: number; max: number }) =>
   z.int().min(o.min, `${o.name} must be ${o.min}..${o.max}`).max(o.max, `${o.name} must be ${o.min}..${o.max}`);
 
@@ -32,6 +33,12 @@ const envSchema = z.object({
   INVARIANT_SESSION_IDLE_MINUTES: wholeNumberEnv("INVARIANT_SESSION_IDLE_MINUTES must be whole minutes, 1..10080"),
   INVARIANT_GC_INTERVAL_MINUTES: wholeNumberEnv("INVARIANT_GC_INTERVAL_MINUTES must be whole minutes, 1..10080"),
   INVARIANT_WORKER_CONCURRENCY: wholeNumberEnv("INVARIANT_WORKER_CONCURRENCY must be a whole number"),
+  INVARIANT_WORKER_MIN_FREE_DISK_MIB: wholeNumberEnv(
+    "INVARIANT_WORKER_MIN_FREE_DISK_MIB must be a whole number of MiB, such as 1024",
+  ),
+  INVARIANT_WORKER_MIN_FREE_MEMORY_MIB: wholeNumberEnv(
+    "INVARIANT_WORKER_MIN_FREE_MEMORY_MIB must be a whole number of MiB, such as 256",
+  ),
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -53,6 +60,11 @@ const launchSchema = z.object({
   /** The host CA bundle for containers with network: "auto", "off" or a path (INVARIANT_HOST_CA). */
   hostCa: z.string().min(1),
   concurrency: z.number().int().min(1, "--concurrency must be at least 1").max(64, "--concurrency is at most 64"),
+  /** Free disk of the data dir and available memory under which a worker takes no new job (MiB; null: the worker's default). */
+  workerFloorsMib: z.object({
+    disk: between({ name: "INVARIANT_WORKER_MIN_FREE_DISK_MIB", min: 0, max: 1024 ** 2 }).nullable(),
+    memory: between({ name: "INVARIANT_WORKER_MIN_FREE_MEMORY_MIB", min: 0, max: 1024 ** 2 }).nullable(),
+  }),
   /** How long a browser stays signed in (INVARIANT_SESSION_DAYS, default 30). */
   sessionDays: between({ name: "INVARIANT_SESSION_DAYS", min: 1, max: 365 }),
   /** A terminal session with no input or output this long is stopped, resumable (INVARIANT_SESSION_IDLE_MINUTES). */
@@ -212,6 +224,10 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
       concurrencyText === undefined
         ? Math.max(2, Math.min(8, os.availableParallelism()))
         : wholeNumber(concurrencyText, "--concurrency must be a whole number"),
+    workerFloorsMib: {
+      disk: optionalNumber(env.INVARIANT_WORKER_MIN_FREE_DISK_MIB),
+      memory: optionalNumber(env.INVARIANT_WORKER_MIN_FREE_MEMORY_MIB),
+    },
     json: values.json,
     child: values.child,
     sessionDays: Number(env.INVARIANT_SESSION_DAYS ?? 30),
@@ -242,59 +258,3 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     },
   };
 }
-
-export const USAGE = `invariant-web — persistent, isolated environments for coding agents
-
-Usage:
-  invariant-web [options]            start the dashboard, a worker and (if needed) a private Redis
-  invariant-web worker [options]     start a standalone worker that joins through Redis
-  invariant-web doctor [--json]      check Node.js, Docker, Redis, disk space and the Codex binary
-  invariant-web environment list --project P
-  invariant-web environment prepare --project P [--command "..."]
-                                     build a project's environment (or a new version by running a
-                                     command in the active one) through the running dashboard
-  invariant-web apply WORKSPACE|--trial TRIAL [--yes] [--json]
-                                     show the plan that applies a workspace's (or a trial's) changes
-                                     to its project (and its conflicts); with --yes, apply it all-or-nothing
-  invariant-web project add DIR [--name N] | list | show [P|--last] | settings [P|--last] [--set k=v …]
-  invariant-web study create --file study.json|.yaml [--project P|--last]
-  invariant-web study list [--project P] | show|follow|wait|stop [STUDY|--last] [--timeout S]
-  invariant-web study retry [STUDY|--last] [--trial T …] | choose [STUDY|--last] --trial T [--note N] | --clear
-  invariant-web study export [STUDY|--last] [--format md|json|csv] [--output FILE]
-  invariant-web trial log TRIAL [--tail BYTES] | diff TRIAL
-                                     the workflow through the running dashboard (docs/automation.md)
-  invariant-web export STUDY [--format md|json|csv] [--output FILE]
-                                     write a study's report (default Markdown, to stdout)
-  invariant-web login                store an OpenAI API key in the data dir for the model gateway
-                                     (typed without echo, or piped: printenv OPENAI_API_KEY | invariant-web login)
-  invariant-web logout               remove the stored API key
-  invariant-web demo [--scripted] [DIR]
-                                     the demo study (calendar task, 3 efforts, 23 checks), followed to
-                                     the end; without model access on the bundled scripted model
-  invariant-web mock-model [--port N] [--host ADDR] [--scripts DIR]
-                                     serve a scripted local Responses API (POST /v1/responses) for
-                                     offline runs, tests and demos; the request's model names the script
-
-Options:
-  --port N            port to listen on (default ${DEFAULT_PORT}; env INVARIANT_PORT; 0 picks a free port)
-  --host ADDR         address to bind (default 127.0.0.1; env INVARIANT_HOST)
-  --data-dir DIR      where data lives (default $XDG_DATA_HOME/invariant-web or ~/.local/share/invariant-web; env INVARIANT_DATA_DIR)
-  --redis-url URL     use this Redis (redis://, rediss:// or unix://; env REDIS_URL) instead of a private one
-  --concurrency N     jobs a worker runs at once (env INVARIANT_WORKER_CONCURRENCY)
-  --no-open           do not open a browser
-  --no-worker         start no worker child (workers join separately, e.g. with Docker Compose)
-  --json              machine-readable output (doctor; a versioned envelope: docs/automation.md)
-  --last              the most recent study (study commands) or project (project, environment)
-  -f, --file FILE     study create: the study (the form's fields) in JSON, or YAML (.yaml/.yml)
-  --trial T           apply, study choose, study retry: a trial id (retry takes several)
-  --timeout S         study wait/follow: give up after S seconds (exit 4)
-  --project P         a project's id, name or directory
-  --set key=value     project settings: change a setting (cpus=2, memoryBytes=4GiB, …); repeatable
-  --command "..."     a shell command to run in the active environment version
-  --scripts DIR       mock-model scripts (<model>.json; default: the package's mock-scripts/)
-  -y, --yes           apply: apply the plan shown (refused as a whole if anything conflicts)
-  --format F          export: md, json or csv (default md)
-  -o, --output FILE   export: write the report to FILE instead of stdout
-  -h, --help          show this help
-  -v, --version       print the version
-`;

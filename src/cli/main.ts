@@ -1,5 +1,6 @@
 import path from "node:path";
-import { parseCli, USAGE, UsageError } from "./config";
+import { parseCli, UsageError } from "./config";
+import { USAGE } from "./usage";
 import { packageRoot, packageVersion } from "../lib/package-info";
 
 /** Entry of the `invariant-web` command (bundled to dist/cli.mjs). Subcommands load lazily. */

@@ -1,8 +1,17 @@
-import { startWorker } from "../../worker/main";
+import { startWorker, type WorkerOptions } from "../../worker/main";
 import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";
 
 const log = (message: string) => writeQuietly(process.stderr, `[invariant-worker] ${message}\n`);
+
+/** INVARIANT_WORKER_MIN_FREE_DISK_MIB / _MEMORY_MIB in bytes; unset ones keep the worker's defaults (worker/capacity.ts). */
+function floorsOf(config: CliConfig): WorkerOptions["floors"] {
+  const { disk, memory } = config.workerFloorsMib;
+  return {
+    ...(disk === null ? {} : { diskFreeBytes: disk * 1024 ** 2 }),
+    ...(memory === null ? {} : { memoryAvailableBytes: memory * 1024 ** 2 }),
+  };
+}
 
 /** `invariant-web worker`: a worker that joins through Redis (as the launcher's child, or standalone). */
 export async function runWorkerCommand(options: { config: CliConfig; version: string }): Promise<void> {
@@ -41,6 +50,7 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
     redisUrl: config.redisUrl,
     dataDir: config.dataDir,
     concurrency: config.concurrency,
+    floors: floorsOf(config),
     version: options.version,
     modelGateway: config.modelGateway,
     hostCa: config.hostCa,

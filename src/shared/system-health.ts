@@ -16,9 +16,22 @@ export interface HealthReport {
   /** Plain sentences, each what is wrong and what happens about it. */
   problems: string[];
   redis: { reachable: boolean };
-  /** Workers whose heartbeat is current (unknown while Redis is unreachable). */
-  workers: { online: number | null };
+  /** Workers whose heartbeat is current (unknown while Redis is unreachable), and each one's room. */
+  workers: { online: number | null; list: WorkerRoom[] };
   /** Events published but not yet recorded in the database (`lag`: not yet read; `pending`: read, not yet acknowledged). */
   recorder: { lag: number | null; pending: number | null };
   supervision: SupervisedProcess[];
+}
+
+/** A worker's room as its heartbeat advertises it (null figures: a worker of an older version). */
+export interface WorkerRoom {
+  id: string;
+  host: string;
+  slots: number;
+  busySlots: number | null;
+  /** False while all its slots are busy or a floor of free disk or memory keeps it from taking jobs. */
+  accepting: boolean | null;
+  pausedReason: string | null;
+  diskFreeBytes: number | null;
+  memoryAvailableBytes: number | null;
 }

@@ -12,6 +12,30 @@ export interface StudyStack {
 }
 
 /**
+ * A worker of the stack (its data dir, its model gateway on the stack's mock model); more than one can run
+ * in this process, as further workers on the same host would.
+ */
+export function startStackWorker(options: {
+  redisUrl: string;
+  dataDir: string;
+  mock: { url: string };
+  concurrency: number;
+  heartbeat?: WorkerOptions["heartbeat"];
+  floors?: WorkerOptions["floors"];
+}): Promise<RunningWorker> {
+  return startWorker({
+    redisUrl: options.redisUrl,
+    dataDir: options.dataDir,
+    concurrency: options.concurrency,
+    version: "test",
+    modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: options.mock.url },
+    log: () => undefined,
+    ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
+    ...(options.floors ? { floors: options.floors } : {}),
+  });
+}
+
+/**
  * Starts the stack on a fresh data dir and an emptied Redis database: the mock model serves the shipped
  * scripts plus `scripts`, the worker's gateway forwards to it with the test key.
  */
@@ -30,15 +54,7 @@ export async function startStudyStack(options: {
   const dataDir = tempDir(`${options.name}-data`);
   const mock = await startMock(scriptsDir(options.scripts));
   const web = await openStudyWeb({ dataDir, redisUrl: options.redisUrl, runtime: options.runtime });
-  const worker = await startWorker({
-    redisUrl: options.redisUrl,
-    dataDir,
-    concurrency: options.concurrency,
-    version: "test",
-    modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
-    log: () => undefined,
-    ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
-  });
+  const worker = await startStackWorker({ ...options, dataDir, mock });
   return {
     dataDir,
     mock,

@@ -5,20 +5,59 @@ import type { AppRouter } from "../../server/trpc/app-router";
 import { DataTable, type Column } from "../_components/data-table";
 import { ErrorMessage, Panel, secondaryButtonClass } from "../_components/ui";
 import { describeError } from "../_lib/errors";
-import { formatRelative } from "../_lib/format";
+import { formatBytes, formatRelative } from "../_lib/format";
 import { useTRPC } from "../_lib/trpc";
 
 type Worker = inferRouterOutputs<AppRouter>["system"]["workers"][number];
 
+const unknown = <span className="text-muted">unknown</span>;
+
+/** "Yes", or why it takes no job now (all slots busy, a floor of free disk or memory). */
+function takingJobs(worker: Worker) {
+  const { capacity } = worker;
+  if (!capacity) return unknown;
+  return capacity.accepting ? "yes" : <span className="text-warn-ink">no: {capacity.pausedReason}</span>;
+}
+
 const workerColumns: Column<Worker>[] = [
   { key: "host", header: "Host", cell: (worker) => worker.host },
   { key: "pid", header: "PID", cell: (worker) => worker.pid },
-  { key: "concurrency", header: "Concurrency", cell: (worker) => worker.concurrency },
+  {
+    key: "slots",
+    header: "Slots busy",
+    cell: (worker) =>
+      worker.capacity ? `${worker.capacity.busySlots} of ${worker.capacity.slots}` : `? of ${worker.concurrency}`,
+  },
+  {
+    key: "trials",
+    header: "Trials running",
+    numeric: true,
+    cell: (worker) => worker.capacity?.runningTrials.length ?? unknown,
+  },
+  { key: "taking", header: "Taking jobs", cell: takingJobs },
+  { key: "cpus", header: "CPUs", numeric: true, cell: (worker) => worker.capacity?.cpus ?? unknown },
+  {
+    key: "memory",
+    header: "Memory free",
+    cell: (worker) =>
+      worker.capacity
+        ? `${formatBytes(worker.capacity.memoryAvailableBytes)} of ${formatBytes(worker.capacity.memoryTotalBytes)}`
+        : unknown,
+  },
+  {
+    key: "disk",
+    header: "Disk free",
+    cell: (worker) => (worker.capacity ? formatBytes(worker.capacity.diskFreeBytes) : unknown),
+  },
   { key: "version", header: "Version", cell: (worker) => worker.version },
   { key: "last-seen", header: "Last seen", cell: (worker) => formatRelative(worker.lastSeen) },
 ];
 
-/** Workers online (their heartbeat is refetched every few seconds), and the admin's worker self-check. */
+/**
+ * Workers online with the room each advertises in its heartbeat (CPUs, memory, the data dir's free disk,
+ * slots and the trials in them, whether it takes jobs) — refetched every few seconds — and the admin's
+ * worker self-check.
+ */
 export function WorkersPanel({ isAdmin }: { isAdmin: boolean }) {
   const trpc = useTRPC();
   const workers = useQuery(trpc.system.workers.queryOptions(undefined, { refetchInterval: 5_000 }));
@@ -36,6 +75,8 @@ export function WorkersPanel({ isAdmin }: { isAdmin: boolean }) {
           columns={workerColumns}
           rows={workers.data}
           rowKey={(worker) => worker.id}
+          rowProps={(worker) => ({ "data-testid": "worker-row", "data-worker": worker.id })}
+          wrapperClassName="overflow-x-auto"
         />
       ) : null}
       {isAdmin ? <SelfCheck /> : null}

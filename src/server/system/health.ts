@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
-import type { HealthReport, SupervisedProcess } from "../../shared/system-health";
+import type { HealthReport, SupervisedProcess, WorkerRoom } from "../../shared/system-health";
 import { EVENT_STREAM_KEY, RECORDER_GROUP } from "../events/event-stream";
-import { listWorkers } from "./worker-registry";
+import { listWorkers, type WorkerInfo } from "./worker-registry";
 
 /** The launcher's view of the children it keeps running (empty for a web process without one). */
 export type SupervisionSource = () => SupervisedProcess[];
@@ -49,10 +49,37 @@ async function probe(redis: Redis) {
   try {
     await within(redis.ping(), PROBE_MS);
     const [workers, recorder] = await within(Promise.all([listWorkers(redis), recorderBacklog(redis)]), PROBE_MS);
-    return { reachable: true, online: workers.length, recorder };
+    return { reachable: true, online: workers.length, rooms: workers.map(roomOf), recorder };
   } catch {
-    return { reachable: false, online: null, recorder: { lag: null, pending: null } };
+    return { reachable: false, online: null, rooms: [], recorder: { lag: null, pending: null } };
   }
+}
+
+/** What health says of a worker: its slots and room, not what it runs (the probe needs no credentials). */
+function roomOf(worker: WorkerInfo): WorkerRoom {
+  const { capacity } = worker;
+  return {
+    id: worker.id,
+    host: worker.host,
+    slots: capacity?.slots ?? worker.concurrency,
+    busySlots: capacity?.busySlots ?? null,
+    accepting: capacity?.accepting ?? null,
+    pausedReason: capacity?.pausedReason ?? null,
+    diskFreeBytes: capacity?.diskFreeBytes ?? null,
+    memoryAvailableBytes: capacity?.memoryAvailableBytes ?? null,
+  };
+}
+
+/** A sentence when every worker online is held back by a floor of free disk or memory (a full worker is busy, not stuck). */
+function floorProblem(rooms: WorkerRoom[]): string[] {
+  const held = rooms.filter(
+    (room) => room.accepting === false && room.busySlots !== null && room.busySlots < room.slots,
+  );
+  if (rooms.length === 0 || held.length < rooms.length) return [];
+  const reasons = held.map((room) => `${room.host}: ${room.pausedReason ?? "paused"}`).join("; ");
+  return [
+    `No worker takes new jobs (${reasons}): queued trials wait. Free disk space or memory on the worker's host, or lower INVARIANT_WORKER_MIN_FREE_DISK_MIB / INVARIANT_WORKER_MIN_FREE_MEMORY_MIB.`,
+  ];
 }
 
 /** The health report: `degraded` with the problems when Redis is down, no worker is online, or a child keeps failing. */
@@ -67,12 +94,13 @@ export async function checkHealth(options: { redis: Redis; supervision: Supervis
     problems.push(
       "No worker is online: queued trials and builds wait until one starts (restart invariant-web, or run `invariant-web worker`).",
     );
+  problems.push(...floorProblem(seen.rooms));
   problems.push(...supervisionProblems(options.supervision));
   return {
     status: problems.length > 0 ? "degraded" : "ok",
     problems,
     redis: { reachable: seen.reachable },
-    workers: { online: seen.online },
+    workers: { online: seen.online, list: seen.rooms },
     recorder: seen.recorder,
     supervision: options.supervision,
   };

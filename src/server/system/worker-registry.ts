@@ -17,6 +17,33 @@ export const DEFAULT_HEARTBEAT: HeartbeatTiming = { intervalMs: 5_000, ttlMs: 15
 
 export const heartbeatKey = (workerId: string) => `${KEY_PREFIX}${workerId}`;
 
+const bytes = z.number().int().nonnegative();
+
+/**
+ * What a worker has room for, measured by the worker every beat (worker/capacity.ts): its host's CPUs and
+ * memory, the free disk of its data dir, its slots (BullMQ concurrency) and what runs in them, and
+ * whether it takes new jobs. `accepting` is false while a slot count or a floor keeps it from pulling
+ * (`pausedReason` says which); see docs/architecture.md, "Placement".
+ */
+export const workerCapacitySchema = z.object({
+  cpus: z.number().int().positive(),
+  memoryTotalBytes: bytes,
+  memoryAvailableBytes: bytes,
+  /** Free bytes (for an unprivileged user) of the file system holding the worker's data dir. */
+  diskFreeBytes: bytes,
+  slots: z.number().int().positive(),
+  /** Jobs running now (trials, preflights, builds, self-checks). */
+  busySlots: z.number().int().nonnegative(),
+  /** The trials among them (trial ids). */
+  runningTrials: z.array(z.string()),
+  accepting: z.boolean(),
+  pausedReason: z.string().nullable(),
+  /** Under either floor the worker stops pulling jobs (INVARIANT_WORKER_MIN_FREE_DISK_MIB / _MEMORY_MIB). */
+  floors: z.object({ diskFreeBytes: bytes, memoryAvailableBytes: bytes }),
+  measuredAt: z.string(),
+});
+export type WorkerCapacity = z.infer<typeof workerCapacitySchema>;
+
 export const workerInfoSchema = z.object({
   id: z.string(),
   host: z.string(),
@@ -25,6 +52,8 @@ export const workerInfoSchema = z.object({
   version: z.string(),
   startedAt: z.string(),
   lastSeen: z.string(),
+  /** Null for a worker of an older version (it beats without figures; it still counts as alive). */
+  capacity: workerCapacitySchema.nullable().catch(null),
 });
 export type WorkerInfo = z.infer<typeof workerInfoSchema>;
 

@@ -1,0 +1,58 @@
+import { DEFAULT_PORT } from "./config";
+
+/** `invariant-web --help`. */
+export const USAGE = `invariant-web — persistent, isolated environments for coding agents
+
+Usage:
+  invariant-web [options]            start the dashboard, a worker and (if needed) a private Redis
+  invariant-web worker [options]     start a standalone worker that joins through Redis
+  invariant-web doctor [--json]      check Node.js, Docker, Redis, disk space and the Codex binary
+  invariant-web environment list --project P
+  invariant-web environment prepare --project P [--command "..."]
+                                     build a project's environment (or a new version by running a
+                                     command in the active one) through the running dashboard
+  invariant-web apply WORKSPACE|--trial TRIAL [--yes] [--json]
+                                     show the plan that applies a workspace's (or a trial's) changes
+                                     to its project (and its conflicts); with --yes, apply it all-or-nothing
+  invariant-web project add DIR [--name N] | list | show [P|--last] | settings [P|--last] [--set k=v …]
+  invariant-web study create --file study.json|.yaml [--project P|--last]
+  invariant-web study list [--project P] | show|follow|wait|stop [STUDY|--last] [--timeout S]
+  invariant-web study retry [STUDY|--last] [--trial T …] | choose [STUDY|--last] --trial T [--note N] | --clear
+  invariant-web study export [STUDY|--last] [--format md|json|csv] [--output FILE]
+  invariant-web trial log TRIAL [--tail BYTES] | diff TRIAL
+                                     the workflow through the running dashboard (docs/automation.md)
+  invariant-web export STUDY [--format md|json|csv] [--output FILE]
+                                     write a study's report (default Markdown, to stdout)
+  invariant-web login                store an OpenAI API key in the data dir for the model gateway
+                                     (typed without echo, or piped: printenv OPENAI_API_KEY | invariant-web login)
+  invariant-web logout               remove the stored API key
+  invariant-web demo [--scripted] [DIR]
+                                     the demo study (calendar task, 3 efforts, 23 checks), followed to
+                                     the end; without model access on the bundled scripted model
+  invariant-web mock-model [--port N] [--host ADDR] [--scripts DIR]
+                                     serve a scripted local Responses API (POST /v1/responses) for
+                                     offline runs, tests and demos; the request's model names the script
+
+Options:
+  --port N            port to listen on (default ${DEFAULT_PORT}; env INVARIANT_PORT; 0 picks a free port)
+  --host ADDR         address to bind (default 127.0.0.1; env INVARIANT_HOST)
+  --data-dir DIR      where data lives (default $XDG_DATA_HOME/invariant-web or ~/.local/share/invariant-web; env INVARIANT_DATA_DIR)
+  --redis-url URL     use this Redis (redis://, rediss:// or unix://; env REDIS_URL) instead of a private one
+  --concurrency N     jobs a worker runs at once (env INVARIANT_WORKER_CONCURRENCY)
+  --no-open           do not open a browser
+  --no-worker         start no worker child (workers join separately, e.g. with Docker Compose)
+  --json              machine-readable output (doctor; a versioned envelope: docs/automation.md)
+  --last              the most recent study (study commands) or project (project, environment)
+  -f, --file FILE     study create: the study (the form's fields) in JSON, or YAML (.yaml/.yml)
+  --trial T           apply, study choose, study retry: a trial id (retry takes several)
+  --timeout S         study wait/follow: give up after S seconds (exit 4)
+  --project P         a project's id, name or directory
+  --set key=value     project settings: change a setting (cpus=2, memoryBytes=4GiB, …); repeatable
+  --command "..."     a shell command to run in the active environment version
+  --scripts DIR       mock-model scripts (<model>.json; default: the package's mock-scripts/)
+  -y, --yes           apply: apply the plan shown (refused as a whole if anything conflicts)
+  --format F          export: md, json or csv (default md)
+  -o, --output FILE   export: write the report to FILE instead of stdout
+  -h, --help          show this help
+  -v, --version       print the version
+`;
