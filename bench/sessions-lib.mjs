@@ -211,8 +211,9 @@ export function ttyBytesOf(containerId, file) {
 
 /**
  * The floor for any browser terminal on this machine: xterm.js (the same package and options) alone in a
- * blank Chromium page, fed `bytes` in 64 KiB WebSocket messages from this process. Returns a function that
- * times one feed: the page asks for the bytes → `marker` (sent after them) rendered, in ms.
+ * blank Chromium page, fed `bytes` in 64 KiB WebSocket messages from this process; and its keystrokes
+ * echoed back over the same WebSocket at once. `feed` times one feed (the page asks for the bytes →
+ * `marker`, sent after them, rendered, in ms); `echo` times keystrokes (keydown → the echo rendered).
  */
 export async function xtermFloor({ browser, viewport }) {
   const { WebSocketServer } = await import("ws");
@@ -220,7 +221,10 @@ export async function xtermFloor({ browser, viewport }) {
   await new Promise((resolve) => server.once("listening", resolve));
   let payload = Buffer.alloc(0);
   server.on("connection", (socket) =>
-    socket.on("message", () => {
+    socket.on("message", (message) => {
+      const text = message.toString();
+      // a keystroke ("k:" + its bytes) is echoed at once, as a TTY in echo mode would
+      if (text.startsWith("k:")) return socket.send(Buffer.from(text.slice(2)));
       for (let at = 0; at < payload.length; at += 65_536) socket.send(payload.subarray(at, at + 65_536));
     }),
   );
@@ -240,6 +244,24 @@ export async function xtermFloor({ browser, viewport }) {
         return performance.now();
       });
       return (await page.evaluate(() => globalThis.__probe.done)) - began;
+    },
+    /** `samples` keystrokes typed into the blank page's terminal → each echo rendered (ms, keydown → rows). */
+    async echo(samples) {
+      await page.locator("#terminal").click();
+      const times = [];
+      let typed = "";
+      for (let i = 0; i < samples; i++) {
+        if (typed.length >= 40) {
+          await page.evaluate(() => globalThis.__terminal.write("\r\n"));
+          typed = "";
+        }
+        const char = String.fromCharCode(97 + (i % 26));
+        typed += char;
+        await page.evaluate(([kind, text]) => globalThis.__probe.arm(kind, text), ["endsWith", typed]);
+        await page.keyboard.press(char);
+        times.push(await page.evaluate(() => globalThis.__probe.done.then((at) => at - globalThis.__probe.keyAt)));
+      }
+      return times;
     },
     async close() {
       await page.context().close();
@@ -261,6 +283,8 @@ function openFloorTerminal(port) {
   const socket = new globalThis.WebSocket(`ws://127.0.0.1:${port}`);
   socket.binaryType = "arraybuffer";
   socket.onmessage = (message) => terminal.write(new Uint8Array(message.data));
+  terminal.onData((data) => socket.send(`k:${data}`));
   globalThis.__socket = socket;
+  globalThis.__terminal = terminal;
   return new Promise((resolve) => (socket.onopen = resolve));
 }

@@ -15,6 +15,8 @@ import { getSocket } from "../../_lib/socket";
 /** xterm.js in `element`, fitted to it, with clickable links; it takes no input until made interactive. */
 function openTerminal(element: HTMLElement) {
   const terminal = new Terminal({
+    // a steady cursor: with cursorBlink, xterm.js drew each keystroke's echo some 17 ms later (p50 26 vs 7 ms
+    // keydown → echo rendered in the same blank page, bench/sessions.bench.mjs's floor)
     cursorBlink: false,
     disableStdin: true,
     fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace",
@@ -91,7 +93,6 @@ function connectTerminal(options: { element: HTMLElement; sessionId: string; cal
     setInteractive(now: boolean) {
       interactive = now;
       terminal.options.disableStdin = !now;
-      terminal.options.cursorBlink = now;
       if (!now) return;
       sendSize();
       terminal.focus();
