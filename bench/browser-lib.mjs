@@ -4,14 +4,14 @@ import path from "node:path";
 import { chromium } from "@playwright/test";
 import { ROOT, startProcess } from "./lib.mjs";
 
-/** Starts `invariant-web` on a data dir and waits for its URL line; `app.stop()` stops it. */
-export async function launchApp(dataDir) {
+/** Starts `invariant-web` on a data dir (plus `args`) and waits for its URL line; `app.stop()` stops it. */
+export async function launchApp(dataDir, args = []) {
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   delete env.REDIS_URL;
   delete env.DISPLAY;
   const app = startProcess(
     process.execPath,
-    [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"],
+    [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open", ...args],
     { env },
   );
   const deadline = Date.now() + 90_000;

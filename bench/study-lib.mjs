@@ -32,6 +32,7 @@ export { startMockModel } from "./src/server/mock-model/mock-model-server.ts";
 export { createDockerRuntime } from "./src/server/runtime/docker-runtime.ts";
 export { ensureAgentImage } from "./test/support/agent-image.ts";
 export { startWorker } from "./worker/main.ts";
+export { writeHeartbeat } from "./src/server/system/worker-registry.ts";
 `;
 
 let loaded = null;

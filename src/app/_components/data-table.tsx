@@ -1,4 +1,4 @@
-import type { HTMLAttributes, ReactNode, TdHTMLAttributes, ThHTMLAttributes } from "react";
+import type { HTMLAttributes, ReactNode, Ref, TableHTMLAttributes, TdHTMLAttributes, ThHTMLAttributes } from "react";
 
 /**
  * Cell spacing of a table:
@@ -60,6 +60,10 @@ export interface TableProps {
   stickyHeader?: boolean;
   /** No header row (a plain list of facts). */
   headless?: boolean;
+  /** The <table> element (a windowed table measures it). */
+  tableRef?: Ref<HTMLTableElement>;
+  /** Other attributes of the <table> (aria-rowcount of a table that renders only some rows). */
+  tableProps?: TableHTMLAttributes<HTMLTableElement>;
 }
 
 /**
@@ -74,11 +78,13 @@ export function Table({
   wrapperProps,
   stickyHeader = false,
   headless = false,
+  tableRef,
+  tableProps,
   headers,
   children,
 }: TableProps & { headers: readonly TableHeader[]; children: ReactNode }) {
   const table = (
-    <table className={`w-full text-left text-sm ${className}`.trim()} aria-label={label}>
+    <table {...tableProps} ref={tableRef} className={`w-full text-left text-sm ${className}`.trim()} aria-label={label}>
       {headless ? null : (
         <thead className={`${stickyHeader ? "sticky top-0 bg-panel " : ""}text-xs uppercase text-muted`}>
           <tr>

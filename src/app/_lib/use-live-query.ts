@@ -24,7 +24,7 @@ export interface LiveQueryOptions {
 
 /**
  * Keeps queries live: subscribes to a room while the component is mounted, refetches the queries on
- * its events (throttled), and polls them every few seconds while the socket is disconnected.
+ * its events (batched per animation frame, then throttled), and polls them every few seconds while the socket is disconnected.
  * Returns whether live events are arriving.
  */
 export function useLiveQuery({
@@ -47,11 +47,16 @@ export function useLiveQuery({
     for (const queryKey of latest.current.queryKeys) void queryClient.invalidateQueries({ queryKey });
   }, [queryClient]);
   const throttledRefetch = useThrottledCallback(refetch, throttleMs);
+  // one call per animation frame with the frame's events (socket.ts): at most one refetch for all of them
   const handle = useCallback(
-    (recorded: RecordedEvent) => {
+    (batch: RecordedEvent[]) => {
       const { refetchOn: shouldRefetch, onEvent: also } = latest.current;
-      also?.(recorded);
-      if (!shouldRefetch || shouldRefetch(recorded.event)) throttledRefetch();
+      let refetchWanted = false;
+      for (const recorded of batch) {
+        also?.(recorded);
+        refetchWanted ||= !shouldRefetch || shouldRefetch(recorded.event);
+      }
+      if (refetchWanted) throttledRefetch();
     },
     [throttledRefetch],
   );

@@ -56,6 +56,9 @@ export async function enforceStudyBudget(
   deps: StudyBudgetDeps,
   options: { studyId: string; now: Date },
 ): Promise<number> {
+  // every started or finished trial comes here: a study without a budget is not loaded in full
+  const row = await deps.studies.state(options.studyId);
+  if (row?.state !== "running" || !row.hasBudget) return 0;
   const study = await deps.studies.find(options.studyId);
   if (!study || study.state !== "running") return 0;
   if (study.budget.tokens === null && study.budget.money === null) return 0;

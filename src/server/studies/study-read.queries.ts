@@ -98,12 +98,16 @@ export function createStudyReadQueries(db: Db) {
       return rows.map((row) => summary(row, byStudy.get(row.id) ?? emptyCounts()));
     },
 
-    async state(studyId: string): Promise<{ state: StudyState; projectId: string; concurrency: number } | null> {
+    async state(
+      studyId: string,
+    ): Promise<{ state: StudyState; projectId: string; concurrency: number; hasBudget: boolean } | null> {
       const row = await db.study.findUnique({
         where: { id: studyId },
-        select: { state: true, projectId: true, concurrency: true },
+        select: { state: true, projectId: true, concurrency: true, budgetTokens: true, budgetMoney: true },
       });
-      return row ? { state: row.state as StudyState, projectId: row.projectId, concurrency: row.concurrency } : null;
+      if (!row) return null;
+      const hasBudget = row.budgetTokens !== null || row.budgetMoney !== null;
+      return { state: row.state as StudyState, projectId: row.projectId, concurrency: row.concurrency, hasBudget };
     },
 
     async studiesInStates(states: readonly StudyState[]): Promise<string[]> {

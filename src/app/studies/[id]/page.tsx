@@ -11,7 +11,7 @@ export default function StudyPage() {
   const { id } = useParams<{ id: string }>();
   const trpc = useTRPC();
   const study = useQuery(trpc.studies.get.queryOptions({ studyId: id }));
-  const tails = useStudyLive(id);
+  const tails = useStudyLive(id, study.data?.trials.length ?? 0);
   return (
     <QueryState
       query={study}

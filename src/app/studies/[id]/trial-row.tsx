@@ -22,6 +22,8 @@ export interface TrialRowProps {
   checked: boolean;
   onOpen: (trialId: string) => void;
   onCheck: (trialId: string, checked: boolean) => void;
+  /** Its position among the table's rows (the header is 1), for a table that renders only some of them. */
+  rowIndex?: number;
 }
 
 export function trialLabel(trial: Pick<TrialView, "choice" | "repeat">): string {
@@ -38,6 +40,7 @@ export const TrialRow = memo(function TrialRow({
   checked,
   onOpen,
   onCheck,
+  rowIndex,
 }: TrialRowProps) {
   const retryable = RETRYABLE_TRIAL_STATES.includes(trial.state);
   const verdict = formatVerdict(trial.verdict);
@@ -56,6 +59,7 @@ export const TrialRow = memo(function TrialRow({
       data-state={trial.state}
       data-outcome={trial.outcome ?? undefined}
       data-trial-id={trial.id}
+      aria-rowindex={rowIndex}
       tabIndex={0}
       aria-expanded={open}
       aria-label={`Trial ${trialLabel(trial)}: ${outcomeLabel(trial)}, tests ${verdict}${trial.verdict ? ` (${verdictLevelLabel(trial.verdict)})` : ""}`}

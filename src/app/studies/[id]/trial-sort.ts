@@ -69,3 +69,24 @@ export const trialColumns: { key: SortKey; label: string; numeric?: boolean }[] 
   { key: "tokens", label: "Tokens", numeric: true },
   { key: "state", label: "Outcome" },
 ];
+
+/**
+ * Whether a trial matches the "Find trials" box: every word must appear in its label (`2.17`), state,
+ * outcome, harness, model, effort or error.
+ */
+export function matchesFind(trial: TrialView, configuration: ConfigurationView | undefined, text: string): boolean {
+  const words = text.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const haystack = [
+    `${trial.choice}.${trial.repeat}`,
+    trial.state,
+    trial.outcome ?? "",
+    configuration?.harness ?? "",
+    configuration?.model ?? "",
+    configuration?.reasoningEffort ?? "",
+    trial.error ?? "",
+  ]
+    .join(" ")
+    .toLowerCase();
+  return words.every((word) => haystack.includes(word));
+}

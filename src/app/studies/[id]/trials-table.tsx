@@ -1,11 +1,12 @@
 "use client";
-import { Fragment, useCallback, useMemo, useState, type ReactNode } from "react";
+import { Fragment, useCallback, useMemo, useRef, useState, type ReactNode } from "react";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
 import { RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { Table, type TableHeader } from "../../_components/data-table";
-import { buttonClass, focusRing } from "../../_components/ui";
+import { buttonClass, focusRing, inputClass } from "../../_components/ui";
 import { TrialRow } from "./trial-row";
-import { PINNED_COLUMN, sortTrials, trialColumns, type Sort, type SortKey } from "./trial-sort";
+import { matchesFind, PINNED_COLUMN, sortTrials, trialColumns, type Sort, type SortKey } from "./trial-sort";
+import { useRowWindow, WINDOW_ABOVE_ROWS, type RowWindow } from "./use-row-window";
 
 /** Which retryable trials an admin ticked; ticks of trials that are no longer retryable do not count. */
 function useRetrySelection(trials: readonly TrialView[]) {
@@ -134,6 +135,12 @@ export function TrialsTable({
   const onSort = (key: SortKey) =>
     setSort((current) => (current.key === key ? { key, dir: current.dir === 1 ? -1 : 1 } : { key, dir: 1 }));
   const headers = sortHeaders({ sort, onSort, showRepeat, showSelect });
+  const [find, setFind] = useState("");
+  const shown = useMemo(
+    () => (find.trim() ? sorted.filter((trial) => matchesFind(trial, byChoice.get(trial.choice), find)) : sorted),
+    [sorted, byChoice, find],
+  );
+  const rows = useWindowedTrials(shown, openTrialIds);
 
   return (
     <div>
@@ -149,28 +156,132 @@ export function TrialsTable({
           onSelectAll={selection.selectAll}
         />
       ) : null}
-      <Table label="Trials" wrapperClassName="overflow-x-auto" headers={headers}>
-        {sorted.map((trial) => (
+      {trials.length > WINDOW_ABOVE_ROWS ? (
+        <FindTrials value={find} onChange={setFind} shown={shown.length} total={trials.length} />
+      ) : null}
+      <Table
+        label="Trials"
+        wrapperClassName="overflow-x-auto"
+        headers={headers}
+        tableRef={rows.tableRef}
+        tableProps={{ "aria-rowcount": shown.length + 1 }}
+      >
+        <WindowedTrialRows
+          rows={rows}
+          shown={shown}
+          columns={headers.length}
+          byChoice={byChoice}
+          showRepeat={showRepeat}
+          showSelect={showSelect}
+          openTrialIds={openTrialIds}
+          checkedIds={selection.checkedIds}
+          onOpen={onOpen}
+          onCheck={selection.onCheck}
+          renderDetail={renderDetail}
+        />
+      </Table>
+      {trials.length === 0 ? <p className="mt-2 text-sm text-muted">No trials.</p> : null}
+      {trials.length > 0 && shown.length === 0 ? <p className="mt-2 text-sm text-muted">No trial matches.</p> : null}
+    </div>
+  );
+}
+
+/** The rendered rows of the table (all, or a window), each open one followed by its detail. */
+function WindowedTrialRows(props: {
+  rows: ReturnType<typeof useWindowedTrials>;
+  shown: readonly TrialView[];
+  columns: number;
+  byChoice: ReadonlyMap<number, ConfigurationView>;
+  showRepeat: boolean;
+  showSelect: boolean;
+  openTrialIds: readonly string[];
+  checkedIds: ReadonlySet<string>;
+  onOpen: (trialId: string) => void;
+  onCheck: (trialId: string, checked: boolean) => void;
+  renderDetail: (trial: TrialView) => ReactNode;
+}) {
+  const { rows, shown, columns } = props;
+  return (
+    <>
+      {rows.indices.map((index, position) => {
+        const trial = shown[index];
+        if (!trial) return null;
+        const open = props.openTrialIds.includes(trial.id);
+        const gap = rows.window?.gapBefore(position) ?? 0;
+        return (
           <Fragment key={trial.id}>
+            {gap > 0 ? <Spacer px={gap} columns={columns} /> : null}
             <TrialRow
               trial={trial}
-              configuration={byChoice.get(trial.choice)}
-              showRepeat={showRepeat}
-              showSelect={showSelect}
-              open={openTrialIds.includes(trial.id)}
-              checked={selection.checkedIds.has(trial.id)}
-              onOpen={onOpen}
-              onCheck={selection.onCheck}
+              configuration={props.byChoice.get(trial.choice)}
+              showRepeat={props.showRepeat}
+              showSelect={props.showSelect}
+              open={open}
+              checked={props.checkedIds.has(trial.id)}
+              onOpen={props.onOpen}
+              onCheck={props.onCheck}
+              rowIndex={index + 2}
             />
-            {openTrialIds.includes(trial.id) ? (
-              <tr data-testid="trial-detail-row">
-                <td colSpan={headers.length}>{renderDetail(trial)}</td>
+            {open ? (
+              <tr data-testid="trial-detail-row" ref={(node) => rows.measureDetail(trial.id, node)}>
+                <td colSpan={columns}>{props.renderDetail(trial)}</td>
               </tr>
             ) : null}
           </Fragment>
-        ))}
-      </Table>
-      {trials.length === 0 ? <p className="mt-2 text-sm text-muted">No trials.</p> : null}
+        );
+      })}
+      {rows.window && rows.window.gapAfter > 0 ? <Spacer px={rows.window.gapAfter} columns={columns} /> : null}
+    </>
+  );
+}
+
+/** Stands in for hidden rows of a windowed table: their height, nothing for assistive technology. */
+function Spacer({ px, columns }: { px: number; columns: number }) {
+  return (
+    <tr aria-hidden="true" data-testid="trial-rows-hidden">
+      <td colSpan={columns} style={{ height: px, padding: 0 }} />
+    </tr>
+  );
+}
+
+/** The filter of a long trials table: every word must match the trial's label, state, model, effort or error. */
+function FindTrials(props: { value: string; onChange: (value: string) => void; shown: number; total: number }) {
+  return (
+    <div className="mb-3 flex flex-wrap items-center gap-3 text-sm">
+      <input
+        type="search"
+        aria-label="Find trials"
+        placeholder="Find trials (2.17, failed, a model…)"
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+        className={`${inputClass} max-w-72`}
+      />
+      <span className="text-muted" role="status">
+        {props.shown === props.total ? `${props.total} trials` : `${props.shown} of ${props.total} trials`}
+      </span>
     </div>
   );
+}
+
+/**
+ * Which of the shown trials to render: all of a short list; of a long one the rows near the viewport and
+ * the open ones (use-row-window.ts), with the open details' heights measured for the spacers.
+ */
+function useWindowedTrials(shown: readonly TrialView[], openTrialIds: readonly string[]) {
+  const detailPx = useRef(new Map<string, number>());
+  const pinned = useMemo(
+    () => shown.flatMap((trial, index) => (openTrialIds.includes(trial.id) ? [index] : [])),
+    [shown, openTrialIds],
+  );
+  const extraPx = useCallback((index: number) => detailPx.current.get(shown[index]?.id ?? "") ?? 0, [shown]);
+  const { window, tableRef } = useRowWindow({ count: shown.length, pinned, extraPx });
+  const all = useMemo(() => shown.map((_, index) => index), [shown]);
+  return {
+    window: window satisfies RowWindow | null,
+    indices: window?.indices ?? all,
+    tableRef,
+    measureDetail: (trialId: string, node: HTMLTableRowElement | null) => {
+      if (node) detailPx.current.set(trialId, node.offsetHeight);
+    },
+  };
 }

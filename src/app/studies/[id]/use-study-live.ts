@@ -8,11 +8,19 @@ import { useTRPC } from "../../_lib/trpc";
 import { LogTails } from "./log-tails";
 
 /**
- * Keeps a study page live: any event of the study's room refetches `studies.get` (at most every
- * 300 ms; polled while the socket is down); `trial.log` chunks go to per-trial tails; a finished or
- * changed trial drops its cached per-test results and saved log.
+ * How often a study's events may refetch the whole study: every 300 ms for a small one, up to once a
+ * second for 200 trials (5 ms per trial), so a big study's live events do not have the web process
+ * render its full view several times a second for every open page.
  */
-export function useStudyLive(studyId: string): LogTails {
+export const refetchEveryMs = (trials: number) => Math.min(1000, Math.max(300, trials * 5));
+
+/**
+ * Keeps a study page live: any event of the study's room refetches `studies.get` (at most every
+ * `refetchEveryMs(trials)`; polled while the socket is down); events arrive batched per animation frame
+ * (socket.ts); `trial.log` chunks go to per-trial tails; a finished or changed trial drops its cached
+ * per-test results and saved log.
+ */
+export function useStudyLive(studyId: string, trials = 0): LogTails {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [tails] = useState(() => new LogTails());
@@ -42,6 +50,6 @@ export function useStudyLive(studyId: string): LogTails {
     },
     [studyId, tails, queryClient, trpc],
   );
-  useLiveQuery({ room: rooms.study(studyId), queryKeys, refetchOn, onEvent });
+  useLiveQuery({ room: rooms.study(studyId), queryKeys, refetchOn, onEvent, throttleMs: refetchEveryMs(trials) });
   return tails;
 }
