@@ -37,7 +37,13 @@ export function trpcClient(origin, token) {
 /** Samples a process's RSS every `everyMs` until stopped; returns the samples (bytes). */
 export function sampleRss(pid, everyMs = 500) {
   const samples = [];
-  const timer = setInterval(() => samples.push(rssBytes(pid)), everyMs);
+  const timer = setInterval(() => {
+    try {
+      samples.push(rssBytes(pid));
+    } catch {
+      clearInterval(timer); // the process is gone
+    }
+  }, everyMs);
   samples.push(rssBytes(pid));
   return {
     samples,

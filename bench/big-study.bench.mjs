@@ -42,6 +42,9 @@ import {
 } from "./study-lib.mjs";
 
 const REAL_TRIALS = Number(process.env.BENCH_REAL_TRIALS ?? 10);
+const realConfigurations = Math.ceil(REAL_TRIALS / 20);
+if (REAL_TRIALS % realConfigurations !== 0)
+  throw new Error("BENCH_REAL_TRIALS: up to 20, or a multiple of its configurations (200 = 10 × 20)");
 const STAGGER_MS = Number(process.env.BENCH_STAGGER_MS ?? 10_000);
 const IDLE_MS = 10_000;
 const REPLAY_WORKER = "bench-replay-worker";
@@ -148,11 +151,11 @@ try {
     testFiles: [{ source: "project", path: TEST_FILE }],
     concurrency,
     // at most 20 repeats per configuration: 200 trials are 10 configurations of the same script
-    configurations: Array.from({ length: Math.ceil(REAL_TRIALS / 20) }, (_, index, all) => ({
+    configurations: Array.from({ length: realConfigurations }, (_, index) => ({
       harness: "codex",
       model: "one-step",
       reasoningEffort: ["minimal", "low", "medium", "high"][index % 4],
-      repeats: REAL_TRIALS / all.length,
+      repeats: REAL_TRIALS / realConfigurations,
     })),
   });
   await page.goto(`${origin}/studies/${created.id}`);
