@@ -14,6 +14,7 @@ import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./job
 import { createSelfcheckHandler } from "./jobs/selfcheck";
 import { createPreflightHandler, createTrialRunHandler } from "./jobs/study";
 import type { GatewayHost } from "./model-gateway-host";
+import type { WorkspaceKindSetting } from "../src/server/workspaces/workspace-kind";
 
 /** Every job this worker runs, by name, with what each handler needs from this worker. */
 export function createJobHandlers(options: {
@@ -27,9 +28,12 @@ export function createJobHandlers(options: {
   active: Set<string>;
   gatewayHost: GatewayHost;
   /** INVARIANT_HOST_CA (the doctor's certificate check in the self-check). */
-  hostCa?: string;
+  hostCa?: string | undefined;
+  /** INVARIANT_WORKSPACE_KIND: which kind of workspace trials and preflights get (auto by default). */
+  workspaceKind?: WorkspaceKindSetting | undefined;
 }): Map<string, RegisteredJob> {
   const { redis, dataDir, publish, identity: worker, active, gatewayHost } = options;
+  const workspaceKind = options.workspaceKind ?? "auto";
   // agent, evaluation and session containers find the image's installed dependencies under /workspace
   const runtime = withInstalledDependencies({
     runtime: options.runtime,
@@ -60,7 +64,7 @@ export function createJobHandlers(options: {
     registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker, active, dataDir })),
     registerJob(createRemoveImageHandler({ runtime })),
     registerJob(createAgentRunHandler(agentDeps, { dataDir })),
-    registerJob(createPreflightHandler({ runtime, dataDir, publish, worker, active })),
+    registerJob(createPreflightHandler({ runtime, dataDir, publish, worker, active, workspaceKind })),
     registerJob(
       createTrialRunHandler({
         runtime,
@@ -72,6 +76,7 @@ export function createJobHandlers(options: {
         stopAgent: stopRun,
         meteredUsage: (runId) => gatewayHost.gateway.usage(runId),
         stopRequested: (trialId) => redis.get(trialStopKey(trialId)),
+        workspaceKind,
       }),
     ),
   ]) {

@@ -29,6 +29,7 @@ import { DEFAULT_FLOORS, type CapacityFloors, type CapacityTracker } from "./cap
 import { createJobHandlers } from "./job-handlers";
 import { createQueueWorker } from "./queue-worker";
 import { startGatewayHost, type GatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
+import type { WorkspaceKindSetting } from "../src/server/workspaces/workspace-kind";
 
 const INSTANCE_KEY = "invariant:instance";
 
@@ -48,6 +49,8 @@ export interface WorkerOptions {
   heartbeat?: Partial<HeartbeatTiming>;
   /** Free disk and memory under which it takes no new job (capacity.ts DEFAULT_FLOORS; INVARIANT_WORKER_MIN_FREE_*). */
   floors?: Partial<CapacityFloors>;
+  /** Which kind of workspace trials get: "auto" (default: probed once), "copy" or "overlay" (INVARIANT_WORKSPACE_KIND). */
+  workspaceKind?: WorkspaceKindSetting;
 }
 
 export interface RunningWorker {
@@ -231,17 +234,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     workerId: info.id,
     log: options.log,
   });
-  const handlers = createJobHandlers({
-    runtime,
-    redis,
-    redisUrl: options.redisUrl,
-    dataDir: options.dataDir,
-    publish,
-    identity,
-    active,
-    gatewayHost,
-    ...(options.hostCa ? { hostCa: options.hostCa } : {}),
-  });
+  // redisUrl, dataDir, hostCa and workspaceKind come from the options
+  const handlers = createJobHandlers({ ...options, runtime, redis, publish, identity, active, gatewayHost });
   const reconcile = () =>
     reconcileContainers({
       runtime,

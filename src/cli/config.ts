@@ -2,6 +2,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { workspaceKindSettingSchema } from "../server/workspaces/workspace-kind";
+import { workflowFlags } from "./workflow-flags";
 
 /**
  * The CLI's configuration: flags first, then environment variables, then defaults. This is the only
@@ -39,6 +41,7 @@ const envSchema = z.object({
   INVARIANT_WORKER_MIN_FREE_MEMORY_MIB: wholeNumberEnv(
     "INVARIANT_WORKER_MIN_FREE_MEMORY_MIB must be a whole number of MiB, such as 256",
   ),
+  INVARIANT_WORKSPACE_KIND: workspaceKindSettingSchema.optional(),
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -70,6 +73,7 @@ const launchSchema = z.object({
   /** A terminal session with no input or output this long is stopped, resumable (INVARIANT_SESSION_IDLE_MINUTES). */
   sessionIdleMinutes: between({ name: "INVARIANT_SESSION_IDLE_MINUTES", min: 1, max: 10_080 }),
   gcIntervalMinutes: between({ name: "INVARIANT_GC_INTERVAL_MINUTES", min: 1, max: 10_080 }),
+  workspaceKind: workspaceKindSettingSchema, // INVARIANT_WORKSPACE_KIND
   json: z.boolean(),
   child: z.boolean(),
 });
@@ -123,35 +127,9 @@ function commaList(text: string): string[] {
 }
 
 /** Digits only: Number("") and Number(" ") are 0 and Number("0x10") is 16, none of which was typed as a number. */
-function wholeNumber(text: string, problem: string): number {
+export function wholeNumber(text: string, problem: string): number {
   if (!/^\d+$/.test(text)) throw new UsageError(`${problem}, got "${text.slice(0, 80)}".`);
   return Number(text);
-}
-
-/** The workflow commands' flags (project, study, trial, apply --trial). */
-function workflowFlags(values: {
-  file?: string | undefined;
-  last: boolean;
-  trial?: string[] | undefined;
-  timeout?: string | undefined;
-  note?: string | undefined;
-  clear: boolean;
-  set?: string[] | undefined;
-  name?: string | undefined;
-  tail?: string | undefined;
-}): WorkflowFlags {
-  return {
-    file: values.file === undefined ? null : path.resolve(values.file),
-    last: values.last,
-    trials: values.trial ?? [],
-    timeoutSec:
-      values.timeout === undefined ? null : wholeNumber(values.timeout, "--timeout must be a whole number of seconds"),
-    note: values.note ?? null,
-    clear: values.clear,
-    set: values.set ?? [],
-    name: values.name ?? null,
-    tailBytes: values.tail === undefined ? null : wholeNumber(values.tail, "--tail must be a whole number of bytes"),
-  };
 }
 
 /** Every flag of every command (node:util parseArgs). */
@@ -233,6 +211,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     sessionDays: Number(env.INVARIANT_SESSION_DAYS ?? 30),
     sessionIdleMinutes: Number(env.INVARIANT_SESSION_IDLE_MINUTES ?? 240),
     gcIntervalMinutes: Number(env.INVARIANT_GC_INTERVAL_MINUTES ?? 60),
+    workspaceKind: env.INVARIANT_WORKSPACE_KIND ?? "auto",
   });
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
   return {

@@ -180,6 +180,7 @@ function webOptionsOf(config: CliConfig) {
       gateway: modelAccessOptions({ config: config.modelGateway, dataDir: config.dataDir, log }),
       hostCaBundle: resolveHostCaBundle({ setting: config.hostCa }),
       idleStopMs: config.sessionIdleMinutes * 60_000,
+      workspaceKind: config.workspaceKind,
     },
   };
 }

@@ -54,6 +54,7 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
     version: options.version,
     modelGateway: config.modelGateway,
     hostCa: config.hostCa,
+    workspaceKind: config.workspaceKind,
     log,
   });
   await starting;

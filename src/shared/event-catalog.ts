@@ -142,6 +142,8 @@ export const trialArtefactsEvent = z.object({
   data: z.object({
     attempt: z.number().int(),
     workspaceId: z.string().optional(),
+    /** Which kind the workspace is (copy-on-write `overlay`, or a full `copy`): shown in the trial's manifest. */
+    workspaceKind: z.enum(["copy", "overlay"]).optional(),
     committedImageId: z.string().optional(),
   }),
 });

@@ -27,6 +27,7 @@ const manifest = (edit: (m: TrialManifest) => void = () => undefined): TrialMani
     attempt: 1,
     harnessVersion: "0.171.0",
     reportedModel: null,
+    workspaceKind: "overlay",
   };
   edit(m);
   return m;

@@ -71,6 +71,11 @@ export const trialManifestSchema = manifestInputsSchema.extend({
   harnessVersion: z.string().nullable(),
   /** The model name the provider put in its responses; null when the worker did not record one. */
   reportedModel: z.string().nullable(),
+  /**
+   * The workspace the attempt ran on: `overlay` (copy-on-write over the snapshot's tree) or `copy` (a full
+   * private copy); null before it was made (or from before workspaces had kinds).
+   */
+  workspaceKind: z.enum(["copy", "overlay"]).nullable().default(null),
 });
 export type TrialManifest = z.infer<typeof trialManifestSchema>;
 

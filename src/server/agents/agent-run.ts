@@ -12,15 +12,19 @@ import { agentScript, CONTAINER_PATHS, harnessSchema } from "./harness";
 import { createEventBatch } from "./agent-event-batch";
 import { budgetReason, runPolicy } from "./run-policy";
 import { tokenUsageSchema, totalTokens, type TokenUsage } from "./token-usage";
-import { LABEL, type ContainerSpec, type WorkerIdentity } from "../runtime/container-spec";
+import type { ContainerSpec, WorkerIdentity } from "../runtime/container-spec";
 import { diskBudgetReason } from "../runtime/disk-budget";
+import { workspaceMount } from "../workspaces/workspace-mount";
+import { commitIfAsked } from "./agent-commit";
 
 export const agentRunInputSchema = z.object({
   runId: z.string().min(1),
   projectId: z.string().min(1),
   image: z.string().min(1),
-  /** Host path of the run's private workspace, mounted at /workspace. */
+  /** Host path of the run's private workspace, mounted at /workspace (a copy-on-write one's upper layer). */
   workspacePath: jobHostPathSchema,
+  /** A copy-on-write workspace's other layers: the snapshot's tree below `workspacePath`, overlayfs' work dir. */
+  workspaceOverlay: z.object({ lower: jobHostPathSchema, workDir: jobHostPathSchema }).nullable().default(null),
   /** Host path of the run's Codex home (conversations live here, so a later turn can resume). */
   codexHomePath: jobHostPathSchema,
   harness: harnessSchema,
@@ -91,7 +95,7 @@ export function stopRun(runId: string, reason: string): void {
   runningContainers.get(runId)?.stop(reason);
 }
 
-type ParsedAgentRunInput = z.output<typeof agentRunInputSchema>;
+export type ParsedAgentRunInput = z.output<typeof agentRunInputSchema>;
 
 /**
  * One agent run in a container of an environment image: the workspace is mounted, Codex talks to the
@@ -208,7 +212,11 @@ function agentContainerSpec(options: { deps: AgentRunDeps; input: ParsedAgentRun
     runAsRoot: input.runAsRoot,
     diskBudgetBytes: input.diskBudgetBytes,
     mounts: [
-      { hostPath: input.workspacePath, containerPath: CONTAINER_PATHS.workspace, readOnly: false },
+      workspaceMount({
+        path: input.workspacePath,
+        overlay: input.workspaceOverlay,
+        containerPath: CONTAINER_PATHS.workspace,
+      }),
       { hostPath: input.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },
       { hostPath: deps.gatewaySocketPath, containerPath: CONTAINER_PATHS.gatewaySocket, readOnly: false },
       { hostPath: deps.bridgeDir, containerPath: CONTAINER_PATHS.bridgeDir, readOnly: true },
@@ -274,27 +282,4 @@ function runOutcome(options: {
   if (stoppedBecause) return { status: "stopped", threadId: null, reason: stoppedBecause };
   if (exitCode === 0) return { status: "succeeded", threadId: null, finalMessage: null };
   return { status: "failed", threadId: null, reason: `The agent command exited with code ${exitCode}.` };
-}
-
-/** Commits the finished container to an image when the input asks; a failed commit is reported, not thrown. */
-async function commitIfAsked(options: {
-  deps: AgentRunDeps;
-  input: ParsedAgentRunInput;
-  containerId: string;
-  overDisk: boolean; // a container past its disk budget is not kept: its image would hold all it wrote
-}): Promise<{ committedImageId: string | null; commitError: string | null }> {
-  const { input } = options;
-  if (!input.commit || options.overDisk) return { committedImageId: null, commitError: null };
-  try {
-    const committedImageId = await options.deps.runtime.commitContainer(options.containerId, {
-      ...input.commit,
-      labels: { [LABEL.project]: input.projectId, [LABEL.run]: input.runId },
-    });
-    return { committedImageId, commitError: null };
-  } catch (error) {
-    return {
-      committedImageId: null,
-      commitError: `Could not keep the agent's container as an image: ${error instanceof Error ? error.message : String(error)}`,
-    };
-  }
 }

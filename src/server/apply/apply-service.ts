@@ -45,6 +45,7 @@ async function planFor(deps: ApplyServiceDeps, located: Located) {
     dataDir: deps.dataDir,
     manifest,
     workspaceRoot: workspace.path,
+    overlayLower: workspace.overlay?.lower ?? null,
     caps: NO_PATCHES,
   });
   return {
@@ -69,6 +70,7 @@ function commitAndKeep(options: {
     commit: {
       projectRoot: located.project.hostPath,
       plan,
+      // every file a plan writes is a changed one: its bytes are in the workspace's own files (an overlay's upper layer)
       sourceRoot: located.workspace.path,
       ...(deps.fs ? { fs: deps.fs } : {}),
     },

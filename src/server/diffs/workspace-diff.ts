@@ -6,6 +6,7 @@ import type { GitMode, Manifest, ManifestEntry } from "../snapshots/manifest";
 import { openSnapshotContent, type SnapshotContent } from "../snapshots/snapshot-content";
 import { walkTree, type SkippedEntry, type WalkEntry } from "../../lib/files/tree-walker";
 import { createYielder } from "../../lib/files/yielder";
+import { listOverlayChanges } from "./overlay-changes";
 import { formatFilePatch } from "./unified-patch";
 import type { DiffTotalsView, FileChangeOf, FileStateOf } from "../../shared/snapshot-schemas";
 
@@ -133,23 +134,40 @@ function contentOf(options: {
 
 type Yielder = ReturnType<typeof createYielder>;
 
-/** Every path whose type, mode or content differs between the snapshot and the workspace, in path order. */
+/** What the workspace holds (files and links, new paths past the ignore rules) and which snapshot paths it lost. */
+async function listWorkspace(options: {
+  manifest: Manifest;
+  tracked: Map<BytePath, ManifestEntry>;
+  root: string;
+  overlayLower: string | null;
+  yielder: Yielder;
+}): Promise<{ entries: WalkEntry[]; gone: BytePath[]; skipped: SkippedEntry[] }> {
+  const { manifest, tracked, root, yielder } = options;
+  if (options.overlayLower) return listOverlayChanges({ upper: root, lower: options.overlayLower, manifest, yielder });
+  const trackedDirs = new Set<BytePath>();
+  for (const entry of manifest.entries) for (const dir of ancestorsOf(entry.path)) trackedDirs.add(dir);
+  const walk = await walkTree({ root, tracked: { has: (p) => tracked.has(p), hasDir: (p) => trackedDirs.has(p) } });
+  const seen = new Set(walk.entries.map((entry) => entry.path));
+  const gone = manifest.entries.filter((entry) => !seen.has(entry.path)).map((entry) => entry.path);
+  return { entries: walk.entries, gone, skipped: walk.skipped };
+}
+
+/**
+ * Every path whose type, mode or content differs between the snapshot and the workspace, in path order.
+ * A copy is walked whole; an overlay's upper layer is all there is to read (overlay-changes.ts).
+ */
 async function findChanges(options: {
   manifest: Manifest;
   tracked: Map<BytePath, ManifestEntry>;
   root: string;
+  overlayLower: string | null;
   yielder: Yielder;
 }): Promise<{ changes: FileChange[]; skipped: SkippedEntry[] }> {
-  const { manifest, tracked, root, yielder } = options;
-  const trackedDirs = new Set<BytePath>();
-  for (const entry of manifest.entries) for (const dir of ancestorsOf(entry.path)) trackedDirs.add(dir);
-
-  const walk = await walkTree({ root, tracked: { has: (p) => tracked.has(p), hasDir: (p) => trackedDirs.has(p) } });
+  const { tracked, root, yielder } = options;
+  const listing = await listWorkspace(options);
   const changes: FileChange[] = [];
-  const seen = new Set<BytePath>();
-  for (const entry of walk.entries) {
+  for (const entry of listing.entries) {
     if (yielder.due()) await yielder.pause();
-    seen.add(entry.path);
     const old = tracked.get(entry.path);
     // an unchanged link is settled by its target; anything else by type, mode and content hash
     if (old?.type === "symlink" && entry.kind === "symlink" && entry.target === old.target) continue;
@@ -161,11 +179,12 @@ async function findChanges(options: {
     if (before && before.type === after.type && before.mode === after.mode && before.sha256 === after.sha256) continue;
     changes.push(makeChange(entry.path, before, after));
   }
-  for (const old of manifest.entries) {
-    if (!seen.has(old.path)) changes.push(makeChange(old.path, stateOfEntry(old), null));
+  for (const path of listing.gone) {
+    const old = tracked.get(path);
+    if (old) changes.push(makeChange(path, stateOfEntry(old), null));
   }
   changes.sort((a, b) => (a.path < b.path ? -1 : 1));
-  return { changes, skipped: walk.skipped };
+  return { changes, skipped: listing.skipped };
 }
 
 /** Fills in a change's patch and its line counts (or says the file changed while it was read). */
@@ -223,14 +242,18 @@ function addToTotals(totals: DiffTotals, change: FileChange): void {
 export async function diffWorkspace(options: {
   dataDir: string;
   manifest: Manifest;
+  /** A copy's tree, or an overlay's upper layer (every changed file's bytes are there). */
   workspaceRoot: string;
+  /** An overlay's lower layer (the snapshot's tree): `workspaceRoot` is then read as the layer above it. */
+  overlayLower?: string | null;
   caps?: DiffCaps;
 }): Promise<WorkspaceDiff> {
   const { manifest, workspaceRoot: root } = options;
   const caps = options.caps ?? DEFAULT_DIFF_CAPS;
   const yielder = createYielder();
   const tracked = new Map(manifest.entries.map((entry) => [entry.path, entry]));
-  const { changes, skipped } = await findChanges({ manifest, tracked, root, yielder });
+  const overlayLower = options.overlayLower ?? null;
+  const { changes, skipped } = await findChanges({ manifest, tracked, root, overlayLower, yielder });
 
   // patches in path order, so the cap cuts the same files every time
   let patchBytes = 0;

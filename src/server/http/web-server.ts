@@ -18,7 +18,7 @@ export interface WebServerOptions {
   /** Global default base image for environments. */
   baseImage?: string;
   /** Terminal sessions' model gateway (upstream, credential), bridge scripts, host CA, idle stop. */
-  sessions?: Partial<Pick<SessionsOptions, "gateway" | "bridgeDir" | "hostCaBundle" | "idleStopMs">>;
+  sessions?: Partial<Pick<SessionsOptions, "gateway" | "bridgeDir" | "hostCaBundle" | "idleStopMs" | "workspaceKind">>;
   /** Where model access comes from besides the stored key (the Setup page shows it). */
   modelAccess?: { environmentKey: boolean; codexHome: string };
   dev?: boolean;

@@ -15,8 +15,10 @@ import { REVIEW_TEXT_MAX_BYTES } from "../../shared/review-schemas";
 export interface ReviewDiff {
   workspaceId: string;
   snapshotId: string;
-  /** The workspace's tree (the files). */
+  /** The workspace's own files: a copy's tree, an overlay's upper layer (where every changed file is). */
   root: string;
+  /** An overlay's lower layer, the snapshot's tree: where its unchanged files are; null for a copy. */
+  lower: string | null;
   manifest: Manifest;
   tracked: Map<BytePath, ManifestEntry>;
   /** In path order; `patch` is dropped (the review reads sides itself), counts stay. */
@@ -69,6 +71,7 @@ export function createDiffCache(options: {
       dataDir: options.dataDir,
       manifest: snapshot,
       workspaceRoot: workspace.path,
+      overlayLower: workspace.overlay?.lower ?? null,
       caps: REVIEW_CAPS,
     });
     for (const change of diff.changes) change.patch = null;
@@ -76,6 +79,7 @@ export function createDiffCache(options: {
       workspaceId,
       snapshotId: snapshot.id,
       root: workspace.path,
+      lower: workspace.overlay?.lower ?? null,
       manifest: snapshot,
       tracked: new Map(snapshot.entries.map((entry) => [entry.path, entry])),
       changes: diff.changes,
@@ -117,3 +121,8 @@ export function createDiffCache(options: {
 }
 
 export type DiffCache = ReturnType<typeof createDiffCache>;
+
+/** Where a path's current bytes are: the workspace's own files for a change, an overlay's lower layer otherwise. */
+export function sideRoot(diff: Pick<ReviewDiff, "root" | "lower" | "byPath">, path: BytePath): string {
+  return diff.lower && !diff.byPath.has(path) ? diff.lower : diff.root;
+}

@@ -2,7 +2,7 @@ import { AppError } from "../errors/app-error";
 import type { BytePath } from "../../lib/files/byte-path";
 import type { ReviewConfigurationInfo, ReviewSide } from "../../shared/review-schemas";
 import { isTerminalTrialState } from "../../shared/vocabulary";
-import type { DiffCache, ReviewDiff } from "./diff-cache";
+import { sideRoot, type DiffCache, type ReviewDiff } from "./diff-cache";
 import { MISSING_SIDE, workspaceSide } from "./file-sides";
 import type { ReviewQueries, ReviewTrialRecord } from "./review.queries";
 
@@ -66,5 +66,5 @@ export function trialSide(diff: ReviewDiff, path: BytePath): Promise<ReviewSide>
   if (!isReviewable(diff, path)) return Promise.resolve(MISSING_SIDE);
   const change = diff.byPath.get(path);
   const known = change ? change.after : (diff.tracked.get(path) ?? null);
-  return workspaceSide({ root: diff.root, path, known });
+  return workspaceSide({ root: sideRoot(diff, path), path, known });
 }

@@ -1,3 +1,4 @@
+import { sideRoot } from "./diff-cache";
 import { AppError } from "../errors/app-error";
 import { baseName, displayPath } from "../../lib/files/byte-path";
 import { sideBytes } from "./file-sides";
@@ -48,7 +49,7 @@ export async function fileBytesDownload(
             manifest: diff.manifest,
             entry: diff.tracked.get(path),
           })
-        : await sideBytes({ from: "workspace", root: diff.root, path });
+        : await sideBytes({ from: "workspace", root: sideRoot(diff, path), path });
   if (!bytes)
     throw new AppError({
       code: "NOT_FOUND",

@@ -72,6 +72,58 @@ export async function giveToContainerUser(options: { paths: string[]; user: Unix
   }
 }
 
+/**
+ * From a worker running as root, before a non-root container starts: the read-only lower layers of its
+ * overlays (a snapshot's shared tree, an agent's layer under an evaluation) become the container's user's,
+ * since overlayfs checks a write against the owner of the lower file. Shared by every workspace of the
+ * snapshot, so it is done once: children before their directory (`-depth`), and a layer whose top is
+ * already the user's is taken to be theirs throughout. A container never writes a lower layer.
+ */
+export async function giveLowersToContainerUser(options: {
+  mounts: readonly Mount[];
+  roots: string[] | null;
+  user: UnixUser;
+}): Promise<void> {
+  const inside = (child: string) =>
+    !options.roots ||
+    options.roots.some((root) => {
+      const relative = path.relative(root, child);
+      return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+    });
+  for (const mount of options.mounts) {
+    if (!mount.overlay?.userXattr) continue;
+    for (const layer of [mount.hostPath, ...(mount.overlay.lowerDirs ?? [])]) {
+      const stat = await fs.lstat(layer).catch(() => null);
+      if (!stat?.isDirectory() || (stat.uid === options.user.uid && stat.gid === options.user.gid) || !inside(layer))
+        continue;
+      await run(
+        "find",
+        [
+          layer,
+          "-xdev",
+          "-depth",
+          "(",
+          "!",
+          "-uid",
+          String(options.user.uid),
+          "-o",
+          "!",
+          "-gid",
+          String(options.user.gid),
+          ")",
+          "-exec",
+          "chown",
+          "-h",
+          idsText(options.user),
+          "{}",
+          "+",
+        ],
+        { maxBuffer: 1024 * 1024 },
+      );
+    }
+  }
+}
+
 /** After a root container, from a worker running as root: what it created in its writable folders becomes `owner`'s. */
 export async function handBackRootFiles(options: { paths: string[]; owner: UnixUser }): Promise<void> {
   const dirs: string[] = [];

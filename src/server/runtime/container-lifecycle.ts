@@ -1,7 +1,13 @@
 import fs from "node:fs/promises";
 import type Docker from "dockerode";
 import { LABEL, toDockerLabels, type ContainerSpec, type Mount } from "./container-spec";
-import { giveToContainerUser, handBackCommand, handBackRootFiles, managedWritablePaths } from "./container-files";
+import {
+  giveLowersToContainerUser,
+  giveToContainerUser,
+  handBackCommand,
+  handBackRootFiles,
+  managedWritablePaths,
+} from "./container-files";
 import { containerIdentity, idsText, withHomeHandover, type ContainerIdentity, type UnixUser } from "./container-user";
 import { folderBytes } from "./disk-budget";
 import { containerCreateOptions, runToExit } from "./docker-container";
@@ -30,6 +36,8 @@ interface ContainerRecord {
   writable: string[];
   /** Writable folders other containers use at the same time (package caches): handed back only from a container. */
   shared: string[];
+  /** overlayfs' work dirs: the kernel leaves a root-owned, mode-000 `work/` in each, which a worker that is not root cannot remove. */
+  workDirs: string[];
   network: string | null;
   /** Disk the writable folders took when the container was created (its own writes are measured on top). */
   disk: { budgetBytes: number; baseline: number } | null;
@@ -148,14 +156,17 @@ async function createContainer(life: Lifecycle, requested: ContainerSpec): Promi
     roots: settings.ownedRoots,
     keep: spec.userFrom,
   });
-  if (!identity.root && settings.worker.uid === 0 && identity.user.uid !== 0)
+  if (!identity.root && settings.worker.uid === 0 && identity.user.uid !== 0) {
     await giveToContainerUser({ paths: writable, user: identity.user, worker: settings.worker });
+    await giveLowersToContainerUser({ mounts, roots: settings.ownedRoots, user: identity.user });
+  }
+  const workDirs = mounts.flatMap((mount) => (mount.overlay ? [mount.overlay.workDir] : []));
   const network =
     spec.network === "internet" ? await ensureProjectNetwork({ docker, projectId: spec.labels.project }) : null;
   const budgetBytes = spec.diskBudgetBytes ?? null;
   const disk = budgetBytes ? { budgetBytes, baseline: await folderBytes(writable) } : null;
   const container = await create(life, { spec, mounts, identity, network });
-  life.records.set(container.id, { image: spec.image, spec, identity, writable, shared, network, disk });
+  life.records.set(container.id, { image: spec.image, spec, identity, writable, shared, workDirs, network, disk });
   return container.id;
 }
 
@@ -205,11 +216,14 @@ async function handBackInContainer(life: Lifecycle, record: ContainerRecord, dir
  * short container.
  */
 async function handBack(life: Lifecycle, record: ContainerRecord): Promise<void> {
-  if (!record.identity.root || record.identity.filesOwner.uid === 0) return;
-  if (life.settings.worker.uid === 0)
-    return handBackRootFiles({ paths: record.writable, owner: record.identity.filesOwner });
+  const rootWrote = record.identity.root && record.identity.filesOwner.uid !== 0;
+  if (life.settings.worker.uid === 0) {
+    if (rootWrote) await handBackRootFiles({ paths: record.writable, owner: record.identity.filesOwner });
+    return;
+  }
+  // a worker that is not root: what root made in its folders, and the kernel's work dirs of its overlays
   const dirs: string[] = [];
-  for (const dir of [...record.writable, ...record.shared])
+  for (const dir of [...(rootWrote ? [...record.writable, ...record.shared] : []), ...record.workDirs])
     if ((await fs.lstat(dir).catch(() => null))?.isDirectory()) dirs.push(dir);
   if (dirs.length > 0) await handBackInContainer(life, record, dirs);
 }

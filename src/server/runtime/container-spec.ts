@@ -111,7 +111,17 @@ export interface Mount {
    * `hostPath`. Made by Docker's `local` volume driver as an anonymous volume, so no host privileges
    * are needed and removing the container removes the volume.
    */
-  overlay?: { upperDir: string; workDir: string };
+  overlay?: {
+    upperDir: string;
+    workDir: string;
+    /** More read-only layers between `upperDir` and `hostPath`, topmost first (an evaluation over an agent's layer). */
+    lowerDirs?: string[];
+    /**
+     * overlayfs keeps its marks (opaque directories) in `user.overlay.*` attributes instead of `trusted.*`
+     * ones, so the host can read a layer without root (copy-on-write workspaces, workspace-files.ts).
+     */
+    userXattr?: boolean;
+  };
   /**
    * Mounted by several containers at once (the package caches of concurrent dependency steps): never
    * re-owned by a root worker itself, whose `chown` a container could race with a symlink; only by a

@@ -4,8 +4,18 @@ import { idsText, type ContainerIdentity } from "./container-user";
 import { watchDisk, type DiskOverrun } from "./disk-budget";
 import { demux, envList, textSink } from "./docker-streams";
 
-/** An anonymous `local` volume that mounts overlayfs: `hostPath` below, the container's writes in `upperDir`. */
-function overlayVolume(mount: Mount, overlay: NonNullable<Mount["overlay"]>): Docker.MountSettings {
+/**
+ * An anonymous `local` volume that mounts overlayfs: `hostPath` (and `lowerDirs` above it) below, the
+ * container's writes in `upperDir`. It carries the container's labels, so one a crash left behind is found
+ * (and removed by the reconciler) like the container. No redirects and no metacopy (the kernel's defaults,
+ * and what `userxattr` implies): a renamed or chmod-ed file is copied up whole.
+ */
+function overlayVolume(
+  mount: Mount,
+  overlay: NonNullable<Mount["overlay"]>,
+  labels: Record<string, string>,
+): Docker.MountSettings {
+  const lowerdir = [...(overlay.lowerDirs ?? []), mount.hostPath].join(":");
   return {
     Type: "volume",
     Source: "", // anonymous: removed with the container
@@ -14,13 +24,13 @@ function overlayVolume(mount: Mount, overlay: NonNullable<Mount["overlay"]>): Do
     VolumeOptions: {
       // nothing of the image is copied into the volume: it shows the lower layer and the container's writes only
       NoCopy: true,
-      Labels: {},
+      Labels: labels,
       DriverConfig: {
         Name: "local",
         Options: {
           type: "overlay",
           device: "overlay",
-          o: `lowerdir=${mount.hostPath},upperdir=${overlay.upperDir},workdir=${overlay.workDir}`,
+          o: `lowerdir=${lowerdir},upperdir=${overlay.upperDir},workdir=${overlay.workDir}${overlay.userXattr ? ",userxattr" : ""}`,
         },
       },
     },
@@ -71,7 +81,9 @@ export function containerCreateOptions(options: {
       Binds: mounts
         .filter((mount) => !mount.overlay)
         .map((mount) => `${mount.hostPath}:${mount.containerPath}:${mount.readOnly ? "ro" : "rw"}`),
-      Mounts: mounts.flatMap((mount) => (mount.overlay ? [overlayVolume(mount, mount.overlay)] : [])),
+      Mounts: mounts.flatMap((mount) =>
+        mount.overlay ? [overlayVolume(mount, mount.overlay, toDockerLabels(spec.labels))] : [],
+      ),
       Privileged: false,
     },
   };

@@ -84,6 +84,13 @@ export interface ContainerRuntime {
   writtenBytes(id: string): Promise<number>;
   /** Running or not, and its exit code; null when the container does not exist. */
   containerStatus(id: string): Promise<ContainerStatus | null>;
+  /** The engine's storage driver (`overlay2`, `vfs`, …): copy-on-write workspaces want overlay2. */
+  storageDriver(): Promise<string>;
+  /**
+   * Removes the volumes we labelled (overlay mounts carry their container's labels) that no container uses
+   * any more — left by a container removed without its volumes — and that carry every one of `labels`.
+   */
+  removeDanglingVolumes(labels: Record<string, string>): Promise<string[]>;
 }
 
 export type { ContainerStatus, ContainerTty };
@@ -158,6 +165,23 @@ function lifecycleSettings(options: DockerRuntimeOptions) {
   };
 }
 
+/** The labelled volumes no container uses, removed (see ContainerRuntime.removeDanglingVolumes). */
+async function removeDanglingVolumes(docker: Docker, labels: Record<string, string>): Promise<string[]> {
+  const filter = [`${LABEL.managed}=true`, ...Object.entries(labels).map(([key, value]) => `${key}=${value}`)];
+  const listed = await docker.listVolumes({ filters: { label: filter, dangling: ["true"] } });
+  const removed: string[] = [];
+  for (const volume of listed.Volumes ?? []) {
+    try {
+      await docker.getVolume(volume.Name).remove();
+      removed.push(volume.Name);
+    } catch (error) {
+      // taken by a container created meanwhile, or removed by someone else: not ours to force
+      if (!isNotFound(error) && (error as { statusCode?: number }).statusCode !== 409) throw error;
+    }
+  }
+  return removed;
+}
+
 export function createDockerRuntime(options: DockerRuntimeOptions = {}): ContainerRuntime {
   const docker = new Docker({
     ...(options.socketPath ? { socketPath: options.socketPath } : {}),
@@ -227,6 +251,12 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
     ...ttyMethods(docker),
 
     switchNetwork: (id, networkOptions) => switchContainerNetwork({ docker, containerId: id, ...networkOptions }),
+
+    async storageDriver() {
+      return String(((await docker.info()) as { Driver?: string }).Driver ?? "unknown");
+    },
+
+    removeDanglingVolumes: (labels) => removeDanglingVolumes(docker, labels),
 
     async listManagedContainers() {
       const containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL.managed}=true`] } });

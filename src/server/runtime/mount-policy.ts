@@ -92,7 +92,9 @@ function refuse(hostPath: string, containerPath: string, why: string, fix: strin
 }
 
 function sourcesOf(mount: Mount): string[] {
-  return mount.overlay ? [mount.hostPath, mount.overlay.upperDir, mount.overlay.workDir] : [mount.hostPath];
+  return mount.overlay
+    ? [mount.hostPath, ...(mount.overlay.lowerDirs ?? []), mount.overlay.upperDir, mount.overlay.workDir]
+    : [mount.hostPath];
 }
 
 function checkAgainstPolicy(mount: Mount, source: string, policy: MountPolicy): void {

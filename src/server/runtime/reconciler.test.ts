@@ -47,8 +47,13 @@ describe("reconciler decisions", () => {
         [LABEL.instance]: "theirs",
       }),
     ];
+    const volumeFilters: Record<string, string>[] = [];
     const runtime = {
       listManagedContainers: () => Promise.resolve(containers),
+      removeDanglingVolumes: (labels: Record<string, string>) => {
+        volumeFilters.push(labels);
+        return Promise.resolve(["left-by-a-crash"]);
+      },
       removeContainer: (id: string) => {
         removed.push(id);
         return Promise.resolve();
@@ -68,6 +73,9 @@ describe("reconciler decisions", () => {
     });
     expect(removed.sort()).toEqual(["mine-stale", "remote-silent", "same-host-dead"]);
     expect(report.kept).toBe(5);
+    // overlay volumes no container uses: only this installation's
+    expect(volumeFilters).toEqual([{ [LABEL.instance]: "ours" }]);
+    expect(report.volumes).toEqual(["left-by-a-crash"]);
     expect(published).toEqual([
       expect.objectContaining({
         type: "environment.finished",

@@ -18,6 +18,8 @@ export interface ReconcilerDeps {
 export interface ReconcileReport {
   removed: { id: string; role: string; reason: string }[];
   kept: number;
+  /** Overlay volumes of this installation that no container used any more (a crash, a container removed by hand). */
+  volumes: string[];
 }
 
 function ownerGone(container: ContainerSummary, deps: ReconcilerDeps, live: Set<string>): string | null {
@@ -44,7 +46,7 @@ function ownerGone(container: ContainerSummary, deps: ReconcilerDeps, live: Set<
 export async function reconcileContainers(deps: ReconcilerDeps): Promise<ReconcileReport> {
   const containers = await deps.runtime.listManagedContainers();
   const live = await deps.liveWorkers();
-  const report: ReconcileReport = { removed: [], kept: 0 };
+  const report: ReconcileReport = { removed: [], kept: 0, volumes: [] };
   for (const container of containers) {
     const reason = ownerGone(container, deps, live);
     if (!reason) {
@@ -70,5 +72,11 @@ export async function reconcileContainers(deps: ReconcilerDeps): Promise<Reconci
       });
     }
   }
+  // after the containers: a removed orphan's volumes went with it; what is left is no container's
+  report.volumes = await deps.runtime.removeDanglingVolumes({ [LABEL.instance]: deps.self.instance });
+  if (report.volumes.length > 0)
+    deps.log(
+      `reconciler: removed ${report.volumes.length} overlay volume(s) no container uses (${report.volumes.join(", ")})`,
+    );
   return report;
 }

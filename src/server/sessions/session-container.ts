@@ -4,6 +4,7 @@ import { BRIDGE_PORT, CONTAINER_PATHS, shellQuote } from "../agents/harness";
 import type { ContainerSpec, ResourceLimits } from "../runtime/container-spec";
 import type { NetworkMode } from "../../shared/project-schemas";
 import type { SessionKind } from "../../shared/session-schemas";
+import { workspaceMount, type WorkspaceLayers } from "../workspaces/workspace-mount";
 import { SESSION_GATEWAY_SOCKET } from "./session-gateway";
 
 /** Where a session container finds its gateway folder and its control folder. */
@@ -87,6 +88,8 @@ export function sessionContainerSpec(options: {
   hostedTools: boolean;
   runToken: string;
   filesPath: string;
+  /** A copy-on-write workspace's other layers (`filesPath` is its upper layer); null for a folder. */
+  filesOverlay: WorkspaceLayers;
   codexHomePath: string;
   controlPath: string;
   gatewayDir: string;
@@ -122,7 +125,11 @@ export function sessionContainerSpec(options: {
     runAsRoot: options.runAsRoot,
     ...(options.userFrom ? { userFrom: options.userFrom } : {}),
     mounts: [
-      { hostPath: options.filesPath, containerPath: CONTAINER_PATHS.workspace, readOnly: false },
+      workspaceMount({
+        path: options.filesPath,
+        overlay: options.filesOverlay,
+        containerPath: CONTAINER_PATHS.workspace,
+      }),
       { hostPath: options.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },
       // read-only: connecting to a socket needs no write access to its mount, and a root dashboard then
       // never re-owns this folder, which every session container of the data dir shares

@@ -6,6 +6,7 @@ import type { SessionView } from "../../shared/session-schemas";
 import type { SessionGateway } from "./session-gateway";
 import type { SessionQueries, SessionRecord } from "./sessions.queries";
 import type { TerminalHub } from "./terminal-hub";
+import type { WorkspaceKindSetting } from "../workspaces/workspace-kind";
 
 /** A trial's result as "continue a result" needs it (from the study side). */
 export interface TrialOrigin {
@@ -45,6 +46,8 @@ export interface SessionDeps {
   /** A direct session's lease lasts this long unless renewed (a crashed holder loses it after it). */
   leaseMs: number;
   log: (message: string) => void;
+  /** Which kind of workspace private copies get (INVARIANT_WORKSPACE_KIND; default auto: probed once). */
+  workspaceKind?: WorkspaceKindSetting;
 }
 
 export function toSessionView(record: SessionRecord, watchers: number): SessionView {

@@ -22,7 +22,11 @@ export function createSessionDiskCheck(deps: Pick<SessionDeps, "runtime" | "data
       if (!record.containerId) return null;
       const paths = dataDirPaths(deps.dataDir);
       const folders = [paths.session(record.id).dependencyScratch];
-      if (record.mode === "private" && record.workspaceId) folders.push(paths.workspace(record.workspaceId).tree);
+      // a private copy's own files: a copy's tree, or a copy-on-write workspace's upper layer (the other is absent)
+      if (record.mode === "private" && record.workspaceId) {
+        const own = paths.workspace(record.workspaceId);
+        folders.push(own.tree, own.upper);
+      }
       const now = await folderBytes(folders);
       const baseline = baselines.get(record.id) ?? now;
       baselines.set(record.id, baseline);

@@ -4,6 +4,8 @@ import { createKeyedLock } from "../locks/keyed-lock";
 import { runPolicy } from "../agents/run-policy";
 import { dataDirPaths } from "../storage/data-dir";
 import { copyWorkspace, createWorkspace } from "../workspaces/workspace-store";
+import { chooseWorkspaceKind } from "../workspaces/workspace-kind";
+import type { WorkspaceLayers } from "../workspaces/workspace-mount";
 import { containerLimitsOf, type ProjectView } from "../../shared/project-schemas";
 import { startSessionInputSchema, type StartSessionInput } from "../../shared/session-schemas";
 import type { Mount } from "../runtime/container-spec";
@@ -20,8 +22,10 @@ export const sessionRunId = (sessionId: string) => `session-${sessionId}`;
 
 interface SessionFiles {
   mode: "direct" | "private";
-  /** What /workspace is: the project directory, or a workspace's tree. */
+  /** What /workspace is: the project directory, or a workspace's files (a copy-on-write one's upper layer). */
   filesPath: string;
+  /** A copy-on-write workspace's other layers. */
+  filesOverlay: WorkspaceLayers;
   workspaceId: string | null;
   /** Read-only mounts besides (the snapshot's git objects a workspace's .git borrows). */
   extraMounts: { hostPath: string; containerPath: string }[];
@@ -67,10 +71,11 @@ async function filesOf(options: {
   project: ProjectView;
   mode: "direct" | "private";
   origin: TrialOrigin | null;
+  image: string;
 }): Promise<SessionFiles> {
   const { deps, project, origin } = options;
   if (options.mode === "direct" && !origin)
-    return { mode: "direct", filesPath: project.hostPath, workspaceId: null, extraMounts: [] };
+    return { mode: "direct", filesPath: project.hostPath, filesOverlay: null, workspaceId: null, extraMounts: [] };
   let workspace;
   if (origin) {
     if (!origin.workspaceId)
@@ -89,12 +94,14 @@ async function filesOf(options: {
     });
   } else {
     const snapshot = await deps.snapshots.create({ projectId: project.id });
-    workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: snapshot.id });
+    const kind = await chooseWorkspaceKind({ ...deps, setting: deps.workspaceKind, image: options.image });
+    workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: snapshot.id, kind });
   }
   const gitObjects = dataDirPaths(deps.dataDir).snapshot(workspace.snapshotId).gitObjects;
   return {
     mode: "private",
     filesPath: workspace.path,
+    filesOverlay: workspace.overlay,
     workspaceId: workspace.id,
     extraMounts: [{ hostPath: gitObjects, containerPath: gitObjects }],
   };
@@ -152,7 +159,7 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
   const mode = origin ? "private" : input.mode;
   return projectLock(project.id, async () => {
     if (mode === "direct") await takeLease(deps, project);
-    const files = await filesOf({ deps, project, mode, origin });
+    const files = await filesOf({ deps, project, mode, origin, image });
     const record = await deps.sessions.create({
       projectId: project.id,
       kind: input.kind,
@@ -279,6 +286,7 @@ function specOf(options: {
     hostedTools: project.networkMode === "internet" || project.allowHostedTools,
     runToken: options.token,
     filesPath: files.filesPath,
+    filesOverlay: files.filesOverlay,
     codexHomePath: paths.sessionCodexHome(project.id),
     controlPath: paths.session(record.id).control,
     gatewayDir: options.gatewayDir,

@@ -14,6 +14,7 @@ import { startSessionGateway, type SessionGateway } from "./session-gateway";
 import { createSessionService, type SessionService } from "./session-service";
 import { createSessionQueries, createTrialOriginQuery } from "./sessions.queries";
 import { createTerminalHub } from "./terminal-hub";
+import type { WorkspaceKindSetting } from "../workspaces/workspace-kind";
 
 /** A direct session's lease lasts this long without renewal (upkeep renews it every 5 s). */
 const LEASE_MS = 30_000;
@@ -32,6 +33,8 @@ export interface SessionsOptions {
   output: (sessionId: string, data: Uint8Array) => void;
   /** A session changed (the socket layer tells browsers). */
   changed: (session: SessionView) => void;
+  /** Which kind of workspace private copies get (INVARIANT_WORKSPACE_KIND; default auto). */
+  workspaceKind?: WorkspaceKindSetting;
 }
 
 /** Sessions' options with defaults: without a gateway configured, a model request says how to give access. */
@@ -46,6 +49,7 @@ function withDefaults(given: Partial<SessionsOptions> = {}): SessionsOptions {
     bridgeDir: given.bridgeDir ?? path.join(packageRoot(), "assets"),
     hostCaBundle: given.hostCaBundle ?? null,
     ...(given.idleStopMs ? { idleStopMs: given.idleStopMs } : {}),
+    ...(given.workspaceKind ? { workspaceKind: given.workspaceKind } : {}),
     output: given.output ?? (() => undefined),
     changed: given.changed ?? (() => undefined),
   };
@@ -117,6 +121,7 @@ export function wireSessions(
     leaseMs: LEASE_MS,
     idleStopMs: config.idleStopMs ?? DEFAULT_IDLE_STOP_MS,
     log: options.log,
+    ...(config.workspaceKind ? { workspaceKind: config.workspaceKind } : {}),
   });
   return {
     ...service,

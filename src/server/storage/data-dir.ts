@@ -81,6 +81,11 @@ export function snapshotPaths(dir: string) {
     gitObjects,
     packDir,
     pack: (packName: string) => path.join(packDir, `${packName}.pack`),
+    /**
+     * The snapshot's files written out once (read-only by convention, made under a `.tmp-tree-*` name and
+     * renamed): the shared lower layer of every copy-on-write workspace of this snapshot.
+     */
+    tree: path.join(dir, "tree"),
   };
 }
 
@@ -89,7 +94,12 @@ export function workspacePaths(dir: string) {
   return {
     dir,
     meta: path.join(dir, "meta.json"),
+    /** A copy workspace's files (a private writable copy of the snapshot). */
     tree: path.join(dir, "tree"),
+    /** A copy-on-write workspace's own layer over the snapshot's tree: what its runs changed, with whiteouts. */
+    upper: path.join(dir, "upper"),
+    /** overlayfs' work dir of that layer (same filesystem as `upper`, empty between mounts). */
+    work: path.join(dir, "work"),
     /** The host-facing git dir (outside the tree, never mounted): the one the host's git uses (host-git.ts). */
     git: path.join(dir, "git"),
   };
@@ -121,7 +131,10 @@ function trialAttemptPaths(dir: string) {
     dir,
     log: path.join(dir, "trial.log"),
     codexHome: path.join(dir, "codex-home"),
-    /** The copy of the workspace the test command runs on (removed afterwards). */
+    /**
+     * What the test command runs on (removed afterwards): a copy of a copy workspace; for a copy-on-write one
+     * only `evaluation/upper` and `evaluation/work`, a fresh layer over the agent's.
+     */
     evaluationTree: path.join(dir, "evaluation"),
     evaluationFile: path.join(dir, "evaluation.json"),
   };

@@ -17,14 +17,14 @@ import type { StorageReferences } from "./storage-references.queries";
 export interface GarbageReport {
   at: string;
   durationMs: number;
-  removed: { workspaces: string[]; images: string[]; sockets: string[]; folders: string[] };
+  removed: { workspaces: string[]; images: string[]; sockets: string[]; folders: string[]; volumes: string[] };
   /** What was unreferenced but could not be removed (an image a container still uses, …), one sentence each. */
   kept: string[];
 }
 
 export interface GarbageCollectorDeps {
   dataDir: string;
-  runtime: Pick<ContainerRuntime, "listImages" | "removeImage">;
+  runtime: Pick<ContainerRuntime, "listImages" | "removeImage" | "removeDanglingVolumes">;
   references: () => Promise<StorageReferences>;
   /** Ids of the workers with a live heartbeat: their gateway sockets are kept. */
   liveWorkers: () => Promise<Set<string>>;
@@ -87,7 +87,10 @@ async function workspaceProject(dir: string): Promise<string | null> {
 async function collectWorkspaces(pass: Pass): Promise<void> {
   const dir = dataDirPaths(pass.deps.dataDir).workspaces;
   for (const name of await entries(dir)) {
-    const orphan = isWorkspaceId(name) ? !pass.refs.workspaceIds.has(name) : name.startsWith(".tmp-ws-");
+    // .tmp-ws-*: a workspace whose making was cut short; .probe-*: the overlay probe's (workspace-kind.ts)
+    const orphan = isWorkspaceId(name)
+      ? !pass.refs.workspaceIds.has(name)
+      : name.startsWith(".tmp-ws-") || name.startsWith(".probe-");
     if (!orphan) continue;
     // a running preflight's workspace is named nowhere: none of its project's goes while it runs
     const project = await workspaceProject(path.join(dir, name));
@@ -107,6 +110,28 @@ async function collectFolders(pass: Pass): Promise<void> {
     for (const name of await entries(owner.dir))
       if (SAFE_ID.test(name) && !owner.rows.has(name))
         await removeIfOld(pass, { file: path.join(owner.dir, name), kind: "folders", name: `${owner.label}/${name}` });
+}
+
+/** A snapshot tree whose writing was cut short (`snapshots/<id>/.tmp-tree-*`, overlay-workspace.ts). */
+async function collectSnapshotTemps(pass: Pass): Promise<void> {
+  const root = dataDirPaths(pass.deps.dataDir).snapshots;
+  for (const snapshot of await entries(root))
+    for (const name of await entries(path.join(root, snapshot)))
+      if (name.startsWith(".tmp-tree-"))
+        await removeIfOld(pass, {
+          file: path.join(root, snapshot, name),
+          kind: "folders",
+          name: `snapshots/${snapshot}/${name}`,
+        });
+}
+
+/**
+ * Overlay volumes of this data dir's projects that no container uses (their container was removed without
+ * its volumes, say by hand): a volume of a live container is never dangling, so these can go at once.
+ */
+async function collectVolumes(pass: Pass): Promise<void> {
+  for (const projectId of pass.refs.projectIds)
+    pass.out.removed.volumes.push(...(await pass.deps.runtime.removeDanglingVolumes({ [LABEL.project]: projectId })));
 }
 
 /** Whether an image of one of the data dir's projects is still needed. */
@@ -182,12 +207,13 @@ async function collectSockets(pass: Pass): Promise<void> {
 
 /** One line: what a collection removed, and what it could not. */
 export function describeGarbage(report: GarbageReport): string {
-  const { workspaces, images, sockets, folders } = report.removed;
+  const { workspaces, images, sockets, folders, volumes } = report.removed;
   const parts = [
     workspaces.length ? `${workspaces.length} workspace(s) (${workspaces.join(", ")})` : "",
     images.length ? `${images.length} image(s) (${images.join(", ")})` : "",
     sockets.length ? `${sockets.length} socket file(s) (${sockets.join(", ")})` : "",
     folders.length ? `${folders.length} folder(s) of deleted trials and studies (${folders.join(", ")})` : "",
+    volumes.length ? `${volumes.length} overlay volume(s) (${volumes.join(", ")})` : "",
   ].filter(Boolean);
   const removed = parts.length ? `removed ${parts.join(", ")}` : "found nothing to remove";
   return `storage: garbage collection ${removed}${report.kept.length ? `; could not remove ${report.kept.join("; ")}` : ""}`;
@@ -203,12 +229,17 @@ export function createGarbageCollector(deps: GarbageCollectorDeps) {
   async function run(): Promise<GarbageReport> {
     const started = clock();
     const refs = await deps.references();
-    const out: Collection = { removed: { workspaces: [], images: [], sockets: [], folders: [] }, kept: [] };
+    const out: Collection = {
+      removed: { workspaces: [], images: [], sockets: [], folders: [], volumes: [] },
+      kept: [],
+    };
     const pass: Pass = { deps, refs, out, old: (time) => started.getTime() - time.getTime() >= minAgeMs };
     const steps = {
       workspaces: collectWorkspaces,
       folders: collectFolders,
+      snapshots: collectSnapshotTemps,
       images: collectImages,
+      volumes: collectVolumes,
       sockets: collectSockets,
     };
     for (const [name, step] of Object.entries(steps))

@@ -141,7 +141,9 @@ function capturedChangesOf(json: string | null): CapturedChange[] | null {
 /** The stored manifest with what the run reported; null for a trial not queued yet (or from before manifests). */
 function manifestOf(row: TrialRow): TrialManifest | null {
   const inputs = parseManifestInputs(row.manifest);
-  return inputs ? { ...inputs, harnessVersion: row.harnessVersion, reportedModel: row.reportedModel } : null;
+  if (!inputs) return null;
+  const workspaceKind = row.workspaceKind === "copy" || row.workspaceKind === "overlay" ? row.workspaceKind : null;
+  return { ...inputs, harnessVersion: row.harnessVersion, reportedModel: row.reportedModel, workspaceKind };
 }
 
 /**

@@ -28,6 +28,7 @@ const CLEARED_ATTEMPT = {
   reportedModel: null,
   committedImageId: null,
   workspaceId: null,
+  workspaceKind: null,
   diffFiles: null,
   diffInsertions: null,
   diffDeletions: null,

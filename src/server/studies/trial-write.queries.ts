@@ -107,10 +107,12 @@ export function createTrialWriteQueries(db: Db) {
       trialId: string;
       attempt: number;
       workspaceId?: string | undefined;
+      workspaceKind?: "copy" | "overlay" | undefined;
       committedImageId?: string | undefined;
     }): Promise<void> {
       const data = {
         ...(options.workspaceId ? { workspaceId: options.workspaceId } : {}),
+        ...(options.workspaceKind ? { workspaceKind: options.workspaceKind } : {}),
         ...(options.committedImageId ? { committedImageId: options.committedImageId } : {}),
       };
       if (Object.keys(data).length === 0) return;

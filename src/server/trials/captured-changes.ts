@@ -2,7 +2,8 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { fromText } from "../../lib/files/byte-path";
 import { FileTooLargeError, NotRegularFileError, sha256Of } from "../../lib/files/file-read";
-import { checkRealParents, PathThroughSymlinkError, readFileInsideTree } from "../../lib/files/tree-read";
+import { PathThroughSymlinkError } from "../../lib/files/tree-read";
+import type { WorkspaceFiles } from "../workspaces/workspace-files";
 import { MAX_CAPTURED_CHANGES, type CapturedChange } from "../../shared/captured-files";
 import { MAX_TEST_FILE_BYTES } from "../../shared/study-inputs";
 import type { TestFileView } from "../../shared/study-schemas";
@@ -18,9 +19,9 @@ import type { Manifest } from "../snapshots/manifest";
 const MAX_REPORT_FILES = 200;
 
 /** How the tree holds `rel` now: its sha256, or why it is not a regular file. */
-async function stateOf(tree: string, rel: string): Promise<{ sha256: string } | "deleted" | "replaced"> {
+async function stateOf(files: WorkspaceFiles, rel: string): Promise<{ sha256: string } | "deleted" | "replaced"> {
   try {
-    const data = await readFileInsideTree({ root: tree, rel, maxBytes: MAX_TEST_FILE_BYTES });
+    const data = await files.readFile(rel, MAX_TEST_FILE_BYTES);
     return { sha256: sha256Of(data) };
   } catch (error) {
     if (error instanceof FileTooLargeError) return { sha256: "too-large" };
@@ -31,26 +32,31 @@ async function stateOf(tree: string, rel: string): Promise<{ sha256: string } | 
 }
 
 /** Reports at the JUnit path (the file, or the *.xml files of the directory) that differ from the snapshot's. */
-async function leftReports(options: { tree: string; junitPath: string; manifest: Manifest }): Promise<string[]> {
-  const { tree, junitPath } = options;
+async function leftReports(options: {
+  files: WorkspaceFiles;
+  junitPath: string;
+  manifest: Manifest;
+}): Promise<string[]> {
+  const { files, junitPath } = options;
   try {
-    await checkRealParents({ root: tree, rel: junitPath });
+    await files.checkParents(junitPath);
   } catch {
     return []; // nothing readable there (or a link the evaluation clears anyway)
   }
-  const stat = await fsp.lstat(path.join(tree, junitPath)).catch(() => null);
-  if (!stat) return [];
-  const candidates = stat.isDirectory()
-    ? (await fsp.readdir(path.join(tree, junitPath), { withFileTypes: true }))
-        .filter((entry) => entry.name.endsWith(".xml"))
-        .map((entry) => `${junitPath}/${entry.name}`)
-        .sort()
-        .slice(0, MAX_REPORT_FILES)
-    : [junitPath];
+  const kind = await files.kind(junitPath);
+  if (!kind) return [];
+  const candidates =
+    kind === "dir"
+      ? (await files.readdir(junitPath))
+          .filter((name) => name.endsWith(".xml"))
+          .map((name) => `${junitPath}/${name}`)
+          .sort()
+          .slice(0, MAX_REPORT_FILES)
+      : [junitPath];
   const inSnapshot = new Map(options.manifest.entries.map((entry) => [entry.path, entry.sha256]));
   const left: string[] = [];
   for (const rel of candidates) {
-    const state = await stateOf(tree, rel).catch(() => "replaced" as const);
+    const state = await stateOf(files, rel).catch(() => "replaced" as const);
     if (state === "deleted") continue;
     const before = inSnapshot.get(fromText(rel));
     if (typeof state === "object" && before === state.sha256) continue;
@@ -59,22 +65,26 @@ async function leftReports(options: { tree: string; junitPath: string; manifest:
   return left;
 }
 
-/** The captured files the agent changed in `tree`, and any JUnit report it left behind. */
+/** The captured files the agent changed in its workspace, and any JUnit report it left behind. */
 export async function findCapturedChanges(options: {
-  tree: string;
+  workspace: WorkspaceFiles;
   files: readonly TestFileView[];
   junitPath: string | null;
   manifest: Manifest;
 }): Promise<CapturedChange[]> {
   const changes: CapturedChange[] = [];
   for (const file of options.files) {
-    const state = await stateOf(options.tree, file.path);
+    const state = await stateOf(options.workspace, file.path);
     if (typeof state === "object" && state.sha256 === file.sha256) continue;
     const change = typeof state === "object" ? "modified" : state;
     changes.push({ path: file.path, role: file.role, change });
   }
   if (options.junitPath) {
-    const reports = await leftReports({ tree: options.tree, junitPath: options.junitPath, manifest: options.manifest });
+    const reports = await leftReports({
+      files: options.workspace,
+      junitPath: options.junitPath,
+      manifest: options.manifest,
+    });
     for (const rel of reports) changes.push({ path: rel, role: "report", change: "report-left" });
   }
   return changes.slice(0, MAX_CAPTURED_CHANGES);

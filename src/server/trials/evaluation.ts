@@ -65,13 +65,16 @@ async function readJunit(options: { tree: string; junitPath: string | null }): P
 }
 
 /**
- * Runs the test command once in a fresh container of `image` with `tree` mounted at /workspace and
- * turns its output (and any JUnit files it wrote) into a verdict. The container is always removed.
+ * Runs the test command once in a fresh container of `image` with `tree` mounted at /workspace (or
+ * `workspace`, an overlay whose upper layer is `tree`) and turns its output (and any JUnit files it wrote,
+ * read from `tree`) into a verdict. The container is always removed.
  */
 export async function runEvaluation(options: {
   runtime: ContainerRuntime;
   image: string;
   tree: string;
+  /** The /workspace mount, when it is not `tree` itself (a copy-on-write workspace's evaluation layer). */
+  workspace?: Mount;
   extraMounts: Mount[];
   testCommand: string;
   junitPath: string | null;
@@ -96,7 +99,10 @@ export async function runEvaluation(options: {
     network: options.network,
     runAsRoot: options.runAsRoot,
     diskBudgetBytes: options.diskBudgetBytes,
-    mounts: [{ hostPath: options.tree, containerPath: "/workspace", readOnly: false }, ...options.extraMounts],
+    mounts: [
+      options.workspace ?? { hostPath: options.tree, containerPath: "/workspace", readOnly: false },
+      ...options.extraMounts,
+    ],
   });
   options.onContainer?.(containerId);
   let output = "";

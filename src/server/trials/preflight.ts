@@ -8,7 +8,10 @@ import { diskBudgetReason } from "../runtime/disk-budget";
 import { dataDirPaths } from "../storage/data-dir";
 import { dependencyHint } from "../verdicts/dependency-hint";
 import { preflightRefusal } from "../verdicts/preflight-refusal";
-import { createWorkspace, removeWorkspace } from "../workspaces/workspace-store";
+import { createWorkspace, removeWorkspace, type WorkspaceInfo } from "../workspaces/workspace-store";
+import { chooseWorkspaceKind, type WorkspaceKindSetting } from "../workspaces/workspace-kind";
+import { workspaceMount } from "../workspaces/workspace-mount";
+import { prepareEvaluationLayer } from "./evaluation-layer";
 import { runEvaluation } from "./evaluation";
 import { clearJunitPath } from "./captured-changes";
 import { restoreTestFiles } from "./test-files";
@@ -20,6 +23,8 @@ export interface PreflightDeps {
   worker: WorkerIdentity;
   active: Set<string>;
   clock?: () => number;
+  /** Which kind of workspace the preflight gets (INVARIANT_WORKSPACE_KIND; default auto). */
+  workspaceKind?: WorkspaceKindSetting;
 }
 
 const OUTPUT_TAIL_CHARS = 8 * 1024;
@@ -42,23 +47,33 @@ function withDependencyHint(output: string): string {
 async function evaluateUntouched(options: {
   deps: PreflightDeps;
   job: StudyPreflightJob;
-  workspacePath: string;
+  workspace: WorkspaceInfo;
 }): Promise<PreflightResult> {
-  const { deps, job } = options;
-  await restoreTestFiles({
-    dataDir: deps.dataDir,
-    studyId: job.studyId,
-    tree: options.workspacePath,
-    files: job.testFiles,
-  });
-  // a stale report in the snapshot (the user's last run) must not stand in for the baseline's
-  await clearJunitPath({ tree: options.workspacePath, junitPath: job.junitPath });
+  const { deps, job, workspace } = options;
+  // a stale report in the snapshot (the user's last run) must not stand in for the baseline's: a copy's
+  // JUnit path is cleared, an overlay's report is read from its own layer, which the snapshot is not in
+  if (workspace.overlay) {
+    const below = [workspace.overlay.lower];
+    await prepareEvaluationLayer({
+      dataDir: deps.dataDir,
+      studyId: job.studyId,
+      upper: workspace.path,
+      below,
+      files: job.testFiles,
+    });
+  } else {
+    await restoreTestFiles({ dataDir: deps.dataDir, studyId: job.studyId, tree: workspace.path, files: job.testFiles });
+    await clearJunitPath({ tree: workspace.path, junitPath: job.junitPath });
+  }
   const gitObjects = dataDirPaths(deps.dataDir).snapshot(job.snapshotId).gitObjects;
   let containerId: string | null = null;
   const evaluation = await runEvaluation({
     runtime: deps.runtime,
     image: job.image,
-    tree: options.workspacePath,
+    tree: workspace.path,
+    ...(workspace.overlay
+      ? { workspace: workspaceMount({ path: workspace.path, overlay: workspace.overlay, containerPath: "/workspace" }) }
+      : {}),
     extraMounts: [{ hostPath: gitObjects, containerPath: gitObjects, readOnly: true }],
     testCommand: job.testCommand,
     junitPath: job.junitPath,
@@ -99,9 +114,15 @@ export async function runPreflight(deps: PreflightDeps, job: StudyPreflightJob):
   let result: PreflightResult;
   let workspaceId: string | null = null;
   try {
-    const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
+    const kind = await chooseWorkspaceKind({
+      setting: deps.workspaceKind,
+      runtime: deps.runtime,
+      dataDir: deps.dataDir,
+      image: job.image,
+    });
+    const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId, kind });
     workspaceId = workspace.id;
-    result = await evaluateUntouched({ deps, job, workspacePath: workspace.path });
+    result = await evaluateUntouched({ deps, job, workspace });
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     result = {

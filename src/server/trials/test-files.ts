@@ -134,6 +134,21 @@ export async function storeTestFiles(options: {
   }));
 }
 
+/** A captured file's stored bytes, checked against its hash. */
+export async function readCapturedFile(options: {
+  dataDir: string;
+  studyId: string;
+  file: TestFileView;
+}): Promise<Buffer> {
+  const { file } = options;
+  const data = await fsp.readFile(path.join(testFilesDir(options), file.sha256));
+  if (sha256(data) !== file.sha256)
+    throw new Error(
+      `The stored copy of test file ${file.path} no longer matches its hash ${file.sha256.slice(0, 12)}; the data dir was modified. Create the study again.`,
+    );
+  return data;
+}
+
 /** Removes whatever a path holds (file, symlink or directory) so a captured file can take its place. */
 async function clearPath(target: string): Promise<void> {
   const stat = await fsp.lstat(target).catch(() => null);
@@ -152,13 +167,8 @@ export async function restoreTestFiles(options: {
   tree: string;
   files: readonly TestFileView[];
 }): Promise<void> {
-  const dir = testFilesDir(options);
   for (const file of options.files) {
-    const data = await fsp.readFile(path.join(dir, file.sha256));
-    if (sha256(data) !== file.sha256)
-      throw new Error(
-        `The stored copy of test file ${file.path} no longer matches its hash ${file.sha256.slice(0, 12)}; the data dir was modified. Create the study again.`,
-      );
+    const data = await readCapturedFile({ ...options, file });
     const segments = file.path.split("/");
     let current = options.tree;
     for (const segment of segments.slice(0, -1)) {

@@ -1,6 +1,7 @@
 import type { AgentRunResult } from "../agents/agent-run";
 import type { CodexEvent } from "../agents/codex-events";
 import type { TrialContext } from "./trial-context";
+import type { TrialWorkspace } from "./trial-evaluation-step";
 
 /** The trial log's line for an agent event, or null for events the log leaves out. */
 function describe(event: CodexEvent): string | null {
@@ -52,7 +53,7 @@ function startUsageTicker(context: TrialContext, commandsRun: () => number): () 
  */
 export async function runAgentStep(options: {
   context: TrialContext;
-  workspacePath: string;
+  workspace: TrialWorkspace;
   /** Read-only mounts the agent needs besides its workspace (the snapshot's git objects). */
   extraMounts: { hostPath: string; containerPath: string }[];
   counter: { commandsRun: number };
@@ -73,7 +74,8 @@ export async function runAgentStep(options: {
         runId,
         projectId: job.projectId,
         image: job.image,
-        workspacePath: options.workspacePath,
+        workspacePath: options.workspace.path,
+        workspaceOverlay: options.workspace.overlay,
         codexHomePath: context.files.codexHome,
         harness: job.harness,
         prompt: job.prompt,

@@ -9,6 +9,7 @@ import type { WorkerIdentity } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { dataDirPaths, type DataDirPaths } from "../storage/data-dir";
 import { openTrialLog, type TrialLog } from "./trial-log";
+import type { WorkspaceKindSetting } from "../workspaces/workspace-kind";
 
 export interface TrialRunDeps {
   runtime: ContainerRuntime;
@@ -26,6 +27,8 @@ export interface TrialRunDeps {
   stopRequested: (trialId: string) => Promise<string | null>;
   pollMs?: number;
   clock?: () => number;
+  /** Which kind of workspace trials get (INVARIANT_WORKSPACE_KIND; default auto: probed once per process). */
+  workspaceKind?: WorkspaceKindSetting;
 }
 
 export type TrialProgressState = ActiveTrialState;

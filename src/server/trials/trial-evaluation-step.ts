@@ -1,7 +1,12 @@
 import { execFile } from "node:child_process";
 import fsp from "node:fs/promises";
 import { promisify } from "node:util";
+import path from "node:path";
 import { diffWorkspace } from "../diffs/workspace-diff";
+import type { Mount } from "../runtime/container-spec";
+import { workspaceFiles, type WorkspaceFiles } from "../workspaces/workspace-files";
+import { removeTree, type WorkspaceInfo } from "../workspaces/workspace-store";
+import { evaluationMount, prepareEvaluationLayer } from "./evaluation-layer";
 import { readManifest } from "../snapshots/manifest";
 import type { Verdict } from "../verdicts/verdict";
 import { diskBudgetReason } from "../runtime/disk-budget";
@@ -35,13 +40,21 @@ export function verdictText(verdict: Verdict): string {
   return `${verdict.passed ?? 0}/${verdict.total}`;
 }
 
+/** The trial's workspace as the steps need it: its own files and, for a copy-on-write one, its other layers. */
+export type TrialWorkspace = Pick<WorkspaceInfo, "path" | "overlay">;
+
 /** The diff of the agent's workspace against the frozen snapshot (its totals are published with the result). */
-export async function recordDiff(options: { context: TrialContext; workspacePath: string }): Promise<DiffTotals> {
-  const { context } = options;
+export async function recordDiff(options: { context: TrialContext; workspace: TrialWorkspace }): Promise<DiffTotals> {
+  const { context, workspace } = options;
   const { deps, job } = context;
   await context.progress("evaluating", "Recording the diff against the snapshot");
   const manifest = await readManifest({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
-  const changes = await diffWorkspace({ dataDir: deps.dataDir, manifest, workspaceRoot: options.workspacePath });
+  const changes = await diffWorkspace({
+    dataDir: deps.dataDir,
+    manifest,
+    workspaceRoot: workspace.path,
+    overlayLower: workspace.overlay?.lower ?? null,
+  });
   const diff = {
     files: changes.totals.files,
     insertions: changes.totals.insertions,
@@ -63,13 +76,13 @@ async function copyWorkspace(options: { from: string; to: string }): Promise<voi
 /** Which captured files (and JUnit reports) the agent changed: noted in the log, published with the result. */
 async function checkCapturedFiles(options: {
   context: TrialContext;
-  tree: string;
+  workspace: WorkspaceFiles;
   outcome: EvaluationOutcome;
 }): Promise<void> {
-  const { context, tree, outcome } = options;
+  const { context, workspace, outcome } = options;
   const { deps, job } = context;
   const manifest = await readManifest({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
-  const changes = await findCapturedChanges({ tree, files: job.testFiles, junitPath: job.junitPath, manifest });
+  const changes = await findCapturedChanges({ workspace, files: job.testFiles, junitPath: job.junitPath, manifest });
   outcome.capturedChanges = changes;
   if (changes.length > 0)
     context.note(
@@ -78,37 +91,64 @@ async function checkCapturedFiles(options: {
 }
 
 /**
- * The test command in a fresh container on a copy of the workspace with the captured files (tests and
- * runner config) restored byte for byte and the JUnit path cleared, so only what the test command itself
- * writes there is read; the verdict is written to evaluation.json and the copy is removed.
+ * What the test command runs on, with the captured files (tests and runner config) restored byte for
+ * byte and no JUnit report but its own: for a copy workspace a copy of it (restored, the JUnit path
+ * cleared), for a copy-on-write one a fresh layer over the agent's (evaluation-layer.ts). The agent's own
+ * workspace stays as it left it.
+ */
+async function prepareEvaluationTree(options: {
+  context: TrialContext;
+  workspace: TrialWorkspace;
+  outcome: EvaluationOutcome;
+}): Promise<{ tree: string; mount?: Mount }> {
+  const { context, workspace, outcome } = options;
+  const { deps, job, files } = context;
+  const dir = files.evaluationTree;
+  await checkCapturedFiles({ context, workspace: workspaceFiles(workspace), outcome });
+  if (!workspace.overlay) {
+    await copyWorkspace({ from: workspace.path, to: dir });
+    await restoreTestFiles({ dataDir: deps.dataDir, studyId: job.studyId, tree: dir, files: job.testFiles });
+    await clearJunitPath({ tree: dir, junitPath: job.junitPath });
+    await clearStaleRunnerState({ tree: dir });
+    return { tree: dir };
+  }
+  await fsp.rm(dir, { recursive: true, force: true });
+  const upper = path.join(dir, "upper");
+  const workDir = path.join(dir, "work");
+  await fsp.mkdir(upper, { recursive: true, mode: 0o755 });
+  await fsp.mkdir(workDir, { mode: 0o700 });
+  const below = [workspace.path, workspace.overlay.lower];
+  await prepareEvaluationLayer({ dataDir: deps.dataDir, studyId: job.studyId, upper, below, files: job.testFiles });
+  return { tree: upper, mount: evaluationMount({ upper, workDir, below }) };
+}
+
+/**
+ * The test command in a fresh container on the evaluation tree above; the verdict is written to
+ * evaluation.json and the tree is removed.
  */
 export async function runEvaluationStep(options: {
   context: TrialContext;
-  workspacePath: string;
+  workspace: TrialWorkspace;
   extraMounts: { hostPath: string; containerPath: string }[];
   stop: TrialStopWatch;
   outcome: EvaluationOutcome;
 }): Promise<void> {
   const { context, stop, outcome } = options;
-  const { deps, job, files, log, note } = context;
+  const { deps, job, files, log } = context;
   await context.progress(
     "evaluating",
     `Restoring ${job.testFiles.length} captured test file${job.testFiles.length === 1 ? "" : "s"} and running: ${job.testCommand}`,
   );
-  const tree = files.evaluationTree;
-  await copyWorkspace({ from: options.workspacePath, to: tree });
   let container: string | null = null;
   let evaluation: EvaluationResult;
   try {
-    await checkCapturedFiles({ context, tree, outcome });
-    await restoreTestFiles({ dataDir: deps.dataDir, studyId: job.studyId, tree, files: job.testFiles });
-    await clearJunitPath({ tree, junitPath: job.junitPath });
-    await clearStaleRunnerState({ tree });
+    const { tree, mount } = await prepareEvaluationTree({ context, workspace: options.workspace, outcome });
     evaluation = await runEvaluation({
       runtime: deps.runtime,
       image: job.image,
       tree,
-      extraMounts: options.extraMounts.map((mount) => ({ ...mount, readOnly: true })),
+      ...(mount ? { workspace: mount } : {}),
+      extraMounts: options.extraMounts.map((extra) => ({ ...extra, readOnly: true })),
       testCommand: job.testCommand,
       junitPath: job.junitPath,
       network: job.network,
@@ -134,8 +174,9 @@ export async function runEvaluationStep(options: {
   } finally {
     if (container) deps.active.delete(container);
     stop.setContainer(null);
-    await fsp.rm(tree, { recursive: true, force: true });
+    await removeTree(files.evaluationTree);
   }
+  const { note } = context;
   outcome.evaluationFile = files.evaluationFile;
   await fsp.writeFile(
     files.evaluationFile,

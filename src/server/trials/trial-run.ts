@@ -1,6 +1,7 @@
 import type { TrialRunJob } from "../jobs/study-jobs";
 import { dataDirPaths } from "../storage/data-dir";
 import { createWorkspace } from "../workspaces/workspace-store";
+import { chooseWorkspaceKind } from "../workspaces/workspace-kind";
 import { resetAgentGitDir } from "../snapshots/host-git";
 import { runAgentStep } from "./trial-agent-step";
 import { openTrialContext, type TrialContext, type TrialRunDeps } from "./trial-context";
@@ -22,17 +23,33 @@ async function runSteps(options: {
   const { deps, job, ids } = context;
   await deps.publish({ type: "trial.started", ...ids, data: { attempt: job.attempt, workspaceId: null } });
 
-  await context.progress("preparing", "Copying the frozen snapshot into a private workspace");
-  const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
+  const kind = await chooseWorkspaceKind({
+    setting: deps.workspaceKind,
+    runtime: deps.runtime,
+    dataDir: deps.dataDir,
+    image: job.image,
+    log: (text) => context.note(text),
+  });
+  await context.progress(
+    "preparing",
+    kind === "overlay"
+      ? "Making a copy-on-write workspace over the frozen snapshot"
+      : "Copying the frozen snapshot into a private workspace",
+  );
+  const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId, kind });
   outcome.workspaceId = workspace.id;
   // on record before the agent starts: a worker that dies from here on leaves nothing nobody knows of
-  await deps.publish({ type: "trial.artefacts", ...ids, data: { attempt: job.attempt, workspaceId: workspace.id } });
+  await deps.publish({
+    type: "trial.artefacts",
+    ...ids,
+    data: { attempt: job.attempt, workspaceId: workspace.id, workspaceKind: kind },
+  });
   // the workspace's .git borrows the snapshot's objects: containers see them at the same path
   const gitObjects = dataDirPaths(deps.dataDir).snapshot(job.snapshotId).gitObjects;
   const extraMounts = [{ hostPath: gitObjects, containerPath: gitObjects }];
   if (stop.stoppedBy) return;
 
-  outcome.agent = await runAgentStep({ context, workspacePath: workspace.path, extraMounts, counter: outcome });
+  outcome.agent = await runAgentStep({ context, workspace, extraMounts, counter: outcome });
   if (outcome.agent.committedImageId)
     await deps.publish({
       type: "trial.artefacts",
@@ -44,16 +61,16 @@ async function runSteps(options: {
   // past its disk budget: no copy of the workspace for the test command (it would double what was written)
   if (stop.stoppedBy || outcome.agent.diskExceeded) return;
 
-  outcome.diff = await recordDiff({ context, workspacePath: workspace.path });
-  await runEvaluationStep({ context, workspacePath: workspace.path, extraMounts, stop, outcome });
+  outcome.diff = await recordDiff({ context, workspace });
+  await runEvaluationStep({ context, workspace, extraMounts, stop, outcome });
 }
 
 /**
  * One trial of a study, start to verdict:
- *   preparing  — a private workspace from the frozen snapshot;
+ *   preparing  — a private workspace from the frozen snapshot (copy-on-write where the engine allows);
  *   agent      — the agent run in a container of the frozen image (its container is committed afterwards);
- *   evaluating — the diff, then the test command in a fresh container on a copy of the workspace with the
- *                captured test files restored byte for byte, and the verdict.
+ *   evaluating — the diff, then the test command in a fresh container on a copy of the workspace (or a
+ *                fresh layer over it) with the captured test files restored byte for byte, and the verdict.
  * Every step is published as it happens; the result is a `trial.finished` event the web process records.
  * The agent's workspace is kept (diff, apply, continuation); the evaluation's copy is removed.
  */

@@ -52,6 +52,7 @@ export function createWorkspaceService(deps: WorkspaceServiceDeps) {
         dataDir: deps.dataDir,
         manifest,
         workspaceRoot: workspace.path,
+        overlayLower: workspace.overlay?.lower ?? null,
         ...(deps.diffCaps ? { caps: deps.diffCaps } : {}),
       });
       return diffView({ workspaceId: workspace.id, diff });

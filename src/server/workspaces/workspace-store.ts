@@ -1,106 +1,85 @@
 import { randomBytes } from "node:crypto";
-import fs, { constants } from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { ancestorsOf, bytesOf, toFsPath, type BytePath } from "../../lib/files/byte-path";
 import { SNAPSHOT_BRANCH } from "../snapshots/git-repo";
 import { writeHostGitDir } from "../snapshots/host-git";
-import { readManifest, type Manifest } from "../snapshots/manifest";
+import { readManifest } from "../snapshots/manifest";
 import { dataDirPaths, isWorkspaceId, workspacePaths } from "../storage/data-dir";
-import { openSnapshotContent } from "../snapshots/snapshot-content";
-import { createYielder } from "../../lib/files/yielder";
+import { materializeSnapshot } from "./materialize-snapshot";
+import {
+  copyOverlayLayer,
+  ensureSnapshotTree,
+  flattenLayerInto,
+  isPermissionError,
+  makeOverlayLayer,
+} from "./overlay-workspace";
+import { workspaceKindSchema, type WorkspaceKind } from "./workspace-kind";
 
 /**
- * A workspace is a private, writable copy of a snapshot for one run:
- *   <dataDir>/workspaces/<id>/meta.json   which project and snapshot it came from
- *   <dataDir>/workspaces/<id>/tree/       the files, plus .git (the agent's: the host never runs git on it)
- *   <dataDir>/workspaces/<id>/git/        the host-facing git dir (never mounted; see snapshots/host-git.ts)
- * The files are written from the snapshot's pack in one sequential read (the pack stores content
- * uncompressed at known offsets), each a new file of its own: never a hard link, so an edit in the
- * workspace cannot reach the snapshot. The .git has its own refs, index and objects directory and
+ * A workspace is a private, writable view of a snapshot for one run, of one of two kinds:
+ *   copy     <dataDir>/workspaces/<id>/tree/    the files, plus .git (the agent's: the host never runs git on it)
+ *   overlay  <dataDir>/workspaces/<id>/upper/   only what runs changed, over the snapshot's shared tree
+ *            <dataDir>/workspaces/<id>/work/    (<dataDir>/snapshots/<id>/tree, overlay-workspace.ts)
+ * and in both meta.json (which project and snapshot, which kind) and git/, the host-facing git dir (never
+ * mounted; see snapshots/host-git.ts). A copy's files are written from the snapshot's pack in one
+ * sequential read (the pack stores content uncompressed at known offsets), each a new file of its own:
+ * never a hard link, so an edit in the workspace cannot reach the snapshot. The .git has its own refs, index and objects directory and
  * borrows the snapshot's immutable objects through objects/info/alternates — no copy at all. A run
  * that uses git inside a container must therefore mount <dataDir>/snapshots/<id>/git/objects
- * read-only at the same path (see docs/snapshots-and-apply.md).
+ * read-only at the same path (see docs/snapshots-and-apply.md). Containers get a workspace through
+ * workspaceMount(); the host reads its files through workspace-files.ts.
  */
 export interface WorkspaceMeta {
   id: string;
   projectId: string;
   snapshotId: string;
   createdAt: string;
+  kind: WorkspaceKind;
 }
 
 export interface WorkspaceInfo extends WorkspaceMeta {
   /** The workspace's own directory (meta.json lives here). */
   dir: string;
-  /** The copy of the project: what a run mounts and edits. */
+  /**
+   * The workspace's own files: a copy's whole tree, an overlay's upper layer. Either way every file a run
+   * changed has its current bytes here (an overlay's unchanged files are the snapshot's).
+   */
   path: string;
+  /** An overlay's layers: the snapshot's shared tree below `path`, and overlayfs' work dir; null for a copy. */
+  overlay: { lower: string; workDir: string } | null;
 }
 
-const metaSchema = z.object({ id: z.string(), projectId: z.string(), snapshotId: z.string(), createdAt: z.string() });
-/** Every directory that holds an entry, parents before children. */
-function directoriesOf(manifest: Manifest): BytePath[] {
-  const dirs = new Set<BytePath>();
-  for (const entry of manifest.entries) for (const dir of ancestorsOf(entry.path)) dirs.add(dir);
-  return [...dirs].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+const metaSchema = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  snapshotId: z.string(),
+  createdAt: z.string(),
+  // meta.json files from before copy-on-write workspaces are copies
+  kind: workspaceKindSchema.default("copy"),
+});
+
+/** The workspace as its meta.json and its kind's layout say. */
+export function workspaceInfo(options: { dataDir: string; meta: WorkspaceMeta }): WorkspaceInfo {
+  const { meta } = options;
+  const paths = dataDirPaths(options.dataDir);
+  const own = paths.workspace(meta.id);
+  if (meta.kind === "copy") return { ...meta, dir: own.dir, path: own.tree, overlay: null };
+  return {
+    ...meta,
+    dir: own.dir,
+    path: own.upper,
+    overlay: { lower: paths.snapshot(meta.snapshotId).tree, workDir: own.work },
+  };
 }
-
-const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-
-/** Writes the snapshot's files and its .git into `tree` (which must exist and be empty). */
-export async function materializeSnapshot(options: {
-  dataDir: string;
-  manifest: Manifest;
-  tree: string;
-}): Promise<void> {
-  const { dataDir, manifest, tree } = options;
-  const yielder = createYielder();
-  for (const dir of directoriesOf(manifest)) fs.mkdirSync(toFsPath(tree, dir));
-  const content = openSnapshotContent({ dataDir, manifest });
-  try {
-    for (const entry of manifest.entries) {
-      if (yielder.due()) await yielder.pause();
-      const target = toFsPath(tree, entry.path);
-      if (entry.type === "symlink") {
-        fs.symlinkSync(bytesOf(entry.target ?? ""), target);
-        continue;
-      }
-      const data = content.read(entry);
-      const fd = fs.openSync(target, CREATE, entry.mode === "100755" ? 0o755 : 0o644);
-      try {
-        for (let written = 0; written < data.length;) written += fs.writeSync(fd, data, written, data.length - written);
-      } finally {
-        fs.closeSync(fd);
-      }
-    }
-  } finally {
-    content.close();
-  }
-  writeWorkspaceGit({
-    snapshotGit: dataDirPaths(dataDir).snapshot(manifest.id).git,
-    gitDir: path.join(tree, ".git"),
-  });
-}
-
-/** The workspace's own .git: copies of the small files, and the snapshot's objects as an alternate. */
-function writeWorkspaceGit(options: { snapshotGit: string; gitDir: string }): void {
-  const { snapshotGit, gitDir } = options;
-  for (const dir of ["refs/heads", "refs/tags", "objects/info", "objects/pack"])
-    fs.mkdirSync(path.join(gitDir, dir), { recursive: true });
-  for (const file of ["HEAD", "config", "index", `refs/heads/${SNAPSHOT_BRANCH}`]) {
-    fs.copyFileSync(path.join(snapshotGit, file), path.join(gitDir, file), constants.COPYFILE_FICLONE);
-  }
-  fs.writeFileSync(path.join(gitDir, "objects", "info", "alternates"), `${path.join(snapshotGit, "objects")}\n`);
-}
-
 /**
  * Makes a new workspace: `fill` writes its tree and git dir under a temporary name, so a half-made
  * workspace is never visible under its id; its meta.json is written last, then it is renamed.
  */
 async function buildWorkspace(options: {
   dataDir: string;
-  origin: { projectId: string; snapshotId: string };
+  origin: { projectId: string; snapshotId: string; kind: WorkspaceKind };
   now?: () => Date;
   fill: (temp: ReturnType<typeof workspacePaths>) => Promise<void>;
 }): Promise<WorkspaceInfo> {
@@ -119,23 +98,33 @@ async function buildWorkspace(options: {
     await removeTree(temp.dir);
     throw error;
   }
-  return { ...meta, dir: final.dir, path: final.tree };
+  return workspaceInfo({ dataDir: options.dataDir, meta });
 }
 
+/**
+ * A new workspace of a snapshot. A copy writes every file; an overlay (`kind`, see workspace-kind.ts)
+ * writes the snapshot's shared tree the first time only, then just two empty directories.
+ */
 export async function createWorkspace(options: {
   dataDir: string;
   snapshotId: string;
+  kind?: WorkspaceKind;
   now?: () => Date;
 }): Promise<WorkspaceInfo> {
   const manifest = await readManifest({ dataDir: options.dataDir, snapshotId: options.snapshotId });
   const snapshotGit = dataDirPaths(options.dataDir).snapshot(manifest.id).git;
+  const kind = options.kind ?? "copy";
+  if (kind === "overlay") await ensureSnapshotTree({ dataDir: options.dataDir, manifest });
   return buildWorkspace({
     dataDir: options.dataDir,
-    origin: { projectId: manifest.projectId, snapshotId: manifest.id },
+    origin: { projectId: manifest.projectId, snapshotId: manifest.id, kind },
     ...(options.now ? { now: options.now } : {}),
     fill: async (temp) => {
-      await fsp.mkdir(temp.tree, { recursive: true, mode: 0o700 });
-      await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: temp.tree });
+      if (kind === "overlay") await makeOverlayLayer(temp);
+      else {
+        await fsp.mkdir(temp.tree, { recursive: true, mode: 0o700 });
+        await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: temp.tree });
+      }
       writeHostGitDir({ snapshotGit, gitDir: temp.git, branch: SNAPSHOT_BRANCH });
     },
   });
@@ -156,7 +145,7 @@ export async function workspacesOfProject(options: { dataDir: string; projectId:
 }
 
 export async function readWorkspace(options: { dataDir: string; workspaceId: string }): Promise<WorkspaceInfo> {
-  const { dir, meta, tree } = dataDirPaths(options.dataDir).workspace(options.workspaceId);
+  const { meta } = dataDirPaths(options.dataDir).workspace(options.workspaceId);
   let text: string;
   try {
     text = await fsp.readFile(meta, "utf8");
@@ -166,7 +155,7 @@ export async function readWorkspace(options: { dataDir: string; workspaceId: str
       message: `No workspace ${options.workspaceId}. It may have been removed with its run.`,
     });
   }
-  return { ...metaSchema.parse(JSON.parse(text)), dir, path: tree };
+  return workspaceInfo({ dataDir: options.dataDir, meta: metaSchema.parse(JSON.parse(text)) });
 }
 
 /** rm -rf that also copes with directories a run made read-only. */
@@ -203,8 +192,10 @@ export async function removeWorkspace(options: {
 }
 
 /**
- * A new workspace holding a copy of another one's tree and git dir (continuing a trial's result in a
- * session): same snapshot, a new id; built under a temporary name like createWorkspace.
+ * A new workspace holding a copy of another one's files and git dir (continuing a trial's result in a
+ * session): same snapshot and kind, a new id; built under a temporary name like createWorkspace. An
+ * overlay's copy is a copy of its upper layer only (O(changed files)); where that cannot be made (its
+ * whiteouts are device files only root may create), the new workspace is a copy of the merged view.
  */
 export async function copyWorkspace(options: {
   dataDir: string;
@@ -213,13 +204,27 @@ export async function copyWorkspace(options: {
 }): Promise<WorkspaceInfo> {
   const source = await readWorkspace(options);
   const from = dataDirPaths(options.dataDir).workspace(source.id);
-  return buildWorkspace({
-    dataDir: options.dataDir,
-    origin: { projectId: source.projectId, snapshotId: source.snapshotId },
-    ...(options.now ? { now: options.now } : {}),
-    fill: async (temp) => {
-      await fsp.cp(from.tree, temp.tree, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-      await fsp.cp(from.git, temp.git, { recursive: true, verbatimSymlinks: true });
-    },
+  const build = (kind: WorkspaceKind, files: (temp: ReturnType<typeof workspacePaths>) => Promise<void>) =>
+    buildWorkspace({
+      dataDir: options.dataDir,
+      origin: { projectId: source.projectId, snapshotId: source.snapshotId, kind },
+      ...(options.now ? { now: options.now } : {}),
+      fill: async (temp) => {
+        await files(temp);
+        await fsp.cp(from.git, temp.git, { recursive: true, verbatimSymlinks: true });
+      },
+    });
+  if (!source.overlay)
+    return build("copy", (temp) =>
+      fsp.cp(from.tree, temp.tree, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true }),
+    );
+  return build("overlay", (temp) => copyOverlayLayer({ from: source.path, to: temp })).catch(async (error: unknown) => {
+    if (!isPermissionError(error)) throw error;
+    const manifest = await readManifest({ dataDir: options.dataDir, snapshotId: source.snapshotId });
+    return build("copy", async (temp) => {
+      await fsp.mkdir(temp.tree, { recursive: true, mode: 0o700 });
+      await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: temp.tree });
+      await flattenLayerInto({ upper: source.path, tree: temp.tree });
+    });
   });
 }

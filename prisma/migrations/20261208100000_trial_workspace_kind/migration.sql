@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Trial" ADD COLUMN "workspaceKind" TEXT;

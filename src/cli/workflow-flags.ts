@@ -1,0 +1,28 @@
+import path from "node:path";
+import { wholeNumber, type WorkflowFlags } from "./config";
+
+/** The workflow commands' flags (project, study, trial, apply --trial). */
+export function workflowFlags(values: {
+  file?: string | undefined;
+  last: boolean;
+  trial?: string[] | undefined;
+  timeout?: string | undefined;
+  note?: string | undefined;
+  clear: boolean;
+  set?: string[] | undefined;
+  name?: string | undefined;
+  tail?: string | undefined;
+}): WorkflowFlags {
+  return {
+    file: values.file === undefined ? null : path.resolve(values.file),
+    last: values.last,
+    trials: values.trial ?? [],
+    timeoutSec:
+      values.timeout === undefined ? null : wholeNumber(values.timeout, "--timeout must be a whole number of seconds"),
+    note: values.note ?? null,
+    clear: values.clear,
+    set: values.set ?? [],
+    name: values.name ?? null,
+    tailBytes: values.tail === undefined ? null : wholeNumber(values.tail, "--tail must be a whole number of bytes"),
+  };
+}
