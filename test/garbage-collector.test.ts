@@ -122,6 +122,19 @@ describe("the garbage collector", () => {
     images.push(...Object.values(made));
     await core.db.trial.update({ where: { id: finished.id }, data: { committedImageId: made.recordedTrial } });
 
+    // an overlay volume no container uses (its container removed without it), one of another data dir's project
+    const volume = (project: string) =>
+      spawnSync(
+        "docker",
+        ["volume", "create", "--label", "invariant.managed=true", "--label", `invariant.project=${project}`],
+        {
+          encoding: "utf8",
+        },
+      ).stdout.trim();
+    const danglingVolume = volume(project.id);
+    const otherVolume = volume("not-this-data-dirs");
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // volumes' creation times are in whole seconds
+
     const sockets = path.join(dataDir, "gateway");
     fs.mkdirSync(sockets, { recursive: true });
     deadWorkerSocket(path.join(sockets, "vm-1-dead.sock"));
@@ -137,13 +150,21 @@ describe("the garbage collector", () => {
       liveWorkers: () => Promise.resolve(new Set<string>()),
       log: () => undefined,
     });
-    expect((await patient.collect()).removed).toEqual({ workspaces: [], images: [], sockets: [], folders: [] });
+    expect((await patient.collect()).removed).toEqual({
+      workspaces: [],
+      images: [],
+      sockets: [],
+      folders: [],
+      volumes: [],
+    });
 
     const report = await core.garbage.collect();
     expect(report.removed.workspaces.sort()).toEqual([".tmp-ws-0123", ids.orphan]);
     expect(report.removed.folders).toEqual(["trials/deletedtrial"]);
     expect(report.removed.sockets).toEqual(["gateway/vm-1-dead.sock"]);
     expect(report.removed.images).toHaveLength(2);
+    expect(report.removed.volumes).toEqual([danglingVolume]);
+    expect(spawnSync("docker", ["volume", "rm", otherVolume]).status).toBe(0); // another data dir's: left alone
     expect(report.kept).toEqual([]);
     const left = (id: string) => imagesWithLabel(`invariant.project=${project.id}`).includes(id);
     expect([left(made.orphanTrial), left(made.deletedVersion)]).toEqual([false, false]);
@@ -159,6 +180,12 @@ describe("the garbage collector", () => {
     ]);
     expect(core.garbage.lastReport()).toEqual(report);
     // a second run finds nothing more
-    expect((await core.garbage.collect()).removed).toEqual({ workspaces: [], images: [], sockets: [], folders: [] });
+    expect((await core.garbage.collect()).removed).toEqual({
+      workspaces: [],
+      images: [],
+      sockets: [],
+      folders: [],
+      volumes: [],
+    });
   });
 });

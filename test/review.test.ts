@@ -10,6 +10,7 @@ import { appRouter } from "../src/server/trpc/app-router";
 import { createCallerFactory } from "../src/server/trpc/init";
 import { materializeSnapshot } from "../src/server/workspaces/materialize-snapshot";
 import { readWorkspace } from "../src/server/workspaces/workspace-store";
+import { flattenLayerInto } from "../src/server/workspaces/overlay-workspace";
 import type { ReviewFileItem } from "../src/shared/review-schemas";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
 import { startWorker, type RunningWorker } from "../worker/main";
@@ -120,8 +121,28 @@ afterAll(async () => {
   await mock?.close();
 });
 
+/** A trial's workspace's own files: a copy's tree, or a copy-on-write workspace's upper layer. */
 async function workspaceOf(trial: TrialView): Promise<string> {
   return (await readWorkspace({ dataDir, workspaceId: trial.workspaceId ?? "" })).path;
+}
+
+/** The workspace's files as the container saw them: a copy's tree, or an overlay's layers written out. */
+async function mergedTreeOf(trial: TrialView): Promise<string> {
+  const workspace = await readWorkspace({ dataDir, workspaceId: trial.workspaceId ?? "" });
+  if (!workspace.overlay) return workspace.path;
+  const tree = tempDir("review-merged");
+  const manifest = await readManifest({ dataDir, snapshotId: workspace.snapshotId });
+  await materializeSnapshot({ dataDir, manifest, tree });
+  await flattenLayerInto({ upper: workspace.path, tree });
+  return tree;
+}
+
+/** Plays an agent's chmod on the host: an overlay's unchanged file is copied up first, as the kernel would. */
+async function chmodInWorkspace(trial: TrialView, rel: string, mode: number): Promise<void> {
+  const workspace = await readWorkspace({ dataDir, workspaceId: trial.workspaceId ?? "" });
+  const target = path.join(workspace.path, rel);
+  if (workspace.overlay && !fs.existsSync(target)) fs.copyFileSync(path.join(workspace.overlay.lower, rel), target);
+  fs.chmodSync(target, mode);
 }
 
 async function get(url: string, token = viewerToken): Promise<Response> {
@@ -144,6 +165,9 @@ describe("reviewing a trial", () => {
     expect(summary.configuration).toMatchObject({ number: 2, model: "calendar-fix-some", reasoningEffort: "low" });
     expect(summary.verdict).toMatchObject({ passed: 13, total: 23 });
     expect(summary.totals).toEqual({ files: 1, insertions: item.insertions, deletions: item.deletions });
+    // the kind of workspace the worker made (copy-on-write here where the engine allows it) is in the manifest
+    const workspace = await readWorkspace({ dataDir, workspaceId: trialOf.some.workspaceId ?? "" });
+    expect(trialOf.some.manifest?.workspaceKind).toBe(workspace.kind);
   });
 
   it("returns a file's before and after text with its language", async () => {
@@ -198,7 +222,7 @@ describe("a trial with binary, big, linked and non-UTF-8 files", () => {
     write(ws, "tools/run.sh", "#!/bin/sh\necho hi\n", 0o755);
     symlink(ws, "latest", "src/calendar.js");
     fs.writeFileSync(Buffer.concat([Buffer.from(`${ws}/`), NON_UTF8]), "latin1 name\n");
-    fs.chmodSync(path.join(ws, "package.json"), 0o755);
+    await chmodInWorkspace(trialOf.all, "package.json", 0o755);
   });
 
   it("lists each with its kind; binary and big files give sizes and hashes, no text", async () => {
@@ -269,7 +293,7 @@ describe("a trial with binary, big, linked and non-UTF-8 files", () => {
         fs.writeFileSync(file, Buffer.from(await (await get(`/api/trials/${trial.id}/patch`)).arrayBuffer()));
       gitApply(target, file, ["--check"]);
       gitApply(target, file);
-      expect(gitTree(target)).toEqual(gitTree(await workspaceOf(trial)));
+      expect(gitTree(target)).toEqual(gitTree(await mergedTreeOf(trial)));
     }
   });
 

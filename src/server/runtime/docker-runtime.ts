@@ -88,9 +88,10 @@ export interface ContainerRuntime {
   storageDriver(): Promise<string>;
   /**
    * Removes the volumes we labelled (overlay mounts carry their container's labels) that no container uses
-   * any more — left by a container removed without its volumes — and that carry every one of `labels`.
+   * any more — left by a container removed without its volumes — and that carry every one of `labels`;
+   * only those made before `createdBefore` (one being made with its container is not left behind).
    */
-  removeDanglingVolumes(labels: Record<string, string>): Promise<string[]>;
+  removeDanglingVolumes(labels: Record<string, string>, options: { createdBefore: Date }): Promise<string[]>;
 }
 
 export type { ContainerStatus, ContainerTty };
@@ -166,11 +167,17 @@ function lifecycleSettings(options: DockerRuntimeOptions) {
 }
 
 /** The labelled volumes no container uses, removed (see ContainerRuntime.removeDanglingVolumes). */
-async function removeDanglingVolumes(docker: Docker, labels: Record<string, string>): Promise<string[]> {
+async function removeDanglingVolumes(
+  docker: Docker,
+  labels: Record<string, string>,
+  options: { createdBefore: Date },
+): Promise<string[]> {
   const filter = [`${LABEL.managed}=true`, ...Object.entries(labels).map(([key, value]) => `${key}=${value}`)];
   const listed = await docker.listVolumes({ filters: { label: filter, dangling: ["true"] } });
   const removed: string[] = [];
   for (const volume of listed.Volumes ?? []) {
+    const created = Date.parse((volume as { CreatedAt?: string }).CreatedAt ?? "");
+    if (!Number.isFinite(created) || created >= options.createdBefore.getTime()) continue;
     try {
       await docker.getVolume(volume.Name).remove();
       removed.push(volume.Name);
@@ -256,7 +263,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       return String(((await docker.info()) as { Driver?: string }).Driver ?? "unknown");
     },
 
-    removeDanglingVolumes: (labels) => removeDanglingVolumes(docker, labels),
+    removeDanglingVolumes: (labels, volumeOptions) => removeDanglingVolumes(docker, labels, volumeOptions),
 
     async listManagedContainers() {
       const containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL.managed}=true`] } });

@@ -50,7 +50,8 @@ describe("reconciler decisions", () => {
     const volumeFilters: Record<string, string>[] = [];
     const runtime = {
       listManagedContainers: () => Promise.resolve(containers),
-      removeDanglingVolumes: (labels: Record<string, string>) => {
+      removeDanglingVolumes: (labels: Record<string, string>, options: { createdBefore: Date }) => {
+        expect(options.createdBefore.getTime()).toBeLessThan(Date.now() - 500_000);
         volumeFilters.push(labels);
         return Promise.resolve(["left-by-a-crash"]);
       },

@@ -13,7 +13,11 @@ export interface ReconcilerDeps {
   isProcessAlive: (pid: number) => boolean;
   publish: (event: EventInput) => Promise<unknown>;
   log: (message: string) => void;
+  /** A dangling volume younger than this is left alone (default 10 minutes). */
+  volumeMinAgeMs?: number;
 }
+
+const VOLUME_MIN_AGE_MS = 600_000;
 
 export interface ReconcileReport {
   removed: { id: string; role: string; reason: string }[];
@@ -73,7 +77,10 @@ export async function reconcileContainers(deps: ReconcilerDeps): Promise<Reconci
     }
   }
   // after the containers: a removed orphan's volumes went with it; what is left is no container's
-  report.volumes = await deps.runtime.removeDanglingVolumes({ [LABEL.instance]: deps.self.instance });
+  report.volumes = await deps.runtime.removeDanglingVolumes(
+    { [LABEL.instance]: deps.self.instance },
+    { createdBefore: new Date(Date.now() - (deps.volumeMinAgeMs ?? VOLUME_MIN_AGE_MS)) },
+  );
   if (report.volumes.length > 0)
     deps.log(
       `reconciler: removed ${report.volumes.length} overlay volume(s) no container uses (${report.volumes.join(", ")})`,

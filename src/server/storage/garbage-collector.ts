@@ -43,6 +43,8 @@ interface Pass {
   refs: StorageReferences;
   /** Whether something last changed at `time` is old enough to go. */
   old: (time: Date) => boolean;
+  started: Date;
+  minAgeMs: number;
   out: Collection;
 }
 
@@ -130,8 +132,11 @@ async function collectSnapshotTemps(pass: Pass): Promise<void> {
  * its volumes, say by hand): a volume of a live container is never dangling, so these can go at once.
  */
 async function collectVolumes(pass: Pass): Promise<void> {
+  const createdBefore = new Date(pass.started.getTime() - pass.minAgeMs);
   for (const projectId of pass.refs.projectIds)
-    pass.out.removed.volumes.push(...(await pass.deps.runtime.removeDanglingVolumes({ [LABEL.project]: projectId })));
+    pass.out.removed.volumes.push(
+      ...(await pass.deps.runtime.removeDanglingVolumes({ [LABEL.project]: projectId }, { createdBefore })),
+    );
 }
 
 /** Whether an image of one of the data dir's projects is still needed. */
@@ -233,7 +238,14 @@ export function createGarbageCollector(deps: GarbageCollectorDeps) {
       removed: { workspaces: [], images: [], sockets: [], folders: [], volumes: [] },
       kept: [],
     };
-    const pass: Pass = { deps, refs, out, old: (time) => started.getTime() - time.getTime() >= minAgeMs };
+    const pass: Pass = {
+      deps,
+      refs,
+      out,
+      started,
+      minAgeMs,
+      old: (time) => started.getTime() - time.getTime() >= minAgeMs,
+    };
     const steps = {
       workspaces: collectWorkspaces,
       folders: collectFolders,

@@ -283,6 +283,7 @@ describe("an overlay volume a crash left behind", () => {
       isProcessAlive: () => false,
       publish: () => Promise.resolve(),
       log: () => undefined,
+      volumeMinAgeMs: 0,
     });
     expect(report.volumes).toEqual([volume]);
     expect(volumesOf(projectId)).toEqual([]);
