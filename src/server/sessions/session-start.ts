@@ -1,11 +1,8 @@
 import fs from "node:fs";
-import { AppError, isAppError } from "../errors/app-error";
+import { AppError } from "../errors/app-error";
 import { createKeyedLock } from "../locks/keyed-lock";
 import { runPolicy } from "../agents/run-policy";
 import { dataDirPaths } from "../storage/data-dir";
-import { copyWorkspace, createWorkspace } from "../workspaces/workspace-store";
-import { chooseWorkspaceKind } from "../workspaces/workspace-kind";
-import type { WorkspaceLayers } from "../workspaces/workspace-mount";
 import { containerLimitsOf, type ProjectView } from "../../shared/project-schemas";
 import { startSessionInputSchema, type StartSessionInput } from "../../shared/session-schemas";
 import type { Mount } from "../runtime/container-spec";
@@ -14,22 +11,12 @@ import { copyConversation, reclaimCodexHome } from "./codex-home";
 import { sessionContainerSpec, sessionOwnerOf } from "./session-container";
 import type { SessionDeps, TrialOrigin } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
+import { filesOf, type SessionFiles } from "./session-files";
 
 const projectLock = createKeyedLock();
 
 /** The gateway's run id of a session (its token, usage and policy). */
 export const sessionRunId = (sessionId: string) => `session-${sessionId}`;
-
-interface SessionFiles {
-  mode: "direct" | "private";
-  /** What /workspace is: the project directory, or a workspace's files (a copy-on-write one's upper layer). */
-  filesPath: string;
-  /** A copy-on-write workspace's other layers. */
-  filesOverlay: WorkspaceLayers;
-  workspaceId: string | null;
-  /** Read-only mounts besides (the snapshot's git objects a workspace's .git borrows). */
-  extraMounts: { hostPath: string; containerPath: string }[];
-}
 
 async function projectOf(deps: SessionDeps, projectId: string): Promise<ProjectView> {
   const project = await deps.projects.findById(projectId);
@@ -63,48 +50,6 @@ async function resultImageOf(deps: SessionDeps, origin: TrialOrigin): Promise<st
       message: `Trial ${origin.trialId}'s result image ${origin.committedImage.replace(/^sha256:/, "").slice(0, 12)} is no longer in Docker (it was removed), so the trial cannot be continued with its tools. Start a private-copy session from the Sessions page instead.`,
     });
   return origin.committedImage;
-}
-
-/** Where the session's files come from: the project itself, a fresh snapshot, or a copy of a trial's workspace. */
-async function filesOf(options: {
-  deps: SessionDeps;
-  project: ProjectView;
-  mode: "direct" | "private";
-  origin: TrialOrigin | null;
-  image: string;
-}): Promise<SessionFiles> {
-  const { deps, project, origin } = options;
-  if (options.mode === "direct" && !origin)
-    return { mode: "direct", filesPath: project.hostPath, filesOverlay: null, workspaceId: null, extraMounts: [] };
-  let workspace;
-  if (origin) {
-    if (!origin.workspaceId)
-      throw new AppError({
-        code: "PRECONDITION_FAILED",
-        message: `Trial ${origin.trialId} kept no workspace to continue from (it may have been deleted).`,
-      });
-    workspace = await copyWorkspace({ dataDir: deps.dataDir, workspaceId: origin.workspaceId }).catch((error) => {
-      if (isAppError(error) && error.code === "NOT_FOUND")
-        throw new AppError({
-          code: "PRECONDITION_FAILED",
-          message: `Trial ${origin.trialId}'s workspace ${origin.workspaceId} was deleted, so there is nothing to continue from.`,
-          cause: error,
-        });
-      throw error;
-    });
-  } else {
-    const snapshot = await deps.snapshots.create({ projectId: project.id });
-    const kind = await chooseWorkspaceKind({ ...deps, setting: deps.workspaceKind, image: options.image });
-    workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: snapshot.id, kind });
-  }
-  const gitObjects = dataDirPaths(deps.dataDir).snapshot(workspace.snapshotId).gitObjects;
-  return {
-    mode: "private",
-    filesPath: workspace.path,
-    filesOverlay: workspace.overlay,
-    workspaceId: workspace.id,
-    extraMounts: [{ hostPath: gitObjects, containerPath: gitObjects }],
-  };
 }
 
 /** Refuses a second direct session on a project while the first one's lease holds; takes over an expired one. */
