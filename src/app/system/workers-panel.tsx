@@ -62,7 +62,7 @@ export function WorkersPanel({ isAdmin }: { isAdmin: boolean }) {
   const trpc = useTRPC();
   const workers = useQuery(trpc.system.workers.queryOptions(undefined, { refetchInterval: 5_000 }));
   return (
-    <Panel title="Workers online">
+    <Panel title="Workers online" className="min-w-0">
       {workers.data?.length === 0 ? (
         <p className="text-sm text-muted">
           No worker is online. `invariant-web` starts one; more can join with `invariant-web worker --redis-url …`.
@@ -71,7 +71,8 @@ export function WorkersPanel({ isAdmin }: { isAdmin: boolean }) {
       {workers.data && workers.data.length > 0 ? (
         <DataTable
           label="Workers"
-          density="flush"
+          density="dense"
+          className="whitespace-nowrap"
           columns={workerColumns}
           rows={workers.data}
           rowKey={(worker) => worker.id}

@@ -13,6 +13,7 @@ import { isTerminalTrialState } from "../../../shared/vocabulary";
 import { inputClass, Panel } from "../../_components/ui";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
+import { useThrottledCallback } from "../../_lib/use-throttled";
 
 const CELL_STYLE: Record<TestCellStatus, string> = {
   passed: "bg-ok-strong/80",
@@ -33,16 +34,24 @@ const SORT_LABELS: Record<TestMatrixSort, string> = {
   flips: "flipping first",
 };
 
-/** Refetches the matrix whenever another trial of the study ends (its per-test rows are then recorded). */
+/**
+ * Refetches the matrix when another trial of the study ends (its per-test rows are then recorded): at
+ * once for a small study, at most every 25 ms per trial for a big one (5 s at 200 trials, whose
+ * matrix is 23 × 200 cells: redrawing it for every trial that ends would take the page's frames).
+ */
 function useTestMatrix(study: StudyView) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const ended = study.trials.filter((trial) => isTerminalTrialState(trial.state)).map((trial) => trial.id);
   const endedKey = `${ended.join(",")}|${study.trials.map((trial) => trial.attempt).join(",")}`;
   const query = useQuery(trpc.studies.testMatrix.queryOptions({ studyId: study.id }));
+  const refetch = useThrottledCallback(
+    () => void queryClient.invalidateQueries(trpc.studies.testMatrix.queryFilter({ studyId: study.id })),
+    study.trials.length > 60 ? study.trials.length * 25 : 0,
+  );
   useEffect(() => {
-    void queryClient.invalidateQueries(trpc.studies.testMatrix.queryFilter({ studyId: study.id }));
-  }, [endedKey, queryClient, trpc, study.id]);
+    refetch();
+  }, [endedKey, refetch]);
   return query;
 }
 
