@@ -126,8 +126,15 @@ export function writeHostGitDir(options: { snapshotGit: string; gitDir: string; 
   const { snapshotGit, gitDir, branch } = options;
   for (const dir of ["refs/heads", "refs/tags", "objects/info", "objects/pack", "info"])
     fs.mkdirSync(path.join(gitDir, dir), { recursive: true, mode: 0o700 });
-  for (const file of ["HEAD", "index", `refs/heads/${branch}`])
+  for (const file of ["HEAD", `refs/heads/${branch}`])
     fs.copyFileSync(path.join(snapshotGit, file), path.join(gitDir, file), fs.constants.COPYFILE_FICLONE);
+  // the index (about 100 bytes per file) is shared with the snapshot by a hard link where it can be: git
+  // never writes an index in place (it writes index.lock and renames it), so the snapshot's stays as it is
+  try {
+    fs.linkSync(path.join(snapshotGit, "index"), path.join(gitDir, "index"));
+  } catch {
+    fs.copyFileSync(path.join(snapshotGit, "index"), path.join(gitDir, "index"), fs.constants.COPYFILE_FICLONE);
+  }
   fs.writeFileSync(path.join(gitDir, "config"), HOST_GIT_CONFIG_TEMPLATE);
   fs.writeFileSync(path.join(gitDir, "objects", "info", "alternates"), `${path.join(snapshotGit, "objects")}\n`);
 }

@@ -18,6 +18,15 @@ const run = promisify(execFile);
  * container's overlay mount (runtime/docker-container.ts) puts together. Nothing here mounts anything.
  */
 const building = new Map<string, Promise<string>>();
+/** Snapshot trees this process made or found, with their project (a snapshot never changes). */
+const treesSeen = new Map<string, string>();
+
+/** The project of a snapshot whose tree this process has already seen (and that still exists), or null. */
+export async function knownSnapshotTree(options: { dataDir: string; snapshotId: string }) {
+  const projectId = treesSeen.get(`${options.dataDir}\0${options.snapshotId}`);
+  if (!projectId || !(await exists(dataDirPaths(options.dataDir).snapshot(options.snapshotId).tree))) return null;
+  return { projectId };
+}
 
 async function exists(target: string): Promise<boolean> {
   return fsp.lstat(target).then(
@@ -50,6 +59,10 @@ export function ensureSnapshotTree(options: { dataDir: string; manifest: Manifes
     return tree;
   })();
   building.set(tree, made);
+  void made.then(
+    () => treesSeen.set(`${options.dataDir}\0${options.manifest.id}`, options.manifest.projectId),
+    () => undefined,
+  );
   void made.finally(() => building.delete(tree)).catch(() => undefined);
   return made;
 }

@@ -13,6 +13,7 @@ import {
   ensureSnapshotTree,
   flattenLayerInto,
   isPermissionError,
+  knownSnapshotTree,
   makeOverlayLayer,
 } from "./overlay-workspace";
 import { workspaceKindSchema, type WorkspaceKind } from "./workspace-kind";
@@ -111,16 +112,19 @@ export async function createWorkspace(options: {
   kind?: WorkspaceKind;
   now?: () => Date;
 }): Promise<WorkspaceInfo> {
-  const manifest = await readManifest({ dataDir: options.dataDir, snapshotId: options.snapshotId });
-  const snapshotGit = dataDirPaths(options.dataDir).snapshot(manifest.id).git;
   const kind = options.kind ?? "copy";
-  if (kind === "overlay") await ensureSnapshotTree({ dataDir: options.dataDir, manifest });
+  // an overlay of a snapshot whose tree this process has seen needs nothing of its manifest: O(1)
+  const known = kind === "overlay" ? await knownSnapshotTree(options) : null;
+  const manifest = known ? null : await readManifest({ dataDir: options.dataDir, snapshotId: options.snapshotId });
+  const origin = { projectId: known?.projectId ?? manifest?.projectId ?? "", snapshotId: options.snapshotId, kind };
+  const snapshotGit = dataDirPaths(options.dataDir).snapshot(origin.snapshotId).git;
+  if (kind === "overlay" && manifest) await ensureSnapshotTree({ dataDir: options.dataDir, manifest });
   return buildWorkspace({
     dataDir: options.dataDir,
-    origin: { projectId: manifest.projectId, snapshotId: manifest.id, kind },
+    origin,
     ...(options.now ? { now: options.now } : {}),
     fill: async (temp) => {
-      if (kind === "overlay") await makeOverlayLayer(temp);
+      if (kind === "overlay" || !manifest) await makeOverlayLayer(temp);
       else {
         await fsp.mkdir(temp.tree, { recursive: true, mode: 0o700 });
         await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: temp.tree });
