@@ -5,7 +5,7 @@ import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const WEB_ONLY =
-  /^src\/server\/(studies|http|trpc|projects|access|apply|reports|review|db)\/|^src\/server\/(app-services|web-core|system\/system-service)$|\.queries$|^next(\/|$)|^@trpc\//;
+  /^src\/server\/(studies|http|trpc|projects|access|apply|reports|review|db|workers)\/|^src\/server\/(app-services|web-core|system\/system-service)$|\.queries$|^next(\/|$)|^@trpc\//;
 
 export const LAYERS = [
   {
@@ -42,7 +42,7 @@ export const LAYERS = [
     message: "Pages reach the server through tRPC: import only types from src/server (e.g. AppRouter).",
   },
   {
-    importer: /^worker\/|^src\/server\/(trials|runtime|agents|gateway|verdicts|mock-model)\//,
+    importer: /^worker\/|^src\/server\/(trials|runtime|agents|gateway|verdicts|mock-model|artifacts)\//,
     except: /\.test\.ts$/,
     target: WEB_ONLY,
     message: "Worker-side modules never import web-only ones (database, studies, HTTP, tRPC, Next.js).",

@@ -15,6 +15,7 @@ import { createSelfcheckHandler } from "./jobs/selfcheck";
 import { createPreflightHandler, createTrialRunHandler } from "./jobs/study";
 import type { GatewayHost } from "./model-gateway-host";
 import type { WorkspaceKindSetting } from "../src/server/workspaces/workspace-kind";
+import type { ArtifactSource } from "../src/server/artifacts/artifact-source";
 
 /** Every job this worker runs, by name, with what each handler needs from this worker. */
 export function createJobHandlers(options: {
@@ -31,6 +32,8 @@ export function createJobHandlers(options: {
   hostCa?: string | undefined;
   /** INVARIANT_WORKSPACE_KIND: which kind of workspace trials and preflights get (auto by default). */
   workspaceKind?: WorkspaceKindSetting | undefined;
+  /** Where trials and preflights get their snapshot, test files and image, and deliver results. */
+  artifacts?: ArtifactSource | undefined;
 }): Map<string, RegisteredJob> {
   const { redis, dataDir, publish, identity: worker, active, gatewayHost } = options;
   const workspaceKind = options.workspaceKind ?? "auto";
@@ -64,7 +67,17 @@ export function createJobHandlers(options: {
     registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker, active, dataDir })),
     registerJob(createRemoveImageHandler({ runtime })),
     registerJob(createAgentRunHandler(agentDeps, { dataDir })),
-    registerJob(createPreflightHandler({ runtime, dataDir, publish, worker, active, workspaceKind })),
+    registerJob(
+      createPreflightHandler({
+        runtime,
+        dataDir,
+        publish,
+        worker,
+        active,
+        workspaceKind,
+        artifacts: options.artifacts,
+      }),
+    ),
     registerJob(
       createTrialRunHandler({
         runtime,
@@ -72,6 +85,7 @@ export function createJobHandlers(options: {
         publish,
         worker,
         active,
+        artifacts: options.artifacts,
         runAgent: (input, onEvent) => runAgent({ ...agentDeps, onEvent }, input),
         stopAgent: stopRun,
         meteredUsage: (runId) => gatewayHost.gateway.usage(runId),

@@ -1,18 +1,12 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
-import path from "node:path";
 import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { publishEvent } from "../src/server/events/event-stream";
 import { connectRedis } from "../src/server/redis/connection";
 import { sweepScratch } from "../src/server/dependencies/dependency-runtime";
-import { resolveHostCaBundle } from "../src/server/runtime/host-ca";
-import { locateCodexBinary } from "../src/server/agents/codex-binary";
-import { createDockerRuntime, type ContainerRuntime } from "../src/server/runtime/docker-runtime";
-import { LABEL } from "../src/server/runtime/container-spec";
-import { containerUserNote, resolveHostUser, type UnixUser } from "../src/server/runtime/container-user";
-import { dataDirMountPolicy } from "../src/server/runtime/mount-policy";
-import { packageRoot } from "../src/lib/package-info";
+import type { ContainerRuntime } from "../src/server/runtime/docker-runtime";
+import { containerUserNote, resolveHostUser } from "../src/server/runtime/container-user";
 import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
 import { isProcessAlive } from "../src/server/system/process-alive";
 import {
@@ -28,6 +22,11 @@ import { stopAwarePublisher } from "./worker-publisher";
 import { DEFAULT_FLOORS, type CapacityFloors, type CapacityTracker } from "./capacity";
 import { createJobHandlers } from "./job-handlers";
 import { createQueueWorker } from "./queue-worker";
+import { isHostBound, openDashboardLink, type DashboardLink } from "./dashboard-link";
+import { closableRuntime, removeOwnContainers, workerRuntime } from "./worker-runtime";
+import type { EventInput } from "../src/server/events/event-stream";
+import type { WorkerIdentity } from "../src/server/runtime/container-spec";
+import type { RegisteredJob } from "./job-handler";
 import { startGatewayHost, type GatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
 import type { WorkspaceKindSetting } from "../src/server/workspaces/workspace-kind";
 
@@ -51,6 +50,13 @@ export interface WorkerOptions {
   floors?: Partial<CapacityFloors>;
   /** Which kind of workspace trials get: "auto" (default: probed once), "copy" or "overlay" (INVARIANT_WORKSPACE_KIND). */
   workspaceKind?: WorkspaceKindSetting;
+  /**
+   * A worker on another host, with a data dir and Docker engine of its own: the dashboard it fetches
+   * snapshots, test files and images from and delivers results to, and its worker token (docs/scaling.md).
+   */
+  dashboard?: { url: string; token: string };
+  /** Told when this worker must stop by itself (its worker token was refused); the caller stops it. */
+  onSelfStop?: (reason: string) => void;
 }
 
 export interface RunningWorker {
@@ -81,15 +87,6 @@ async function installationId(redis: Redis): Promise<string> {
 
 /** Running jobs get this long to finish on a stop before their containers are stopped. */
 const STOP_GRACE_MS = 5_000;
-
-/** Removes every container this worker started (by its label), so none outlives it; returns how many. */
-async function removeOwnContainers(runtime: ContainerRuntime, workerId: string): Promise<number> {
-  const own = (await runtime.listManagedContainers()).filter(
-    (container) => container.labels[LABEL.worker] === workerId,
-  );
-  await Promise.all(own.map((container) => runtime.removeContainer(container.id).catch(() => undefined)));
-  return own.length;
-}
 
 /**
  * Graceful first: running jobs get STOP_GRACE_MS to finish. Then the containers they started (agent,
@@ -142,32 +139,6 @@ async function shutdown(options: {
   await redis.quit();
 }
 
-/** This worker's container runtime: its mount policy, host CA bundle and the user its containers run as. */
-function workerRuntime(options: WorkerOptions, hostUser: UnixUser) {
-  const codex = locateCodexBinary();
-  return createDockerRuntime({
-    hostCaBundle: resolveHostCaBundle({ setting: options.hostCa ?? "auto" }),
-    // containers run as the host user (never root unless a project asks), owning only data-dir folders
-    hostUser,
-    dataDir: options.dataDir,
-    log: options.log,
-    // containers get the data dir's folders, plus the bridge scripts and the Codex binary read-only
-    mountPolicy: dataDirMountPolicy({
-      dataDir: options.dataDir,
-      readOnlyPaths: [path.join(packageRoot(), "assets"), ...(codex ? [path.dirname(codex.path)] : [])],
-    }),
-  });
-}
-
-/** A runtime that can be told to start no more containers (a stopping worker's last sweep must be the last word). */
-function closableRuntime(inner: ContainerRuntime): { runtime: ContainerRuntime; refuseContainers: () => void } {
-  let refusing = false;
-  const createContainer: ContainerRuntime["createContainer"] = (spec) =>
-    refusing ? Promise.reject(new Error("This worker is stopping.")) : inner.createContainer(spec);
-  return { runtime: { ...inner, createContainer }, refuseContainers: () => (refusing = true) };
-}
-
-/** The first beat, with the capacity just measured; from then on a thread beats, so a busy event loop does not make this worker look dead. */
 async function startBeating(o: {
   redis: Redis;
   info: WorkerInfo;
@@ -215,6 +186,39 @@ async function goOnline(o: {
   return timers;
 }
 
+/** The model gateway beside this worker and the handler of every job (with the dashboard's channel when remote). */
+async function startJobSide(o: {
+  options: WorkerOptions;
+  runtime: ContainerRuntime;
+  redis: Redis;
+  identity: WorkerIdentity;
+  active: Set<string>;
+  publish: (event: EventInput) => Promise<unknown>;
+  link: DashboardLink | null;
+}): Promise<{ gatewayHost: GatewayHost; handlers: Map<string, RegisteredJob> }> {
+  const { options, link } = o;
+  const gatewayHost = await startGatewayHost({
+    config: options.modelGateway,
+    dataDir: options.dataDir,
+    workerId: o.identity.id,
+    log: options.log,
+    ...(link ? { credential: link.gateway } : {}),
+  });
+  // redisUrl, dataDir, hostCa and workspaceKind come from the options
+  const handlers = createJobHandlers({
+    ...options,
+    runtime: o.runtime,
+    redis: o.redis,
+    publish: o.publish,
+    identity: o.identity,
+    active: o.active,
+    gatewayHost,
+    // a worker on another host sends its changed files back from a plain copy (the overlay kind is for this host)
+    ...(link ? { artifacts: link.artifacts, workspaceKind: "copy" as const } : {}),
+  });
+  return { gatewayHost, handlers };
+}
+
 /**
  * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
  * It never opens the database; the web process records what it publishes.
@@ -228,14 +232,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const identity = { id: info.id, host: info.host, pid: info.pid, instance };
   const active = new Set<string>();
   const { publish, abandon } = stopAwarePublisher(redis, options.dataDir, options.log);
-  const gatewayHost = await startGatewayHost({
-    config: options.modelGateway,
-    dataDir: options.dataDir,
-    workerId: info.id,
-    log: options.log,
-  });
-  // redisUrl, dataDir, hostCa and workspaceKind come from the options
-  const handlers = createJobHandlers({ ...options, runtime, redis, publish, identity, active, gatewayHost });
+  const link = await openDashboardLink({ options, runtime, info, onRefused: (reason) => options.onSelfStop?.(reason) });
+  const { gatewayHost, handlers } = await startJobSide({ options, runtime, redis, identity, active, publish, link });
   const reconcile = () =>
     reconcileContainers({
       runtime,
@@ -253,6 +251,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     handlers,
     context: { workerId: info.id, log: options.log },
     onSlotsChanged: () => heartbeat?.update(),
+    handsBack: options.dashboard ? isHostBound : null,
   });
   await applyFloors();
 
@@ -268,12 +267,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const timers = await goOnline({ worker, redis, info, options, applyFloors, reconcile, heartbeat: beating, timing });
   options.log(`worker ${info.id} online (concurrency ${options.concurrency}; ${containerUserNote(hostUser)})`);
 
+  link?.watch();
   let stopping: Promise<void> | null = null;
   return {
     info,
     reconcile,
     stop(reason) {
       const log = options.log;
+      link?.close();
       stopping ??= shutdown({
         worker,
         timers,

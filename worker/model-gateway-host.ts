@@ -4,7 +4,7 @@ import { stopRun } from "../src/server/agents/agent-run";
 import { budgetReason } from "../src/server/agents/run-policy";
 import { startGatewaySocket, type GatewaySocket } from "../src/server/agents/gateway-socket";
 import { modelAccessOptions, type ModelAccessConfig } from "../src/server/gateway/gateway-options";
-import { startModelGateway, type ModelGateway } from "../src/server/gateway/model-gateway";
+import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../src/server/gateway/model-gateway";
 import { startMockModel, type MockModelServer } from "../src/server/mock-model/mock-model-server";
 import { dataDirPaths } from "../src/server/storage/data-dir";
 import { packageRoot } from "../src/lib/package-info";
@@ -29,6 +29,8 @@ export async function startGatewayHost(options: {
   dataDir: string;
   workerId: string;
   log: (line: string) => void;
+  /** A worker on another host: the credential comes from the web process over HTTP (worker/dashboard-link.ts). */
+  credential?: Pick<ModelGatewayOptions, "credential" | "afterUnauthorized" | "extraSecrets">;
 }): Promise<GatewayHost> {
   let scripted: MockModelServer | null = null;
   try {
@@ -38,6 +40,7 @@ export async function startGatewayHost(options: {
   }
   const gateway = await startModelGateway({
     ...modelAccessOptions({ config: options.config, dataDir: options.dataDir, log: options.log }),
+    ...options.credential,
     scriptedBaseUrl: scripted?.url ?? null,
     onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) =>
       stopRun(runId, budgetReason({ usedTokens, budgetTokens })),

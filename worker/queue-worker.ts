@@ -1,4 +1,4 @@
-import { WaitingError, Worker, type Job } from "bullmq";
+import { DelayedError, WaitingError, Worker, type Job } from "bullmq";
 import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
 import { queueConnection } from "../src/server/jobs/queue-connection";
 import { trialRunJob } from "../src/server/jobs/study-jobs";
@@ -20,6 +20,9 @@ function trialOf(job: Job): string | null {
   return typeof trialId === "string" ? trialId : null;
 }
 
+/** How long a handed-back job waits before any worker may take it again. */
+const HAND_BACK_MS = 2_000;
+
 /**
  * The BullMQ worker: runs each job with its registered handler; a job name it does not know asks for an
  * upgrade. Placement (docs/architecture.md): it pulls a job only while one of its `concurrency` slots is
@@ -39,6 +42,8 @@ export function createQueueWorker(options: {
   context: JobContext;
   /** Called when a job takes or frees a slot (the heartbeat advertises it at once). */
   onSlotsChanged: () => void;
+  /** Jobs this worker leaves to others (a worker on another host: those bound to the dashboard's host). */
+  handsBack?: ((jobName: string) => boolean) | null;
 }): { worker: Worker; capacity: CapacityTracker; applyFloors: () => Promise<void> } {
   const { handlers } = options;
   const capacity = createCapacityTracker({
@@ -52,6 +57,11 @@ export function createQueueWorker(options: {
       if (capacity.blocked() !== null && token) {
         await job.moveToWait(token);
         throw new WaitingError();
+      }
+      // handed back delayed, so this worker does not fetch it again at once while the others are busy
+      if (options.handsBack?.(job.name) && token) {
+        await job.moveToDelayed(Date.now() + HAND_BACK_MS, token);
+        throw new DelayedError();
       }
       const handler = handlers.get(job.name);
       if (!handler)

@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { workspaceKindSettingSchema } from "../server/workspaces/workspace-kind";
 import { workflowFlags } from "./workflow-flags";
+import { remoteWorker, type RemoteWorkerConfig } from "./remote-worker-config";
 
 /**
  * The CLI's configuration: flags first, then environment variables, then defaults. This is the only
@@ -42,6 +43,9 @@ const envSchema = z.object({
     "INVARIANT_WORKER_MIN_FREE_MEMORY_MIB must be a whole number of MiB, such as 256",
   ),
   INVARIANT_WORKSPACE_KIND: workspaceKindSettingSchema.optional(),
+  INVARIANT_DASHBOARD_URL: z.string().min(1).optional(),
+  INVARIANT_WORKER_TOKEN: z.string().min(1).optional(),
+  INVARIANT_WORKER_TOKEN_FILE: z.string().min(1).optional(),
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -95,6 +99,11 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   output: string | null;
   /** Flags of the workflow commands (project, study, trial, apply --trial): see workflow-cli.ts. */
   workflow: WorkflowFlags;
+  /**
+   * `worker --dashboard-url`: a worker on another host (docs/scaling.md). The token comes from a file or
+   * INVARIANT_WORKER_TOKEN, never from the command line (argv is visible to every user of the host).
+   */
+  remote: RemoteWorkerConfig | null;
   /** For the model gateway: the real credential's sources and the upstream API. Never log these. */
   modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string } & ChatgptUrls;
 };
@@ -118,6 +127,10 @@ export interface WorkflowFlags {
   tailBytes: number | null;
 }
 export class UsageError extends Error {}
+function orUsageError<T>(result: { value: T } | { error: string }): T {
+  if ("error" in result) throw new UsageError(result.error);
+  return result.value;
+}
 export function defaultDataDir(env: { XDG_DATA_HOME?: string | undefined }): string {
   return path.join(env.XDG_DATA_HOME ?? path.join(os.homedir(), ".local", "share"), "invariant-web");
 }
@@ -159,6 +172,8 @@ const CLI_OPTIONS = {
   name: { type: "string" },
   tail: { type: "string" },
   child: { type: "boolean", default: false },
+  "dashboard-url": { type: "string" },
+  "worker-token-file": { type: "string" },
   help: { type: "boolean", short: "h", default: false },
   version: { type: "boolean", short: "v", default: false },
 } as const;
@@ -228,6 +243,13 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     format: values.format ?? null,
     output: values.output === undefined ? null : path.resolve(values.output),
     workflow: workflowFlags(values),
+    remote: orUsageError(
+      remoteWorker({
+        url: values["dashboard-url"] ?? env.INVARIANT_DASHBOARD_URL,
+        tokenFile: values["worker-token-file"] ?? env.INVARIANT_WORKER_TOKEN_FILE,
+        token: env.INVARIANT_WORKER_TOKEN,
+      }),
+    ),
     modelGateway: {
       openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
       codexHome: path.resolve(env.CODEX_HOME ?? path.join(os.homedir(), ".codex")),

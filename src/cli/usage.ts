@@ -39,6 +39,11 @@ Options:
   --data-dir DIR      where data lives (default $XDG_DATA_HOME/invariant-web or ~/.local/share/invariant-web; env INVARIANT_DATA_DIR)
   --redis-url URL     use this Redis (redis://, rediss:// or unix://; env REDIS_URL) instead of a private one
   --concurrency N     jobs a worker runs at once (env INVARIANT_WORKER_CONCURRENCY)
+  --dashboard-url URL worker: a worker on another host, talking to the dashboard at URL over HTTP
+                      (env INVARIANT_DASHBOARD_URL; docs/scaling.md)
+  --worker-token-file FILE
+                      worker: the worker token for --dashboard-url (env INVARIANT_WORKER_TOKEN_FILE,
+                      or the token itself in INVARIANT_WORKER_TOKEN); never on the command line
   --no-open           do not open a browser
   --no-worker         start no worker child (workers join separately, e.g. with Docker Compose)
   --json              machine-readable output (doctor; a versioned envelope: docs/automation.md)

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { startWorker, type WorkerOptions } from "../../worker/main";
 import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";
@@ -11,6 +12,28 @@ function floorsOf(config: CliConfig): WorkerOptions["floors"] {
     ...(disk === null ? {} : { diskFreeBytes: disk * 1024 ** 2 }),
     ...(memory === null ? {} : { memoryAvailableBytes: memory * 1024 ** 2 }),
   };
+}
+
+/** A remote worker's token: from its file (which should be private to this user) or the environment. */
+function workerToken(remote: NonNullable<CliConfig["remote"]>): string {
+  if (!remote.tokenFile) return remote.token ?? "";
+  let text: string;
+  try {
+    text = fs.readFileSync(remote.tokenFile, "utf8");
+  } catch (error) {
+    throw new Error(
+      `Cannot read the worker token file ${remote.tokenFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+      { cause: error },
+    );
+  }
+  if ((fs.statSync(remote.tokenFile).mode & 0o077) !== 0)
+    log(`${remote.tokenFile} can be read by other users; chmod 600 it (it holds this worker's token)`);
+  const token = text.trim();
+  if (!/^w_[A-Za-z0-9_-]{20,200}$/.test(token))
+    throw new Error(
+      `${remote.tokenFile} does not hold a worker token (w_…). Create one on the dashboard's System page and put it in the file.`,
+    );
+  return token;
 }
 
 /** `invariant-web worker`: a worker that joins through Redis (as the launcher's child, or standalone). */
@@ -46,7 +69,9 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
     if (!process.connected) stop("launcher exited");
   }
   if (stopReason !== null) return;
+  const dashboard = config.remote ? { url: config.remote.dashboardUrl, token: workerToken(config.remote) } : null;
   starting = startWorker({
+    ...(dashboard ? { dashboard, onSelfStop: stop } : {}),
     redisUrl: config.redisUrl,
     dataDir: config.dataDir,
     concurrency: config.concurrency,

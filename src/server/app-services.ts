@@ -40,6 +40,7 @@ import type { SessionService } from "./sessions/session-service";
 import type { SetupService } from "./setup/setup-service";
 import type { DemoService } from "./demo/demo-service";
 import { wireFirstRun } from "./setup/first-run-wiring";
+import { wireWorkers, type WorkerServices } from "./workers/worker-wiring";
 
 export interface AppServices {
   version: string;
@@ -63,6 +64,8 @@ export interface AppServices {
   setup: SetupService;
   /** The one-click demo study (the calendar task; the scripted model without model access). */
   demo: DemoService;
+  /** Worker tokens and the worker API for workers on other hosts. */
+  workers: WorkerServices;
   /** Applies a recorded worker event to the domain (the recorder calls this before acknowledging it). */
   recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void>;
   /** Finishes study and project removals that a crash or a busy image interrupted (also run by start). */
@@ -264,6 +267,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     studies,
     sessions,
     review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
+    workers: wireWorkers({ ...options, gateway: options.sessions?.gateway }),
     ...wireFirstRun({ ...options, projects: projectQueries, environments, studies, host, log }),
     async recordEvent(event, recordOptions) {
       await environments.recordEvent(event, recordOptions);
@@ -272,11 +276,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     resumeRemovals,
     start: (startOptions = {}) => upkeep.start(startOptions.sweepEveryMs ?? 5_000),
     workspaces: createWorkspaceService({ dataDir: options.dataDir, snapshots: snapshotQueries }),
-    apply: createApplyService({
-      dataDir: options.dataDir,
-      projects: projectQueries,
-      records: createApplyQueries(options.db),
-    }),
+    apply: createApplyService({ ...options, projects: projectQueries, records: createApplyQueries(options.db) }),
     system: createSystemService({
       runtime: options.runtime,
       redis,

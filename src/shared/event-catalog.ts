@@ -145,6 +145,9 @@ export const trialArtefactsEvent = z.object({
     /** Which kind the workspace is (copy-on-write `overlay`, or a full `copy`): shown in the trial's manifest. */
     workspaceKind: z.enum(["copy", "overlay"]).optional(),
     committedImageId: z.string().optional(),
+    /** With committedImageId, when the image stays on the engine of a worker on another host: that worker and its host. */
+    imageWorker: z.string().optional(),
+    imageHost: z.string().optional(),
   }),
 });
 

@@ -11,6 +11,7 @@ import { ChecksPanel } from "./checks-panel";
 import { ModelPrices } from "./model-prices";
 import { RecentEventsPanel } from "./recent-events";
 import { ViewerLinks } from "./viewer-links";
+import { WorkerTokens } from "./worker-tokens";
 import { WorkersPanel } from "./workers-panel";
 
 export default function SystemPage() {
@@ -30,6 +31,7 @@ export default function SystemPage() {
         <ChecksPanel />
         <WorkersPanel isAdmin={isAdmin} />
         <ModelPrices isAdmin={isAdmin} />
+        {isAdmin ? <WorkerTokens /> : null}
         {isAdmin ? <ViewerLinks /> : null}
         {isAdmin ? <BrowserSessions /> : null}
         <RecentEventsPanel />

@@ -6,6 +6,7 @@ import { setSecurityHeaders } from "./security-headers";
 import { isSignInLink, signInFromLink } from "./sign-in";
 import { handleTrpc } from "./trpc-endpoint";
 import { refusalPage } from "./unauthorized-page";
+import { handleWorkerApi } from "./worker-endpoint";
 
 export interface RequestHandlerOptions {
   services: AppServices;
@@ -69,6 +70,8 @@ export function createRequestHandler(options: RequestHandlerOptions): Handler {
         "The access link is wrong, was revoked or has expired, or this sign-in code was already used. Open the URL invariant-web printed, or ask its admin for a new link.";
       return refuse(res, 401, "This link is not valid", message, wantsJson);
     }
+    // workers on other hosts: their own tokens, their own API, nothing else
+    if (await handleWorkerApi({ req, res, url, services, log: options.log })) return;
     const identity = await services.access.identify(credentialsFromHeaders(req.headers));
     if (!identity) {
       const message =

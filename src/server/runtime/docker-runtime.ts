@@ -9,6 +9,7 @@ import { ttyMethods, type ContainerStatus, type ContainerTty } from "./docker-tt
 import { withHostCa } from "./host-ca";
 import { checkMounts, type MountPolicy } from "./mount-policy";
 import { switchContainerNetwork } from "./project-network";
+import { loadImage, saveImage } from "./image-transfer";
 import type { NetworkMode } from "../../shared/project-schemas";
 
 /**
@@ -58,6 +59,10 @@ export interface ContainerRuntime {
   ): Promise<string>;
   inspectImage(reference: string): Promise<ImageInfo | null>;
   removeImage(reference: string): Promise<void>;
+  /** `docker save` of one image as a tar stream (a worker on another host loads it). */
+  saveImage(reference: string): Promise<NodeJS.ReadableStream>;
+  /** `docker load` of such a stream. */
+  loadImage(stream: NodeJS.ReadableStream): Promise<void>;
   /** The images carrying every one of these labels (`key=value`), e.g. a study's committed trial images. */
   listImages(labels: Record<string, string>): Promise<ImageSummary[]>;
   listManagedContainers(): Promise<ContainerSummary[]>;
@@ -238,6 +243,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
         if (!isNotFound(error)) throw error;
       }
     },
+
+    saveImage: (reference) => saveImage(docker, reference),
+    loadImage: (stream) => loadImage(docker, stream),
 
     async listImages(labels) {
       const filter = Object.entries(labels).map(([key, value]) => `${key}=${value}`);

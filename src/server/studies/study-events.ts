@@ -2,6 +2,7 @@ import fsp from "node:fs/promises";
 import { z } from "zod";
 import type { InvariantEvent } from "../../shared/event-catalog";
 import { testResultSchema } from "../../shared/verdict-summary";
+import { dataDirPaths } from "../storage/data-dir";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialFinish } from "./trial-write.queries";
 
@@ -9,9 +10,21 @@ const MAX_TEST_ROWS = 5000;
 
 const evaluationFileSchema = z.object({ verdict: z.object({ tests: z.array(testResultSchema) }) });
 
-/** Per-test rows a worker wrote next to the trial's log; none when the file is missing or unreadable. */
-async function testsFrom(file: string | null, log: (message: string) => void): Promise<TrialFinish["tests"]> {
-  if (!file) return [];
+/**
+ * Per-test rows a worker wrote next to the trial's log (in this data dir: a worker on another host
+ * delivered them here before publishing); none when the file is missing or unreadable. The path is this
+ * data dir's, from the ids, whatever path the event names.
+ */
+async function testsFrom(options: {
+  named: string | null;
+  dataDir: string;
+  trialId: string;
+  attempt: number;
+  log: (message: string) => void;
+}): Promise<TrialFinish["tests"]> {
+  if (!options.named) return [];
+  const file = dataDirPaths(options.dataDir).trialAttempt(options).evaluationFile;
+  const log = options.log;
   try {
     const parsed = evaluationFileSchema.parse(JSON.parse(await fsp.readFile(file, "utf8")));
     return parsed.verdict.tests.slice(0, MAX_TEST_ROWS);
@@ -33,6 +46,8 @@ export async function recordStudyEvent(options: {
   event: InvariantEvent;
   now: Date;
   log: (message: string) => void;
+  /** The web process's data dir (the per-test rows are read from it). */
+  dataDir: string;
 }): Promise<string | null> {
   const { event, studies } = options;
   const at = new Date(event.at);
@@ -67,7 +82,13 @@ export async function recordStudyEvent(options: {
       return null;
     case "trial.finished": {
       const { attempt, evaluationFile, ...finish } = event.data;
-      const tests = await testsFrom(evaluationFile, options.log);
+      const tests = await testsFrom({
+        named: evaluationFile,
+        dataDir: options.dataDir,
+        trialId: event.trialId,
+        attempt,
+        log: options.log,
+      });
       const changed = await studies.trialFinished({
         trialId: event.trialId,
         attempt,

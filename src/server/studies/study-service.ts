@@ -112,7 +112,13 @@ export function createStudyService(deps: StudyServiceDeps) {
      * conditional, so a replayed event (firstTime false) goes the same way and changes nothing twice.
      */
     async recordEvent(event: InvariantEvent, _options: { firstTime: boolean }): Promise<void> {
-      const touched = await recordStudyEvent({ studies: deps.studies, event, now: now(), log: deps.log });
+      const touched = await recordStudyEvent({
+        studies: deps.studies,
+        event,
+        now: now(),
+        log: deps.log,
+        dataDir: deps.dataDir,
+      });
       if (touched) {
         await enforceStudyBudget(deps, { studyId: touched, now: now() });
         await dispatcher.topUp(touched);

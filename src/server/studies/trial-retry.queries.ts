@@ -27,6 +27,8 @@ const CLEARED_ATTEMPT = {
   threadId: null,
   reportedModel: null,
   committedImageId: null,
+  imageWorker: null,
+  imageHost: null,
   workspaceId: null,
   workspaceKind: null,
   diffFiles: null,

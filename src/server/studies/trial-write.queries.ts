@@ -109,11 +109,19 @@ export function createTrialWriteQueries(db: Db) {
       workspaceId?: string | undefined;
       workspaceKind?: "copy" | "overlay" | undefined;
       committedImageId?: string | undefined;
+      imageWorker?: string | undefined;
+      imageHost?: string | undefined;
     }): Promise<void> {
       const data = {
         ...(options.workspaceId ? { workspaceId: options.workspaceId } : {}),
         ...(options.workspaceKind ? { workspaceKind: options.workspaceKind } : {}),
-        ...(options.committedImageId ? { committedImageId: options.committedImageId } : {}),
+        ...(options.committedImageId
+          ? {
+              committedImageId: options.committedImageId,
+              imageWorker: options.imageWorker ?? null,
+              imageHost: options.imageHost ?? null,
+            }
+          : {}),
       };
       if (Object.keys(data).length === 0) return;
       await db.trial.updateMany({ where: { id: options.trialId, attempt: options.attempt }, data });

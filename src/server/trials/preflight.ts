@@ -1,3 +1,4 @@
+import type { ArtifactSource } from "../artifacts/artifact-source";
 import type { EventInput } from "../events/event-stream";
 import type { StudyPreflightJob } from "../jobs/study-jobs";
 import { verdictSummary } from "../../shared/verdict-summary";
@@ -22,6 +23,8 @@ export interface PreflightDeps {
   publish: (event: EventInput) => Promise<unknown>;
   worker: WorkerIdentity;
   active: Set<string>;
+  /** Where the snapshot, test files and image come from (default: the shared data dir). */
+  artifacts?: ArtifactSource;
   clock?: () => number;
   /** Which kind of workspace the preflight gets (INVARIANT_WORKSPACE_KIND; default auto). */
   workspaceKind?: WorkspaceKindSetting;
@@ -114,6 +117,7 @@ export async function runPreflight(deps: PreflightDeps, job: StudyPreflightJob):
   let result: PreflightResult;
   let workspaceId: string | null = null;
   try {
+    await deps.artifacts?.prepare(job);
     const kind = await chooseWorkspaceKind({
       setting: deps.workspaceKind,
       runtime: deps.runtime,

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import type { ArtifactSource } from "../artifacts/artifact-source";
 import type { AgentRunInput, AgentRunResult } from "../agents/agent-run";
 import type { CodexEvent } from "../agents/codex-events";
 import type { TokenUsage } from "../../shared/token-usage";
@@ -25,6 +26,8 @@ export interface TrialRunDeps {
   meteredUsage: (runId: string) => TokenUsage | null;
   /** A stop requested for this trial (a sentence saying by whom), or null. */
   stopRequested: (trialId: string) => Promise<string | null>;
+  /** Where snapshots, test files and images come from and results go (default: the shared data dir, nothing to do). */
+  artifacts?: ArtifactSource;
   pollMs?: number;
   clock?: () => number;
   /** Which kind of workspace trials get (INVARIANT_WORKSPACE_KIND; default auto: probed once per process). */

@@ -7,6 +7,7 @@ import { verdictSummary } from "../../shared/verdict-summary";
 import { trialEndLine, type TrialOutcome as TrialRunOutcome } from "../../shared/trial-outcome";
 import type { TrialEndState } from "../../shared/vocabulary";
 import { writeFinishReport } from "./finish-outbox";
+import { dataDirPaths } from "../storage/data-dir";
 
 export type { TrialEndState };
 
@@ -94,6 +95,15 @@ export async function finishTrial(options: { context: TrialContext; outcome: Tri
   };
   // on disk first: if the event is lost on its way, the web process completes the trial from this report
   writeFinishReport({ dataDir: deps.dataDir, event: finished });
+  // a worker on another host hands its changed files, log, evaluation and this report to the web process first
+  await deps.artifacts?.deliver({
+    trialId: ids.trialId,
+    attempt: job.attempt,
+    snapshotId: job.snapshotId,
+    workspaceId: outcome.workspaceId,
+    workspacePath: outcome.workspaceId ? dataDirPaths(deps.dataDir).workspace(outcome.workspaceId).tree : null,
+    finished,
+  });
   await deps.publish(finished);
   return state;
 }

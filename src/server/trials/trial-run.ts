@@ -1,4 +1,5 @@
 import type { TrialRunJob } from "../jobs/study-jobs";
+import { localArtifactSource } from "../artifacts/artifact-source";
 import { dataDirPaths } from "../storage/data-dir";
 import { createWorkspace } from "../workspaces/workspace-store";
 import { chooseWorkspaceKind } from "../workspaces/workspace-kind";
@@ -36,6 +37,7 @@ async function runSteps(options: {
       ? "Making a copy-on-write workspace over the frozen snapshot"
       : "Copying the frozen snapshot into a private workspace",
   );
+  await (deps.artifacts ?? localArtifactSource).prepare(job);
   const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId, kind });
   outcome.workspaceId = workspace.id;
   // on record before the agent starts: a worker that dies from here on leaves nothing nobody knows of
@@ -50,11 +52,16 @@ async function runSteps(options: {
   if (stop.stoppedBy) return;
 
   outcome.agent = await runAgentStep({ context, workspace, extraMounts, counter: outcome });
+  const where = deps.artifacts?.imageLocation;
   if (outcome.agent.committedImageId)
     await deps.publish({
       type: "trial.artefacts",
       ...ids,
-      data: { attempt: job.attempt, committedImageId: outcome.agent.committedImageId },
+      data: {
+        attempt: job.attempt,
+        committedImageId: outcome.agent.committedImageId,
+        ...(where ? { imageWorker: where.worker, imageHost: where.host } : {}),
+      },
     });
   // the agent's .git may now name programs (fsmonitor, hooks, filters): put its config back to the template
   await resetAgentGitDir({ tree: workspace.path });

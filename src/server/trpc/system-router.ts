@@ -1,6 +1,17 @@
 import { z } from "zod";
 import { procedure, router } from "./init";
 
+/** A short plain-text name: NUL, escapes and bidi overrides would reach the System page and logs as they are. */
+const plainName = (options: { what: string; example: string }) =>
+  z
+    .string()
+    .trim()
+    .min(1, `Give the ${options.what} a name, such as ${options.example}.`)
+    .max(80, "Names are at most 80 characters.")
+    .refine((text) => !/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(text), {
+      message: "Names are plain text: no control characters.",
+    });
+
 export const systemRouter = router({
   whoami: procedure.query(({ ctx }) => ({ role: ctx.identity.role, version: ctx.services.version })),
   doctor: procedure.query(({ ctx }) => ctx.services.system.doctor()),
@@ -14,15 +25,7 @@ export const systemRouter = router({
   createViewerLink: procedure
     .input(
       z.object({
-        label: z
-          .string()
-          .trim()
-          .min(1, "Give the link a label, such as a teammate's name.")
-          .max(80, "Labels are at most 80 characters.")
-          // NUL, escapes and bidi overrides would reach the sessions page and logs as they are
-          .refine((label) => !/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(label), {
-            message: "Labels are plain text: no control characters.",
-          }),
+        label: plainName({ what: "link", example: "a teammate's name" }),
         /** Days until the link (and every browser signed in with it) stops working; null or absent: until revoked. */
         expiresInDays: z
           .number({ error: "The expiry is a number of days." })
@@ -37,6 +40,18 @@ export const systemRouter = router({
       const { link, token } = await ctx.services.access.createViewerLink(input);
       return { link, url: `${ctx.services.publicUrl}/?token=${token}` };
     }),
+  workerTokens: procedure.query(({ ctx }) => ctx.services.workers.tokens.list()),
+  /** A token for a worker on another host (shown once): it opens the worker API and nothing else. */
+  createWorkerToken: procedure
+    .input(
+      z.object({
+        name: plainName({ what: "worker", example: "the host it runs on" }),
+      }),
+    )
+    .mutation(({ ctx, input }) => ctx.services.workers.tokens.create(input)),
+  revokeWorkerToken: procedure
+    .input(z.object({ id: z.string().min(1).max(100) }))
+    .mutation(({ ctx, input }) => ctx.services.workers.tokens.revoke(input.id)),
   revokeViewerLink: procedure
     .input(z.object({ id: z.string().min(1) }))
     .mutation(({ ctx, input }) => ctx.services.access.revokeViewerLink(input.id)),

@@ -82,9 +82,11 @@ async function buildWorkspace(options: {
   dataDir: string;
   origin: { projectId: string; snapshotId: string; kind: WorkspaceKind };
   now?: () => Date;
+  /** A given id (a workspace a worker on another host made, materialised here under the same id). */
+  id?: string;
   fill: (temp: ReturnType<typeof workspacePaths>) => Promise<void>;
 }): Promise<WorkspaceInfo> {
-  const id = `ws-${randomBytes(12).toString("hex")}`;
+  const id = options.id ?? `ws-${randomBytes(12).toString("hex")}`;
   const paths = dataDirPaths(options.dataDir);
   await fsp.mkdir(paths.workspaces, { recursive: true, mode: 0o700 });
   const temp = workspacePaths(path.join(paths.workspaces, `.tmp-${id}`));
@@ -111,6 +113,10 @@ export async function createWorkspace(options: {
   snapshotId: string;
   kind?: WorkspaceKind;
   now?: () => Date;
+  /** The id to give it (default: a new one); refused when a workspace with it exists. */
+  id?: string;
+  /** Changes written over the fresh copy before it becomes visible (a remote trial's changed files). */
+  apply?: (tree: string) => Promise<void>;
 }): Promise<WorkspaceInfo> {
   const kind = options.kind ?? "copy";
   // an overlay of a snapshot whose tree this process has seen needs nothing of its manifest: O(1)
@@ -123,6 +129,7 @@ export async function createWorkspace(options: {
     dataDir: options.dataDir,
     origin,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.id ? { id: options.id } : {}),
     fill: async (temp) => {
       if (kind === "overlay" || !manifest) await makeOverlayLayer(temp);
       else {
@@ -130,6 +137,7 @@ export async function createWorkspace(options: {
         await materializeSnapshot({ dataDir: options.dataDir, manifest, tree: temp.tree });
       }
       writeHostGitDir({ snapshotGit, gitDir: temp.git, branch: SNAPSHOT_BRANCH });
+      await options.apply?.(temp.tree);
     },
   });
 }

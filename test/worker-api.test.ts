@@ -1,0 +1,114 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createDashboardChannel } from "../src/server/artifacts/dashboard-channel";
+import { hasSnapshot, receiveSnapshot } from "../src/server/artifacts/snapshot-transfer";
+import { createSnapshot } from "../src/server/snapshots/snapshot-store";
+import { dataDirPaths } from "../src/server/storage/data-dir";
+import { createWorkspace } from "../src/server/workspaces/workspace-store";
+import { ADMIN_TOKEN, rawRequest, startHttpHarness, type HttpHarness } from "./support/http-harness";
+import { redisUrlFor, tempDir } from "./support/temp";
+
+/**
+ * Issue 17, point 1 (worker tokens) and the worker API's transport, through the product's request handler
+ * on real SQLite and Redis: a worker token opens /api/worker/… and nothing else, the admin token does not
+ * open the worker API, a revoked token is refused at once with a sentence saying so, and a snapshot
+ * fetched over HTTP makes the same workspace in another data dir.
+ */
+let app: HttpHarness;
+beforeAll(async () => {
+  app = await startHttpHarness({ redisUrl: redisUrlFor(inject("redisUrl"), 14) });
+});
+afterAll(async () => app?.close());
+
+const get = (pathname: string, token: string) =>
+  rawRequest({ port: app.port, path: pathname, headers: { authorization: `Bearer ${token}` } });
+
+describe("worker tokens", () => {
+  it("open the worker API only, are listed with their last use, and are refused at once once revoked", async () => {
+    const { token, worker } = await app.services.workers.tokens.create({ name: "box-2" });
+    expect(token).toMatch(/^w_/);
+    // stored hashed: the token itself is nowhere in the database
+    const row = await app.db.workerToken.findUniqueOrThrow({ where: { id: worker.id } });
+    expect(row.tokenHash).not.toContain(token);
+    expect(row.lastUsedAt).toBeNull();
+
+    const hello = await get("/api/worker/hello", token);
+    expect(hello.status).toBe(200);
+    expect(JSON.parse(hello.body)).toMatchObject({ worker: "box-2", version: "test" });
+    const [listed] = await app.services.workers.tokens.list();
+    expect(listed).toMatchObject({ name: "box-2", revokedAt: null });
+    expect(listed?.lastUsedAt).not.toBeNull();
+
+    // nothing of the admin or viewer API
+    expect((await get("/api/trpc/system.whoami", token)).status).toBe(401);
+    expect((await get("/projects", token)).status).toBe(401);
+    // and the admin token does not open the worker API
+    const admin = await get("/api/worker/hello", ADMIN_TOKEN);
+    expect(admin.status).toBe(401);
+    expect(admin.body).toContain("not a worker token");
+
+    await app.services.workers.tokens.revoke(worker.id);
+    const refused = await get("/api/worker/hello", token);
+    expect(refused.status).toBe(401);
+    expect((JSON.parse(refused.body) as { error: { message: string } }).error.message).toMatch(
+      /worker token "box-2" was revoked/,
+    );
+
+    // the worker's side of it: told once, with the dashboard's sentence
+    const told: string[] = [];
+    const channel = createDashboardChannel({ dashboardUrl: app.base, token, onRefused: (m) => told.push(m) });
+    await expect(channel.json("/api/worker/hello")).rejects.toThrow(/refused this worker's token/);
+    await expect(channel.json("/api/worker/hello")).rejects.toThrow(/refused/);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/revoked/);
+  });
+
+  it("checks every input: a malformed id is refused with what was wrong", async () => {
+    const { token } = await app.services.workers.tokens.create({ name: "box-3" });
+    const bad = await get("/api/worker/snapshots/..%2F..%2Fetc", token);
+    expect(bad.status).toBe(400);
+    expect((JSON.parse(bad.body) as { error: { message: string } }).error.message).toMatch(/sha256/);
+    const image = await get("/api/worker/images/ubuntu", token);
+    expect(image.status).toBe(400);
+    const missing = await get(`/api/worker/snapshots/${"a".repeat(64)}`, token);
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe("snapshots over the worker API", () => {
+  it("a snapshot fetched into another data dir makes the same workspace", async () => {
+    const project = tempDir("wapi-project");
+    fs.mkdirSync(path.join(project, "src"));
+    fs.writeFileSync(path.join(project, "src", "a.js"), "export const a = 1;\n");
+    fs.writeFileSync(path.join(project, "run.sh"), "#!/bin/sh\necho hi\n", { mode: 0o755 });
+    fs.symlinkSync("src/a.js", path.join(project, "link.js"));
+    const { manifest } = await createSnapshot({ projectRoot: project, projectId: "p-wapi", dataDir: app.dataDir });
+    const { token } = await app.services.workers.tokens.create({ name: "box-4" });
+    const channel = createDashboardChannel({ dashboardUrl: app.base, token, onRefused: () => undefined });
+
+    const remote = tempDir("wapi-remote");
+    await receiveSnapshot({
+      dataDir: remote,
+      snapshotId: manifest.id,
+      source: await channel.fetch(`/api/worker/snapshots/${manifest.id}`),
+    });
+    expect(hasSnapshot({ dataDir: remote, snapshotId: manifest.id })).toBe(true);
+    const workspace = await createWorkspace({ dataDir: remote, snapshotId: manifest.id });
+    expect(fs.readFileSync(path.join(workspace.path, "src", "a.js"), "utf8")).toBe("export const a = 1;\n");
+    expect(fs.statSync(path.join(workspace.path, "run.sh")).mode & 0o111).not.toBe(0);
+    expect(fs.readlinkSync(path.join(workspace.path, "link.js"))).toBe("src/a.js");
+    // its .git borrows this data dir's copy of the objects, not the dashboard's
+    const alternates = fs.readFileSync(path.join(workspace.path, ".git", "objects", "info", "alternates"), "utf8");
+    expect(alternates.trim()).toBe(dataDirPaths(remote).snapshot(manifest.id).gitObjects);
+
+    // a wrong id in the answer is refused before anything is kept
+    await expect(
+      receiveSnapshot({
+        dataDir: tempDir("wapi-wrong"),
+        snapshotId: "b".repeat(64),
+        source: await channel.fetch(`/api/worker/snapshots/${manifest.id}`),
+      }),
+    ).rejects.toThrow(/manifest names/);
+  });
+});

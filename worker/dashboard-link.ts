@@ -1,0 +1,141 @@
+import type { ArtifactSource } from "../src/server/artifacts/artifact-source";
+import {
+  createDashboardChannel,
+  WorkerRefusedError,
+  type DashboardChannel,
+} from "../src/server/artifacts/dashboard-channel";
+import { createHttpArtifactSource } from "../src/server/artifacts/http-artifact-source";
+import type { GatewayCredential } from "../src/server/gateway/gateway-credentials";
+import type { ModelGatewayOptions } from "../src/server/gateway/model-gateway";
+import type { ContainerRuntime } from "../src/server/runtime/docker-runtime";
+import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../src/server/jobs/environment-jobs";
+import { agentRunJob } from "../src/server/jobs/agent-jobs";
+import type { WorkerInfo } from "../src/server/system/worker-registry";
+import type { WorkerOptions } from "./main";
+
+/**
+ * Jobs whose effect belongs on the dashboard's host: an environment build (its image and dependency
+ * folder must be where sessions and the web process use them), an image removal there, an agent run on
+ * paths of that data dir. A worker on another host hands them back to the queue for a worker there.
+ */
+const HOST_BOUND_JOBS: ReadonlySet<string> = new Set([
+  prepareEnvironmentJob.name,
+  removeEnvironmentImageJob.name,
+  agentRunJob.name,
+]);
+
+export const isHostBound = (jobName: string) => HOST_BOUND_JOBS.has(jobName);
+
+/** How often a worker on another host checks that its token still holds (and the dashboard answers). */
+const CHECK_EVERY_MS = 5_000;
+/** The web process's credential is kept in memory this long (a key stored or removed there applies after it). */
+const CREDENTIAL_TTL_MS = 30_000;
+
+export interface DashboardLink {
+  artifacts: ArtifactSource;
+  /** The model gateway's credential, delivered by the web process over this channel and held in memory only. */
+  gateway: Pick<ModelGatewayOptions, "credential" | "afterUnauthorized" | "extraSecrets">;
+  /** Asks the dashboard who this token is (refused at once when it was revoked). */
+  hello(): Promise<{ worker: string; version: string }>;
+  /** Checks the token every few seconds until closed. */
+  watch(): void;
+  close(): void;
+}
+
+function remoteCredential(channel: DashboardChannel): DashboardLink["gateway"] {
+  let held: { credential: GatewayCredential; until: number } | null = null;
+  return {
+    async credential() {
+      if (held && held.until > Date.now()) return held.credential;
+      const credential = await channel.json<GatewayCredential>("/api/worker/credential");
+      held = { credential, until: Date.now() + CREDENTIAL_TTL_MS };
+      return credential;
+    },
+    async afterUnauthorized(used) {
+      held = null;
+      const answer = await channel.json<{ credential: GatewayCredential | null }>("/api/worker/credential/refresh", {
+        method: "POST",
+        body: { used },
+      });
+      if (answer.credential) held = { credential: answer.credential, until: Date.now() + CREDENTIAL_TTL_MS };
+      return answer.credential;
+    },
+    extraSecrets: () => [],
+  };
+}
+
+/**
+ * A worker on another host (started with --dashboard-url): its one authenticated HTTP channel to the web
+ * process, for artefacts, results and the model credential. A refused token (revoked) is reported once
+ * through `onRefused`, whatever call met it.
+ */
+export function linkToDashboard(options: {
+  dashboardUrl: string;
+  token: string;
+  dataDir: string;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "loadImage">;
+  worker: { id: string; host: string };
+  log: (message: string) => void;
+  onRefused: (message: string) => void;
+}): DashboardLink {
+  const channel = createDashboardChannel(options);
+  let timer: NodeJS.Timeout | null = null;
+  let unreachable = false;
+  const hello = () => channel.json<{ worker: string; version: string }>("/api/worker/hello");
+  return {
+    artifacts: createHttpArtifactSource({ ...options, channel }),
+    gateway: remoteCredential(channel),
+    hello,
+    watch() {
+      timer = setInterval(() => {
+        hello().then(
+          () => {
+            if (unreachable) options.log(`the dashboard at ${options.dashboardUrl} answers again`);
+            unreachable = false;
+          },
+          (error: unknown) => {
+            // a refusal went to onRefused; an unreachable dashboard is said once until it answers again
+            if (!unreachable && !(error instanceof WorkerRefusedError))
+              options.log(error instanceof Error ? error.message : String(error));
+            unreachable = true;
+          },
+        );
+      }, CHECK_EVERY_MS);
+    },
+    close() {
+      if (timer) clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * For a worker on another host: the channel to its dashboard, checked before any job is taken (a wrong
+ * URL or a refused token stops the start with the dashboard's sentence). A token refused later (revoked)
+ * is logged plainly and stops the worker: it takes no more jobs.
+ */
+export async function openDashboardLink(options: {
+  options: WorkerOptions;
+  runtime: ContainerRuntime;
+  info: WorkerInfo;
+  onRefused: (reason: string) => void;
+}): Promise<DashboardLink | null> {
+  const config = options.options;
+  if (!config.dashboard) return null;
+  const link = linkToDashboard({
+    dashboardUrl: config.dashboard.url,
+    token: config.dashboard.token,
+    dataDir: config.dataDir,
+    runtime: options.runtime,
+    worker: { id: options.info.id, host: options.info.host },
+    log: config.log,
+    onRefused: (message) => {
+      config.log(`the dashboard refused this worker's token: ${message} This worker takes no more jobs and stops.`);
+      options.onRefused("its worker token was refused");
+    },
+  });
+  const hello = await link.hello();
+  config.log(
+    `connected to the dashboard at ${config.dashboard.url} as worker "${hello.worker}" (dashboard ${hello.version})`,
+  );
+  return link;
+}
