@@ -81,6 +81,10 @@ export const trialViewSchema = trialResultSchema.extend({
   finishedAt: isoDate.nullable(),
   /** The attempts before this one, oldest first (empty for a trial never retried). */
   attempts: z.array(trialAttemptViewSchema),
+  /** The worker that ran (or runs) this attempt, as its heartbeat names it; null before it starts. */
+  workerId: z.string().nullable().default(null),
+  /** The host whose own Docker engine keeps the committed image (a worker on another host); null: this host's engine. */
+  imageHost: z.string().nullable().default(null),
 });
 export type TrialView = z.infer<typeof trialViewSchema>;
 

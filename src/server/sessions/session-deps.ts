@@ -15,6 +15,8 @@ export interface TrialOrigin {
   workspaceId: string | null;
   /** The trial's committed agent container (its tools), or null when it was not kept. */
   committedImage: string | null;
+  /** The host whose own engine keeps that image (a worker on another host), or null: this host's engine. */
+  imageHost?: string | null;
   threadId: string | null;
   /** The trial's Codex home on the host (its conversation), or null. */
   codexHomePath: string | null;

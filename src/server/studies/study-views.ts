@@ -189,6 +189,8 @@ export function trialView(
     startedAt: iso(row.startedAt),
     finishedAt: iso(row.finishedAt),
     attempts: [...attempts].sort((a, b) => a.attempt - b.attempt).map((attempt) => trialAttemptView(attempt, baseline)),
+    workerId: row.workerId,
+    imageHost: row.imageHost,
   };
 }
 

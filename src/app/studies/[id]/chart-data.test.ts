@@ -34,6 +34,8 @@ const counted = (passed: number, total = 23): VerdictView => ({
 const trial = (choice: number, repeat: number, verdict: VerdictView | null): TrialView => ({
   id: `t${choice}.${repeat}`,
   configurationId: `c${choice}`,
+  workerId: null,
+  imageHost: null,
   choice,
   repeat,
   attempt: 1,

@@ -1,0 +1,270 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StudyView } from "../src/shared/study-schemas";
+import { BIN, cleanEnv, isAlive, launch, ROOT, signalProcess, type Launched } from "./support/launch";
+import { startSecondEngine, startTcpRedis, type SecondEngine } from "./support/second-engine";
+import { calendarProject, FAKE_KEY, scriptsDir, startMock } from "./support/study-harness";
+import { tempDir } from "./support/temp";
+
+/**
+ * Issue 17, point 1's acceptance on the real stack: the launcher (web process + its worker child, one job
+ * slot) on a private Redis reached over loopback TCP, and a second worker "as if on another machine": its
+ * own data dir, its own Docker engine (a second dockerd that starts with no image), reaching the web
+ * process only over HTTP with a worker token and Redis over TCP. A study runs on both workers (the
+ * environment image travels by docker save/load over HTTP); verdicts, diffs, review and apply work for
+ * the trials of either; the remote worker killed (SIGKILL) mid-trial leaves its trial interrupted and a
+ * retry runs on the local worker; its token revoked, its next request is refused at once and it stops.
+ */
+const SLOW_TESTS = "sleep 8 && node --test test/";
+let redis: Awaited<ReturnType<typeof startTcpRedis>>;
+let engine: SecondEngine;
+let mock: Awaited<ReturnType<typeof startMock>>;
+let app: Launched;
+let remote: { child: ChildProcess; log: () => string; exited: Promise<number | null> } | null = null;
+const remoteData = tempDir("remote-worker-data");
+const started = Date.now();
+/** Where the time goes (printed, not asserted: a busy 2-core machine varies a lot). */
+const phase = (what: string) =>
+  console.log(`remote worker acceptance: ${what} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+beforeAll(async () => {
+  [redis, engine, mock] = await Promise.all([startTcpRedis(), startSecondEngine(), startMock(scriptsDir())]);
+  app = await launch({
+    dataDir: tempDir("remote-web"),
+    args: ["--redis-url", redis.url],
+    env: { OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: mock.url, INVARIANT_WORKER_CONCURRENCY: "1" },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  if (remote && remote.child.exitCode === null) remote.child.kill("SIGKILL");
+  await app?.stop("SIGTERM");
+  await engine?.stop();
+  await redis?.stop();
+  await mock?.close();
+}, 60_000);
+
+async function call<T>(procedure: string, input?: unknown, method: "GET" | "POST" = "GET"): Promise<T> {
+  const query = method === "GET" && input !== undefined ? `?input=${encodeURIComponent(JSON.stringify(input))}` : "";
+  const response = await fetch(`${app.base}/api/trpc/${procedure}${query}`, {
+    method,
+    headers: { authorization: `Bearer ${app.token}`, "content-type": "application/json" },
+    ...(method === "POST" ? { body: JSON.stringify(input ?? {}) } : {}),
+  });
+  const json = (await response.json()) as { result?: { data: T }; error?: { message: string } };
+  if (!response.ok || !json.result) throw new Error(`${procedure}: ${response.status} ${json.error?.message ?? ""}`);
+  return json.result.data;
+}
+const mutate = <T>(procedure: string, input: unknown) => call<T>(procedure, input, "POST");
+const study = (studyId: string) => call<StudyView>("studies.get", { studyId });
+
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 800)}\nremote worker log:\n${remote?.log().slice(-3000) ?? ""}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** `invariant-web worker` on the second engine and its own data dir, knowing the web process only by URL. */
+function startRemoteWorker(tokenFile: string) {
+  const env: NodeJS.ProcessEnv = {
+    ...cleanEnv(),
+    DOCKER_HOST: engine.dockerHost,
+    CODEX_HOME: tempDir("remote-codex-home"),
+  };
+  // the model credential comes from the web process, over HTTP (the mock model refuses any other key);
+  // the upstream is this worker's own setting
+  delete env.OPENAI_API_KEY;
+  env.OPENAI_BASE_URL = mock.url;
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "worker",
+      ...["--redis-url", redis.url, "--dashboard-url", app.base, "--worker-token-file", tokenFile],
+      ...["--data-dir", remoteData, "--concurrency", "1"],
+    ],
+    { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let log = "";
+  child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, log: () => log, exited };
+}
+
+async function remoteOnline(): Promise<string> {
+  const line = await until(
+    "the remote worker online",
+    () => Promise.resolve(/worker (\S+) online/.exec(remote?.log() ?? "")),
+    (match) => match !== null,
+    60_000,
+  );
+  return line?.[1] ?? "";
+}
+
+async function readyProject(projectDir: string): Promise<string> {
+  const project = await mutate<{ id: string }>("projects.add", { hostPath: projectDir, name: "remote" });
+  await mutate("environments.prepare", { projectId: project.id });
+  await until(
+    "the environment",
+    () => call<{ versions: { status: string }[] }>("environments.overview", { projectId: project.id }),
+    (overview) => overview.versions.some((version) => version.status !== "building"),
+    300_000,
+  ).then((overview) => expect(overview.versions.map((version) => version.status)).toEqual(["ready"]));
+  return project.id;
+}
+
+const createStudy = (projectId: string, testCommand: string) =>
+  mutate<{ id: string }>("studies.create", {
+    projectId,
+    title: "Two hosts",
+    taskPrompt: "Make the calendar tests pass.",
+    testCommand,
+    testFiles: [{ source: "project", path: "test/calendar.test.js" }],
+    concurrency: 2,
+    configurations: [
+      { harness: "codex", model: "calendar-fix-all", reasoningEffort: "low", repeats: 1 },
+      { harness: "codex", model: "calendar-fix-some", reasoningEffort: "low", repeats: 1 },
+    ],
+  });
+
+describe("a worker on another machine (own data dir, own Docker engine, HTTP and Redis over TCP only)", () => {
+  it("runs trials beside the local worker, is interrupted by SIGKILL, and is refused once its token is revoked", async () => {
+    // the worker token: created on the System page's API, shown once, kept in a file of mode 600
+    const created = await mutate<{ token: string; worker: { id: string } }>("system.createWorkerToken", {
+      name: "second-engine",
+    });
+    const tokenFile = path.join(tempDir("remote-token"), "token");
+    fs.writeFileSync(tokenFile, `${created.token}\n`, { mode: 0o600 });
+    expect(engine.docker(["images", "-q"]).stdout.trim()).toBe(""); // the second engine starts empty
+    remote = startRemoteWorker(tokenFile);
+    const remoteId = await remoteOnline();
+    expect(remote.log()).toContain('as worker "second-engine"');
+
+    // the environment build is the dashboard host's job: the remote worker hands it back
+    const projectDir = calendarProject();
+    const projectId = await readyProject(projectDir);
+    phase("environment ready");
+    const first = await createStudy(projectId, "node --test test/");
+    const done = await until(
+      "study 1",
+      () => study(first.id),
+      (s) => s.state === "done",
+      240_000,
+    );
+    phase("study 1 done");
+    const modelOf = new Map(done.configurations.map((c) => [c.id, c.harness === "codex" ? c.model : ""]));
+    const byModel = new Map(done.trials.map((trial) => [modelOf.get(trial.configurationId), trial]));
+    if (done.trials.some((trial) => trial.state !== "succeeded"))
+      console.log(JSON.stringify(done.trials.map((t) => [t.workerId, t.state, t.error])), remote.log().slice(-4000));
+    const fixAll = byModel.get("calendar-fix-all");
+    const fixSome = byModel.get("calendar-fix-some");
+    expect(fixAll).toMatchObject({ state: "succeeded", verdict: { passed: 23, total: 23 } });
+    expect(fixSome).toMatchObject({ state: "succeeded", verdict: { passed: 13, total: 23 } });
+    // one trial on each worker (one job slot each, concurrency 2)
+    const workers = done.trials.map((trial) => trial.workerId);
+    expect(workers).toContain(remoteId);
+    expect(workers.some((id) => id !== remoteId)).toBe(true);
+    const remoteTrial = done.trials.find((trial) => trial.workerId === remoteId);
+    const localTrial = done.trials.find((trial) => trial.workerId !== remoteId);
+    if (!remoteTrial || !localTrial) throw new Error("expected a trial on each worker");
+    // the environment image travelled over HTTP (docker save / docker load) into the second engine
+    expect(remote.log()).toMatch(/loaded image [0-9a-f]{12}/);
+    expect(remote.log()).toMatch(/fetched snapshot [0-9a-f]{12}/);
+    // the committed image stays on the second engine, and the trial says where
+    expect(remoteTrial.committedImageId).toMatch(/^sha256:/);
+    expect(engine.docker(["image", "inspect", remoteTrial.committedImageId ?? ""]).status).toBe(0);
+    expect(spawnSync("docker", ["image", "inspect", remoteTrial.committedImageId ?? ""]).status).not.toBe(0);
+    expect(remoteTrial.imageHost).not.toBeNull();
+    expect(localTrial.imageHost).toBeNull();
+
+    // review and diffs: the same for both, read from workspaces in the web process's data dir
+    for (const trial of [remoteTrial, localTrial]) {
+      const files = await call<{ items: { path: string }[]; total: number }>("review.files", { trialId: trial.id });
+      expect(files.items.map((item) => item.path)).toEqual(["src/calendar.js"]);
+      expect(trial.diff?.files).toBe(1);
+      // per-test rows, delivered with the evaluation
+      expect(await call<unknown[]>("studies.trialTests", { trialId: trial.id })).toHaveLength(23);
+    }
+    // apply the remote trial's result (fix-all) to the project: its tests now pass on the host
+    const plan = await call<{ planHash: string }>("applies.previewTrial", { trialId: fixAll?.id });
+    const applied = await mutate<{ id: string; outcome: string }>("applies.runTrial", {
+      trialId: fixAll?.id,
+      planHash: plan.planHash,
+    });
+    expect(applied.outcome).toBe("applied");
+    const hostRun = spawnSync("node", ["--test", "test/"], { cwd: projectDir, encoding: "utf8" });
+    expect(hostRun.stdout).toMatch(/# pass 23/);
+    await mutate("applies.undo", { recordId: applied.id });
+    const other = await call<{ planHash: string }>("applies.previewTrial", { trialId: fixSome?.id });
+    await mutate("applies.runTrial", { trialId: fixSome?.id, planHash: other.planHash });
+    expect(spawnSync("node", ["--test", "test/"], { cwd: projectDir, encoding: "utf8" }).stdout).toMatch(/# pass 13/);
+
+    // the model credential reaches a remote worker over the authenticated channel only
+    const credential = await fetch(`${app.base}/api/worker/credential`, {
+      headers: { authorization: `Bearer ${created.token}` },
+    });
+    expect(((await credential.json()) as { apiKey?: string }).apiKey).toBe(FAKE_KEY);
+
+    phase("review and apply checked");
+    // SIGKILL the remote worker mid-trial: its trial is interrupted, a retry runs on the local worker
+    const second = await createStudy(projectId, SLOW_TESTS);
+    const running = await until(
+      "a trial running on the remote worker",
+      () => study(second.id),
+      (s) => s.trials.some((t) => t.workerId === remoteId && t.state === "evaluating"),
+      180_000,
+    );
+    const victim = running.trials.find((t) => t.workerId === remoteId)?.id ?? "";
+    signalProcess(remote.child.pid, "SIGKILL");
+    phase("remote worker killed");
+    await remote.exited;
+    const interrupted = await until(
+      "the interruption",
+      () => study(second.id),
+      (s) => s.state === "done",
+      120_000,
+    );
+    const trial = interrupted.trials.find((t) => t.id === victim);
+    expect(trial?.state).toBe("interrupted");
+    expect(trial?.error).toMatch(/^Interrupted: /);
+    await mutate("studies.retry", { studyId: second.id, trialIds: [victim] });
+    const retried = await until(
+      "the retry",
+      () => study(second.id),
+      (s) => s.state === "done" && s.trials.find((t) => t.id === victim)?.attempt === 2,
+      180_000,
+    );
+    phase("retry done");
+    const again = retried.trials.find((t) => t.id === victim);
+    expect(again?.state).toBe("succeeded");
+    expect(again?.workerId).not.toBe(remoteId);
+
+    // revoke its token: the restarted worker's next request is refused at once, it says so and stops
+    remote = startRemoteWorker(tokenFile);
+    await remoteOnline();
+    await mutate("system.revokeWorkerToken", { id: created.worker.id });
+    const refused = await fetch(`${app.base}/api/worker/hello`, {
+      headers: { authorization: `Bearer ${created.token}` },
+    });
+    expect(refused.status).toBe(401);
+    const code = await Promise.race([
+      remote.exited,
+      new Promise((resolve) => setTimeout(() => resolve("alive"), 30_000)),
+    ]);
+    expect(code).not.toBe("alive");
+    expect(remote.log()).toMatch(
+      /the dashboard refused this worker's token: The worker token "second-engine" was revoked/,
+    );
+    expect(isAlive(remote.child.pid ?? -1)).toBe(false);
+    phase("revoked and stopped");
+  }, 600_000);
+});
