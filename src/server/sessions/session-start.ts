@@ -44,15 +44,13 @@ async function resultImageOf(deps: SessionDeps, origin: TrialOrigin): Promise<st
       code: "PRECONDITION_FAILED",
       message: `Trial ${origin.trialId} has no result image to continue in: its agent container is committed when its agent finishes, and this one was not (the trial has not finished, or ended before its agent ran).`,
     });
-  if (!(await deps.runtime.inspectImage(origin.committedImage)) && origin.imageHost)
-    throw new AppError({
-      code: "PRECONDITION_FAILED",
-      message: `Trial ${origin.trialId} ran on a worker on another host: its result image ${origin.committedImage.replace(/^sha256:/, "").slice(0, 12)} is on the Docker engine of ${origin.imageHost}, not this one. To continue with its tools, run \`docker save ${origin.committedImage} | gzip\` there and \`docker load\` it here; or start a private-copy session from the Sessions page (the trial's files are here).`,
-    });
   if (!(await deps.runtime.inspectImage(origin.committedImage)))
     throw new AppError({
       code: "PRECONDITION_FAILED",
-      message: `Trial ${origin.trialId}'s result image ${origin.committedImage.replace(/^sha256:/, "").slice(0, 12)} is no longer in Docker (it was removed), so the trial cannot be continued with its tools. Start a private-copy session from the Sessions page instead.`,
+      // a worker on another host keeps its trials' images on its own engine
+      message: origin.imageHost
+        ? `Trial ${origin.trialId} ran on a worker on another host: its result image ${origin.committedImage.replace(/^sha256:/, "").slice(0, 12)} is on the Docker engine of ${origin.imageHost}. To continue with its tools, \`docker save\` it there and \`docker load\` it here; or start a private-copy session from the Sessions page (its files are here).`
+        : `Trial ${origin.trialId}'s result image ${origin.committedImage.replace(/^sha256:/, "").slice(0, 12)} is no longer in Docker (it was removed), so the trial cannot be continued with its tools. Start a private-copy session from the Sessions page instead.`,
     });
   return origin.committedImage;
 }
