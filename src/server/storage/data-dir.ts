@@ -21,7 +21,8 @@ import { AppError } from "../errors/app-error";
  *   dependencies/<id>/tree/       web (the manifests), workers (the dependency step installs beside them); trials mount its outputs
  *   caches/<package manager>/     workers (npm, pip, yarn, pnpm caches mounted into dependency steps)
  *   credentials/openai-api-key    web (Setup page) and `invariant-web login`; only the gateway reads it (credentials/stored-api-key.ts)
- * So a worker must run with the same data dir as the web process (same host, same path).
+ * A worker on the same host shares this data dir; a worker on another host (--dashboard-url) has its own,
+ * filled over the worker API (docs/scaling.md).
  */
 const SNAPSHOT_ID = /^[0-9a-f]{64}$/;
 const WORKSPACE_ID = /^ws-[0-9a-f]{24}$/;
