@@ -152,6 +152,10 @@ describe("a Node.js project: vitest and dayjs from the npm registry through pack
 
   it("gives a private-copy terminal session the installed folders as overlays; its writes never reach them", async () => {
     const session = await web.services.sessions.start({ projectId, kind: "shell", mode: "private" });
+    // the answer comes once its container is created; it runs a moment later
+    await expect
+      .poll(async () => (await web.services.sessions.get(session.id)).state, { timeout: 60_000 })
+      .toBe("running");
     const [container] = execFileSync("docker", ["ps", "-q", "--filter", `label=invariant.session=${session.id}`], {
       encoding: "utf8",
     }).split("\n");
