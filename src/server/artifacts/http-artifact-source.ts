@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { writeBundle } from "../../lib/files/file-bundle";
+import { requireInstalledDependencies } from "../dependencies/dependency-runtime";
 import { createKeyedLock } from "../locks/keyed-lock";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { dataDirPaths } from "../storage/data-dir";
@@ -67,12 +68,17 @@ export function createHttpArtifactSource(options: {
         throw new Error(`The image the dashboard sent did not load as ${imageId} on this worker's engine.`);
       log(`loaded image ${imageId.replace(/^sha256:/, "").slice(0, 12)} in ${Date.now() - started} ms`);
     });
+  /** The image, and the installed dependencies it names (refused clearly when they are not here). */
+  const imageWithDependencies = async (imageId: string) => {
+    await image(imageId);
+    await requireInstalledDependencies({ dataDir, labels: (await runtime.inspectImage(imageId))?.labels ?? {} });
+  };
 
   return {
     async prepare(job) {
       await Promise.all([
         snapshot(job.snapshotId),
-        image(job.image),
+        imageWithDependencies(job.image),
         ...job.testFiles.map((file) =>
           lock(`test:${job.studyId}:${file.sha256}`, () => testFile(job.studyId, file.sha256)),
         ),

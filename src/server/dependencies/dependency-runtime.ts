@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { LABEL, type ContainerRole, type ContainerSpec, type Mount } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
+import { AppError } from "../errors/app-error";
 import { dataDirPaths } from "../storage/data-dir";
 
 const WORKSPACE = "/workspace";
@@ -20,6 +21,25 @@ export function dependenciesOf(labels: Record<string, string>): ImageDependencie
   if (!dirId || !/^deps-[0-9a-f]{24}$/.test(dirId)) return null;
   const outputs = (labels[LABEL.dependencyOutputs] ?? "").split(",").filter(Boolean);
   return { dirId, outputs };
+}
+
+/**
+ * Refuses a trial on a worker that lacks the installed dependencies its image names (a worker on another
+ * host: dependency folders do not travel yet), rather than letting it run without them and judging it on
+ * a broken project.
+ */
+export async function requireInstalledDependencies(options: {
+  dataDir: string;
+  labels: Record<string, string>;
+}): Promise<void> {
+  const dependencies = dependenciesOf(options.labels);
+  if (!dependencies) return;
+  const tree = dataDirPaths(options.dataDir).dependencyDir(dependencies.dirId).tree;
+  if ((await fs.stat(tree).catch(() => null))?.isDirectory()) return;
+  throw new AppError({
+    code: "PRECONDITION_FAILED",
+    message: `This environment version has the project's dependencies installed by its dependency step (${dependencies.outputs.join(", ") || "its outputs"}, folder ${dependencies.dirId}), and this worker does not have them: workers on other hosts do not receive installed dependencies yet, so the trial would run without them. Run the study on the dashboard's own worker or one that shares its data dir (docs/scaling.md).`,
+  });
 }
 
 /**
