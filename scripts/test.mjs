@@ -34,6 +34,8 @@ try {
     "redis-server": "redis-server",
     chromium: "chromium",
     dockerd: "docker.io",
+    // test/compose.test.ts brings docker-compose.yml up with Debian's Compose
+    "docker-compose": "docker-compose",
     debootstrap: "debootstrap",
     git: "git",
     openssl: "openssl",

@@ -41,6 +41,7 @@ beforeAll(async () => {
     identity: { id: "w-forged", host: "test", pid: process.pid },
     active: new Set(),
     gatewayHost,
+    packageFiles: { bridgeDir: path.resolve(import.meta.dirname, "..", "assets"), codex: null },
   });
 });
 afterAll(async () => {

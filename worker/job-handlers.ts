@@ -1,8 +1,5 @@
-import path from "node:path";
 import type { Redis } from "ioredis";
-import { packageRoot } from "../src/lib/package-info";
 import { runAgent, stopRun, type AgentRunDeps } from "../src/server/agents/agent-run";
-import { locateCodexBinary } from "../src/server/agents/codex-binary";
 import type { EventInput } from "../src/server/events/event-stream";
 import { trialStopKey } from "../src/server/jobs/study-jobs";
 import type { WorkerIdentity } from "../src/server/runtime/container-spec";
@@ -14,6 +11,7 @@ import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./job
 import { createSelfcheckHandler } from "./jobs/selfcheck";
 import { createPreflightHandler, createTrialRunHandler } from "./jobs/study";
 import type { GatewayHost } from "./model-gateway-host";
+import { stagePackageFiles, type PackageFiles } from "../src/server/agents/package-files";
 import type { WorkspaceKindSetting } from "../src/server/workspaces/workspace-kind";
 import type { ArtifactSource } from "../src/server/artifacts/artifact-source";
 
@@ -28,6 +26,8 @@ export function createJobHandlers(options: {
   /** Containers this worker is running (the reconciler leaves them alone). */
   active: Set<string>;
   gatewayHost: GatewayHost;
+  /** The bridge scripts and the Codex binary containers mount (default: this package's, staged in the data dir). */
+  packageFiles?: PackageFiles;
   /** INVARIANT_HOST_CA (the doctor's certificate check in the self-check). */
   hostCa?: string | undefined;
   /** INVARIANT_WORKSPACE_KIND: which kind of workspace trials and preflights get (auto by default). */
@@ -43,12 +43,12 @@ export function createJobHandlers(options: {
     dataDir,
     owner: { host: options.identity.host, pid: options.identity.pid },
   });
-  const codex = locateCodexBinary();
+  const { codex, bridgeDir } = options.packageFiles ?? stagePackageFiles({ dataDir });
   const agentDeps: AgentRunDeps = {
     runtime,
     gateway: gatewayHost.gateway,
     gatewaySocketPath: gatewayHost.socket.path,
-    bridgeDir: path.join(packageRoot(), "assets"),
+    bridgeDir,
     publish,
     worker,
     active,

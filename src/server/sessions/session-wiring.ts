@@ -1,7 +1,6 @@
 import os from "node:os";
-import path from "node:path";
-import { packageRoot } from "../../lib/package-info";
 import type { Db } from "../db/client";
+import { stagePackageFiles } from "../agents/package-files";
 import type { ModelGatewayOptions } from "../gateway/model-gateway";
 import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { ProjectQueries } from "../projects/projects.queries";
@@ -23,7 +22,7 @@ const DEFAULT_IDLE_STOP_MS = 4 * 3600_000;
 export interface SessionsOptions {
   /** The model gateway's upstream and credential (the same as the workers' gateways get). */
   gateway: Omit<ModelGatewayOptions, "tcp">;
-  /** Folder of the gateway bridge scripts (the package's assets/). */
+  /** Folder of the gateway bridge scripts (default: the package's, staged in the data dir: agents/package-files.ts). */
   bridgeDir: string;
   /** The host's CA bundle for containers with network (see host-ca.ts), or null. */
   hostCaBundle?: string | null;
@@ -38,7 +37,7 @@ export interface SessionsOptions {
 }
 
 /** Sessions' options with defaults: without a gateway configured, a model request says how to give access. */
-function withDefaults(given: Partial<SessionsOptions> = {}): SessionsOptions {
+function withDefaults(dataDir: string, given: Partial<SessionsOptions> = {}): SessionsOptions {
   return {
     gateway: given.gateway ?? {
       upstreamBaseUrl: "https://api.openai.com/v1",
@@ -46,7 +45,7 @@ function withDefaults(given: Partial<SessionsOptions> = {}): SessionsOptions {
         throw new Error("This dashboard was started without model access for sessions.");
       },
     },
-    bridgeDir: given.bridgeDir ?? path.join(packageRoot(), "assets"),
+    bridgeDir: given.bridgeDir ?? stagePackageFiles({ dataDir, codex: null }).bridgeDir,
     hostCaBundle: given.hostCaBundle ?? null,
     ...(given.idleStopMs ? { idleStopMs: given.idleStopMs } : {}),
     ...(given.workspaceKind ? { workspaceKind: given.workspaceKind } : {}),
@@ -67,7 +66,7 @@ export function wireSessions(
   queries: { projectQueries: ProjectQueries; environmentQueries: EnvironmentQueries },
   snapshots: SnapshotService,
 ): SessionService & { closeGateway(): Promise<void> } {
-  const config = withDefaults(base.sessions);
+  const config = withDefaults(base.dataDir, base.sessions);
   const options = {
     ...base,
     log: base.log ?? (() => undefined),

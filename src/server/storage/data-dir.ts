@@ -20,6 +20,7 @@ import { AppError } from "../errors/app-error";
  *   applies/<record id>/          web (what an apply replaced or deleted, kept until it is undone)
  *   dependencies/<id>/tree/       web (the manifests), workers (the dependency step installs beside them); trials mount its outputs
  *   caches/<package manager>/     workers (npm, pip, yarn, pnpm caches mounted into dependency steps)
+ *   caches/package-files/         workers (the gateway bridges and the Codex binary they mount, staged by src/server/agents/package-files.ts)
  *   credentials/openai-api-key    web (Setup page) and `invariant-web login`; only the gateway reads it (credentials/stored-api-key.ts)
  * A worker on the same host shares this data dir; a worker on another host (--dashboard-url) has its own,
  * filled over the worker API (docs/scaling.md).
