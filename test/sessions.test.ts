@@ -6,7 +6,8 @@ import { calendarProject, createDockerRuntime, FAKE_KEY, tempDir } from "./suppo
 import type { SessionWeb } from "./support/session-harness";
 import { startSessionStack, type SessionStack } from "./support/session-stack";
 import { sessionOwnerOf } from "../src/server/sessions/session-container";
-import { dataDirPaths } from "../src/server/storage/data-dir";
+import { workspaceFiles } from "../src/server/workspaces/workspace-files";
+import { readWorkspace } from "../src/server/workspaces/workspace-store";
 import { startWorker } from "../worker/main";
 import type { SessionView } from "../src/shared/session-schemas";
 
@@ -238,8 +239,8 @@ describe("saving a session's installed tools", () => {
       await expect.poll(async () => (await services.studies.get(id)).state, { timeout: 120_000 }).toBe("done");
       const [trial] = (await services.studies.get(id)).trials;
       expect(trial?.outcome).toBe("completed");
-      const tree = dataDirPaths(dataDir).workspace(trial?.workspaceId ?? "").tree;
-      expect(fs.readFileSync(path.join(tree, "tool.txt"), "utf8")).toBe("mytool-works\n");
+      const workspace = await readWorkspace({ dataDir, workspaceId: trial?.workspaceId ?? "" });
+      expect((await workspaceFiles(workspace).readFile("tool.txt", 1024)).toString()).toBe("mytool-works\n");
     } finally {
       await worker.stop("test finished");
     }

@@ -187,9 +187,9 @@ describe("a trial's disk budget", () => {
       [fixer, "src/calendar.js"],
       [filler, "fill-0.bin"],
     ] as const) {
-      const stat = fs.statSync(
-        path.join(dataDirPaths(stack?.dataDir ?? "").workspace(trial?.workspaceId ?? "").tree, file),
-      );
+      // a copy workspace's tree, or an overlay workspace's own layer (what the agent wrote is there)
+      const workspace = dataDirPaths(stack?.dataDir ?? "").workspace(trial?.workspaceId ?? "");
+      const stat = fs.statSync(path.join(fs.existsSync(workspace.upper) ? workspace.upper : workspace.tree, file));
       expect(`${stat.uid}:${stat.gid}`).toBe(`${host.uid}:${host.gid}`);
     }
     const json = studyReportSchema.parse(

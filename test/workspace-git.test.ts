@@ -88,6 +88,9 @@ beforeAll(async () => {
     runtime,
     scripts: { "hostile-git": HOSTILE_GIT_CODEX },
     concurrency: 1,
+    // what is checked here is a copy workspace's tree and its .git on the host (an overlay workspace has
+    // no merged tree on the host; its git dir is checked by overlay-workspace.test.ts)
+    workspaceKind: "copy",
   });
   ({ dataDir, web } = stack);
   projectDir = calendarProject();

@@ -22,6 +22,8 @@ export function startStackWorker(options: {
   concurrency: number;
   heartbeat?: WorkerOptions["heartbeat"];
   floors?: WorkerOptions["floors"];
+  /** Pins the workspace kind (tests of what a copy workspace's tree holds); else chosen by the probe. */
+  workspaceKind?: WorkerOptions["workspaceKind"];
 }): Promise<RunningWorker> {
   return startWorker({
     redisUrl: options.redisUrl,
@@ -32,6 +34,7 @@ export function startStackWorker(options: {
     log: () => undefined,
     ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
     ...(options.floors ? { floors: options.floors } : {}),
+    ...(options.workspaceKind ? { workspaceKind: options.workspaceKind } : {}),
   });
 }
 
@@ -47,6 +50,7 @@ export async function startStudyStack(options: {
   concurrency: number;
   /** The worker's heartbeat timing (shortened by tests of the sweeper). */
   heartbeat?: WorkerOptions["heartbeat"];
+  workspaceKind?: WorkerOptions["workspaceKind"];
 }): Promise<StudyStack> {
   const redis = connectRedis({ url: options.redisUrl, name: `${options.name}-test` });
   await redis.flushdb();
