@@ -7,7 +7,8 @@ import path from "node:path";
 /**
  * A second Docker engine on this machine, "as if on another host": its own `dockerd` with its own data
  * root (so it starts with no image at all), exec root, pid file and unix socket, and no bridge (its
- * containers run in network mode none; it never touches the host's iptables). Its managed containerd
+ * containers run in network mode none; it never touches the host's iptables or, in a network namespace of its
+ * own, the host's docker0 bridge). Its managed containerd
  * lives under the exec root. Tried by hand on the development machine (Debian docker.io 20.10, cgroup v1,
  * overlay2): it starts in about 2 s beside the host's engine.
  * `stop()` stops the daemon (SIGTERM, then SIGKILL and whatever it left), unmounts and removes its
@@ -74,9 +75,14 @@ export async function startSecondEngine(options: { timeoutMs?: number } = {}): P
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "iw-d2-"));
   const socketPath = path.join(dir, "docker.sock");
   const log = fs.openSync(path.join(dir, "dockerd.log"), "a");
+  // in a network namespace of its own: a dockerd started with --bridge=none deletes the docker0 bridge of
+  // the namespace it runs in, which is the host engine's (seen on Docker 20.10: every container on the
+  // default bridge then failed "could not find bridge docker0"); its containers use network mode none
   const child = spawn(
-    "dockerd",
+    "unshare",
     [
+      "--net",
+      "dockerd",
       "--data-root",
       path.join(dir, "data"),
       "--exec-root",
