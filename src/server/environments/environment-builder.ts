@@ -114,14 +114,16 @@ export function nameResolutionHint(options: { tail: string; network: string }): 
   return ` Its output shows host names could not be resolved ("${found[0]}"): ${why}. ${fix}`;
 }
 
-/** Runs the container to its end, publishing its output every `flushMs`; exit 0 → commits it as the version's image. */
+/**
+ * Runs the container to its end, publishing its output every `flushMs`; exit 0 → commits it as the
+ * version's image. Returns the outcome without announcing it: the caller removes the container first.
+ */
 async function runAndCommit(options: {
   deps: EnvironmentBuilderDeps;
   job: PrepareEnvironmentJob;
   containerId: string;
-  finish: Finish;
-}): Promise<{ status: "ready" | "failed" }> {
-  const { deps, job, containerId, finish } = options;
+}): Promise<BuildResult> {
+  const { deps, job, containerId } = options;
   const log = createBuildLog({
     ...deps.logLimits,
     publish: (text) =>
@@ -147,15 +149,15 @@ async function runAndCommit(options: {
     clearInterval(timer);
     await flush();
     if (timedOut)
-      return await finish({
+      return {
         status: "failed",
         error: `Stopped after ${Math.round(job.timeoutMs / 1000)} s (the prepare time limit). The previous version stays active.`,
-      });
+      };
     if (exitCode !== 0)
-      return await finish({
+      return {
         status: "failed",
         error: `The command exited with code ${exitCode}.${nameResolutionHint({ tail, network: job.network })} The previous version stays active; see the log.`,
-      });
+      };
     const imageId = await deps.runtime.commitContainer(containerId, {
       repository: job.repository,
       tag: job.tag,
@@ -173,11 +175,11 @@ async function runAndCommit(options: {
       },
     });
     const committed = await deps.runtime.inspectImage(imageId);
-    return await finish({ status: "ready", imageId, sizeBytes: committed?.sizeBytes ?? 0 });
+    return { status: "ready", imageId, sizeBytes: committed?.sizeBytes ?? 0 };
   } catch (error) {
     clearInterval(timer);
     await flush().catch(() => undefined);
-    return finish({ status: "failed", error: error instanceof Error ? error.message : String(error) });
+    return { status: "failed", error: error instanceof Error ? error.message : String(error) };
   } finally {
     clearInterval(timer);
   }
@@ -186,7 +188,9 @@ async function runAndCommit(options: {
 /**
  * Builds an environment version on this worker's engine: a container from `fromImage` runs the
  * script; exit 0 → commit it as `repository:tag`; anything else → the version failed and nothing is
- * committed. The container is always removed. Progress goes out as events.
+ * committed. The container is always removed, before the outcome is announced: a version seen failed or
+ * ready has no container left on its image (deleting it at once must not meet "image is in use").
+ * Progress goes out as events.
  */
 export async function prepareEnvironment(
   deps: EnvironmentBuilderDeps,
@@ -215,10 +219,14 @@ export async function prepareEnvironment(
     mounts: plan.mounts,
   });
   deps.active.add(containerId);
+  const result = await runAndCommit({ deps, job, containerId }); // never throws: failures are its result
   try {
-    return await runAndCommit({ deps, job, containerId, finish });
-  } finally {
     await deps.runtime.removeContainer(containerId);
+  } catch (error) {
+    await finish(result); // the outcome stands; the job fails with the engine's reason
+    throw error;
+  } finally {
     deps.active.delete(containerId);
   }
+  return finish(result);
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   BASE_IMAGE,
@@ -34,10 +35,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker.stop("test finished");
   const versions = await web.db.environmentVersion.findMany({ where: { projectId } });
-  const { spawnSync } = await import("node:child_process");
   for (const v of versions) spawnSync("docker", ["rmi", "-f", v.imageTag], { stdio: "ignore" });
   await web.close();
 });
+
+/** The containers of any state that carry this environment version's label. */
+function containersOf(versionId: string): string[] {
+  const listed = spawnSync("docker", ["ps", "-aq", "--filter", `label=invariant.environment=${versionId}`], {
+    encoding: "utf8",
+  });
+  expect(listed.status).toBe(0);
+  return listed.stdout.split("\n").filter(Boolean);
+}
 
 describe("environment versions on the real Docker engine", () => {
   let v1: string;
@@ -96,6 +105,8 @@ describe("environment versions on the real Docker engine", () => {
     expect((await web.db.environmentVersion.findFirstOrThrow({ where: { projectId, active: true } })).id).toBe(v2);
     expect(await web.services.environments.log(created.id)).toContain("about to fail");
     expect(dockerInspect("image", row.imageTag)).toBeNull();
+    // a version seen failed has no container left on its parent's image (deleting that at once must work)
+    expect(containersOf(created.id)).toEqual([]);
     await web.services.environments.remove(created.id);
   });
 
