@@ -83,6 +83,20 @@ async function timedWithFrames(page, { kind, text = null, from }, action) {
   return { ms: at - began, frame: await page.evaluate(lastFrameBetween, [began, at]) };
 }
 
+/** In the page (BENCH_DEBUG): what was fetched when, in ms after the click (compare `docker events` with clickWall). */
+function startTimeline() {
+  const from = globalThis.__probe.clickAt;
+  const at = (t) => Math.round(t - from);
+  const fetched = performance
+    .getEntriesByType("resource")
+    .filter((entry) => entry.startTime > from)
+    .map(
+      (entry) =>
+        `${entry.name.replace(/^https?:\/\/[^/]+/, "").slice(0, 60)} ${at(entry.startTime)}→${at(entry.responseEnd)}`,
+    );
+  return { clickWall: Math.round(performance.timeOrigin + from), fetched };
+}
+
 async function startInBrowser(page, origin) {
   await page.goto(`${origin}/sessions`);
   await page.evaluate(installProbe);
@@ -92,6 +106,7 @@ async function startInBrowser(page, origin) {
     page.getByRole("button", { name: "Start session" }).click(),
   );
   const sessionId = /\/sessions\/([^/?#]+)/.exec(page.url())[1];
+  if (process.env.BENCH_DEBUG) console.log(JSON.stringify(await page.evaluate(startTimeline)));
   return { ms, sessionId };
 }
 
@@ -120,7 +135,7 @@ async function echoInBrowser(page) {
 
 async function catInBrowser(page, marker) {
   await page.keyboard.type(`cat big.txt; echo ${marker.replace("-", '""-')}`);
-  return timed(page, { kind: "includes", text: marker, from: "keyAt" }, () => page.keyboard.press("Enter"));
+  return timedWithFrames(page, { kind: "includes", text: marker, from: "keyAt" }, () => page.keyboard.press("Enter"));
 }
 
 function sessionContainer(sessionId) {
@@ -156,7 +171,9 @@ async function oneRound(page, url, index, floor) {
   await page.getByTestId("terminal").click(); // the session page's terminal has the keyboard again
   const file = "/workspace/big.txt";
   if (index % 2) result.catPipe = (await dockerExecCat(containerId, file)).ms;
-  result.cat = await catInBrowser(page, `END-${index}`);
+  const cat = await catInBrowser(page, `END-${index}`);
+  result.cat = cat.ms;
+  result.catLastFrame = cat.frame;
   result.catTerminal = (await dockerExecCatInTerminal(containerId, file)).ms;
   ttyBytes ??= await ttyBytesOf(containerId, file);
   result.catFloor = await floor.feed(ttyBytes, `FLOOR-${index}`);
@@ -207,7 +224,7 @@ function report(rounds) {
     value: med("cat"),
     baseline: med("catTerminal"),
     rounds: rounds.map((r) => [round(r.cat), round(r.catTerminal), round(r.catPipe)]),
-    notes: `\`cat\` of a 10 MB text file in the browser terminal: Enter → the end marker rendered, median of ${rounds.length} (${list("cat")}); baseline \`docker exec -t cat\` read by a terminal emulator (xterm.js headless) (${list("catTerminal")}); \`docker exec cat\` to a pipe, no terminal: median ${med("catPipe")} ms (${list("catPipe")}), ratio ${(med("cat") / med("catPipe")).toFixed(2)}×. Ratio per round to the emulator baseline ${ratioList("cat", "catTerminal")} (median ${medianRatio("cat", "catTerminal")}×). The floor for a browser terminal here, xterm.js alone in a blank Chromium page fed the same bytes over a local WebSocket: median ${med("catFloor")} ms (${list("catFloor")}); ours ÷ that floor per round ${ratioList("cat", "catFloor")} (median ${medianRatio("cat", "catFloor")}×). Target ≤ 1.5×. ${load}.`,
+    notes: `\`cat\` of a 10 MB text file in the browser terminal: Enter → the end marker rendered, median of ${rounds.length} (${list("cat")}); baseline \`docker exec -t cat\` read by a terminal emulator (xterm.js headless) (${list("catTerminal")}); \`docker exec cat\` to a pipe, no terminal: median ${med("catPipe")} ms (${list("catPipe")}), ratio ${(med("cat") / med("catPipe")).toFixed(2)}×. Ratio per round to the emulator baseline ${ratioList("cat", "catTerminal")} (median ${medianRatio("cat", "catTerminal")}×). The floor for a browser terminal here, xterm.js alone in a blank Chromium page fed the same bytes over a local WebSocket: median ${med("catFloor")} ms (${list("catFloor")}); ours ÷ that floor per round ${ratioList("cat", "catFloor")} (median ${medianRatio("cat", "catFloor")}×); Enter → the last socket frame arrived: ${list("catLastFrame")}. Target ≤ 1.5×. ${load}.`,
   });
 }
 

@@ -111,8 +111,8 @@ export function ViewerLinks() {
         Read-only links for team members on this host: they see every project and study and can download reports, but
         cannot change anything.
       </p>
-      <form onSubmit={submit} className="mb-4 flex items-start gap-3" aria-label="Create viewer link">
-        <div className="flex-1">
+      <form onSubmit={submit} className="mb-4 flex flex-wrap items-start gap-3" aria-label="Create viewer link">
+        <div className="min-w-56 flex-1">
           <label htmlFor="viewer-label" className="sr-only">
             Label
           </label>

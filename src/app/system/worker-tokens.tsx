@@ -75,8 +75,8 @@ export function WorkerTokens() {
         A worker on another machine fetches snapshots, test files and images from this dashboard and sends results back
         over HTTP with one of these tokens. It opens the worker API only; revoking it refuses that worker at once.
       </p>
-      <form onSubmit={submit} className="mb-4 flex items-start gap-3" aria-label="Create worker token">
-        <div className="flex-1">
+      <form onSubmit={submit} className="mb-4 flex flex-wrap items-start gap-3" aria-label="Create worker token">
+        <div className="min-w-56 flex-1">
           <label htmlFor="worker-token-name" className="sr-only">
             Name
           </label>

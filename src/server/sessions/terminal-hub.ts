@@ -5,6 +5,7 @@ import type * as XtermHeadless from "@xterm/headless";
 import type { Terminal } from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
 import type { ContainerRuntime, ContainerTty } from "../runtime/docker-runtime";
+import { createScreenFeed, type ScreenFeed } from "./screen-feed";
 
 // @xterm/headless is CommonJS whose named exports Node's ESM loader cannot detect (the bundled dashboard
 // failed to start on `import { Terminal }`): load it with require
@@ -32,8 +33,8 @@ interface LiveTerminal {
   detach: () => void;
   saveTimer: NodeJS.Timeout | null;
   screenFile: string;
-  /** Bytes broadcast but not yet taken by the server's terminal (it parses them a little later). */
-  unparsed: Uint8Array[];
+  /** The output on its way into `terminal` (it parses it a little later, a flood once it pauses). */
+  feed: ScreenFeed;
 }
 
 /** An open terminal; `started` settles once its container is started (when the hub had to start it) and sized. */
@@ -114,7 +115,7 @@ async function attachTerminal(options: {
     detach: tty.detach,
     saveTimer: null,
     screenFile: options.screenFile,
-    unparsed: [],
+    feed: createScreenFeed(terminal),
   };
   // watchable from now on: a browser that attaches while the container starts gets its first bytes
   options.live.set(sessionId, entry);
@@ -124,6 +125,7 @@ async function attachTerminal(options: {
       await options.start().catch((error: unknown) => {
         if (options.live.get(sessionId) === entry) options.live.delete(sessionId);
         tty.detach();
+        entry.feed.dispose();
         terminal.dispose();
         throw error;
       });
@@ -140,12 +142,10 @@ function relayOutput(options: { deps: HubDeps; sessionId: string; entry: LiveTer
   // so a TUI works the same with no browser, a read-only one, or several; browsers do not answer them
   entry.terminal.onData((reply) => tty.stream.write(reply));
   tty.stream.on("data", (chunk: Buffer) => {
-    // watchers get the bytes at once: the server's terminal parses them meanwhile (a 10 MB `cat` is
-    // parsed here and in the browser at the same time, not one after the other)
+    // watchers get the bytes at once; the server's terminal parses them meanwhile, or after a flood
     const bytes = new Uint8Array(chunk);
-    entry.unparsed.push(bytes);
     deps.broadcast(sessionId, bytes);
-    entry.terminal.write(bytes, () => entry.unparsed.shift());
+    entry.feed.add(bytes);
     deps.onActivity?.(sessionId);
     entry.saveTimer ??= setTimeout(() => {
       entry.saveTimer = null;
@@ -167,7 +167,7 @@ function watchExit(options: {
   deps.runtime.waitForExit(options.containerId).then(
     (exitCode) =>
       // the last bytes first: the attach stream may end after the process
-      entry.terminal.write("", () => {
+      entry.feed.settled().then(() => {
         if (live.get(sessionId) !== entry) return;
         writeScreen(entry, deps.log);
         deps.onExit(sessionId, exitCode);
@@ -193,8 +193,9 @@ export function createTerminalHub(deps: HubDeps) {
     if (entry.saveTimer) clearTimeout(entry.saveTimer);
     entry.detach();
     // the bytes already broadcast are on the saved screen too
-    await new Promise<void>((resolve) => entry.terminal.write("", resolve));
+    await entry.feed.settled();
     writeScreen(entry, deps.log);
+    entry.feed.dispose();
     entry.terminal.dispose();
   };
 
@@ -230,8 +231,7 @@ export function createTerminalHub(deps: HubDeps) {
         const saved = screenFile ? readScreen(screenFile) : null;
         return ready(saved ? { ...saved, pending: null } : null);
       }
-      const pending = entry.unparsed.length > 0 ? Buffer.concat(entry.unparsed) : null;
-      ready({ ...screenOf(entry), pending: pending ? new Uint8Array(pending) : null });
+      ready({ ...screenOf(entry), pending: entry.feed.pending() });
     },
 
     input(sessionId: string, data: string): boolean {
