@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SessionView } from "../src/shared/session-schemas";
 import type { StudyView } from "../src/shared/study-schemas";
 import { BIN, cleanEnv, isAlive, launch, ROOT, signalProcess, type Launched } from "./support/launch";
 import { startSecondEngine, startTcpRedis, type SecondEngine } from "./support/second-engine";
@@ -16,8 +17,19 @@ import { tempDir } from "./support/temp";
  * environment image travels by docker save/load over HTTP); verdicts, diffs, review and apply work for
  * the trials of either; the remote worker killed (SIGKILL) mid-trial leaves its trial interrupted and a
  * retry runs on the local worker; its token revoked, its next request is refused at once and it stops.
+ * "Continue a result" of the remote trial fetches its committed image from that worker (an image.send
+ * job, docker save streamed to the worker API, docker load here); with that worker gone it is refused.
  */
 const SLOW_TESTS = "sleep 8 && node --test test/";
+/** Both agents first make a tool outside the workspace: it lives in their committed image, not in their files. */
+const TOOL_STEP = {
+  kind: "run",
+  command: "printf '#!/bin/sh\\necho calendar-tool-works\\n' > /tmp/calendar-tool && chmod +x /tmp/calendar-tool",
+};
+type Script = { steps: { kind: string; path?: string; content?: string }[] };
+const scriptOf = (name: string) =>
+  JSON.parse(fs.readFileSync(path.join(ROOT, "mock-scripts", `${name}.json`), "utf8")) as Script;
+const withTool = (name: string) => ({ ...scriptOf(name), steps: [TOOL_STEP, ...scriptOf(name).steps] });
 let redis: Awaited<ReturnType<typeof startTcpRedis>>;
 let engine: SecondEngine;
 let mock: Awaited<ReturnType<typeof startMock>>;
@@ -30,7 +42,16 @@ const phase = (what: string) =>
   console.log(`remote worker acceptance: ${what} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
 beforeAll(async () => {
-  [redis, engine, mock] = await Promise.all([startTcpRedis(), startSecondEngine(), startMock(scriptsDir())]);
+  [redis, engine, mock] = await Promise.all([
+    startTcpRedis(),
+    startSecondEngine(),
+    startMock(
+      scriptsDir({
+        "calendar-fix-all": withTool("calendar-fix-all"),
+        "calendar-fix-some": withTool("calendar-fix-some"),
+      }),
+    ),
+  ]);
   app = await launch({
     dataDir: tempDir("remote-web"),
     args: ["--redis-url", redis.url],
@@ -136,8 +157,87 @@ const createStudy = (projectId: string, testCommand: string) =>
     ],
   });
 
+const session = (sessionId: string) => call<SessionView>("sessions.get", { sessionId });
+const sessionContainer = (sessionId: string) =>
+  spawnSync("docker", ["ps", "-aq", "--filter", `label=invariant.session=${sessionId}`], {
+    encoding: "utf8",
+  }).stdout.trim();
+const hostImageId = (imageId: string) =>
+  spawnSync("docker", ["image", "inspect", "--format", "{{.Id}}", imageId], { encoding: "utf8" }).stdout.trim();
+const startContinue = (projectId: string, trialId: string) =>
+  mutate<SessionView>("sessions.start", { projectId, kind: "shell", fromTrialId: trialId });
+const sentImages = () => (remote?.log().match(/sent image [0-9a-f]{12} \(\d+ MiB\)/g) ?? []).length;
+
+/**
+ * Continue the remote trial's result on the dashboard host: the call answers at once with the session
+ * fetching the image from the worker that keeps it; the image arrives under the same id, and a command in
+ * the session finds the tool its agent made (from the image) and the file it wrote (from the workspace).
+ * A second continue finds the image here and fetches nothing.
+ */
+async function continueRemoteResult(options: { projectId: string; trial: StudyView["trials"][number]; model: string }) {
+  const imageId = options.trial.committedImageId ?? "";
+  const fetching = await startContinue(options.projectId, options.trial.id);
+  expect(fetching.state).toBe("starting");
+  expect(fetching.reason).toMatch(
+    /^Fetching the trial's result image [0-9a-f]{12} from \S+ \(the worker there ran the trial/,
+  );
+  expect(fetching.workspaceId).toBeNull(); // copied once the image is here
+  const running = await until(
+    "the continued session",
+    () => session(fetching.id),
+    (s) => s.state !== "starting",
+    180_000,
+  );
+  expect(running).toMatchObject({ state: "running", reason: null, fromTrialId: options.trial.id });
+  expect(hostImageId(imageId)).toBe(imageId);
+  expect(sentImages()).toBe(1);
+  console.log(`remote worker acceptance: ${/sent image .*/.exec(remote?.log() ?? "")?.[0] ?? ""}`);
+  const container = sessionContainer(fetching.id);
+  const seen = spawnSync("docker", ["exec", container, "sh", "-c", "/tmp/calendar-tool && cat src/calendar.js"], {
+    encoding: "utf8",
+  });
+  expect(seen.stdout.split("\n")[0]).toBe("calendar-tool-works");
+  const written = scriptOf(options.model).steps.find((step) => step.path === "src/calendar.js")?.content;
+  expect(seen.stdout.slice("calendar-tool-works\n".length)).toBe(written);
+  await mutate("sessions.finish", { sessionId: fetching.id });
+  // moved before: the second continue starts at once from the image here
+  const again = await startContinue(options.projectId, options.trial.id);
+  expect(again.reason).toBeNull();
+  expect(again.workspaceId).not.toBeNull();
+  await until(
+    "the second session",
+    () => session(again.id),
+    (s) => s.state === "running",
+    60_000,
+  );
+  expect(sentImages()).toBe(1);
+  await mutate("sessions.finish", { sessionId: again.id });
+}
+
+/** With the worker that keeps the image gone, a continue ends at once with what was wrong; nothing is left. */
+async function refusedWithoutItsWorker(options: { projectId: string; trial: StudyView["trials"][number] }) {
+  const imageId = options.trial.committedImageId ?? "";
+  expect(spawnSync("docker", ["rmi", imageId], { encoding: "utf8" }).status).toBe(0); // as if never moved
+  const fetching = await startContinue(options.projectId, options.trial.id);
+  const ended = await until(
+    "the refusal",
+    () => session(fetching.id),
+    (s) => s.state === "finished",
+    60_000,
+  );
+  expect(ended.reason).toMatch(
+    new RegExp(
+      `^Could not start: Could not fetch trial ${options.trial.id}'s result image [0-9a-f]{12} from \\S+: no worker of that host is online\\. Start its worker there .* or start a private-copy session`,
+    ),
+  );
+  expect(ended.workspaceId).toBeNull();
+  expect(ended.endedAt).not.toBeNull();
+  expect(sessionContainer(fetching.id)).toBe("");
+  expect(hostImageId(imageId)).toBe("");
+}
+
 describe("a worker on another machine (own data dir, own Docker engine, HTTP and Redis over TCP only)", () => {
-  it("runs trials beside the local worker, is interrupted by SIGKILL, and is refused once its token is revoked", async () => {
+  it("runs trials beside the local worker, continues a result here with its image fetched from it, is interrupted by SIGKILL, and is refused once its token is revoked", async () => {
     // the worker token: created on the System page's API, shown once, kept in a file of mode 600
     const created = await mutate<{ token: string; worker: { id: string } }>("system.createWorkerToken", {
       name: "second-engine",
@@ -215,6 +315,12 @@ describe("a worker on another machine (own data dir, own Docker engine, HTTP and
     expect(((await credential.json()) as { apiKey?: string }).apiKey).toBe(FAKE_KEY);
 
     phase("review and apply checked");
+    await continueRemoteResult({
+      projectId,
+      trial: remoteTrial,
+      model: modelOf.get(remoteTrial.configurationId) ?? "",
+    });
+    phase("remote result continued here");
     // SIGKILL the remote worker mid-trial: its trial is interrupted, a retry runs on the local worker
     const second = await createStudy(projectId, SLOW_TESTS);
     const running = await until(
@@ -247,6 +353,8 @@ describe("a worker on another machine (own data dir, own Docker engine, HTTP and
     const again = retried.trials.find((t) => t.id === victim);
     expect(again?.state).toBe("succeeded");
     expect(again?.workerId).not.toBe(remoteId);
+    await refusedWithoutItsWorker({ projectId, trial: remoteTrial });
+    phase("continue refused without its worker");
 
     // revoke its token: the restarted worker's next request is refused at once, it says so and stops
     remote = startRemoteWorker(tokenFile);

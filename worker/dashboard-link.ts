@@ -10,6 +10,7 @@ import type { ModelGatewayOptions } from "../src/server/gateway/model-gateway";
 import type { ContainerRuntime } from "../src/server/runtime/docker-runtime";
 import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../src/server/jobs/environment-jobs";
 import { agentRunJob } from "../src/server/jobs/agent-jobs";
+import { sendImageJob, sendsImage } from "../src/server/jobs/image-jobs";
 import type { WorkerInfo } from "../src/server/system/worker-registry";
 import type { WorkerOptions } from "./main";
 
@@ -26,6 +27,22 @@ const HOST_BOUND_JOBS: ReadonlySet<string> = new Set([
 
 export const isHostBound = (jobName: string) => HOST_BOUND_JOBS.has(jobName);
 
+/**
+ * The jobs a worker leaves to others. A worker on another host: those bound to the dashboard's host, and
+ * image sends meant for another host's engine. A worker beside the dashboard: every image send (the image
+ * it asks for is on another host's engine; the web process asks only when its own engine lacks it).
+ */
+export function handsBackFor(worker: { id: string; host: string; remote: boolean }) {
+  return (job: { name: string; data: unknown }): boolean => {
+    if (job.name === sendImageJob.name) {
+      if (!worker.remote) return true;
+      const parsed = sendImageJob.schema.safeParse(job.data);
+      return parsed.success && !sendsImage(parsed.data, worker);
+    }
+    return worker.remote && isHostBound(job.name);
+  };
+}
+
 /** How often a worker on another host checks that its token still holds (and the dashboard answers). */
 const CHECK_EVERY_MS = 5_000;
 /** The web process's credential is kept in memory this long (a key stored or removed there applies after it). */
@@ -35,6 +52,8 @@ export interface DashboardLink {
   artifacts: ArtifactSource;
   /** The model gateway's credential, delivered by the web process over this channel and held in memory only. */
   gateway: Pick<ModelGatewayOptions, "credential" | "afterUnauthorized" | "extraSecrets">;
+  /** Streams a `docker save` of an image its engine holds to the web process, which loads it there. */
+  sendImage: (imageId: string, body: AsyncIterable<Buffer>) => Promise<unknown>;
   /** Asks the dashboard who this token is (refused at once when it was revoked). */
   hello(): Promise<{ worker: string; version: string }>;
   /** Checks the token every few seconds until closed. */
@@ -85,6 +104,7 @@ export function linkToDashboard(options: {
   return {
     artifacts: createHttpArtifactSource({ ...options, channel }),
     gateway: remoteCredential(channel),
+    sendImage: (imageId, body) => channel.upload(`/api/worker/images/${encodeURIComponent(imageId)}`, body),
     hello,
     watch() {
       timer = setInterval(() => {
@@ -134,6 +154,8 @@ export async function openDashboardLink(options: {
     },
   });
   const hello = await link.hello();
+  // the heartbeat says so: the web process asks only such workers for the images their engines hold
+  options.info.remoteAs = hello.worker;
   config.log(
     `connected to the dashboard at ${config.dashboard.url} as worker "${hello.worker}" (dashboard ${hello.version})`,
   );

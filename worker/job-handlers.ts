@@ -8,6 +8,8 @@ import { withInstalledDependencies } from "../src/server/dependencies/dependency
 import { registerJob, type RegisteredJob } from "./job-handler";
 import { createAgentRunHandler } from "./jobs/agent";
 import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./jobs/environment";
+import { createSendImageHandler } from "./jobs/image";
+import { sendImageJob } from "../src/server/jobs/image-jobs";
 import { createSelfcheckHandler } from "./jobs/selfcheck";
 import { createPreflightHandler, createTrialRunHandler } from "./jobs/study";
 import type { GatewayHost } from "./model-gateway-host";
@@ -34,6 +36,9 @@ export function createJobHandlers(options: {
   workspaceKind?: WorkspaceKindSetting | undefined;
   /** Where trials and preflights get their snapshot, test files and image, and deliver results. */
   artifacts?: ArtifactSource | undefined;
+  /** A worker on another host: uploads an image its engine holds to the web process (image.send jobs). */
+  sendImage?: ((imageId: string, body: AsyncIterable<Buffer>) => Promise<unknown>) | undefined;
+  log?: (message: string) => void;
 }): Map<string, RegisteredJob> {
   const { redis, dataDir, publish, identity: worker, active, gatewayHost } = options;
   const workspaceKind = options.workspaceKind ?? "auto";
@@ -67,17 +72,7 @@ export function createJobHandlers(options: {
     registerJob(createPrepareEnvironmentHandler({ runtime, codex, publish, worker, active, dataDir })),
     registerJob(createRemoveImageHandler({ runtime })),
     registerJob(createAgentRunHandler(agentDeps, { dataDir })),
-    registerJob(
-      createPreflightHandler({
-        runtime,
-        dataDir,
-        publish,
-        worker,
-        active,
-        workspaceKind,
-        artifacts: options.artifacts,
-      }),
-    ),
+    registerJob(createPreflightHandler({ ...options, runtime, dataDir, publish, worker, active, workspaceKind })),
     registerJob(
       createTrialRunHandler({
         runtime,
@@ -96,5 +91,9 @@ export function createJobHandlers(options: {
   ]) {
     handlers.set(job.name, job);
   }
+  // a worker on another host sends the committed images its engine holds to the web process
+  const upload = options.sendImage;
+  if (upload)
+    handlers.set(sendImageJob.name, registerJob(createSendImageHandler({ ...options, host: worker.host, upload })));
   return handlers;
 }

@@ -22,7 +22,7 @@ import { stopAwarePublisher } from "./worker-publisher";
 import { DEFAULT_FLOORS, type CapacityFloors, type CapacityTracker } from "./capacity";
 import { createJobHandlers } from "./job-handlers";
 import { createQueueWorker } from "./queue-worker";
-import { isHostBound, openDashboardLink, type DashboardLink } from "./dashboard-link";
+import { handsBackFor, openDashboardLink, type DashboardLink } from "./dashboard-link";
 import { closableRuntime, removeOwnContainers, workerRuntime } from "./worker-runtime";
 import type { EventInput } from "../src/server/events/event-stream";
 import type { WorkerIdentity } from "../src/server/runtime/container-spec";
@@ -75,6 +75,7 @@ function describeWorker(options: WorkerOptions): WorkerInfo {
     version: options.version,
     startedAt: new Date().toISOString(),
     lastSeen: new Date().toISOString(),
+    remoteAs: null,
     capacity: null,
   };
 }
@@ -214,7 +215,7 @@ async function startJobSide(o: {
     active: o.active,
     gatewayHost,
     // a worker on another host sends its changed files back from a plain copy (the overlay kind is for this host)
-    ...(link ? { artifacts: link.artifacts, workspaceKind: "copy" as const } : {}),
+    ...(link ? { artifacts: link.artifacts, workspaceKind: "copy" as const, sendImage: link.sendImage } : {}),
   });
   return { gatewayHost, handlers };
 }
@@ -251,7 +252,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     handlers,
     context: { workerId: info.id, log: options.log },
     onSlotsChanged: () => heartbeat?.update(),
-    handsBack: options.dashboard ? isHostBound : null,
+    handsBack: handsBackFor({ id: info.id, host: info.host, remote: link !== null }),
   });
   await applyFloors();
 

@@ -43,7 +43,7 @@ export function createQueueWorker(options: {
   /** Called when a job takes or frees a slot (the heartbeat advertises it at once). */
   onSlotsChanged: () => void;
   /** Jobs this worker leaves to others (a worker on another host: those bound to the dashboard's host). */
-  handsBack?: ((jobName: string) => boolean) | null;
+  handsBack?: ((job: { name: string; data: unknown }) => boolean) | null;
 }): { worker: Worker; capacity: CapacityTracker; applyFloors: () => Promise<void> } {
   const { handlers } = options;
   const capacity = createCapacityTracker({
@@ -59,7 +59,7 @@ export function createQueueWorker(options: {
         throw new WaitingError();
       }
       // handed back delayed, so this worker does not fetch it again at once while the others are busy
-      if (options.handsBack?.(job.name) && token) {
+      if (options.handsBack?.(job) && token) {
         await job.moveToDelayed(Date.now() + HAND_BACK_MS, token);
         throw new DelayedError();
       }

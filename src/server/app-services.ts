@@ -36,6 +36,7 @@ import type { SupervisionSource } from "./system/health";
 import { publishEvent } from "./events/event-stream";
 import type { InvariantEvent } from "../shared/event-catalog";
 import { wireSessions, type SessionsOptions } from "./sessions/session-wiring";
+import { createResultImageFetcher } from "./artifacts/result-image-fetch";
 import type { SessionService } from "./sessions/session-service";
 import type { SetupService } from "./setup/setup-service";
 import type { DemoService } from "./demo/demo-service";
@@ -238,7 +239,9 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     log,
   });
   const { environments, dependencies } = wireEnvironments({ options, queries, queue, snapshots });
-  const sessions = wireSessions(options, queries, snapshots);
+  // continue a result whose image is on a worker on another host: asked for by a job, uploaded to the worker API
+  const resultImages = createResultImageFetcher({ ...options, queue, liveWorkers: () => listWorkers(redis), log });
+  const sessions = wireSessions({ ...options, resultImages }, queries, snapshots);
   const upkeep = createUpkeep({
     sweeper,
     sweepBuilds: () => environments.sweepStalled(),
@@ -267,7 +270,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     studies,
     sessions,
     review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
-    workers: wireWorkers({ ...options, gateway: options.sessions?.gateway }),
+    workers: wireWorkers({ ...options, gateway: options.sessions?.gateway, images: resultImages }),
     ...wireFirstRun({ ...options, projects: projectQueries, environments, studies, host, log }),
     async recordEvent(event, recordOptions) {
       await environments.recordEvent(event, recordOptions);

@@ -107,6 +107,9 @@ async function route(options: {
   if (get && (params = match(routes.testFile, url.pathname)))
     return stream(res, Readable.from([await api.testFile({ studyId: params[0], sha256: params[1] })]));
   if (get && (params = match(routes.image, url.pathname))) return stream(res, await api.image(params[0]));
+  // a committed trial image a session asked this worker for: streamed into `docker load`, never buffered
+  if (post && (params = match(routes.image, url.pathname)))
+    return sendJson(res, 200, await api.receiveImage({ imageId: params[0], source: req, worker: options.token.name }));
   if (post && (params = match(routes.results, url.pathname))) {
     const workspaceId = workspaceIdSchema.parse(url.searchParams.get("workspaceId"));
     const received = await api.receiveResults({ trialId: params[0], attempt: params[1], workspaceId, source: req });

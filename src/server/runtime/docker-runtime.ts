@@ -61,8 +61,8 @@ export interface ContainerRuntime {
   removeImage(reference: string): Promise<void>;
   /** `docker save` of one image as a tar stream (a worker on another host loads it). */
   saveImage(reference: string): Promise<NodeJS.ReadableStream>;
-  /** `docker load` of such a stream. */
-  loadImage(stream: NodeJS.ReadableStream): Promise<void>;
+  /** `docker load` of such a stream; resolves to what it loaded (image ids, or tags of tagged images). */
+  loadImage(stream: NodeJS.ReadableStream): Promise<string[]>;
   /** The images carrying every one of these labels (`key=value`), e.g. a study's committed trial images. */
   listImages(labels: Record<string, string>): Promise<ImageSummary[]>;
   listManagedContainers(): Promise<ContainerSummary[]>;

@@ -9,19 +9,26 @@ export async function saveImage(docker: Docker, reference: string): Promise<Node
   return docker.getImage(reference).get();
 }
 
-/** Loads a `docker save` stream; rejects with the engine's message when the load fails. */
-export async function loadImage(docker: Docker, stream: NodeJS.ReadableStream): Promise<void> {
+/**
+ * Loads a `docker save` stream; resolves to what the engine says it loaded (image ids, or the tags of
+ * tagged images), rejects with the engine's message when the load fails.
+ */
+export async function loadImage(docker: Docker, stream: NodeJS.ReadableStream): Promise<string[]> {
   const response = await docker.loadImage(stream, { quiet: true });
   let text = "";
   for await (const chunk of response as AsyncIterable<Buffer>) text += chunk.toString();
+  const loaded: string[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
-    let parsed: { error?: string; errorDetail?: { message?: string } };
+    let parsed: { error?: string; errorDetail?: { message?: string }; stream?: string };
     try {
       parsed = JSON.parse(line) as typeof parsed;
     } catch {
       continue;
     }
     if (parsed.error) throw new Error(`docker load failed: ${parsed.errorDetail?.message ?? parsed.error}`);
+    const named = /^Loaded image(?: ID)?: (\S+)/.exec(parsed.stream?.trim() ?? "");
+    if (named?.[1]) loaded.push(named[1]);
   }
+  return loaded;
 }

@@ -7,6 +7,7 @@ import type { SessionGateway } from "./session-gateway";
 import type { SessionQueries, SessionRecord } from "./sessions.queries";
 import type { TerminalHub } from "./terminal-hub";
 import type { WorkspaceKindSetting } from "../workspaces/workspace-kind";
+import type { ResultImageFetcher } from "../artifacts/result-image-fetch";
 
 /** A trial's result as "continue a result" needs it (from the study side). */
 export interface TrialOrigin {
@@ -17,6 +18,8 @@ export interface TrialOrigin {
   committedImage: string | null;
   /** The host whose own engine keeps that image (a worker on another host), or null: this host's engine. */
   imageHost?: string | null;
+  /** The worker (on that host) that committed it. */
+  imageWorker?: string | null;
   threadId: string | null;
   /** The trial's Codex home on the host (its conversation), or null. */
   codexHomePath: string | null;
@@ -48,6 +51,8 @@ export interface SessionDeps {
   /** A direct session's lease lasts this long unless renewed (a crashed holder loses it after it). */
   leaseMs: number;
   log: (message: string) => void;
+  /** Fetches a trial's result image from the worker on another host that holds it (absent: refused). */
+  resultImages?: Pick<ResultImageFetcher, "fetch">;
   /** Which kind of workspace private copies get (INVARIANT_WORKSPACE_KIND; default auto: probed once). */
   workspaceKind?: WorkspaceKindSetting;
 }

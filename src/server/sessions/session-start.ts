@@ -12,6 +12,7 @@ import { sessionContainerSpec, sessionOwnerOf } from "./session-container";
 import type { SessionDeps, TrialOrigin } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
 import { filesOf, type SessionFiles } from "./session-files";
+import { fetchThenLaunch, resultImageOf } from "./session-result-image";
 
 const projectLock = createKeyedLock();
 
@@ -28,31 +29,13 @@ async function projectOf(deps: SessionDeps, projectId: string): Promise<ProjectV
 /** The image a new session runs: the trial's committed image when continuing one, else the active environment. */
 async function imageOf(deps: SessionDeps, project: ProjectView, origin: TrialOrigin | null) {
   const environment = await deps.environments.active(project.id);
-  if (origin) return { image: await resultImageOf(deps, origin), environmentVersionId: environment?.id ?? null };
+  if (origin) return { ...(await resultImageOf(deps, origin)), environmentVersionId: environment?.id ?? null };
   if (environment?.status !== "ready")
     throw new AppError({
       code: "PRECONDITION_FAILED",
       message: `${project.name} has no ready environment. Prepare one on the project page, then start the session.`,
     });
-  return { image: environment.imageId ?? environment.imageTag, environmentVersionId: environment.id };
-}
-
-/** A trial's committed agent container (its tools), refused clearly when it was never made or was removed. */
-async function resultImageOf(deps: SessionDeps, origin: TrialOrigin): Promise<string> {
-  if (!origin.committedImage)
-    throw new AppError({
-      code: "PRECONDITION_FAILED",
-      message: `Trial ${origin.trialId} has no result image to continue in: its agent container is committed when its agent finishes, and this one was not (the trial has not finished, or ended before its agent ran).`,
-    });
-  if (!(await deps.runtime.inspectImage(origin.committedImage)))
-    throw new AppError({
-      code: "PRECONDITION_FAILED",
-      // a worker on another host keeps its trials' images on its own engine
-      message: origin.imageHost
-        ? `Trial ${origin.trialId} ran on a worker on another host: its result image ${origin.committedImage.replace(/^sha256:/, "").slice(0, 12)} is on the Docker engine of ${origin.imageHost}. To continue with its tools, \`docker save\` it there and \`docker load\` it here; or start a private-copy session from the Sessions page (its files are here).`
-        : `Trial ${origin.trialId}'s result image ${origin.committedImage.replace(/^sha256:/, "").slice(0, 12)} is no longer in Docker (it was removed), so the trial cannot be continued with its tools. Start a private-copy session from the Sessions page instead.`,
-    });
-  return origin.committedImage;
+  return { image: environment.imageId ?? environment.imageTag, environmentVersionId: environment.id, fetchFrom: null };
 }
 
 /** Refuses a second direct session on a project while the first one's lease holds; takes over an expired one. */
@@ -103,12 +86,11 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
       field: "model",
       message: "Choose a model for Codex (the project's default configuration names none).",
     });
-  const { image, environmentVersionId } = await imageOf(deps, project, origin);
+  const { image, environmentVersionId, fetchFrom } = await imageOf(deps, project, origin);
   const mode = origin ? "private" : input.mode;
-  return projectLock(project.id, async () => {
-    if (mode === "direct") await takeLease(deps, project);
-    const files = await filesOf({ deps, project, mode, origin, image });
-    const record = await deps.sessions.create({
+  const resumeThread = input.resumeTrialThread;
+  const create = (workspaceId: string | null) =>
+    deps.sessions.create({
       projectId: project.id,
       kind: input.kind,
       mode,
@@ -117,16 +99,28 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
       startedBy: input.startedBy || deps.hostUser,
       image,
       environmentVersionId,
-      workspaceId: files.workspaceId,
+      workspaceId,
       fromTrialId: origin?.trialId ?? null,
-      threadId: origin && input.resumeTrialThread ? origin.threadId : null,
+      threadId: origin && resumeThread ? origin.threadId : null,
       runToken: "",
       network: project.networkMode,
       columns: input.columns,
       rows: input.rows,
       leaseExpiresAt: mode === "direct" ? new Date(deps.clock().getTime() + deps.leaseMs) : null,
     });
-    return launch({ deps, record, project, files, origin, resumeThread: input.resumeTrialThread });
+  // an image fetched from another host first (a private copy: no lease); the workspace is copied once it is here
+  if (origin && fetchFrom) {
+    const record = await create(null);
+    return fetchThenLaunch({
+      ...{ deps, record, project, origin, fetchFrom },
+      launch: (files, ready) => launch({ deps, record: ready, project, files, origin, resumeThread }),
+    });
+  }
+  return projectLock(project.id, async () => {
+    if (mode === "direct") await takeLease(deps, project);
+    const files = await filesOf({ deps, project, mode, origin, image });
+    const record = await create(files.workspaceId);
+    return launch({ deps, record, project, files, origin, resumeThread });
   });
 }
 

@@ -1,5 +1,6 @@
 import os from "node:os";
 import type { Db } from "../db/client";
+import type { ResultImageFetcher } from "../artifacts/result-image-fetch";
 import { stagePackageFiles } from "../agents/package-files";
 import type { ModelGatewayOptions } from "../gateway/model-gateway";
 import type { EnvironmentQueries } from "../environments/environments.queries";
@@ -62,6 +63,8 @@ export function wireSessions(
     runtime: ContainerRuntime;
     sessions?: Partial<SessionsOptions>;
     log?: (message: string) => void;
+    /** Continue a result of a trial whose image is on a worker on another host: fetches it from there. */
+    resultImages?: Pick<ResultImageFetcher, "fetch">;
   },
   queries: { projectQueries: ProjectQueries; environmentQueries: EnvironmentQueries },
   snapshots: SnapshotService,
@@ -121,6 +124,7 @@ export function wireSessions(
     idleStopMs: config.idleStopMs ?? DEFAULT_IDLE_STOP_MS,
     log: options.log,
     ...(config.workspaceKind ? { workspaceKind: config.workspaceKind } : {}),
+    ...(base.resultImages ? { resultImages: base.resultImages } : {}),
   });
   return {
     ...service,

@@ -83,6 +83,7 @@ export interface SessionChange {
   state?: SessionState;
   reason?: string | null;
   containerId?: string | null;
+  workspaceId?: string | null;
   threadId?: string | null;
   columns?: number;
   rows?: number;
@@ -161,6 +162,7 @@ export function createTrialOriginQuery(db: Db) {
         threadId: true,
         committedImageId: true,
         imageHost: true,
+        imageWorker: true,
         study: { select: { projectId: true } },
         configuration: { select: { model: true, reasoningEffort: true, harness: true } },
       },
@@ -173,6 +175,7 @@ export function createTrialOriginQuery(db: Db) {
       workspaceId: row.workspaceId,
       committedImage: row.committedImageId,
       imageHost: row.imageHost,
+      imageWorker: row.imageWorker,
       threadId: row.threadId,
       model: row.configuration.harness === "codex" ? row.configuration.model : null,
       reasoningEffort: row.configuration.reasoningEffort,

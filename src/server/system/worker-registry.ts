@@ -52,6 +52,11 @@ export const workerInfoSchema = z.object({
   version: z.string(),
   startedAt: z.string(),
   lastSeen: z.string(),
+  /**
+   * A worker on another host (--dashboard-url): the name of the worker token it connected with; null for a
+   * worker that shares the dashboard's data dir and engine (or one of an older version).
+   */
+  remoteAs: z.string().nullable().catch(null).default(null),
   /** Null for a worker of an older version (it beats without figures; it still counts as alive). */
   capacity: workerCapacitySchema.nullable().catch(null),
 });

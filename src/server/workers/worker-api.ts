@@ -4,6 +4,8 @@ import { AppError } from "../errors/app-error";
 import type { BundleEntry } from "../../lib/files/file-bundle";
 import { hasSnapshot, snapshotBundle } from "../artifacts/snapshot-transfer";
 import { receiveTrialResults } from "../artifacts/trial-results";
+import type { Readable } from "node:stream";
+import type { ResultImageFetcher } from "../artifacts/result-image-fetch";
 import type { GatewayCredential } from "../gateway/gateway-credentials";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { LABEL } from "../runtime/container-spec";
@@ -14,6 +16,8 @@ export interface WorkerApiDeps {
   dataDir: string;
   runtime: Pick<ContainerRuntime, "inspectImage" | "saveImage">;
   queries: WorkerApiQueries;
+  /** Where a committed trial image a session asked a worker for arrives (absent: nothing is waited for). */
+  images?: Pick<ResultImageFetcher, "receive">;
   /** The model credential the web process holds (its gateway's sources); absent: none configured. */
   credential?: {
     current: () => GatewayCredential | Promise<GatewayCredential>;
@@ -51,6 +55,13 @@ export function createWorkerApi(deps: WorkerApiDeps) {
       if (!info.labels[LABEL.environment] && !info.labels[LABEL.run])
         throw new AppError({ code: "FORBIDDEN", message: `Image ${imageId} is not one invariant-web made.` });
       return deps.runtime.saveImage(imageId);
+    },
+
+    /** A committed trial image the web process asked this worker for ("continue a result"), loaded into its engine. */
+    async receiveImage(options: { imageId: string; source: Readable; worker: string }): Promise<{ imageId: string }> {
+      if (!deps.images)
+        throw new AppError({ code: "CONFLICT", message: "This dashboard is not waiting for any image." });
+      return deps.images.receive(options);
     },
 
     async receiveResults(options: {

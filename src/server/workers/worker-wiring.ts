@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
 import type { ModelGatewayOptions } from "../gateway/model-gateway";
+import type { ResultImageFetcher } from "../artifacts/result-image-fetch";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { createWorkerApi, type WorkerApi } from "./worker-api";
 import { createWorkerApiQueries } from "./worker-api.queries";
@@ -19,6 +20,7 @@ export function wireWorkers(options: {
   dataDir: string;
   runtime: ContainerRuntime;
   gateway?: Pick<ModelGatewayOptions, "credential" | "afterUnauthorized"> | undefined;
+  images?: Pick<ResultImageFetcher, "receive">;
 }): WorkerServices {
   const gateway = options.gateway;
   return {
@@ -27,6 +29,7 @@ export function wireWorkers(options: {
       dataDir: options.dataDir,
       runtime: options.runtime,
       queries: createWorkerApiQueries(options.db),
+      ...(options.images ? { images: options.images } : {}),
       ...(gateway
         ? {
             credential: {

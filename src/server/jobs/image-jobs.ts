@@ -1,0 +1,29 @@
+import { z } from "zod";
+import type { JobDefinition } from "./job-catalog";
+
+export const imageIdSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "An image is named by its id, sha256:<64 hex>.");
+
+/**
+ * Send a committed trial image to the web process: the worker on another host whose engine holds it
+ * (`worker`, or any worker on another host running on `host`, which shares that engine) `docker save`s it
+ * and uploads it over the worker API (POST /api/worker/images/<id>), where it is loaded into the
+ * dashboard host's engine. Every other worker hands the job back (worker/dashboard-link.ts).
+ */
+export const sendImageJob = {
+  name: "image.send",
+  schema: z.object({
+    imageId: imageIdSchema,
+    /** The worker that committed it (worker ids change when a worker restarts) and its host. */
+    worker: z.string().nullable(),
+    host: z.string(),
+    trialId: z.string(),
+  }),
+  result: z.object({ bytes: z.number().int().nonnegative() }),
+} satisfies JobDefinition<z.ZodType, z.ZodType>;
+
+export type SendImageJob = z.infer<typeof sendImageJob.schema>;
+
+/** Whether a worker is the one a send-image job is for: the worker that made the image, or one on its host. */
+export function sendsImage(job: SendImageJob, worker: { id: string; host: string }): boolean {
+  return job.worker === worker.id || job.host === worker.host;
+}
