@@ -120,6 +120,10 @@ async function shutdown(options: {
   if (!finished) {
     options.refuseContainers();
     options.onAbandon();
+    // gone for the sweeper before its jobs fail with their containers: a failed job of a live worker would
+    // end its trial `error`, while a trial whose worker stopped is `interrupted` and retryable
+    await options.heartbeat.stop();
+    await removeHeartbeat(redis, info.id).catch(() => undefined);
     const sweep = setInterval(() => void removeOwnContainers(runtime, info.id).catch(() => undefined), 500);
     const removed = await removeOwnContainers(runtime, info.id).catch(() => 0);
     options.log(

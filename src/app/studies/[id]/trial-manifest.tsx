@@ -4,6 +4,11 @@ import type { TrialManifest } from "../../../shared/trial-manifest";
 import { RerunButton } from "./rerun-button";
 import { shortId } from "../study-format";
 
+const WORKSPACE_KINDS = {
+  overlay: "copy-on-write overlay over the snapshot (the trial's own layer holds only its changes)",
+  copy: "a full copy of the snapshot",
+} as const;
+
 const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024)).toLocaleString("en-US")} MiB`;
 
 function rows(manifest: TrialManifest): [string, string][] {
@@ -11,6 +16,7 @@ function rows(manifest: TrialManifest): [string, string][] {
   return [
     ["Image", `${environment.imageId ?? "—"}${environment.version ? ` (environment v${environment.version})` : ""}`],
     ["Snapshot", `${snapshot.id ?? "—"}${snapshot.files === null ? "" : ` · ${snapshot.files} files`}`],
+    ["Workspace", manifest.workspaceKind ? WORKSPACE_KINDS[manifest.workspaceKind] : "not reported yet"],
     ["Harness", `${configuration.harness} ${manifest.harnessVersion ?? "(version not reported yet)"}`],
     ["Model", `${configuration.model} · effort ${configuration.reasoningEffort}`],
     ["Model the provider reported", manifest.reportedModel ?? "not recorded"],
