@@ -122,8 +122,10 @@ async function run(deps: ResultImageFetchDeps, entry: Pending): Promise<void> {
     await Promise.race([entry.promise, watchJob(deps, entry, jobId)]);
   } catch (error) {
     entry.cancel?.(error as Error);
-    await deps.queue.remove(jobId);
     throw error;
+  } finally {
+    // a request no worker has taken is withdrawn (a running one ends on its own)
+    await deps.queue.remove(jobId);
   }
 }
 
