@@ -59,6 +59,8 @@ export interface SessionView {
   state: SessionState;
   /** Running with no browser attached. */
   detached: boolean;
+  /** Starting, and first fetching the trial's result image from the worker on another host that keeps it (`reason` says which). */
+  fetchingImage: boolean;
   reason: string | null;
   startedBy: string;
   threadId: string | null;

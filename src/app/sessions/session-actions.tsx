@@ -30,7 +30,7 @@ export function SessionActions({ session, compact = false }: { session: SessionV
   );
   const error = resume.error ?? finish.error ?? save.error;
   const open = session.state === "running" || session.state === "starting";
-  const hasContainer = open || session.state === "exited";
+  const hasContainer = (open || session.state === "exited") && !session.fetchingImage;
   return (
     <div className={`flex flex-wrap items-center gap-2 ${compact ? "" : "mt-1"}`}>
       {compact && session.state !== "finished" ? (

@@ -15,6 +15,7 @@ const STATE_LABEL: Record<SessionView["state"], string> = {
 };
 
 export function sessionStateLabel(session: SessionView): string {
+  if (session.fetchingImage) return "fetching image";
   return session.detached ? "detached" : STATE_LABEL[session.state];
 }
 

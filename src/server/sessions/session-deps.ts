@@ -67,6 +67,9 @@ export function toSessionView(record: SessionRecord, watchers: number): SessionV
     model: record.model,
     state: record.state,
     detached: record.state === "running" && watchers === 0,
+    // a continue-a-result session gets its workspace copied once its image has arrived from another host
+    fetchingImage:
+      record.state === "starting" && !record.containerId && !record.workspaceId && record.fromTrialId !== null,
     reason: record.reason,
     startedBy: record.startedBy,
     threadId: record.threadId,

@@ -37,6 +37,18 @@ export async function reattach(options: {
       changed(await finishSession({ deps, sessionId: record.id, tokens: options.tokensOf }));
       continue;
     }
+    if (record.state === "starting" && !record.containerId) {
+      // stopped before its container was made (a continue fetching its image from another host): nothing runs
+      changed(
+        await deps.sessions.update(record.id, {
+          state: "finished",
+          reason: "Could not start: the dashboard stopped before the session's container was made. Start it again.",
+          leaseExpiresAt: null,
+          endedAt: deps.clock(),
+        }),
+      );
+      continue;
+    }
     const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
     await issueSessionToken(deps, record);
     options.baseline.set(record.id, record.tokens);

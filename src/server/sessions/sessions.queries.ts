@@ -16,7 +16,7 @@ type SessionRow = Prisma.SessionGetPayload<{ include: { project: { select: { nam
 const include = { project: { select: { name: true } } } as const;
 
 /** What the session service needs of a row besides its view: the image, token and container. */
-export interface SessionRecord extends Omit<SessionView, "detached"> {
+export interface SessionRecord extends Omit<SessionView, "detached" | "fetchingImage"> {
   image: string;
   runToken: string | null;
   containerId: string | null;

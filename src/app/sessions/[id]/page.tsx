@@ -5,7 +5,7 @@ import { use, useState } from "react";
 import type { SessionView, TerminalState } from "../../../shared/session-schemas";
 import { useTRPC } from "../../_lib/trpc";
 import { QueryState } from "../../_components/query-state";
-import { Fact, PageHeader, warnBoxClass } from "../../_components/ui";
+import { dangerBoxClass, Fact, PageHeader, Spinner, warnBoxClass } from "../../_components/ui";
 import { useRole } from "../../_components/use-role";
 import { SessionActions } from "../session-actions";
 import { sessionStateLabel } from "../sessions-table";
@@ -29,6 +29,24 @@ function SessionFacts({ session, size }: { session: SessionView; size: TerminalS
       <Fact label="Network">{session.network}</Fact>
       <Fact label="Terminal">{`${size?.columns ?? session.columns}×${size?.rows ?? session.rows}`}</Fact>
     </dl>
+  );
+}
+
+/** A continue-a-result session waiting for its trial's image from the worker on another host that keeps it. */
+function FetchingImage({ session }: { session: SessionView }) {
+  return (
+    <div role="status" aria-label="Fetching the result image" className="space-y-2 rounded-md border border-line p-4">
+      <p className="flex items-start gap-2 text-sm">
+        <span className="mt-0.5 shrink-0">
+          <Spinner />
+        </span>
+        {session.reason ?? "Fetching the trial's result image…"}
+      </p>
+      <p className="text-sm text-muted">
+        The terminal opens once the image is on this host and the session&apos;s container runs; a large image takes a
+        few minutes. If that worker is offline or no longer has the image, the session ends here and says what to do.
+      </p>
+    </div>
   );
 }
 
@@ -71,11 +89,17 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
             actions={<SessionActions session={s} />}
           />
           <SessionFacts session={s} size={size} />
-          {s.reason && s.state !== "running" ? <p className="text-sm text-muted">{live?.reason ?? s.reason}</p> : null}
+          {s.reason && s.state !== "running" && !s.fetchingImage ? (
+            <p className={s.reason.startsWith("Could not start") ? dangerBoxClass : "text-sm text-muted"}>
+              {live?.reason ?? s.reason}
+            </p>
+          ) : null}
           {role === "viewer" ? (
             <p className={warnBoxClass}>You are watching read-only: what you type is not sent.</p>
           ) : null}
-          {s.state === "finished" ? (
+          {s.fetchingImage ? (
+            <FetchingImage session={s} />
+          ) : s.state === "finished" ? (
             <SessionResult session={s} />
           ) : (
             // the terminal fills the rest of the window, so its rows follow the window's height

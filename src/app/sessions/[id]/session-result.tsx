@@ -29,7 +29,11 @@ export function SessionResult({ session }: { session: SessionView }) {
   if (session.mode === "direct" || !session.workspaceId)
     return (
       <Panel title="Result">
-        <p className="text-sm">This session worked in the project directory itself: its changes are already there.</p>
+        <p className="text-sm">
+          {session.mode === "direct"
+            ? "This session worked in the project directory itself: its changes are already there."
+            : "This session never ran, so it changed nothing."}
+        </p>
       </Panel>
     );
   return (

@@ -54,6 +54,17 @@ function useContinue(projectId: string, trialId: string) {
   return { start, run };
 }
 
+/** A trial that ran on a worker on another host: its image comes from there first. */
+function RemoteImageNote({ trial }: { trial: TrialView }) {
+  if (!trial.committedImageId || !trial.imageHost) return null;
+  return (
+    <p className="text-sm text-muted">
+      Its result image is on the Docker engine of {trial.imageHost}, where a worker on another host ran it: the session
+      first fetches it from that worker (which must be online), unless it is here already.
+    </p>
+  );
+}
+
 function ContinueDialog({ projectId, trial, onClose }: { projectId: string; trial: TrialView; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const [choice, setChoice] = useState<ContinueChoice>(trial.threadId ? "resume" : "fresh");
@@ -89,6 +100,7 @@ function ContinueDialog({ projectId, trial, onClose }: { projectId: string; tria
             not touched: finish the session, then review its changes and apply them like a trial&apos;s.
           </p>
         </div>
+        <RemoteImageNote trial={trial} />
         {trial.committedImageId ? null : (
           <p className={warnBoxClass} role="alert">
             This trial kept no result image (its agent container was not committed), so it cannot be continued with its
