@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { DEFAULT_CACHE_DAYS } from "../server/artifacts/artifact-cache";
 import { workspaceKindSettingSchema } from "../server/workspaces/workspace-kind";
 import { workflowFlags } from "./workflow-flags";
 import { remoteWorker, type RemoteWorkerConfig } from "./remote-worker-config";
@@ -43,6 +44,7 @@ const envSchema = z.object({
     "INVARIANT_WORKER_MIN_FREE_MEMORY_MIB must be a whole number of MiB, such as 256",
   ),
   INVARIANT_WORKSPACE_KIND: workspaceKindSettingSchema.optional(),
+  INVARIANT_WORKER_CACHE_DAYS: wholeNumberEnv("INVARIANT_WORKER_CACHE_DAYS must be a whole number of days, 1..3650"),
   INVARIANT_DASHBOARD_URL: z.string().min(1).optional(),
   INVARIANT_WORKER_TOKEN: z.string().min(1).optional(),
   INVARIANT_WORKER_TOKEN_FILE: z.string().min(1).optional(),
@@ -77,6 +79,8 @@ const launchSchema = z.object({
   /** A terminal session with no input or output this long is stopped, resumable (INVARIANT_SESSION_IDLE_MINUTES). */
   sessionIdleMinutes: between({ name: "INVARIANT_SESSION_IDLE_MINUTES", min: 1, max: 10_080 }),
   gcIntervalMinutes: between({ name: "INVARIANT_GC_INTERVAL_MINUTES", min: 1, max: 10_080 }),
+  /** A worker on another host removes cached snapshots and test files unused this long when it starts (INVARIANT_WORKER_CACHE_DAYS). */
+  workerCacheDays: between({ name: "INVARIANT_WORKER_CACHE_DAYS", min: 1, max: 3650 }),
   workspaceKind: workspaceKindSettingSchema, // INVARIANT_WORKSPACE_KIND
   json: z.boolean(),
   child: z.boolean(),
@@ -226,6 +230,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     sessionDays: Number(env.INVARIANT_SESSION_DAYS ?? 30),
     sessionIdleMinutes: Number(env.INVARIANT_SESSION_IDLE_MINUTES ?? 240),
     gcIntervalMinutes: Number(env.INVARIANT_GC_INTERVAL_MINUTES ?? 60),
+    workerCacheDays: Number(env.INVARIANT_WORKER_CACHE_DAYS ?? DEFAULT_CACHE_DAYS),
     workspaceKind: env.INVARIANT_WORKSPACE_KIND ?? "auto",
   });
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));

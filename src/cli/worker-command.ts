@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { startWorker, type WorkerOptions } from "../../worker/main";
+import { pruneArtifactCache } from "../server/artifacts/artifact-cache";
 import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";
 
@@ -36,6 +37,20 @@ function workerToken(remote: NonNullable<CliConfig["remote"]>): string {
   return token;
 }
 
+/** A worker on another host, before it takes jobs: what it fetched and no job used lately goes (fetched again when needed). */
+async function pruneCache(config: CliConfig): Promise<void> {
+  const pruned = await pruneArtifactCache({ dataDir: config.dataDir, maxAgeDays: config.workerCacheDays }).catch(
+    (error: unknown) => {
+      log(`could not prune the artifact cache: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    },
+  );
+  if (pruned && pruned.snapshots.length + pruned.studies.length > 0)
+    log(
+      `removed ${pruned.snapshots.length} cached snapshots and the test files of ${pruned.studies.length} studies unused for ${config.workerCacheDays} days`,
+    );
+}
+
 /** `invariant-web worker`: a worker that joins through Redis (as the launcher's child, or standalone). */
 export async function runWorkerCommand(options: { config: CliConfig; version: string }): Promise<void> {
   const { config } = options;
@@ -70,6 +85,7 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
   }
   if (stopReason !== null) return;
   const dashboard = config.remote ? { url: config.remote.dashboardUrl, token: workerToken(config.remote) } : null;
+  if (dashboard) await pruneCache(config);
   starting = startWorker({
     ...(dashboard ? { dashboard, onSelfStop: stop } : {}),
     redisUrl: config.redisUrl,

@@ -7,6 +7,7 @@ import { createKeyedLock } from "../locks/keyed-lock";
 import type { ContainerRuntime } from "../runtime/docker-runtime";
 import { dataDirPaths } from "../storage/data-dir";
 import { removeWorkspace } from "../workspaces/workspace-store";
+import { touchCacheEntry } from "./artifact-cache";
 import type { ArtifactSource } from "./artifact-source";
 import type { DashboardChannel } from "./dashboard-channel";
 import { hasSnapshot, receiveSnapshot } from "./snapshot-transfer";
@@ -18,7 +19,7 @@ import { trialResultBundle } from "./trial-results";
  * (snapshots under `<data dir>/snapshots/<id>/`, test files under `studies/<id>/test-files/<sha256>`,
  * images in this host's engine) — all named by content, so a cached copy is never stale. Results go back
  * the same way; the workspace is then removed here (the web process has its copy), the committed image
- * stays in this engine.
+ * stays in this engine. Each use marks the entry used (artifact-cache.ts prunes the unused ones).
  */
 export function createHttpArtifactSource(options: {
   channel: DashboardChannel;
@@ -32,7 +33,7 @@ export function createHttpArtifactSource(options: {
 
   const snapshot = (snapshotId: string) =>
     lock(`snapshot:${snapshotId}`, async () => {
-      if (hasSnapshot({ dataDir, snapshotId })) return;
+      if (hasSnapshot({ dataDir, snapshotId })) return touchCacheEntry(dataDirPaths(dataDir).snapshot(snapshotId).dir);
       const started = Date.now();
       await receiveSnapshot({
         dataDir,
@@ -46,7 +47,7 @@ export function createHttpArtifactSource(options: {
     const dir = dataDirPaths(dataDir).testFiles(studyId);
     const target = path.join(dir, sha256);
     const held = await fsp.readFile(target).catch(() => null);
-    if (held && createHash("sha256").update(held).digest("hex") === sha256) return;
+    if (held && createHash("sha256").update(held).digest("hex") === sha256) return touchCacheEntry(dir);
     const chunks: Buffer[] = [];
     for await (const chunk of await channel.fetch(`/api/worker/studies/${studyId}/test-files/${sha256}`))
       chunks.push(chunk as Buffer);
