@@ -21,6 +21,12 @@ function takingJobs(worker: Worker) {
 
 const workerColumns: Column<Worker>[] = [
   { key: "host", header: "Host", cell: (worker) => worker.host },
+  {
+    key: "joined",
+    header: "Joined",
+    // a worker on another host reaches this dashboard over HTTP with a worker token (named here)
+    cell: (worker) => (worker.remoteAs ? `over HTTP as "${worker.remoteAs}"` : "this host's data dir"),
+  },
   { key: "pid", header: "PID", cell: (worker) => worker.pid },
   {
     key: "slots",
@@ -63,6 +69,7 @@ export function WorkersPanel({ isAdmin }: { isAdmin: boolean }) {
   const workers = useQuery(trpc.system.workers.queryOptions(undefined, { refetchInterval: 5_000 }));
   return (
     <Panel title="Workers online" className="min-w-0">
+      {workers.isPending ? <p className="text-sm text-muted">Reading the workers' heartbeats…</p> : null}
       {workers.data?.length === 0 ? (
         <p className="text-sm text-muted">
           No worker is online. `invariant-web` starts one; more can join with `invariant-web worker --redis-url …`.

@@ -49,9 +49,10 @@ async function probe(redis: Redis) {
   try {
     await within(redis.ping(), PROBE_MS);
     const [workers, recorder] = await within(Promise.all([listWorkers(redis), recorderBacklog(redis)]), PROBE_MS);
-    return { reachable: true, online: workers.length, rooms: workers.map(roomOf), recorder };
+    const remoteOnly = workers.length > 0 && workers.every((worker) => worker.remoteAs !== null);
+    return { reachable: true, online: workers.length, remoteOnly, rooms: workers.map(roomOf), recorder };
   } catch {
-    return { reachable: false, online: null, rooms: [], recorder: { lag: null, pending: null } };
+    return { reachable: false, online: null, remoteOnly: false, rooms: [], recorder: { lag: null, pending: null } };
   }
 }
 
@@ -93,6 +94,10 @@ export async function checkHealth(options: { redis: Redis; supervision: Supervis
   else if (seen.online === 0)
     problems.push(
       "No worker is online: queued trials and builds wait until one starts (restart invariant-web, or run `invariant-web worker`).",
+    );
+  else if (seen.remoteOnly)
+    problems.push(
+      "Every worker online is on another host: environment builds, image removals and agent runs wait for a worker that shares this dashboard's data dir (workers on other hosts hand them back). Start invariant-web without --no-worker, or run `invariant-web worker --data-dir … --redis-url …` on this host.",
     );
   problems.push(...floorProblem(seen.rooms));
   problems.push(...supervisionProblems(options.supervision));
