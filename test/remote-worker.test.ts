@@ -157,6 +157,9 @@ const createStudy = (projectId: string, testCommand: string) =>
     ],
   });
 
+/** A process's peak resident memory so far (VmHWM), in MiB. */
+const peakRssMiB = (pid: number) =>
+  Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024);
 const session = (sessionId: string) => call<SessionView>("sessions.get", { sessionId });
 const sessionContainer = (sessionId: string) =>
   spawnSync("docker", ["ps", "-aq", "--filter", `label=invariant.session=${sessionId}`], {
@@ -315,12 +318,14 @@ describe("a worker on another machine (own data dir, own Docker engine, HTTP and
     expect(((await credential.json()) as { apiKey?: string }).apiKey).toBe(FAKE_KEY);
 
     phase("review and apply checked");
+    const peakBefore = peakRssMiB(app.child.pid ?? -1);
     await continueRemoteResult({
       projectId,
       trial: remoteTrial,
       model: modelOf.get(remoteTrial.configurationId) ?? "",
     });
-    phase("remote result continued here");
+    // printed, not asserted: the upload is streamed into docker load, so the web process's peak barely moves
+    phase(`remote result continued here (web process peak RSS ${peakBefore} → ${peakRssMiB(app.child.pid ?? -1)} MiB)`);
     // SIGKILL the remote worker mid-trial: its trial is interrupted, a retry runs on the local worker
     const second = await createStudy(projectId, SLOW_TESTS);
     const running = await until(
