@@ -126,8 +126,9 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
 
 /**
  * A session being started: `record` once its container is created and its terminal attached (state
- * "starting": a browser can watch it start), `started` once the container runs — or, when it could not
- * start, the record that says why (never rejects).
+ * "starting": a browser can watch it start) — or, continuing a trial whose image is on another host, at
+ * once, while that image is fetched (session-result-image.ts) — `started` once the container runs, or,
+ * when it could not start, the record that says why (never rejects).
  */
 export interface StartingSession {
   record: SessionRecord;
