@@ -16,7 +16,7 @@ import type { StudyView, TrialView } from "../src/shared/study-schemas";
 import { startWorker, type RunningWorker } from "../worker/main";
 import { symlink, write } from "./support/file-trees";
 import { gitApply, gitTree } from "./support/git-trees";
-import { stallBudget } from "./support/stall-budget";
+import { expectNoStall } from "./support/stall-budget";
 import {
   addCalendarProject,
   calendarProject,
@@ -341,7 +341,7 @@ describe("a trial with binary, big, linked and non-UTF-8 files", () => {
 });
 
 describe("a workspace holding a 2 GiB sparse file", () => {
-  it("is diffed while /api/health keeps answering within 100 ms (on a quiet machine)", async () => {
+  it("is diffed off the main thread: /api/health keeps answering throughout", async () => {
     const ws = await workspaceOf(trialOf.none);
     const huge = path.join(ws, "huge.bin");
     fs.closeSync(fs.openSync(huge, "w"));
@@ -357,7 +357,6 @@ describe("a workspace holding a 2 GiB sparse file", () => {
       }
       return latencies;
     };
-    const { budgetMs, controlMaxMs } = await stallBudget(healthLatencies);
     let done = false;
     const probe = healthLatencies(() => done);
     const input = encodeURIComponent(JSON.stringify({ trialId: trialOf.none.id }));
@@ -375,10 +374,9 @@ describe("a workspace holding a 2 GiB sparse file", () => {
       after: { size: 2 * 1024 ** 3 },
     });
     console.log(
-      `2 GiB diff: ${Math.round(elapsed)} ms; ${latencies.length} health probes, max ${Math.round(Math.max(...latencies))} ms (control ${Math.round(controlMaxMs)} ms, budget ${Math.round(budgetMs)} ms)`,
+      `2 GiB diff: ${Math.round(elapsed)} ms; ${latencies.length} health probes, max ${Math.round(Math.max(...latencies))} ms`,
     );
-    expect(latencies.length).toBeGreaterThan(10);
-    expect(Math.max(...latencies)).toBeLessThan(budgetMs);
+    expectNoStall({ stallsMs: latencies, workMs: elapsed });
     fs.rmSync(huge);
   });
 });

@@ -12,6 +12,7 @@ import {
 } from "../src/server/mock-model/mock-model-server";
 import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
 import { startGatewayHost, type GatewayHost } from "./model-gateway-host";
+import { DEFAULT_RATE_LIMIT } from "../src/server/gateway/run-rate-limit";
 
 /**
  * The model gateway as an egress policy, attacked from inside a container in network mode `none`: a
@@ -159,6 +160,9 @@ beforeAll(async () => {
     dataDir: tempDir("egress-data"),
     workerId: "egress-worker",
     log: () => undefined,
+    // the default burst, refilled at one request per 100 s instead of 2 per second: Codex's request after
+    // the flood is refused however slowly a loaded machine gets there (at 2/s, half a second refilled one)
+    rateLimit: { ...DEFAULT_RATE_LIMIT, perSecond: 0.01 },
   });
 }, 300_000);
 

@@ -31,6 +31,8 @@ export async function startGatewayHost(options: {
   log: (line: string) => void;
   /** A worker on another host: the credential comes from the web process over HTTP (worker/dashboard-link.ts). */
   credential?: Pick<ModelGatewayOptions, "credential" | "afterUnauthorized" | "extraSecrets">;
+  /** Each run's request rate (default: the gateway's). */
+  rateLimit?: ModelGatewayOptions["rateLimit"];
 }): Promise<GatewayHost> {
   let scripted: MockModelServer | null = null;
   try {
@@ -41,6 +43,7 @@ export async function startGatewayHost(options: {
   const gateway = await startModelGateway({
     ...modelAccessOptions({ config: options.config, dataDir: options.dataDir, log: options.log }),
     ...options.credential,
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     scriptedBaseUrl: scripted?.url ?? null,
     onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) =>
       stopRun(runId, budgetReason({ usedTokens, budgetTokens })),

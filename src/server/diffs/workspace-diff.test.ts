@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mkfifo, p, symlink, utf8, write } from "../../../test/support/file-trees";
-import { stallBudget, timerGaps } from "../../../test/support/stall-budget";
+import { expectNoStall, timerGaps } from "../../../test/support/stall-budget";
 import { tempDir } from "../../../test/support/temp";
 import type { Manifest } from "../snapshots/manifest";
 import { createSnapshot } from "../snapshots/snapshot-store";
@@ -173,24 +173,26 @@ describe("a workspace diff", () => {
 });
 
 describe("a workspace holding a huge file", () => {
-  it("is hashed off the main thread: the event loop never stalls for 100 ms (on a quiet machine)", async () => {
+  it("is hashed off the main thread: the event loop keeps ticking throughout", async () => {
     const ws = await freshWorkspace();
     const huge = path.join(ws, "huge.bin");
     fs.closeSync(fs.openSync(huge, "w"));
     fs.truncateSync(huge, 1024 ** 3); // 1 GiB, sparse: reads are cheap, hashing is the work
-    const { budgetMs, controlMaxMs } = await stallBudget(timerGaps);
     let finished = false;
     const gaps = timerGaps(() => finished);
+    const started = performance.now();
+    let workMs = 0;
     try {
       const diff = await diffWorkspace({ dataDir, manifest, workspaceRoot: ws });
       const change = diff.changes.find((item) => item.path === "huge.bin");
       expect(change?.after?.size).toBe(1024 ** 3);
       expect(change?.patchTruncated).toBe(true);
     } finally {
+      workMs = performance.now() - started;
       finished = true;
     }
-    const maxGap = Math.max(...(await gaps));
-    console.log(`1 GiB diff: longest timer gap ${Math.round(maxGap)} ms (control ${Math.round(controlMaxMs)} ms)`);
-    expect(maxGap).toBeLessThan(budgetMs);
+    const stallsMs = await gaps;
+    console.log(`1 GiB diff: ${Math.round(workMs)} ms, longest timer gap ${Math.round(Math.max(...stallsMs))} ms`);
+    expectNoStall({ stallsMs, workMs });
   });
 });
