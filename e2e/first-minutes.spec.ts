@@ -218,16 +218,18 @@ test("the System page shows the checks and the worker that is online", async () 
   await expect(rows).toHaveCount(1);
   const cells = rows.first().getByRole("cell");
   await expect(cells.nth(0)).toHaveText(os.hostname());
-  const workerPid = Number(await cells.nth(1).innerText());
+  // it shares this dashboard's data dir (a worker on another host joins over HTTP with a token)
+  await expect(cells.nth(1)).toHaveText("this host's data dir");
+  const workerPid = Number(await cells.nth(2).innerText());
   const workerChildren = childPids(state.launcherPid).filter((pid) => / worker /.test(` ${commandLine(pid)} `));
   expect(workerChildren).toEqual([workerPid]);
   // its room, from its heartbeat: slots, trials, taking jobs, CPUs, memory, the data dir's free disk
-  await expect(cells.nth(2)).toHaveText(/^\d+ of [1-9]\d*$/);
-  await expect(cells.nth(3)).toHaveText(/^\d+$/);
-  await expect(cells.nth(4)).toHaveText(/^(yes|no: .+)$/);
-  await expect(cells.nth(5)).toHaveText(String(os.availableParallelism()));
-  await expect(cells.nth(6)).toHaveText(/^[\d.]+ [KMGT]iB of [\d.]+ [MGT]iB$/);
-  await expect(cells.nth(7)).toHaveText(/^[\d.]+ [KMGT]iB$/);
+  await expect(cells.nth(3)).toHaveText(/^\d+ of [1-9]\d*$/);
+  await expect(cells.nth(4)).toHaveText(/^\d+$/);
+  await expect(cells.nth(5)).toHaveText(/^(yes|no: .+)$/);
+  await expect(cells.nth(6)).toHaveText(String(os.availableParallelism()));
+  await expect(cells.nth(7)).toHaveText(/^[\d.]+ [KMGT]iB of [\d.]+ [MGT]iB$/);
+  await expect(cells.nth(8)).toHaveText(/^[\d.]+ [KMGT]iB$/);
 });
 
 test("an admin creates a viewer link; the viewer sees the projects read-only", async ({ browser }) => {
