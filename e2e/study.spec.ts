@@ -138,9 +138,11 @@ test("trial panels: several open at once, Esc closes the last; the log ends with
     /\/studies\/[\w-]+\/trials\/[\w-]+$/,
   );
   await expect(none.getByRole("button", { name: "Continue in a session…" })).toBeEnabled();
-  // the manifest says how its workspace was made (copy-on-write on this engine, chosen automatically)
-  await none.getByText("Manifest: what it ran on").click();
-  await expect(none.getByTestId("trial-manifest")).toContainText(
+  // the manifest says how its workspace was made (copy-on-write on this engine, chosen automatically);
+  // read in the last panel opened, which the Escape below closes either way
+  const all = page.getByRole("region", { name: "Trial 1.1" });
+  await all.getByText("Manifest: what it ran on").click();
+  await expect(all.getByTestId("trial-manifest")).toContainText(
     "Workspacecopy-on-write overlay over the snapshot (the trial's own layer holds only its changes)",
   );
   await page.keyboard.press("Escape");
