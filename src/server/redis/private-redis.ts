@@ -153,6 +153,10 @@ export async function startPrivateRedis(options: {
   const [command = binary, ...wrapper] = [...parentDeathWrapper(), binary];
   const child: ChildProcess = spawn(command, [...wrapper, ...redisArguments({ ...files, socket })], {
     stdio: "ignore",
+    // a process group of its own: Ctrl-C in the launcher's terminal (SIGINT to the whole foreground group)
+    // must not stop Redis before the launcher has stopped what still uses it; it stops Redis last, and
+    // the parent-death signal still ends Redis if the launcher is killed
+    detached: true,
   });
   const exit = watchExit(child);
   const url = `unix://${socket}`;
