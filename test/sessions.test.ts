@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calendarProject, createDockerRuntime, FAKE_KEY, tempDir } from "./support/study-harness";
-import type { SessionWeb } from "./support/session-harness";
+import type { SessionWeb, TerminalWatcher } from "./support/session-harness";
 import { startSessionStack, type SessionStack } from "./support/session-stack";
 import { sessionOwnerOf } from "../src/server/sessions/session-container";
 import { workspaceFiles } from "../src/server/workspaces/workspace-files";
@@ -42,6 +42,27 @@ function sessionContainers(sessionId: string): string[] {
 const waitForState = (sessionId: string, state: SessionView["state"], timeoutMs?: number) =>
   web.waitForState(sessionId, state, timeoutMs);
 const type = (sessionId: string, text: string) => web.type(sessionId, text);
+
+/**
+ * Types a prompt into the Codex TUI and submits it, then waits for `reply`. The TUI takes a burst of
+ * characters for a paste, and an Enter that arrives with it (a starved container reads both at once) for a
+ * new line: so Enter goes once the composer shows the text, and again while no reply came (an Enter in an
+ * empty composer does nothing).
+ */
+async function prompt(options: { sessionId: string; terminal: TerminalWatcher; text: string; reply: RegExp }) {
+  const { sessionId, terminal, text, reply } = options;
+  web.core.services.sessions.input(sessionId, text);
+  await terminal.waitFor(new RegExp(`› ${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`), 30_000);
+  for (let attempt = 1; ; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    web.core.services.sessions.input(sessionId, "\r");
+    try {
+      return await terminal.waitFor(reply, attempt < 3 ? 15_000 : 60_000);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
 
 beforeAll(async () => {
   projectDir = calendarProject();
@@ -125,8 +146,12 @@ describe("a Codex session", () => {
     const terminal = await web.watch(session.id);
     // the composer is ready for input once its hint line is drawn
     await terminal.waitFor(/for shortcuts/, 60_000);
-    await type(session.id, "Please write the file.");
-    await terminal.waitFor(/I wrote from-codex\.txt for you\./, 60_000);
+    await prompt({
+      sessionId: session.id,
+      terminal,
+      text: "Please write the file.",
+      reply: /I wrote from-codex\.txt for you\./,
+    });
     expect(fs.readFileSync(path.join(projectDir, "from-codex.txt"), "utf8")).toBe("written in a session\n");
 
     await type(session.id, "/exit");
@@ -138,8 +163,12 @@ describe("a Codex session", () => {
     const resumed = await web.watch(session.id);
     await resumed.waitFor(/I wrote from-codex\.txt for you\./, 60_000);
     await resumed.waitFor(/for shortcuts/, 60_000);
-    await type(session.id, "Do you remember?");
-    await resumed.waitFor(/Still the same conversation/, 60_000);
+    await prompt({
+      sessionId: session.id,
+      terminal: resumed,
+      text: "Do you remember?",
+      reply: /Still the same conversation/,
+    });
     await type(session.id, "/exit");
     const again = await waitForState(session.id, "exited", 30_000);
     expect(again.threadId).toBe(exited.threadId);
