@@ -132,8 +132,23 @@ export async function handBackRootFiles(options: { paths: string[]; owner: UnixU
   await reown({ dirs, select: ["-uid", "0"], to: options.owner });
 }
 
-/** The same, inside a container (for a worker that is not root and so cannot change owners itself). */
+/**
+ * The same, inside the product's helper container (helper-image.ts) for a worker that is not root and so
+ * cannot change owners itself: absolute paths of the helper image's own programs, never a PATH lookup.
+ */
 export function handBackCommand(options: { count: number; owner: UnixUser }): string[] {
   const dirs = Array.from({ length: options.count }, (_, index) => `/hand-back/${index}`);
-  return ["find", ...dirs, "-xdev", "-uid", "0", "-exec", "chown", "-h", idsText(options.owner), "{}", "+"];
+  return [
+    "/usr/bin/find",
+    ...dirs,
+    "-xdev",
+    "-uid",
+    "0",
+    "-exec",
+    "/usr/bin/chown",
+    "-h",
+    idsText(options.owner),
+    "{}",
+    "+",
+  ];
 }

@@ -1,15 +1,11 @@
 import fs from "node:fs/promises";
 import type Docker from "dockerode";
-import { LABEL, toDockerLabels, type ContainerSpec, type Mount } from "./container-spec";
-import {
-  giveLowersToContainerUser,
-  giveToContainerUser,
-  handBackCommand,
-  handBackRootFiles,
-  managedWritablePaths,
-} from "./container-files";
+import { LABEL, type ContainerSpec, type Mount } from "./container-spec";
+import { giveLowersToContainerUser, giveToContainerUser, managedWritablePaths } from "./container-files";
 import { containerIdentity, idsText, withHomeHandover, type ContainerIdentity, type UnixUser } from "./container-user";
 import { folderBytes } from "./disk-budget";
+import { handBack, helperImageOnce } from "./hand-back";
+import type { HelperImage } from "./helper-image";
 import { containerCreateOptions, runToExit } from "./docker-container";
 import type { ContainerRuntime } from "./docker-runtime";
 import { ensureProjectNetwork, isNetworkMissing, projectNetworkOf, removeIdleNetwork } from "./project-network";
@@ -95,6 +91,7 @@ interface Lifecycle {
   settings: LifecycleSettings;
   records: Map<string, ContainerRecord>;
   homeOwners: Map<string, string | null>;
+  helperImage: () => Promise<HelperImage>;
 }
 
 /** Starts a container; a project bridge that went away meanwhile (removed idle by another worker) is made again. */
@@ -187,47 +184,6 @@ function diskWatch(life: Lifecycle, id: string) {
   };
 }
 
-/** A worker that is not root cannot change owners: a short root container with CAP_CHOWN does it. */
-async function handBackInContainer(life: Lifecycle, record: ContainerRecord, dirs: string[]): Promise<void> {
-  const helper = await life.docker.createContainer({
-    Image: record.image,
-    Cmd: handBackCommand({ count: dirs.length, owner: record.identity.filesOwner }),
-    User: "0:0",
-    Labels: toDockerLabels({ ...record.spec.labels, role: "probe" }),
-    HostConfig: {
-      CapDrop: ["ALL"],
-      CapAdd: ["CHOWN", "DAC_READ_SEARCH"],
-      SecurityOpt: ["no-new-privileges:true"],
-      NetworkMode: "none",
-      Binds: dirs.map((dir, index) => `${dir}:/hand-back/${index}:rw`),
-    },
-  });
-  try {
-    await helper.start();
-    await helper.wait();
-  } finally {
-    await helper.remove({ force: true }).catch(() => undefined);
-  }
-}
-
-/**
- * What a root container created in our folders becomes the host user's again: by a root worker itself
- * (not the shared caches, which only root builds use and another build may be writing), else from a
- * short container.
- */
-async function handBack(life: Lifecycle, record: ContainerRecord): Promise<void> {
-  const rootWrote = record.identity.root && record.identity.filesOwner.uid !== 0;
-  if (life.settings.worker.uid === 0) {
-    if (rootWrote) await handBackRootFiles({ paths: record.writable, owner: record.identity.filesOwner });
-    return;
-  }
-  // a worker that is not root: what root made in its folders, and the kernel's work dirs of its overlays
-  const dirs: string[] = [];
-  for (const dir of [...(rootWrote ? [...record.writable, ...record.shared] : []), ...record.workDirs])
-    if ((await fs.lstat(dir).catch(() => null))?.isDirectory()) dirs.push(dir);
-  if (dirs.length > 0) await handBackInContainer(life, record, dirs);
-}
-
 /** The project bridge a container is on (asked of the engine: a resumed session may have changed it). */
 async function networkOf(life: Lifecycle, id: string): Promise<string | null> {
   return (await projectNetworkOf(life.docker, id)) ?? life.records.get(id)?.network ?? null;
@@ -243,7 +199,12 @@ async function removeContainer(life: Lifecycle, id: string): Promise<void> {
   const record = life.records.get(id);
   life.records.delete(id);
   if (record)
-    await handBack(life, record).catch((error: unknown) =>
+    await handBack({
+      docker: life.docker,
+      worker: life.settings.worker,
+      record: { ...record, labels: record.spec.labels },
+      helperImage: life.helperImage,
+    }).catch((error: unknown) =>
       life.settings.log(
         `runtime: could not hand ${record.writable.join(", ")} back to ${idsText(record.identity.filesOwner)}: ${message(error)}`,
       ),
@@ -258,7 +219,12 @@ async function removeContainer(life: Lifecycle, id: string): Promise<void> {
  * project bridge goes away.
  */
 export function lifecycleMethods(options: { docker: Docker; settings: LifecycleSettings }): LifecycleMethods {
-  const life: Lifecycle = { ...options, records: new Map(), homeOwners: new Map() };
+  const life: Lifecycle = {
+    ...options,
+    records: new Map(),
+    homeOwners: new Map(),
+    helperImage: helperImageOnce(options.docker),
+  };
   const { docker } = options;
   return {
     createContainer: (requested) => createContainer(life, requested),

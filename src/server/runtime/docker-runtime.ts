@@ -111,6 +111,8 @@ export interface TtyProcess {
 export interface DockerRuntimeOptions {
   /** unix socket path; defaults to DOCKER_HOST handling in dockerode, else /var/run/docker.sock */
   socketPath?: string;
+  /** The engine client to use instead of one made from `socketPath` (tests observe what is created through it). */
+  client?: Docker;
   timeoutMs?: number;
   /**
    * The host's CA bundle (resolveHostCaBundle), mounted read-only into every container that has
@@ -195,10 +197,12 @@ async function removeDanglingVolumes(
 }
 
 export function createDockerRuntime(options: DockerRuntimeOptions = {}): ContainerRuntime {
-  const docker = new Docker({
-    ...(options.socketPath ? { socketPath: options.socketPath } : {}),
-    timeout: options.timeoutMs ?? 0,
-  });
+  const docker =
+    options.client ??
+    new Docker({
+      ...(options.socketPath ? { socketPath: options.socketPath } : {}),
+      timeout: options.timeoutMs ?? 0,
+    });
   const versionClient = new Docker({
     ...(options.socketPath ? { socketPath: options.socketPath } : {}),
     timeout: options.timeoutMs ?? 5000,
