@@ -8,7 +8,13 @@ import { handBack, helperImageOnce } from "./hand-back";
 import type { HelperImage } from "./helper-image";
 import { containerCreateOptions, runToExit } from "./docker-container";
 import type { ContainerRuntime } from "./docker-runtime";
-import { ensureProjectNetwork, isNetworkMissing, projectNetworkOf, removeIdleNetwork } from "./project-network";
+import {
+  ensureProjectNetwork,
+  isNetworkAmbiguous,
+  isNetworkMissing,
+  projectNetworkOf,
+  removeIdleNetwork,
+} from "./project-network";
 
 /** What the runtime needs to know about the containers it creates and the process it runs in. */
 export interface LifecycleSettings {
@@ -138,7 +144,8 @@ async function create(
   try {
     return await attempt();
   } catch (error) {
-    if (!network || !isNetworkMissing(error)) throw error;
+    // the bridge went away meanwhile, or another process made a second one of its name: make it one again
+    if (!network || !(isNetworkMissing(error) || isNetworkAmbiguous(error))) throw error;
     await ensureProjectNetwork({ docker: life.docker, projectId: spec.labels.project });
     return attempt();
   }

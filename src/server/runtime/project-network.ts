@@ -31,17 +31,58 @@ export function isNetworkMissing(error: unknown): boolean {
 const POOLS_HINT =
   "Docker has no address range left for another network. Each project in network mode internet gets its own bridge while it runs containers; remove networks you no longer need (docker network prune) or give the engine more address pools (default-address-pools in daemon.json).";
 
-/** The project's bridge, created if missing (a concurrent creation by another worker is fine). */
-export async function ensureProjectNetwork(options: { docker: Docker; projectId: string }): Promise<string> {
+/**
+ * Docker lets two `createNetwork` calls with one name both succeed (CheckDuplicate is best effort), and a
+ * name two networks share is then "ambiguous" to every later call. When that happened, the oldest one is
+ * kept (any container created in between is on it: the name meant it alone until the second existed) and
+ * the others go; every creator does the same, so they agree without talking.
+ */
+async function keepOldest(docker: Docker, name: string): Promise<void> {
+  const listed = await docker.listNetworks({ filters: { name: [name] } });
+  const same = listed
+    .filter((network) => network.Name === name)
+    .sort((a, b) => Date.parse(a.Created) - Date.parse(b.Created) || a.Id.localeCompare(b.Id));
+  for (const extra of same.slice(1))
+    await docker
+      .getNetwork(extra.Id)
+      .remove()
+      .catch(() => undefined);
+}
+
+/** Docker's "network … is ambiguous": two networks share the bridge's name (see keepOldest). */
+export function isNetworkAmbiguous(error: unknown): boolean {
+  return /ambiguous/i.test(error instanceof Error ? error.message : String(error));
+}
+
+/** Creations in this process, one per bridge name at a time (two trials of one project on one worker). */
+const creating = new Map<string, Promise<string>>();
+
+/** The project's bridge, created if missing (a concurrent creation here or by another process is fine). */
+export function ensureProjectNetwork(options: { docker: Docker; projectId: string }): Promise<string> {
   const name = projectNetworkName(options.projectId);
+  const pending = creating.get(name);
+  if (pending) return pending;
+  const made = createOnce({ docker: options.docker, projectId: options.projectId, name }).finally(() =>
+    creating.delete(name),
+  );
+  creating.set(name, made);
+  return made;
+}
+
+async function createOnce(options: { docker: Docker; projectId: string; name: string }): Promise<string> {
+  const { docker, name } = options;
   try {
-    await options.docker.getNetwork(name).inspect();
+    await docker.getNetwork(name).inspect();
     return name;
   } catch (error) {
+    if (isNetworkAmbiguous(error)) {
+      await keepOldest(docker, name);
+      return name;
+    }
     if (statusOf(error) !== 404) throw error;
   }
   try {
-    await options.docker.createNetwork({
+    await docker.createNetwork({
       Name: name,
       Driver: "bridge",
       CheckDuplicate: true,
@@ -54,6 +95,7 @@ export async function ensureProjectNetwork(options: { docker: Docker; projectId:
     if (/non-overlapping|address pool/i.test(text)) throw new Error(`${POOLS_HINT} (${text})`, { cause: error });
     throw error;
   }
+  await keepOldest(docker, name);
   return name;
 }
 
