@@ -41,7 +41,8 @@ export function defaultSettings(options: { name: string; host: HostLimits }): Pr
     defaultConfiguration: agentConfigurationSchema.parse({}),
     runTokenBudget: DEFAULT_RUN_TOKEN_BUDGET,
     allowHostedTools: false,
-    runAsRoot: false,
+    // agents install their tools (apt-get, pip, npm -g) as root inside the container; see docs/security.md
+    runAsRoot: true,
     diskBudgetBytes: DEFAULT_DISK_BUDGET_BYTES,
     openFiles: DEFAULT_OPEN_FILES,
   };

@@ -84,12 +84,15 @@ export interface ContainerIdentity {
 
 /**
  * The one rule for every role: builds (`prepare`: base, prepare command, dependency step) and projects with
- * "Run as root" run as root with ROOT_CAPABILITIES; everything else runs as `user` — the host user, or
- * the owner of the spec's `userFrom` path — with no capabilities at all.
+ * "Run as root" (the default) run as root with ROOT_CAPABILITIES — what they create in our folders is handed
+ * back to the host user afterwards; everything else runs as `user` — the host user, or the owner of the
+ * spec's `userFrom` path — with no capabilities at all. A spec with `userFrom` (a direct session, which
+ * writes the user's own project folder while it runs) never runs as root: root could leave root-owned or
+ * set-uid files there that no hand-back afterwards could make safe in time.
  */
 export function containerIdentity(options: { spec: ContainerSpec; user: UnixUser }): ContainerIdentity {
   const { spec, user } = options;
-  const root = spec.labels.role === "prepare" || spec.runAsRoot === true;
+  const root = spec.labels.role === "prepare" || (spec.runAsRoot === true && !spec.userFrom);
   if (!root) return { user, root: false, capAdd: [], homeOwner: null, filesOwner: user };
   return {
     user: { uid: 0, gid: 0 },

@@ -18,7 +18,7 @@ export function ContainerFields({
       <Field
         id="runAsRoot"
         label="Run as root"
-        hint="Off: agents, tests and sessions run as your user (what they write stays yours) with no Linux capabilities. On: as root, with only the capabilities package managers need, for images that work only as root. Environment builds always run as root."
+        hint="On (the default): agents, tests and private sessions run as root inside their container, with only the capabilities package managers need, so apt-get, pip and npm -g work; what they write is handed back to your user. Off: they run as your user with no Linux capabilities. Direct sessions always run as the folder's owner; environment builds always as root."
         error={errorFor("runAsRoot")}
       >
         <div className="flex items-center gap-2 text-sm">
