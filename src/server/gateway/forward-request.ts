@@ -6,7 +6,7 @@ import { sendGatewayError } from "./gateway-error";
 import { readRequestBody } from "./request-body";
 import { checkResponsesBody, isRefusal } from "./request-policy";
 import type { RunRecord, RunTokens } from "./run-tokens";
-import { createRunUsageMeter } from "./run-usage-meter";
+import { createRunMetering } from "./run-usage-meter";
 import type { UpstreamClient } from "./upstream-client";
 import type { UpstreamRequest } from "./upstream-exchange";
 import { relayUpstream } from "./upstream-relay";
@@ -39,8 +39,8 @@ function authOf(credential: GatewayCredential | null) {
 /**
  * Forwards an admitted request: its headers with the real credential instead of the run token, its
  * body once read and approved by the run's policy (a Responses request; other routes forward no
- * body), to the upstream; the answer is relayed back and, when it is an event stream, metered for the
- * run. A ChatGPT sign-in's 401 is answered by one retry with a refreshed token (`recover`).
+ * body), to the upstream; the answer to a Responses request is metered for the run whatever its shape
+ * (an event stream as it passes, a JSON body before it is relayed) or refused when it cannot be. A ChatGPT sign-in's 401 is answered by one retry with a refreshed token (`recover`).
  */
 export function forwardRequest(options: {
   context: ForwardContext;
@@ -55,15 +55,18 @@ export function forwardRequest(options: {
   const { context, req, res, run, target, credential } = options;
   const search = new URL(req.url ?? "/", "http://gateway").search;
   const path = `${target.path}${options.route.subPath}${search}`;
-  const createMeter = () =>
-    createRunUsageMeter({
-      run,
-      runs: context.runs,
-      onUsage: context.onUsage,
-      onBudgetExceeded: context.onBudgetExceeded,
-      log: context.log,
-      redact: context.redact,
-    });
+  // a model request spends tokens, whatever shape its answer takes; the model list spends none
+  const metering =
+    options.route.body === "responses"
+      ? createRunMetering({
+          run,
+          runs: context.runs,
+          onUsage: context.onUsage,
+          onBudgetExceeded: context.onBudgetExceeded,
+          log: context.log,
+          redact: context.redact,
+        })
+      : null;
   readRequestBody({
     req,
     res,
@@ -92,7 +95,7 @@ export function forwardRequest(options: {
         client: target.client,
         request: requestWith(credential),
         upstreamHost: target.host,
-        createMeter,
+        metering,
         redact: context.redact,
         log: context.log,
         ...(recover && credential && isChatgptCredential(credential)

@@ -1,5 +1,6 @@
 import type http from "node:http";
 import { totalTokens } from "../agents/token-usage";
+import { clip } from "./echo-limit";
 import { sendGatewayError } from "./gateway-error";
 import { describeRoutes, isRefusal, matchRoute } from "./request-policy";
 import { freshRateState, takeRequest, type RateLimit } from "./run-rate-limit";
@@ -58,7 +59,7 @@ export function admitRoute(options: {
       res,
       status: 404,
       type: "not_found",
-      message: `The model gateway forwards only ${describeRoutes()}, not ${pathname}.`,
+      message: `The model gateway forwards only ${describeRoutes()}, not ${clip(pathname)}.`,
     });
     return null;
   }

@@ -16,6 +16,8 @@ const EXEC_COMMAND = {
   name: "exec_command",
   parameters: { type: "object", properties: { cmd: { type: "string" } } },
 };
+/** A JSON answer with its usage: the gateway relays it once metered. */
+const METERED_JSON = '{"ok":true,"usage":{"input_tokens":1,"output_tokens":2}}';
 const scripts: Record<string, MockScriptInput> = {
   metered: {
     steps: [
@@ -352,7 +354,7 @@ describe("model gateway streaming mechanics", () => {
     const TOTAL = 64 * 1024 * 1024;
     let written = 0;
     const { gateway, token } = await gatewayFor((_req, res) => {
-      res.writeHead(200, { "content-type": "application/octet-stream" });
+      res.writeHead(200, { "content-type": "text/event-stream" });
       const chunk = Buffer.alloc(64 * 1024, 0x61);
       const pump = () => {
         while (written < TOTAL) {
@@ -380,10 +382,10 @@ describe("model gateway streaming mechanics", () => {
     for (const framing of framings) {
       const { gateway, token } = await gatewayFor((_req, res) => {
         if (framing === "length")
-          res.writeHead(200, { "content-type": "application/octet-stream", "content-length": data.length });
+          res.writeHead(200, { "content-type": "text/event-stream", "content-length": data.length });
         else
           res.writeHead(200, {
-            "content-type": "application/octet-stream",
+            "content-type": "text/event-stream",
             ...(framing === "close" ? { connection: "close" } : {}),
           });
         if (framing === "close") res.useChunkedEncodingByDefault = false;
@@ -420,7 +422,7 @@ describe("model gateway streaming mechanics", () => {
     const upstream = await listen((req, res) => {
       seenPaths.push(req.url ?? "");
       res.writeHead(200, { "content-type": "application/json" });
-      res.end("{}");
+      res.end('{"usage":{"input_tokens":1,"output_tokens":1}}'); // a compaction is metered like a response
     });
     started.push(upstream);
     const bareHost = await startModelGateway({
@@ -487,7 +489,7 @@ describe("model gateway streaming mechanics", () => {
     const pieces = [
       "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n",
       "x-first: one\r\nx-sec",
-      'ond: two\r\ncontent-length: 11\r\n\r\n{"ok":true}',
+      `ond: two\r\ncontent-length: ${METERED_JSON.length}\r\n\r\n${METERED_JSON}`,
     ];
     const upstream = net.createServer((socket) => {
       socket.once("data", () => pieces.forEach((piece, i) => setTimeout(() => socket.write(piece), i * 40)));
@@ -508,7 +510,7 @@ describe("model gateway streaming mechanics", () => {
         status: 200,
         first: "one",
         second: "two",
-        body: '{"ok":true}',
+        body: METERED_JSON,
       });
     } finally {
       await gateway.close(); // closes its pooled connection, so the upstream can close

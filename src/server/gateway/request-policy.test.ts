@@ -43,6 +43,23 @@ describe("the gateway's request policy", () => {
     expect(isRefusal(check({ model: "anything" }, { model: null, hostedTools: false }))).toBe(false);
   });
 
+  it("pins a configuration that names no model to none: every model request is refused, saying what to set", () => {
+    const refusal = check({ ...codexRequest, model: "gpt-5-codex" }, { model: "", hostedTools: false });
+    expect(refusal).toMatchObject({ status: 400, type: "model_not_allowed" });
+    expect((refusal as { message: string }).message).toContain(
+      "this run's configuration names no model, so the gateway forwards no model request for it",
+    );
+  });
+
+  it("refuses a background response, whatever its value other than false or null", () => {
+    for (const background of [true, "true", 1, {}])
+      expect(check({ ...codexRequest, background }), JSON.stringify(background)).toMatchObject({
+        status: 400,
+        type: "background_not_allowed",
+      });
+    for (const background of [false, null]) expect(isRefusal(check({ ...codexRequest, background }))).toBe(false);
+  });
+
   it("refuses hosted tools and URL inputs in network mode none, and lets them through where the network is allowed", () => {
     const attempts = [
       { tools: [{ type: "web_search" }] },

@@ -1,16 +1,22 @@
+import { clip } from "./echo-limit";
+
 /**
  * The model gateway's egress policy for one request (no I/O): which methods and paths a run may use,
  * and what a Responses API body may ask for. The gateway is the only way out of a container in network
  * mode `none`, so anything that makes the provider reach the outside world on the run's behalf — a
  * hosted tool (web search, remote MCP servers, file search, code interpreter, image generation, …),
  * an image or file given by URL or by a stored file id — is refused there, as is any model other than
- * the run's own. The approved body is what goes upstream, re-serialised from the parsed value, so the
- * upstream never reads a different request than the one checked (duplicate keys, odd encodings).
+ * the run's own, as is a background response (its tokens would be spent after the connection ends, out
+ * of the gateway's sight: see backgroundRefusal). The approved body is what goes upstream,
+ * re-serialised from the parsed value, so the upstream never reads a different request than the one checked (duplicate keys, odd encodings).
  */
 
 /** What a run may ask the provider for. */
 export interface RunPolicy {
-  /** The only model the run may use (its configuration's); null: any (a command harness names none). */
+  /**
+   * The only model the run may use (its configuration's, for Codex and command harnesses alike; "": the
+   * configuration names none, so no model request is forwarded); null: any (host-side tools and tests).
+   */
   model: string | null;
   /** Hosted tools and URL inputs pass: the project's network mode is `internet`, or its setting allows them. */
   hostedTools: boolean;
@@ -45,10 +51,11 @@ export function describeRoutes(): string {
  * method it does not forward on that path (GET /v1/responses/<id>, DELETE, … reach stored data).
  */
 export function matchRoute(options: { method: string; subPath: string }): Route | PolicyRefusal {
-  const { method, subPath } = options;
-  const onPath = GATEWAY_ROUTES.filter((route) => route.path === subPath);
-  const route = onPath.find((candidate) => candidate.method === method);
+  const onPath = GATEWAY_ROUTES.filter((route) => route.path === options.subPath);
+  const route = onPath.find((candidate) => candidate.method === options.method);
   if (route) return route;
+  const method = clip(options.method, 20);
+  const subPath = clip(options.subPath);
   const forwarded = describeRoutes();
   if (onPath.length > 0)
     return {
@@ -88,6 +95,33 @@ function urlRefusal(what: string): PolicyRefusal {
   };
 }
 
+function modelRefusal(allowed: string, asked: unknown): PolicyRefusal {
+  const named = typeof asked === "string" ? `"${clip(asked)}"` : "a request without a model";
+  return {
+    status: 400,
+    type: "model_not_allowed",
+    message:
+      allowed === ""
+        ? `The model gateway refused this request for ${named}: this run's configuration names no model, so the gateway forwards no model request for it. Name the model the agent uses in the configuration (a command harness too).`
+        : `The model gateway refused this request: this run may use only the model "${clip(allowed)}" (its configuration's), not ${named}.`,
+  };
+}
+
+/**
+ * `background: true` leaves the response running on the provider after the connection ends; its tokens
+ * are known only by polling the stored response (GET /v1/responses/<id>), which is account data the
+ * gateway does not forward. Metering it would mean polling on the run's behalf, and a run that ended
+ * could still be spending; so it is refused, and the same request without it is metered as it is answered.
+ */
+function backgroundRefusal(): PolicyRefusal {
+  return {
+    status: 400,
+    type: "background_not_allowed",
+    message:
+      "The model gateway refused this request: `background: true` runs the response on the provider after the connection ends, where the gateway cannot meter its tokens. Send it without `background` (streamed, or answered as one JSON body): both are metered.",
+  };
+}
+
 /** The first tool that is not the client's own (namespaces are checked member by member). */
 function hostedTool(tools: unknown, depth = 0): string | null {
   if (tools === undefined || tools === null) return null;
@@ -99,8 +133,8 @@ function hostedTool(tools: unknown, depth = 0): string | null {
       if (inner) return inner;
     } else if (!CLIENT_TOOL_TYPES.has(tool.type)) {
       return tool.type === "mcp" && typeof tool.server_url === "string"
-        ? `mcp (server_url ${tool.server_url})`
-        : tool.type;
+        ? `mcp (server_url ${clip(tool.server_url)})`
+        : clip(tool.type);
     }
   }
   return null;
@@ -108,7 +142,7 @@ function hostedTool(tools: unknown, depth = 0): string | null {
 
 function hostedChoice(choice: unknown): string | null {
   if (!isRecord(choice)) return null; // "auto", "none", "required"
-  if (typeof choice.type !== "string" || !CLIENT_CHOICE_TYPES.has(choice.type)) return String(choice.type);
+  if (typeof choice.type !== "string" || !CLIENT_CHOICE_TYPES.has(choice.type)) return clip(String(choice.type));
   return choice.type === "allowed_tools" ? hostedTool(choice.tools) : null;
 }
 
@@ -133,7 +167,7 @@ function urlInput(input: unknown): string | null {
     for (const key of URL_KEYS) {
       const url = value[key];
       const href = isRecord(url) ? url.url : url; // image_url may be { url } in older shapes
-      const kind = typeof value.type === "string" ? value.type : key;
+      const kind = typeof value.type === "string" ? clip(value.type) : key;
       if (typeof href === "string" && !/^data:/i.test(href)) return `${kind} by URL (${key})`;
     }
     if (typeof value.file_id === "string" && (value.type === "input_image" || value.type === "input_file"))
@@ -161,12 +195,9 @@ export function checkResponsesBody(options: { body: Buffer; policy: RunPolicy })
       type: "invalid_request_body",
       message: "The model gateway forwards Responses API requests whose body is a JSON object; this one is not.",
     };
-  if (policy.model !== null && parsed.model !== policy.model)
-    return {
-      status: 400,
-      type: "model_not_allowed",
-      message: `The model gateway refused this request: this run may use only the model "${policy.model}" (its configuration's), not ${typeof parsed.model === "string" ? `"${parsed.model.slice(0, 200)}"` : "a request without a model"}.`,
-    };
+  if (policy.model !== null && parsed.model !== policy.model) return modelRefusal(policy.model, parsed.model);
+  if (parsed.background !== undefined && parsed.background !== null && parsed.background !== false)
+    return backgroundRefusal();
   if (!policy.hostedTools) {
     const tool = hostedTool(parsed.tools) ?? hostedChoice(parsed.tool_choice);
     if (tool) return hostedRefusal(`it offers the hosted tool ${tool}`);

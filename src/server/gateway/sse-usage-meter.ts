@@ -1,4 +1,5 @@
 import { responsesUsageSchema, type TokenUsage } from "../agents/token-usage";
+import { clip } from "./echo-limit";
 
 /**
  * Watches a Responses API event stream as it passes through and reports the usage of each finished
@@ -48,10 +49,10 @@ function report(event: SseEvent, handlers: SseUsageMeterHandlers): void {
   if (type !== "error" && typeof model === "string" && model !== "") handlers.onModel?.(model.slice(0, 200));
   if (type === "response.failed") {
     const message = event.response?.error?.message;
-    handlers.onStreamError?.(`response.failed: ${typeof message === "string" ? message : "no message"}`);
+    handlers.onStreamError?.(`response.failed: ${typeof message === "string" ? clip(message, 500) : "no message"}`);
   } else if (type === "error") {
     const message = typeof event.message === "string" ? event.message : event.error?.message;
-    handlers.onStreamError?.(`stream error: ${typeof message === "string" ? message : "no message"}`);
+    handlers.onStreamError?.(`stream error: ${typeof message === "string" ? clip(message, 500) : "no message"}`);
   }
 }
 
@@ -62,9 +63,17 @@ export class SseUsageMeter {
   private partsLength = 0;
   private lastEvent = "";
   private readonly handlers: SseUsageMeterHandlers;
+  /** Whether the stream reported a response's usage so far. */
+  metered = false;
 
   constructor(handlers: SseUsageMeterHandlers) {
-    this.handlers = handlers;
+    this.handlers = {
+      ...handlers,
+      onUsage: (usage) => {
+        this.metered = true;
+        handlers.onUsage(usage);
+      },
+    };
   }
 
   push(chunk: Buffer): void {

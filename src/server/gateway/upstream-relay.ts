@@ -1,8 +1,11 @@
 import type http from "node:http";
 import type net from "node:net";
+import { clip } from "./echo-limit";
 import { clientResponseHeaders, isEventStream } from "./gateway-headers";
 import { sendGatewayError, upstreamErrorMessage } from "./gateway-error";
+import { JSON_BODY_LIMIT } from "./json-usage";
 import type { RunRecord } from "./run-tokens";
+import type { RunMetering } from "./run-usage-meter";
 import type { SseUsageMeter } from "./sse-usage-meter";
 import type { UpstreamClient } from "./upstream-client";
 import type { UpstreamExchange, UpstreamHandlers, UpstreamRequest } from "./upstream-exchange";
@@ -18,8 +21,12 @@ export interface UpstreamRelayOptions {
   request: UpstreamRequest;
   /** The upstream's host, for messages. */
   upstreamHost: string;
-  /** A usage meter for the run, made when the answer is an event stream. */
-  createMeter: () => SseUsageMeter;
+  /**
+   * How the run's answers on this route are metered (null: a route that spends no tokens, GET /v1/models):
+   * an event stream as it passes, any other successful answer read whole and relayed only once its
+   * `usage` is recorded (else refused).
+   */
+  metering: RunMetering | null;
   redact: (text: string) => string;
   log: (line: string) => void;
   /**
@@ -33,7 +40,9 @@ export interface UpstreamRelayOptions {
 /**
  * Sends one buffered request upstream and relays the answer to the client: the head, then the body
  * read by read (backpressure and client aborts propagate both ways), metered when it is an event
- * stream; an error body is read whole (bounded), redacted and remembered for the run.
+ * stream; any other successful answer on a metered route is read whole (bounded) and relayed only when
+ * its usage could be recorded; an error body is read whole (bounded), redacted and remembered for the run.
+ * A metered stream that ends without its usage (cut by either side) is charged an estimate.
  */
 export function relayUpstream(options: UpstreamRelayOptions): void {
   new UpstreamRelay(options).start();
@@ -41,9 +50,10 @@ export function relayUpstream(options: UpstreamRelayOptions): void {
 
 /**
  * "raw": the upstream's chunk framing goes to the client socket as it is; "payload": the decoded body
- * goes through the ServerResponse; "error": an error body, read whole (bounded) and redacted.
+ * goes through the ServerResponse; "error": an error body, read whole (bounded) and redacted; "json": a
+ * successful answer that is not a stream, read whole (bounded) to be metered before it is relayed.
  */
-type RelayMode = "raw" | "payload" | "error" | "none" | "discard";
+type RelayMode = "raw" | "payload" | "error" | "json" | "none" | "discard";
 
 /** The upstream client calls these handlers as methods of the relay: no per-read closure or copy. */
 class UpstreamRelay implements UpstreamHandlers {
@@ -56,6 +66,9 @@ class UpstreamRelay implements UpstreamHandlers {
   private waitingForDrain = false;
   private finished = false;
   private meter: SseUsageMeter | null = null;
+  private bodyBytes = 0;
+  /** The request's tokens are accounted for: metered, charged an estimate, or nothing was spent (an error). */
+  private settled = false;
   private exchange!: UpstreamExchange;
   private retried = false;
   private readonly options: UpstreamRelayOptions;
@@ -75,7 +88,10 @@ class UpstreamRelay implements UpstreamHandlers {
     run.inFlight.add(this.abort);
     // A client that goes away aborts the upstream request (and with it the model's work).
     res.on("close", () => {
-      if (!this.finished) this.exchange.abort();
+      if (!this.finished) {
+        this.exchange.abort();
+        this.chargeUnmetered("the client went away before the response completed");
+      }
       this.finished = true;
       run.inFlight.delete(this.abort);
     });
@@ -92,9 +108,15 @@ class UpstreamRelay implements UpstreamHandlers {
     }
     if (this.status >= 400) {
       this.mode = "error";
+      this.settled = true; // an error answer spends no tokens
       return;
     }
-    if (isEventStream(head.headers)) this.meter = this.options.createMeter();
+    const { metering } = this.options;
+    if (metering && !isEventStream(head.headers)) {
+      this.mode = "json";
+      return;
+    }
+    if (metering) this.meter = metering.stream();
     if (res.destroyed || !res.socket) return this.abort();
     if (head.framing === "chunked" && req.httpVersionMinor >= 1) {
       this.mode = "raw";
@@ -121,7 +143,7 @@ class UpstreamRelay implements UpstreamHandlers {
     let flowing = true;
     for (const part of parts) flowing = socket.write(part) && flowing;
     if (last) {
-      this.meter?.end();
+      this.endMeter();
       this.options.res.end(); // uncorks
     } else socket.uncork();
     if (!flowing && !last) this.waitForDrain(socket);
@@ -130,14 +152,14 @@ class UpstreamRelay implements UpstreamHandlers {
 
   onPayload(chunk: Buffer): boolean {
     this.meter?.push(chunk);
+    this.bodyBytes += chunk.length;
     if (this.mode === "payload") {
       if (!this.options.res.write(chunk)) this.waitForDrain(this.options.res);
       return true; // a ServerResponse may hold on to it
     }
-    if (this.mode === "error") {
-      if (this.errorSize < ERROR_BODY_LIMIT) this.errorChunks.push(Buffer.from(chunk));
-      this.errorSize += chunk.length;
-    }
+    const limit = this.mode === "error" ? ERROR_BODY_LIMIT : this.mode === "json" ? JSON_BODY_LIMIT + 1 : 0;
+    if (this.errorSize < limit) this.errorChunks.push(Buffer.from(chunk));
+    this.errorSize += chunk.length;
     return false;
   }
 
@@ -145,16 +167,18 @@ class UpstreamRelay implements UpstreamHandlers {
     const { res } = this.options;
     if (res.writableEnded) return;
     if (this.mode === "discard") return this.retry();
-    this.meter?.end();
+    if (this.mode === "json") return this.sendJsonBody();
+    this.endMeter();
     if (this.mode !== "error") return void res.end();
     this.sendErrorBody();
   }
 
   onError(error: Error): void {
     const { res, run, upstreamHost, log } = this.options;
-    this.meter?.end();
-    const message = this.options.redact(error.message);
-    if (this.mode === "none" || this.mode === "error" || this.mode === "discard") {
+    const message = clip(this.options.redact(error.message), 500);
+    if (this.mode === "none" || this.mode === "error" || this.mode === "discard" || this.mode === "json") {
+      if (this.mode === "json") this.chargeUnmetered(`the upstream cut the answer (${message})`);
+      this.settled = true; // no answer: nothing to meter
       log(`model gateway: upstream ${upstreamHost} failed for run ${run.runId}: ${message}`);
       run.lastUpstreamError = `no answer (${message})`;
       sendGatewayError({
@@ -166,6 +190,7 @@ class UpstreamRelay implements UpstreamHandlers {
       return;
     }
     // The upstream dropping the connection mid-body (not our client going away) is the run's problem to report.
+    this.endMeter(`the upstream cut the stream (${message})`);
     if (!res.destroyed) run.lastUpstreamError = `the stream was cut before the response completed (${message})`;
     log(`model gateway: stream for run ${run.runId} ended early: ${message}`);
     res.destroy();
@@ -176,6 +201,7 @@ class UpstreamRelay implements UpstreamHandlers {
     const { res, run, log } = this.options;
     this.retried = true;
     this.mode = "none";
+    this.bodyBytes = 0;
     const fail = (message: string) => {
       log(`model gateway: run ${run.runId}: ${message}`);
       run.lastUpstreamError = message;
@@ -200,6 +226,48 @@ class UpstreamRelay implements UpstreamHandlers {
     delete this.headers["content-encoding"];
     res.writeHead(this.status, { ...this.headers, "content-length": Buffer.byteLength(text) });
     res.end(text);
+  }
+
+  /**
+   * A successful answer that is not an event stream, read whole: relayed once its usage is recorded;
+   * one whose tokens cannot be counted is withheld (502 `unmetered_response`), never passed on unmetered.
+   */
+  private sendJsonBody(): void {
+    const { res, run, log, upstreamHost } = this.options;
+    const body = Buffer.concat(this.errorChunks);
+    this.errorChunks = [];
+    const unmetered = this.options.metering!.json(body);
+    if (unmetered === null) {
+      this.settled = true;
+      res.writeHead(this.status, { ...this.headers, "content-length": body.length });
+      res.end(body);
+      return;
+    }
+    const message = `The model gateway withheld an answer from ${upstreamHost} because it cannot meter its tokens: ${unmetered}. It relays only answers whose usage it can count — a Responses API event stream, or a JSON response with its \`usage\` — and refuses the rest.`;
+    log(`model gateway: run ${run.runId}: ${message}`);
+    this.chargeUnmetered(unmetered); // the provider answered, so it may well have counted tokens
+    run.lastUpstreamError = `refused a response: ${unmetered}`;
+    sendGatewayError({ res, status: 502, type: "unmetered_response", message });
+  }
+
+  /** The end of a metered stream: one that reported no usage is charged an estimate. */
+  private endMeter(cut?: string): void {
+    const meter = this.meter;
+    if (!meter) return;
+    meter.end();
+    if (meter.metered) this.settled = true;
+    else this.chargeUnmetered(cut ?? "the stream ended without reporting its usage");
+  }
+
+  /**
+   * A metered request whose usage will never be known (cut by either side, or answered without it) is
+   * charged an estimate from its sizes, once (see RunMetering.estimate), so it cannot spend unmetered.
+   */
+  private chargeUnmetered(why: string): void {
+    const { metering, request } = this.options;
+    if (!metering || this.settled || this.meter?.metered === true) return;
+    this.settled = true;
+    metering.estimate({ requestBytes: request.body.length, responseBytes: this.bodyBytes, why });
   }
 
   /** Pauses the upstream until the target drains. */

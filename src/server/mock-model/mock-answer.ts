@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type http from "node:http";
 import { sendApiError } from "./mock-api-error";
 import type { MockScript, MockStep } from "./mock-script";
+import { newId, sendJsonAnswer, usageObject } from "./mock-json-answer";
 import { createSseWriter, type SseWriter } from "./mock-sse-writer";
 import { offeredShellTools, shellCallArguments, writeFileCommand, type ResponsesRequest } from "./responses-request";
 
@@ -9,12 +9,10 @@ type ShellStep = Extract<MockStep, { kind: "run" | "write-file" }>;
 type ReplyStep = Extract<MockStep, { kind: "reply" }>;
 type CutStep = Extract<MockStep, { kind: "cut" }>;
 
-const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`;
-
 /**
  * Answers one request with a script's step, as a Responses API event stream: created → (think) →
- * reasoning → a message, a shell call, or a cut stream → completed with the step's usage. A `fail`
- * step answers with an HTTP error instead.
+ * reasoning → a message, a shell call, or a cut stream → completed with the step's usage; to a request
+ * with `stream: false`, the same response as one JSON body. A `fail` step answers with an HTTP error instead.
  */
 export async function answerStep(options: {
   res: http.ServerResponse;
@@ -48,6 +46,7 @@ export async function answerStep(options: {
         type: "invalid_request_error",
       });
   }
+  if (request.stream === false) return sendJsonAnswer({ res, script, step, request, item });
   const sse = await startStream({ res, model: request.model });
   const thinkMs = step.kind === "cut" ? 0 : (step.thinkMs ?? script.thinkMs);
   if (thinkMs > 0) await think({ res, ms: thinkMs });
@@ -177,15 +176,5 @@ async function sendReply(options: {
 
 async function sendCompleted(options: { sse: SseWriter; usage: MockScript["usage"] }): Promise<void> {
   const { sse, usage } = options;
-  await sse.send("response.completed", {
-    response: sse.response("completed", {
-      usage: {
-        input_tokens: usage.inputTokens,
-        input_tokens_details: { cached_tokens: usage.cachedInputTokens },
-        output_tokens: usage.outputTokens,
-        output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
-        total_tokens: usage.inputTokens + usage.outputTokens,
-      },
-    }),
-  });
+  await sse.send("response.completed", { response: sse.response("completed", { usage: usageObject(usage) }) });
 }

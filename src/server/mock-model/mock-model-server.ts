@@ -14,8 +14,8 @@ import { responsesRequestSchema, stepIndexOf, type ResponsesRequest } from "./re
 import { listenHttp } from "../../lib/listen";
 
 /**
- * A local OpenAI Responses API (`POST /v1/responses`, `text/event-stream`) whose answers come from
- * scripts chosen by the request's `model`. Stateless: the step is derived from the conversation in
+ * A local OpenAI Responses API (`POST /v1/responses`: `text/event-stream`, or one JSON body for
+ * `stream: false`) whose answers come from scripts chosen by the request's `model`. Stateless: the step is derived from the conversation in
  * each request (see stepIndexOf). Every other path answers 404.
  */
 export interface MockModelOptions {
@@ -90,8 +90,6 @@ async function readResponsesRequest(options: {
       `Not a Responses API request: ${parsed.error.issues[0]?.message ?? "invalid"}`,
       "invalid_request_error",
     );
-  if (parsed.data.stream === false)
-    return refuse(400, "The mock model only streams (send stream: true).", "invalid_request_error");
   return parsed.data;
 }
 
