@@ -3,6 +3,7 @@ import type { Tokens } from "./token-usage";
 import type { VerdictView } from "./verdict-summary";
 import type { HarnessKind, ReasoningEffort, TrialState } from "./vocabulary";
 import type { SpecialFileKind } from "./snapshot-schemas";
+import type { TestSteeringChange } from "./test-steering";
 
 /**
  * Inputs and views of the trial review (tRPC `review.*` and the patch / file downloads), shared by
@@ -142,6 +143,11 @@ export interface ReviewSummaryView {
   agentSeconds: number | null;
   /** null when the trial has no workspace (and the worker recorded no diff). */
   totals: ReviewTotals | null;
+  /**
+   * The changed files that steer how tests run (src/shared/test-steering.ts), recorded with the verdict:
+   * the review page warns above the diff; null: not checked.
+   */
+  testSteering: TestSteeringChange[] | null;
   error: string | null;
   startedAt: string | null;
   finishedAt: string | null;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { capturedChangeSchema } from "./captured-files";
+import { testSteeringChangeSchema } from "./test-steering";
 import { intervalSchema, pairComparisonSchema } from "./configuration-comparison";
 import { studyEnvironmentSchema, testFileViewSchema, trialAttemptViewSchema, trialViewSchema } from "./study-schemas";
 import { testsMissingSchema } from "./test-integrity";
@@ -105,6 +106,11 @@ export const reportTrialSchema = trialViewSchema
     verdictLevel: z.enum(VERDICT_LEVELS).nullable().optional(),
     /** The captured files the agent changed (added in version 1 as an optional field; null or absent = not checked). */
     capturedChanges: z.array(capturedChangeSchema).nullable().optional(),
+    /**
+     * The changed files that steer how tests run (added in version 1 as an optional field; null or absent =
+     * not checked): read them before trusting a pass. `shown: false` = hidden from the review, not evaluated.
+     */
+    testSteering: z.array(testSteeringChangeSchema).nullable().optional(),
     /**
      * The integrity flag (added in version 1 as an optional field): tests the baseline counted that this
      * evaluation did not run; null or absent when none are missing. When set, `verdict` is judged against

@@ -4,6 +4,7 @@ import { tokensSchema } from "./token-usage";
 import { trialOutcomeSchema, type TrialOutcome } from "./trial-outcome";
 import { capturedChangeSchema, capturedFileRoleSchema } from "./captured-files";
 import { testsMissingSchema } from "./test-integrity";
+import { testSteeringChangeSchema } from "./test-steering";
 import { trialManifestSchema } from "./trial-manifest";
 import { trialResultSchema } from "./trial-result";
 import { verdictSchema, type VerdictView } from "./verdict-summary";
@@ -48,6 +49,8 @@ export const trialAttemptViewSchema = z.object({
   committedImageId: z.string().nullable(),
   /** As on the trial: the captured files this attempt's agent changed (null: not checked). */
   capturedChanges: z.array(capturedChangeSchema).nullable().default(null),
+  /** As on the trial: the changed files that steer how tests run (null: not checked). */
+  testSteering: z.array(testSteeringChangeSchema).nullable().default(null),
   /** As on the trial: the tests its evaluation did not run, against the baseline (null: none missing). */
   testsMissing: testsMissingSchema.nullable().default(null),
   startedAt: isoDate.nullable(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { capturedChangeSchema, MAX_CAPTURED_CHANGES } from "./captured-files";
+import { MAX_TEST_STEERING, testSteeringChangeSchema } from "./test-steering";
 import { verdictSchema } from "./verdict-summary";
 import { seconds } from "./zod-fields";
 
@@ -28,5 +29,10 @@ export const trialResultSchema = z.object({
   /** The model name the provider reported in its responses (null: none, or a worker from before this field). */
   reportedModel: z.string().max(200).nullable().default(null),
   capturedChanges: z.array(capturedChangeSchema).max(MAX_CAPTURED_CHANGES).nullable().default(null),
+  /**
+   * The changed files that steer how tests run (src/shared/test-steering.ts): a reviewer reads them before
+   * trusting a pass; empty when none; null when not checked (no evaluation, or a worker from before this field).
+   */
+  testSteering: z.array(testSteeringChangeSchema).max(MAX_TEST_STEERING).nullable().default(null),
 });
 export type TrialResult = z.infer<typeof trialResultSchema>;

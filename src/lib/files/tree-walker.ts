@@ -38,6 +38,8 @@ export interface WalkResult {
   excluded: ExcludedEntry[];
   /** Files and directories left out by .gitignore rules. */
   ignoredCount: number;
+  /** Those files and directories (a directory counts once: nothing below it is walked). */
+  ignored: BytePath[];
 }
 
 export interface TrackedPaths {
@@ -113,7 +115,7 @@ function readInfoExclude(root: string): IgnoreFile | null {
 
 export async function walkTree(options: WalkOptions): Promise<WalkResult> {
   const { root, tracked } = options;
-  const result: WalkResult = { entries: [], skipped: [], excluded: [], ignoredCount: 0 };
+  const result: WalkResult = { entries: [], skipped: [], excluded: [], ignoredCount: 0, ignored: [] };
   const yielder = createYielder();
   const infoExclude = readInfoExclude(root);
   const pending: { dirRel: BytePath; ignores: readonly IgnoreFile[] }[] = [
@@ -151,6 +153,7 @@ export async function walkTree(options: WalkOptions): Promise<WalkResult> {
         }
         if (isIgnored(ignores, rel, isDir)) {
           result.ignoredCount++;
+          result.ignored.push(rel);
           continue;
         }
       }
@@ -166,5 +169,6 @@ export async function walkTree(options: WalkOptions): Promise<WalkResult> {
   result.entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   result.skipped.sort((a, b) => (a.path < b.path ? -1 : 1));
   result.excluded.sort((a, b) => (a.path < b.path ? -1 : 1));
+  result.ignored.sort((a, b) => (a < b ? -1 : 1));
   return result;
 }

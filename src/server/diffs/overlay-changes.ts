@@ -21,6 +21,8 @@ export interface OverlayListing {
   /** Snapshot paths that are gone from the merged view, in path order. */
   gone: BytePath[];
   skipped: SkippedEntry[];
+  /** New paths of the layer the ignore rules or the always-excluded list leave out (a directory once), in path order. */
+  leftOut: BytePath[];
 }
 
 const MAX_IGNORE_FILE_BYTES = 4 * 1024 * 1024;
@@ -97,7 +99,10 @@ function visit(walk: Walk, rel: BytePath, ignores: readonly IgnoreFile[]): boole
     }
   }
   const isTracked = walk.tracked.has(rel) || (isDir && hasBelow);
-  if (!isTracked && (alwaysExcludedRule(rel, isDir) || isIgnored(ignores, rel, isDir))) return false;
+  if (!isTracked && (alwaysExcludedRule(rel, isDir) || isIgnored(ignores, rel, isDir))) {
+    walk.out.leftOut.push(rel);
+    return false;
+  }
   if (isDir) return true;
   walk.out.entries.push(entryOf(walk, rel, stat));
   return false;
@@ -111,7 +116,7 @@ export async function listOverlayChanges(options: {
 }): Promise<OverlayListing> {
   const paths = options.manifest.entries.map((entry) => entry.path);
   const tree = openLayeredTree([options.upper, options.lower]);
-  const out: OverlayListing = { entries: [], gone: [], skipped: [] };
+  const out: OverlayListing = { entries: [], gone: [], skipped: [], leftOut: [] };
   const walk: Walk = { upper: options.upper, paths, tracked: new Set(paths), tree, out, goneExact: [], goneBelow: [] };
   const git = tree.lookup(".git");
   const infoExclude =
@@ -133,5 +138,6 @@ export async function listOverlayChanges(options: {
   out.gone = [...gone].filter((rel) => !present.has(rel)).sort((a, b) => (a < b ? -1 : 1));
   out.entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   out.skipped.sort((a, b) => (a.path < b.path ? -1 : 1));
+  out.leftOut.sort((a, b) => (a < b ? -1 : 1));
   return out;
 }

@@ -16,7 +16,8 @@ import type { DiffTotalsView, FileChangeOf, FileStateOf } from "../../shared/sna
  * can set to anything (touch -d), so an edit that keeps both would go unseen. Hashing is cheap next
  * to the reads a diff needs anyway: every changed file's new hash goes into the apply plan.
  * New files are found with the same rules as a snapshot (.gitignore in the workspace, the
- * always-excluded list), so an agent's node_modules or a .env it wrote never shows up as a change.
+ * always-excluded list), so an agent's node_modules or a .env it wrote never shows up as a change; they
+ * are listed (`leftOut`) and the evaluation leaves them out too: it runs exactly these changes.
  */
 export interface FileState extends FileStateOf<BytePath> {
   mode: GitMode;
@@ -34,6 +35,8 @@ export interface WorkspaceDiff {
   totals: DiffTotals;
   /** Special files in the workspace, left out. */
   skipped: SkippedEntry[];
+  /** New paths the ignore rules or the always-excluded list leave out (a directory once), in path order. */
+  leftOut: BytePath[];
   /** Some patch was cut short or left out by the caps. */
   truncated: boolean;
 }
@@ -141,7 +144,7 @@ async function listWorkspace(options: {
   root: string;
   overlayLower: string | null;
   yielder: Yielder;
-}): Promise<{ entries: WalkEntry[]; gone: BytePath[]; skipped: SkippedEntry[] }> {
+}): Promise<{ entries: WalkEntry[]; gone: BytePath[]; skipped: SkippedEntry[]; leftOut: BytePath[] }> {
   const { manifest, tracked, root, yielder } = options;
   if (options.overlayLower) return listOverlayChanges({ upper: root, lower: options.overlayLower, manifest, yielder });
   const trackedDirs = new Set<BytePath>();
@@ -149,7 +152,8 @@ async function listWorkspace(options: {
   const walk = await walkTree({ root, tracked: { has: (p) => tracked.has(p), hasDir: (p) => trackedDirs.has(p) } });
   const seen = new Set(walk.entries.map((entry) => entry.path));
   const gone = manifest.entries.filter((entry) => !seen.has(entry.path)).map((entry) => entry.path);
-  return { entries: walk.entries, gone, skipped: walk.skipped };
+  const leftOut = [...walk.ignored, ...walk.excluded.map((entry) => entry.path)].sort((a, b) => (a < b ? -1 : 1));
+  return { entries: walk.entries, gone, skipped: walk.skipped, leftOut };
 }
 
 /**
@@ -162,7 +166,7 @@ async function findChanges(options: {
   root: string;
   overlayLower: string | null;
   yielder: Yielder;
-}): Promise<{ changes: FileChange[]; skipped: SkippedEntry[] }> {
+}): Promise<{ changes: FileChange[]; skipped: SkippedEntry[]; leftOut: BytePath[] }> {
   const { tracked, root, yielder } = options;
   const listing = await listWorkspace(options);
   const changes: FileChange[] = [];
@@ -184,7 +188,7 @@ async function findChanges(options: {
     if (old) changes.push(makeChange(path, stateOfEntry(old), null));
   }
   changes.sort((a, b) => (a.path < b.path ? -1 : 1));
-  return { changes, skipped: listing.skipped };
+  return { changes, skipped: listing.skipped, leftOut: listing.leftOut };
 }
 
 /** Fills in a change's patch and its line counts (or says the file changed while it was read). */
@@ -253,7 +257,7 @@ export async function diffWorkspace(options: {
   const yielder = createYielder();
   const tracked = new Map(manifest.entries.map((entry) => [entry.path, entry]));
   const overlayLower = options.overlayLower ?? null;
-  const { changes, skipped } = await findChanges({ manifest, tracked, root, overlayLower, yielder });
+  const { changes, skipped, leftOut } = await findChanges({ manifest, tracked, root, overlayLower, yielder });
 
   // patches in path order, so the cap cuts the same files every time
   let patchBytes = 0;
@@ -274,7 +278,7 @@ export async function diffWorkspace(options: {
   } finally {
     snapshot.close();
   }
-  return { snapshotId: manifest.id, changes, totals, skipped, truncated };
+  return { snapshotId: manifest.id, changes, totals, skipped, leftOut, truncated };
 }
 
 function makeChange(path: BytePath, before: FileState | null, after: FileState | null): FileChange {

@@ -1,5 +1,6 @@
 import { capturedChangesText } from "../../shared/captured-files";
 import { testsMissingExplanation, testsMissingText } from "../../shared/test-integrity";
+import { testSteeringText } from "../../shared/test-steering";
 import type { ReportTrial } from "../../shared/study-report";
 import { escapeInline } from "./markdown-text";
 
@@ -46,5 +47,27 @@ export function testsMissingSection(options: {
     if (missing)
       lines.push(`- Config ${options.label(trial)}: ${testsMissingText(missing)}. ${testsMissingExplanation(missing)}`);
   }
+  return lines;
+}
+
+/**
+ * The test-steering flag in the Markdown report: each trial whose agent changed a file that steers how
+ * tests run (a pytest hook file, a runner config, package.json scripts, …). Its pass is only as good as
+ * that change: read it in the review first. Files hidden from the review were not evaluated.
+ */
+export function testSteeringSection(options: {
+  trials: readonly ReportTrial[];
+  label: (trial: ReportTrial) => string;
+}): string[] {
+  const flagged = options.trials.filter((trial) => (trial.testSteering?.length ?? 0) > 0);
+  if (flagged.length === 0) return [];
+  const lines = [
+    "## Test configuration the agents changed",
+    "",
+    "These runs changed files that steer how the tests run, which restoring the captured tests does not undo: a pass is only as good as the change. Review it before trusting the verdict. A file hidden from the review (by ignore rules) was left out of the evaluation.",
+    "",
+  ];
+  for (const trial of flagged)
+    lines.push(`- Config ${options.label(trial)}: ${escapeInline(testSteeringText(trial.testSteering ?? []))}`);
   return lines;
 }

@@ -1,5 +1,6 @@
 import type { ReportConfiguration, ReportTrial, StudyReport } from "../../shared/study-report";
 import { capturedChangesText } from "../../shared/captured-files";
+import { testSteeringText } from "../../shared/test-steering";
 import { verdictLevel } from "../../shared/trial-outcome";
 import { parseStudyReport } from "./parse-study-report";
 import { reportOutcome } from "./report-outcome";
@@ -35,6 +36,7 @@ export const CSV_COLUMNS = [
   "captured_changed",
   "tests_missing",
   "cost_usd",
+  "test_config_changed",
 ] as const;
 
 /** A cell: text (guarded and quoted as needed), a number (written as is), or null (empty). */
@@ -105,6 +107,8 @@ function row(options: {
     trial.verdict && trial.verdict.source !== "exit-code" ? (trial.testsMissing?.missing ?? 0) : null,
     // by the price table in force when the report was made; empty: unknown price (or no costs in the report)
     options.report.costs?.trials.find((cost) => cost.trialId === trial.id)?.cost ?? null,
+    // the test-steering flag: empty when not checked, "none" when the agent changed no such file
+    trial.testSteering ? text(testSteeringText(trial.testSteering) || "none") : null,
   ];
 }
 

@@ -6,7 +6,7 @@ import { parseStudyReport } from "./parse-study-report";
 import { aggregatesSection, comparisonsSection } from "./report-markdown-aggregates";
 import { configurationCells, formatNumber, formatSeconds, NONE, tableHead, tableRow } from "./report-markdown-table";
 import { earlierAttemptsSection, outcomeText, verdictLevelText } from "./report-outcome";
-import { capturedChangesSection, testsMissingSection } from "./report-captured-changes";
+import { capturedChangesSection, testsMissingSection, testSteeringSection } from "./report-captured-changes";
 import { testMatrixSection } from "./report-markdown-tests";
 import { costsSection } from "./report-markdown-costs";
 
@@ -25,8 +25,13 @@ function formatCounts(counts: Pick<TestCounts, "passed" | "total" | "source">): 
   return `no test counts (${escapeInline(counts.source)})`;
 }
 
-/** `23/23`, `pass`/`fail` for a verdict read from the exit code only, `—` for none. */
+/** `23/23`, `pass`/`fail` for a verdict read from the exit code only, `—` for none; flagged when test configuration changed. */
 function testsPassedCell(trial: ReportTrial): string {
+  const cell = testsPassedText(trial);
+  return trial.testSteering?.some((item) => item.shown) && cell !== NONE ? `${cell} ⚠ test config changed` : cell;
+}
+
+function testsPassedText(trial: ReportTrial): string {
   const verdict = trial.verdict;
   if (verdict === null) return NONE;
   if (verdict.source === "exit-code") return verdict.ok ? "pass" : "fail";
@@ -215,6 +220,10 @@ export function renderMarkdownReport(input: StudyReport): string {
     environmentSection(report),
     configurationsSection(report),
     resultsSection({ configurations, trials, trialCounts }),
+    testSteeringSection({
+      trials,
+      label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),
+    }),
     chosenSection({ report, trialCounts }),
     several ? aggregatesSection(report) : [],
     comparisonsSection(report),

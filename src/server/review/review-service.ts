@@ -62,6 +62,7 @@ async function summary(context: ReviewContext, input: { trialId: string }): Prom
     tokens: trial.tokens,
     agentSeconds: trial.agentSeconds,
     totals: await totalsOf(context, record),
+    testSteering: trial.testSteering,
     error: trial.error,
     startedAt: trial.startedAt,
     finishedAt: trial.finishedAt,

@@ -51,6 +51,7 @@ function reportTrial(trial: TrialView): ReportTrial {
     harnessVersion: trial.harnessVersion,
     error: trial.error,
     capturedChanges: trial.capturedChanges,
+    testSteering: trial.testSteering,
     testsMissing: trial.testsMissing,
     manifest: trial.manifest,
     startedAt: trial.startedAt,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { capturedChangeSchema, type CapturedChange } from "../../shared/captured-files";
+import { testSteeringChangeSchema, type TestSteeringChange } from "../../shared/test-steering";
 import type {
   ConfigurationView,
   StudyCounts,
@@ -120,11 +121,23 @@ export function trialAttemptView(row: TrialAttemptRow, baseline: VerdictView | n
     workspaceId: row.workspaceId,
     committedImageId: row.committedImageId,
     capturedChanges: capturedChangesOf(row.capturedChanges),
+    testSteering: testSteeringOf(row.testSteering),
     startedAt: iso(row.startedAt),
     finishedAt: iso(row.finishedAt),
     retriedAt: row.retriedAt.toISOString(),
     retriedBy: row.retriedBy,
   };
+}
+
+/** The stored list of test-steering files an attempt's agent changed (JSON); null when not checked or unreadable. */
+function testSteeringOf(json: string | null): TestSteeringChange[] | null {
+  if (json === null) return null;
+  try {
+    const parsed = z.array(testSteeringChangeSchema).safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The stored list of captured files an attempt's agent changed (JSON); null when not checked or unreadable. */
@@ -183,6 +196,7 @@ export function trialView(
         ? null
         : { files: row.diffFiles, insertions: row.diffInsertions ?? 0, deletions: row.diffDeletions ?? 0 },
     capturedChanges: capturedChangesOf(row.capturedChanges),
+    testSteering: testSteeringOf(row.testSteering),
     manifest: manifestOf(row),
     error: row.error,
     queuedAt: row.queuedAt.toISOString(),

@@ -55,6 +55,7 @@ async function trialFinished(
         diffInsertions: finish.diff?.insertions ?? null,
         diffDeletions: finish.diff?.deletions ?? null,
         capturedChanges: finish.capturedChanges ? JSON.stringify(finish.capturedChanges) : null,
+        testSteering: finish.testSteering ? JSON.stringify(finish.testSteering) : null,
         finishedAt: options.at,
       },
     });

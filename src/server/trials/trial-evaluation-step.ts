@@ -2,11 +2,11 @@ import { execFile } from "node:child_process";
 import fsp from "node:fs/promises";
 import { promisify } from "node:util";
 import path from "node:path";
-import { diffWorkspace } from "../diffs/workspace-diff";
+import { diffWorkspace, type WorkspaceDiff } from "../diffs/workspace-diff";
 import type { Mount } from "../runtime/container-spec";
 import { workspaceFiles, type WorkspaceFiles } from "../workspaces/workspace-files";
 import { removeTree, type WorkspaceInfo } from "../workspaces/workspace-store";
-import { evaluationMount, prepareEvaluationLayer } from "./evaluation-layer";
+import { evaluationMount, leaveOutOfCopy, pathsLeftOut, prepareEvaluationLayer } from "./evaluation-layer";
 import { readManifest } from "../snapshots/manifest";
 import type { Verdict } from "../verdicts/verdict";
 import { diskBudgetReason } from "../runtime/disk-budget";
@@ -14,6 +14,11 @@ import { runEvaluation, type EvaluationResult } from "./evaluation";
 import { restoreTestFiles } from "./test-files";
 import { clearJunitPath, clearStaleRunnerState, findCapturedChanges } from "./captured-changes";
 import { capturedChangesText, type CapturedChange } from "../../shared/captured-files";
+import { testSteeringText, type TestSteeringChange } from "../../shared/test-steering";
+import { displayPath } from "../../lib/files/byte-path";
+import { openSnapshotContent } from "../snapshots/snapshot-content";
+import { findTestSteering } from "./test-steering";
+import { MAX_TEST_FILE_BYTES } from "../../shared/study-inputs";
 import type { TrialContext } from "./trial-context";
 import type { TrialStopWatch } from "./trial-stop-watch";
 
@@ -33,6 +38,8 @@ export interface EvaluationOutcome {
   error: string | null;
   /** The captured files the agent changed (null or absent until checked). */
   capturedChanges?: CapturedChange[] | null;
+  /** The changed files that steer how tests run (null or absent until checked): test-steering.ts. */
+  testSteering?: TestSteeringChange[] | null;
 }
 
 export function verdictText(verdict: Verdict): string {
@@ -43,8 +50,14 @@ export function verdictText(verdict: Verdict): string {
 /** The trial's workspace as the steps need it: its own files and, for a copy-on-write one, its other layers. */
 export type TrialWorkspace = Pick<WorkspaceInfo, "path" | "overlay">;
 
-/** The diff of the agent's workspace against the frozen snapshot (its totals are published with the result). */
-export async function recordDiff(options: { context: TrialContext; workspace: TrialWorkspace }): Promise<DiffTotals> {
+/**
+ * The diff of the agent's workspace against the frozen snapshot: its totals are published with the result,
+ * and its changes are what the evaluation runs (the same computation as the review's).
+ */
+export async function recordDiff(options: {
+  context: TrialContext;
+  workspace: TrialWorkspace;
+}): Promise<{ totals: DiffTotals; diff: WorkspaceDiff }> {
   const { context, workspace } = options;
   const { deps, job } = context;
   await context.progress("evaluating", "Recording the diff against the snapshot");
@@ -61,7 +74,8 @@ export async function recordDiff(options: { context: TrialContext; workspace: Tr
     deletions: changes.totals.deletions,
   };
   context.note(`${diff.files} files changed, ${diff.insertions} insertions(+), ${diff.deletions} deletions(-)`);
-  return diff;
+  for (const change of changes.changes) change.patch = null;
+  return { totals: diff, diff: changes };
 }
 
 /** A copy of the workspace for the test command (reflinked where the filesystem can), so the agent's own stays as it left it. */
@@ -90,23 +104,66 @@ async function checkCapturedFiles(options: {
     );
 }
 
+/** Which changed files steer how tests run (test-steering.ts): noted in the log, published with the verdict. */
+async function checkTestSteering(options: {
+  context: TrialContext;
+  workspace: WorkspaceFiles;
+  diff: WorkspaceDiff;
+  outcome: EvaluationOutcome;
+}): Promise<void> {
+  const { context, workspace, diff, outcome } = options;
+  const { deps, job } = context;
+  const manifest = await readManifest({ dataDir: deps.dataDir, snapshotId: job.snapshotId });
+  const tracked = new Map(manifest.entries.map((entry) => [entry.path, entry]));
+  const snapshot = openSnapshotContent({ dataDir: deps.dataDir, manifest });
+  try {
+    outcome.testSteering = await findTestSteering({
+      changes: diff.changes,
+      leftOut: diff.leftOut,
+      captured: job.testFiles.map((file) => file.path),
+      testCommand: job.testCommand,
+      read: async (rel, side) => {
+        if (side === "after") return workspace.readFile(displayPath(rel), MAX_TEST_FILE_BYTES).catch(() => null);
+        const entry = tracked.get(rel);
+        return entry?.type === "file" && entry.size <= MAX_TEST_FILE_BYTES ? snapshot.read(entry) : null;
+      },
+    });
+  } finally {
+    snapshot.close();
+  }
+  if (outcome.testSteering.length > 0)
+    context.note(
+      `Test configuration changed (a pass may not mean what it says; review these first): ${testSteeringText(outcome.testSteering)}`,
+    );
+}
+
 /**
- * What the test command runs on, with the captured files (tests and runner config) restored byte for
- * byte and no JUnit report but its own: for a copy workspace a copy of it (restored, the JUnit path
- * cleared), for a copy-on-write one a fresh layer over the agent's (evaluation-layer.ts). The agent's own
- * workspace stays as it left it.
+ * What the test command runs on: the snapshot plus exactly the changes the diff (and so the review) shows —
+ * every path it left out is left out here too (evaluation-layer.ts) — with the captured files (tests and
+ * runner config) restored byte for byte and no JUnit report but its own: for a copy workspace a copy of it
+ * (restored, the JUnit path cleared), for a copy-on-write one a fresh layer over the agent's. The agent's
+ * own workspace stays as it left it.
  */
 async function prepareEvaluationTree(options: {
   context: TrialContext;
   workspace: TrialWorkspace;
+  diff: WorkspaceDiff;
   outcome: EvaluationOutcome;
 }): Promise<{ tree: string; mount?: Mount }> {
-  const { context, workspace, outcome } = options;
+  const { context, workspace, diff, outcome } = options;
   const { deps, job, files } = context;
   const dir = files.evaluationTree;
-  await checkCapturedFiles({ context, workspace: workspaceFiles(workspace), outcome });
+  const reader = workspaceFiles(workspace);
+  await checkCapturedFiles({ context, workspace: reader, outcome });
+  await checkTestSteering({ context, workspace: reader, diff, outcome });
+  const leaveOut = pathsLeftOut({ diff, files: job.testFiles });
+  if (leaveOut.length > 0)
+    context.note(
+      `Left out of the evaluation, as of the review: ${leaveOut.length} path${leaveOut.length === 1 ? "" : "s"} the diff does not show (ignored, always excluded or special): ${leaveOut.slice(0, 20).map(displayPath).join(", ")}${leaveOut.length > 20 ? ", …" : ""}`,
+    );
   if (!workspace.overlay) {
     await copyWorkspace({ from: workspace.path, to: dir });
+    await leaveOutOfCopy({ tree: dir, paths: leaveOut });
     await restoreTestFiles({ dataDir: deps.dataDir, studyId: job.studyId, tree: dir, files: job.testFiles });
     await clearJunitPath({ tree: dir, junitPath: job.junitPath });
     await clearStaleRunnerState({ tree: dir });
@@ -118,7 +175,14 @@ async function prepareEvaluationTree(options: {
   await fsp.mkdir(upper, { recursive: true, mode: 0o755 });
   await fsp.mkdir(workDir, { mode: 0o700 });
   const below = [workspace.path, workspace.overlay.lower];
-  await prepareEvaluationLayer({ dataDir: deps.dataDir, studyId: job.studyId, upper, below, files: job.testFiles });
+  await prepareEvaluationLayer({
+    dataDir: deps.dataDir,
+    studyId: job.studyId,
+    upper,
+    below,
+    files: job.testFiles,
+    leaveOut,
+  });
   return { tree: upper, mount: evaluationMount({ upper, workDir, below }) };
 }
 
@@ -129,6 +193,8 @@ async function prepareEvaluationTree(options: {
 export async function runEvaluationStep(options: {
   context: TrialContext;
   workspace: TrialWorkspace;
+  /** The diff recordDiff made: what the evaluation runs. */
+  diff: WorkspaceDiff;
   extraMounts: { hostPath: string; containerPath: string }[];
   stop: TrialStopWatch;
   outcome: EvaluationOutcome;
@@ -142,7 +208,12 @@ export async function runEvaluationStep(options: {
   let container: string | null = null;
   let evaluation: EvaluationResult;
   try {
-    const { tree, mount } = await prepareEvaluationTree({ context, workspace: options.workspace, outcome });
+    const { tree, mount } = await prepareEvaluationTree({
+      context,
+      workspace: options.workspace,
+      diff: options.diff,
+      outcome,
+    });
     evaluation = await runEvaluation({
       runtime: deps.runtime,
       image: job.image,

@@ -1,5 +1,6 @@
 import type { AgentRunResult } from "../agents/agent-run";
 import type { CapturedChange } from "../../shared/captured-files";
+import type { TestSteeringChange } from "../../shared/test-steering";
 import type { EvaluationResult } from "./evaluation";
 import type { TrialContext } from "./trial-context";
 import type { DiffTotals } from "./trial-evaluation-step";
@@ -23,6 +24,8 @@ export interface TrialOutcome {
   evaluationFile: string | null;
   /** The captured files the agent changed, found before the evaluation restored them (null: not checked). */
   capturedChanges?: CapturedChange[] | null;
+  /** The changed files that steer how tests run (null: not checked). */
+  testSteering?: TestSteeringChange[] | null;
 }
 
 /**
@@ -91,6 +94,7 @@ export async function finishTrial(options: { context: TrialContext; outcome: Tri
       workspaceId: outcome.workspaceId,
       diff: outcome.diff,
       capturedChanges: outcome.capturedChanges ?? null,
+      testSteering: outcome.testSteering ?? null,
     },
   };
   // on disk first: if the event is lost on its way, the web process completes the trial from this report

@@ -68,8 +68,9 @@ async function runSteps(options: {
   // past its disk budget: no copy of the workspace for the test command (it would double what was written)
   if (stop.stoppedBy || outcome.agent.diskExceeded) return;
 
-  outcome.diff = await recordDiff({ context, workspace });
-  await runEvaluationStep({ context, workspace, extraMounts, stop, outcome });
+  const recorded = await recordDiff({ context, workspace });
+  outcome.diff = recorded.totals;
+  await runEvaluationStep({ context, workspace, diff: recorded.diff, extraMounts, stop, outcome });
 }
 
 /**
@@ -77,7 +78,8 @@ async function runSteps(options: {
  *   preparing  — a private workspace from the frozen snapshot (copy-on-write where the engine allows);
  *   agent      — the agent run in a container of the frozen image (its container is committed afterwards);
  *   evaluating — the diff, then the test command in a fresh container on a copy of the workspace (or a
- *                fresh layer over it) with the captured test files restored byte for byte, and the verdict.
+ *                fresh layer over it) holding the snapshot plus exactly the diff's changes, with the captured
+ *                test files restored byte for byte, and the verdict (with the test-steering files changed).
  * Every step is published as it happens; the result is a `trial.finished` event the web process records.
  * The agent's workspace is kept (diff, apply, continuation); the evaluation's copy is removed.
  */
@@ -94,6 +96,7 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
     evaluation: null,
     evaluationFile: null,
     capturedChanges: null,
+    testSteering: null,
   };
   try {
     if (!(await stop.checkNow())) await runSteps({ context, stop, outcome });

@@ -57,7 +57,7 @@ export function isOpaqueDir(fsPath: Buffer | string): boolean {
 }
 
 /** Marks a directory opaque (an evaluation hides what lower layers have there). */
-export function markOpaque(fsPath: string): void {
+export function markOpaque(fsPath: Buffer | string): void {
   const fd = fs.openSync(fsPath, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   try {
     setAttributeSync(`/proc/self/fd/${fd}/.`, OPAQUE_XATTR, "y");

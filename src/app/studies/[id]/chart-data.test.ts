@@ -59,6 +59,7 @@ const trial = (choice: number, repeat: number, verdict: VerdictView | null): Tri
   finishedAt: null,
   attempts: [],
   capturedChanges: null,
+  testSteering: null,
   testsMissing: null,
   manifest: null,
   reportedModel: null,

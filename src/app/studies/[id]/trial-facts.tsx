@@ -4,6 +4,7 @@ import { Fact, smallButtonClass } from "../../_components/ui";
 import { formatDateTime, formatSeconds, formatVerdict, shortId } from "../study-format";
 import { verdictTextStyle } from "../verdict-style";
 import { CapturedChangesFact } from "./captured-changes-fact";
+import { TestSteeringWarning } from "./test-steering-warning";
 import { ContinueInSession } from "./continue-session";
 import { TrialCost } from "./cost-panel";
 import { testsMissingExplanation, testsMissingText } from "../../../shared/test-integrity";
@@ -28,6 +29,15 @@ function TestsPassedFact({ trial }: { trial: TrialView }) {
 
 /** A trial's measurements as a grid of facts; its workspace and result image are actions. */
 export function TrialFacts({ studyId, trial }: { studyId: string; trial: TrialView }) {
+  return (
+    <>
+      <TestSteeringWarning items={trial.testSteering} />
+      <TrialFactsGrid studyId={studyId} trial={trial} />
+    </>
+  );
+}
+
+function TrialFactsGrid({ studyId, trial }: { studyId: string; trial: TrialView }) {
   const wrap = "break-all";
   return (
     <dl className="mb-4 grid gap-4 md:grid-cols-4">

@@ -4,6 +4,7 @@ import type { ConfigurationView, TrialView } from "../../../shared/study-schemas
 import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { capturedChangesText } from "../../../shared/captured-files";
+import { testSteeringHeadline } from "../../../shared/test-steering";
 import { testsMissingExplanation, testsMissingText } from "../../../shared/test-integrity";
 import { TrialOutcomeBadge } from "../state-badge";
 import { formatCount, formatSeconds, formatVerdict } from "../study-format";
@@ -139,6 +140,15 @@ function VerdictCell({ trial, verdict }: { trial: TrialView; verdict: string }) 
           data-testid="trial-tampered"
         >
           ⚠ files changed
+        </span>
+      ) : null}
+      {trial.testSteering && trial.testSteering.length > 0 ? (
+        <span
+          className="ml-1.5 text-xs font-medium text-warn-ink"
+          title={`Files that steer how the tests run changed (read them in the review before trusting a pass): ${testSteeringHeadline(trial.testSteering)}`}
+          data-testid="trial-test-steering"
+        >
+          ⚠ {trial.testSteering.some((item) => item.shown) ? "test config changed" : "hidden test config"}
         </span>
       ) : null}
       {trial.testsMissing ? (

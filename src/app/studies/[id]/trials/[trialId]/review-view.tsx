@@ -5,6 +5,7 @@ import { ErrorMessage } from "../../../../_components/ui";
 import { describeError } from "../../../../_lib/errors";
 import { ChangeKindLegend } from "../../_review/change-kind";
 import { wideClass } from "../../_review/wide";
+import { TestSteeringWarning } from "../../test-steering-warning";
 import { ChangesPane } from "./changes-pane";
 import { FileTree } from "./file-tree";
 import { ReviewHeader } from "./review-header";
@@ -46,6 +47,7 @@ export function ReviewView({ summary, opened }: { summary: ReviewSummaryView; op
   return (
     <div className={wideClass}>
       <ReviewHeader summary={summary} />
+      <TestSteeringWarning items={summary.testSteering} />
       <div className="grid gap-4 lg:h-[calc(100vh-14rem)] lg:min-h-[32rem] lg:grid-cols-[18rem_minmax(0,1fr)]">
         <aside className="flex max-h-[50vh] min-h-0 flex-col gap-2 lg:max-h-none" aria-label="Files">
           {files.query.isPending ? <p className="text-sm text-muted">Loading the changed files…</p> : null}
