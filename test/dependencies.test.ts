@@ -147,7 +147,7 @@ describe("a Node.js project: vitest and dayjs from the npm registry through pack
     expect(fs.existsSync(path.join(lower, "dayjs", "package.json"))).toBe(true);
     const image = await runtime.inspectImage(version.imageTag);
     expect(image?.labels[LABEL.dependencyOutputs]).toBe("node_modules");
-    expect(fs.readdirSync(dataDirPaths(dataDir).cache("npm")).length).toBeGreaterThan(0);
+    expect(fs.readdirSync(dataDirPaths(dataDir).cache({ projectId, name: "npm" })).length).toBeGreaterThan(0);
   }, 600_000);
 
   it("gives a private-copy terminal session the installed folders as overlays; its writes never reach them", async () => {

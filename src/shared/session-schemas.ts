@@ -62,6 +62,11 @@ export interface SessionView {
   /** Starting, and first fetching the trial's result image from the worker on another host that keeps it (`reason` says which). */
   fetchingImage: boolean;
   reason: string | null;
+  /**
+   * What the dashboard undid after the session changed what git runs on the host (a hook, executable git
+   * config): said on the session's page until it is finished, and in the log.
+   */
+  notice: string | null;
   startedBy: string;
   threadId: string | null;
   fromTrialId: string | null;

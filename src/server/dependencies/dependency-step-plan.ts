@@ -23,7 +23,8 @@ export interface DependencyStepPlan {
 const WORKSPACE = "/workspace";
 
 /**
- * Package-manager caches mounted into every dependency step (data dir → container), outside /root: a
+ * Package-manager caches mounted into a project's dependency steps (data dir → container; one set per
+ * project, so a step's `postinstall`, root in its container, cannot poison another project's), outside /root: a
  * mount point under /root would stay in the committed image as root's folder in the home the build
  * hands to the host user (container-user.ts), and npm refuses a cache folder it cannot write.
  */
@@ -42,7 +43,7 @@ const CACHES: Record<DependencyKind, { name: string; containerPath: string }[]> 
   command: [NPM, PIP],
 };
 
-/** Debian's downloaded packages, shared too: installing a toolchain again costs no downloads. */
+/** Debian's downloaded packages, kept too: installing a toolchain again costs no downloads. */
 const APT_CACHE = { name: "apt", containerPath: "/var/cache/apt/archives" };
 
 /** A shell function: `need CMD PACKAGE...` installs the Debian packages when CMD is missing. */
@@ -97,11 +98,13 @@ export function dependencyScript(options: { kind: DependencyKind; outputs: strin
 
 /**
  * Plans a dependency step on this worker: /workspace is the dependency folder (holding the project's
- * manifests), the package managers' caches are mounted from the data dir, and the command is passed in
- * the environment. Creates the cache folders.
+ * manifests), the project's own package-manager caches are mounted from the data dir, and the command is
+ * passed in the environment. Creates the cache folders.
  */
 export async function planDependencyStep(options: {
   dataDir: string;
+  /** Whose caches the step gets (never another project's). */
+  projectId: string;
   build: DependencyBuild;
   command: string;
 }): Promise<DependencyStepPlan> {
@@ -113,9 +116,9 @@ export async function planDependencyStep(options: {
   const caches = [...CACHES[options.build.kind], APT_CACHE];
   const mounts: Mount[] = [{ hostPath: tree, containerPath: WORKSPACE, readOnly: false }];
   for (const cache of caches) {
-    const hostPath = paths.cache(cache.name);
+    const hostPath = paths.cache({ projectId: options.projectId, name: cache.name });
     await fs.mkdir(cache.name === "apt" ? path.join(hostPath, "partial") : hostPath, { recursive: true });
-    // shared by every project's dependency steps, even at the same time
+    // shared by the project's dependency steps, even at the same time
     mounts.push({ hostPath, containerPath: cache.containerPath, readOnly: false, shared: true });
   }
   return {

@@ -80,6 +80,7 @@ async function buildPlan(options: {
       return { error: "A dependency build needs its dependency folder and the worker's data dir." };
     return planDependencyStep({
       dataDir: options.deps.dataDir,
+      projectId: job.projectId,
       build: job.dependencies,
       command: job.command ?? "true",
     });

@@ -62,7 +62,13 @@ export interface ModelGateway {
   port: number;
   /** A run's token, with its budget (input + output tokens) and policy (strict unless given: see request-policy.ts). */
   /** A fresh token for the run, or `token` again (one issued before a restart, still held by a session's container). */
-  issueRunToken(options: { runId: string; budgetTokens?: number | null; policy?: RunPolicy; token?: string }): string;
+  issueRunToken(options: {
+    runId: string;
+    budgetTokens?: number | null;
+    policy?: RunPolicy;
+    token?: string;
+    tokenHash?: string;
+  }): string;
   /** The token stops working at once and the run's in-flight requests are aborted. */
   revoke(runId: string): void;
   /** Tokens the run used so far (also after revoke), or null for an unknown run. */

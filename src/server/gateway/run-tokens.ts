@@ -29,9 +29,11 @@ export interface RunRecord {
 
 export const RUN_TOKEN_PREFIX = "iwrun_";
 
-function hashToken(token: string): string {
+/** What the gateway (and a terminal session's record) keeps of a run token: its SHA-256, hex. */
+export function hashRunToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
+const hashToken = hashRunToken;
 
 export function createRunTokens() {
   const runs = new Map<string, RunRecord>();
@@ -47,12 +49,20 @@ export function createRunTokens() {
      * A fresh random token for the run. Issuing again for the same run replaces its token (the old one
      * stops working), its budget and its policy (strict unless given); usage so far is kept.
      */
-    issue(options: { runId: string; budgetTokens?: number | null; policy?: RunPolicy; token?: string }): string {
+    issue(options: {
+      runId: string;
+      budgetTokens?: number | null;
+      policy?: RunPolicy;
+      token?: string;
+      /** The hash of a token issued before a restart (a terminal session's container still holds the token; its record only the hash). */
+      tokenHash?: string;
+    }): string {
       // a given token is one issued before a restart (a terminal session's container still holds it)
       const token =
         options.token?.startsWith(RUN_TOKEN_PREFIX) === true
           ? options.token
           : `${RUN_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+      const givenHash = options.tokenHash && /^[0-9a-f]{64}$/.test(options.tokenHash) ? options.tokenHash : null;
       const run = runs.get(options.runId) ?? {
         runId: options.runId,
         tokenHash: null,
@@ -67,13 +77,14 @@ export function createRunTokens() {
         active: 0,
       };
       dropToken(run);
-      run.tokenHash = hashToken(token);
+      run.tokenHash = givenHash ?? hashToken(token);
       run.budgetTokens = options.budgetTokens ?? null;
       run.policy = options.policy ?? STRICT_POLICY;
       run.budgetExceeded = run.budgetTokens !== null && totalTokens(run.usage) >= run.budgetTokens;
       runs.set(options.runId, run);
       byHash.set(run.tokenHash, options.runId);
-      return token;
+      // re-issued by hash: the token is the container's, and nobody here knows it
+      return givenHash ? "" : token;
     },
     /** The live run a token belongs to, or null (unknown or revoked). */
     lookup(token: string): RunRecord | null {

@@ -4,8 +4,21 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
+/** Which of a project's Codex homes a session uses: one per mode, so nothing one mode writes is read by another. */
+export type CodexHomeKind = "direct" | "private" | "continue";
+
 /**
- * A project's session Codex home is shared by its sessions, which may run as different users (a direct
+ * A direct session's home, a private copy's, or a continued trial's: a prompt injection that makes a
+ * private copy's agent write AGENTS.md, config.toml, skills or prompts there reaches only later sessions
+ * of the same mode, never a direct one (which edits the project itself).
+ */
+export function codexHomeKindOf(session: { mode: "direct" | "private"; fromTrialId: string | null }): CodexHomeKind {
+  if (session.mode === "direct") return "direct";
+  return session.fromTrialId ? "continue" : "private";
+}
+
+/**
+ * A project's session Codex home (of one mode) is shared by its sessions, which may run as different users (a direct
  * session as the project directory's owner, a private copy as the host user). A dashboard running as
  * root takes the folder back before a session's container is created, so the runtime hands it to that
  * session's user (it re-owns only folders that are the dashboard's or already that user's). Without

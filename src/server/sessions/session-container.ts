@@ -6,6 +6,7 @@ import type { NetworkMode } from "../../shared/project-schemas";
 import type { SessionKind } from "../../shared/session-schemas";
 import { workspaceMount, type WorkspaceLayers } from "../workspaces/workspace-mount";
 import { SESSION_GATEWAY_SOCKET } from "./session-gateway";
+import { SESSION_TOKEN_FILE } from "./session-token";
 
 /** Where a session container finds its gateway folder and its control folder. */
 export const SESSION_PATHS = {
@@ -61,13 +62,19 @@ export function sessionScript(options: {
       ? [`i=0; while [ ! -e ${ready} ] && [ $i -lt 400 ]; do i=$((i+1)); sleep 0.005; done`]
       : []),
   ];
+  // the gateway token, handed over once the container runs (session-token.ts): never in the container's
+  // environment, which a commit of the container (Save installed tools) would copy into the image
+  const token = [
+    `i=0; while [ ! -s ${SESSION_TOKEN_FILE} ] && [ $i -lt 3000 ]; do i=$((i+1)); sleep 0.01; done`,
+    `GW_TOKEN="$(cat ${SESSION_TOKEN_FILE} 2>/dev/null)"; export GW_TOKEN`,
+  ];
   const flags = codexTuiFlags(options).map(shellQuote).join(" ");
   const resumeFile = `${SESSION_PATHS.control}/resume-thread`;
   const run =
     options.kind === "codex"
       ? [`if [ -s ${resumeFile} ]; then exec codex ${flags} resume "$(cat ${resumeFile})"; fi`, `exec codex ${flags}`]
       : [`if command -v bash >/dev/null; then exec bash -l; fi`, `exec sh -l`];
-  return ["set -u", ...bridge, `cd ${CONTAINER_PATHS.workspace}`, ...run].join("\n");
+  return ["set -u", ...bridge, ...token, `cd ${CONTAINER_PATHS.workspace}`, ...run].join("\n");
 }
 
 /** Which web process owns a session container: its data dir, hashed (two installations on one host keep apart). */
@@ -86,7 +93,6 @@ export function sessionContainerSpec(options: {
   model: string;
   reasoningEffort: string | null;
   hostedTools: boolean;
-  runToken: string;
   filesPath: string;
   /** A copy-on-write workspace's other layers (`filesPath` is its upper layer); null for a folder. */
   filesOverlay: WorkspaceLayers;
@@ -113,7 +119,6 @@ export function sessionContainerSpec(options: {
       COLORTERM: "truecolor",
       LANG: "C.UTF-8",
       CODEX_HOME: CONTAINER_PATHS.codexHome,
-      GW_TOKEN: options.runToken,
       COLUMNS: String(options.columns),
       LINES: String(options.rows),
     },

@@ -3,6 +3,7 @@ import { dependenciesOf, overlayMounts } from "../dependencies/dependency-runtim
 import type { Mount } from "../runtime/container-spec";
 import { dataDirPaths } from "../storage/data-dir";
 import type { SessionDeps } from "./session-deps";
+import { gitGuardDir } from "./session-git-guard";
 import type { SessionRecord } from "./sessions.queries";
 
 /**
@@ -23,8 +24,9 @@ export async function sessionDependencyMounts(options: { deps: SessionDeps; reco
   });
 }
 
-/** What a finished session leaves of its own files: nothing (its control folder, its dependency overlays). */
+/** What a finished session leaves of its own files: nothing (its control folder, its dependency overlays, its git guard's copies). */
 export function removeSessionFiles(deps: SessionDeps, sessionId: string): void {
   const paths = dataDirPaths(deps.dataDir).session(sessionId);
-  for (const dir of [paths.control, paths.dependencyScratch]) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of [paths.control, paths.dependencyScratch, gitGuardDir(deps, sessionId)])
+    fs.rmSync(dir, { recursive: true, force: true });
 }

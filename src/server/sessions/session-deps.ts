@@ -71,6 +71,7 @@ export function toSessionView(record: SessionRecord, watchers: number): SessionV
     fetchingImage:
       record.state === "starting" && !record.containerId && !record.workspaceId && record.fromTrialId !== null,
     reason: record.reason,
+    notice: record.notice,
     startedBy: record.startedBy,
     threadId: record.threadId,
     fromTrialId: record.fromTrialId,

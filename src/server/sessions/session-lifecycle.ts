@@ -5,10 +5,11 @@ import { LABEL } from "../runtime/container-spec";
 import { dataDirPaths } from "../storage/data-dir";
 import { RESUMABLE_SESSION_STATES } from "../../shared/session-schemas";
 import { latestThreadSince } from "./codex-threads";
-import { issueSessionToken } from "./session-token";
+import { codexHomeKindOf } from "./codex-home";
+import { deliverSessionToken, freshSessionToken, issueSessionToken, sessionRunId, tokenInFile } from "./session-token";
+import { checkGitGuard, resnapshotGitGuard } from "./session-git-guard";
 import { removeSessionFiles } from "./session-dependencies";
 import type { SessionDeps } from "./session-deps";
-import { sessionRunId } from "./session-start";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
 import { addUsage, ZERO_USAGE } from "../agents/token-usage";
 
@@ -50,13 +51,14 @@ export async function recordExit(options: {
   stoppedBecause?: string | undefined;
 }): Promise<SessionRecord | null> {
   const { deps } = options;
-  const record = await deps.sessions.find(options.sessionId);
-  if (!record || record.state === "finishing" || record.state === "finished") return null;
-  await deps.hub.close(record.id);
+  const found = await deps.sessions.find(options.sessionId);
+  if (!found || found.state === "finishing" || found.state === "finished") return null;
+  await deps.hub.close(found.id);
+  const record = await checkGitGuard({ deps, record: found });
   const threadId =
     record.kind === "codex"
       ? (latestThreadSince({
-          codexHome: dataDirPaths(deps.dataDir).sessionCodexHome(record.projectId),
+          codexHome: dataDirPaths(deps.dataDir).sessionCodexHome(record.projectId, codexHomeKindOf(record)),
           since: new Date(record.createdAt),
         }) ?? record.threadId)
       : null;
@@ -97,13 +99,23 @@ export async function resumeSession(options: {
   if (record.threadId) fs.writeFileSync(control.resumeThread, record.threadId);
   else fs.rmSync(control.resumeThread, { force: true });
   const containerId = record.containerId;
+  resnapshotGitGuard(deps, record);
+  // a container that starts again gets a new token (its /dev/shm is new); one made before tokens left the environment keeps its own
+  const token =
+    !status.running && tokenInFile(record)
+      ? await freshSessionToken(deps, { ...record, network }, await deps.projects.findById(record.projectId))
+      : null;
+  const start = async () => {
+    await deps.runtime.startContainer(containerId);
+    if (token) await deliverSessionToken({ deps, containerId, token });
+  };
   const terminal = await deps.hub.open({
     sessionId: record.id,
     containerId,
     columns: record.columns,
     rows: record.rows,
     screenFile: control.screen,
-    ...(status.running ? {} : { start: () => deps.runtime.startContainer(containerId) }),
+    ...(status.running ? {} : { start }),
   });
   await terminal.started;
   return deps.sessions.update(record.id, { state: "running", reason: null, network, lastActivityAt: deps.clock() });
@@ -144,6 +156,7 @@ export async function finishSession(options: {
   await deps.hub.close(record.id);
   const tokens = await options.tokens(record);
   if (record.containerId) await deps.runtime.removeContainer(record.containerId);
+  record = await checkGitGuard({ deps, record });
   (await deps.gateway()).gateway.forget(sessionRunId(record.id));
   removeSessionFiles(deps, record.id);
   return deps.sessions.update(record.id, {

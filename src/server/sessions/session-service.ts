@@ -33,12 +33,12 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
   // a browser that fits its terminal sends several sizes at once: they reach the TTY in the order sent
   const resizing = createKeyedLock();
   const tokensOf = (record: SessionRecord) => meteredTokens(deps, record, baseline)();
-  const upkeep = periodicUpkeep(() => keepUp({ deps, lastActivity, tokensOf, disk }), deps.log);
   const view = (record: SessionRecord): SessionView => toSessionView(record, watchers.get(record.id) ?? 0);
   const changed = (record: SessionRecord | null) => {
     if (record) deps.changed(view(record));
     return record;
   };
+  const upkeep = periodicUpkeep(() => keepUp({ deps, lastActivity, tokensOf, disk, changed }), deps.log);
   const find = (sessionId: string) => sessionOf(deps, sessionId);
   return {
     async onExit(sessionId: string, exitCode: number) {

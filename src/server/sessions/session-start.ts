@@ -1,23 +1,21 @@
 import fs from "node:fs";
 import { AppError } from "../errors/app-error";
 import { createKeyedLock } from "../locks/keyed-lock";
-import { runPolicy } from "../agents/run-policy";
 import { dataDirPaths } from "../storage/data-dir";
 import { containerLimitsOf, type ProjectView } from "../../shared/project-schemas";
 import { startSessionInputSchema, type StartSessionInput } from "../../shared/session-schemas";
 import type { Mount } from "../runtime/container-spec";
 import { removeSessionFiles, sessionDependencyMounts } from "./session-dependencies";
-import { copyConversation, reclaimCodexHome } from "./codex-home";
+import { codexHomeKindOf, copyConversation, reclaimCodexHome } from "./codex-home";
 import { sessionContainerSpec, sessionOwnerOf } from "./session-container";
 import type { SessionDeps, TrialOrigin } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
 import { filesOf, type SessionFiles } from "./session-files";
 import { fetchThenLaunch, resultImageOf } from "./session-result-image";
+import { deliverSessionToken, freshSessionToken, sessionRunId } from "./session-token";
+import { checkGitGuard, guardDirectSession } from "./session-git-guard";
 
 const projectLock = createKeyedLock();
-
-/** The gateway's run id of a session (its token, usage and policy). */
-export const sessionRunId = (sessionId: string) => `session-${sessionId}`;
 
 async function projectOf(deps: SessionDeps, projectId: string): Promise<ProjectView> {
   const project = await deps.projects.findById(projectId);
@@ -51,6 +49,7 @@ async function takeLease(deps: SessionDeps, project: ProjectView, self?: string)
       });
     // its holder stopped renewing (a crash): the lease is lost, and its container must not keep editing
     if (holder.containerId) await deps.runtime.stopContainer(holder.containerId, { timeoutSeconds: 2 });
+    await checkGitGuard({ deps, record: holder });
     await deps.sessions.update(holder.id, {
       state: "interrupted",
       reason: "Its lease on the project directory expired (the dashboard stopped renewing it).",
@@ -102,7 +101,6 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
       workspaceId,
       fromTrialId: origin?.trialId ?? null,
       threadId: origin && resumeThread ? origin.threadId : null,
-      runToken: "",
       network: project.networkMode,
       columns: input.columns,
       rows: input.rows,
@@ -147,15 +145,6 @@ async function launch(options: {
   const { deps, record, project, files } = options;
   const paths = dataDirPaths(deps.dataDir);
   const gateway = await deps.gateway();
-  const token = gateway.gateway.issueRunToken({
-    runId: sessionRunId(record.id),
-    budgetTokens: project.runTokenBudget,
-    policy: runPolicy({
-      harness: { kind: "codex", model: record.model ?? "", reasoningEffort: "medium", instructions: "", overrides: [] },
-      network: project.networkMode,
-      allowHostedTools: project.allowHostedTools,
-    }),
-  });
   let containerId: string | null = null;
   const failed = async (error: unknown): Promise<SessionRecord> => {
     gateway.gateway.revoke(sessionRunId(record.id));
@@ -170,25 +159,34 @@ async function launch(options: {
   };
   try {
     const session = paths.session(record.id);
-    const codexHome = paths.sessionCodexHome(project.id);
+    const codexHome = paths.sessionCodexHome(project.id, codexHomeKindOf(record));
     fs.mkdirSync(session.control, { recursive: true, mode: 0o755 });
     fs.mkdirSync(codexHome, { recursive: true, mode: 0o700 });
     await reclaimCodexHome({ path: codexHome, dashboardUid: process.getuid?.() });
     if (options.origin?.codexHomePath && options.resumeThread)
       copyConversation({ from: options.origin.codexHomePath, to: codexHome });
     if (record.threadId) fs.writeFileSync(session.resumeThread, record.threadId);
-    const dependencyMounts = await sessionDependencyMounts({ deps, record });
-    const spec = specOf({ deps, record, project, files, token, gatewayDir: gateway.socketDir, dependencyMounts });
+    const dependencyMounts = [
+      ...(await sessionDependencyMounts({ deps, record })),
+      ...(files.mode === "direct"
+        ? guardDirectSession({ deps, sessionId: record.id, projectDir: files.filesPath })
+        : []),
+    ];
+    const spec = specOf({ deps, record, project, files, gatewayDir: gateway.socketDir, dependencyMounts });
     containerId = await deps.creatingRuntime(files.mode === "direct" ? [project.hostPath] : []).createContainer(spec);
     const created = containerId;
-    const withContainer = await deps.sessions.update(record.id, { containerId, runToken: token });
+    const token = await freshSessionToken(deps, record, project);
+    const withContainer = await deps.sessions.update(record.id, { containerId });
     const terminal = await deps.hub.open({
       sessionId: record.id,
       containerId: created,
       columns: record.columns,
       rows: record.rows,
       screenFile: session.screen,
-      start: () => deps.runtime.startContainer(created),
+      start: async () => {
+        await deps.runtime.startContainer(created);
+        await deliverSessionToken({ deps, containerId: created, token });
+      },
     });
     // the answer goes out now: the page opens and watches the container start instead of waiting for it
     const started = terminal.started.then(
@@ -212,7 +210,6 @@ function specOf(options: {
   record: SessionRecord;
   project: ProjectView;
   files: SessionFiles;
-  token: string;
   gatewayDir: string;
   dependencyMounts: Mount[];
 }) {
@@ -227,10 +224,9 @@ function specOf(options: {
     model: record.model ?? "",
     reasoningEffort: record.reasoningEffort,
     hostedTools: project.networkMode === "internet" || project.allowHostedTools,
-    runToken: options.token,
     filesPath: files.filesPath,
     filesOverlay: files.filesOverlay,
-    codexHomePath: paths.sessionCodexHome(project.id),
+    codexHomePath: paths.sessionCodexHome(project.id, codexHomeKindOf(record)),
     controlPath: paths.session(record.id).control,
     gatewayDir: options.gatewayDir,
     bridgeDir: deps.bridgeDir,

@@ -6,6 +6,7 @@ import { issueSessionToken } from "./session-token";
 import type { SessionDiskCheck } from "./session-disk";
 import type { SessionDeps } from "./session-deps";
 import { finishSession } from "./session-lifecycle";
+import { checkGitGuard } from "./session-git-guard";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
 
 type Tokens = (record: SessionRecord) => Promise<SessionChange["tokens"]>;
@@ -50,6 +51,8 @@ export async function reattach(options: {
       continue;
     }
     const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
+    // what a direct session planted in git while the dashboard was away is undone before anything else
+    if (record.mode === "direct") changed(await checkGitGuard({ deps, record }));
     await issueSessionToken(deps, record);
     options.baseline.set(record.id, record.tokens);
     if (status?.running && record.containerId) {
@@ -100,19 +103,24 @@ export async function removeOrphanSessionContainers(deps: SessionDeps): Promise<
 }
 
 /**
- * Every few seconds: renews direct sessions' leases, records tokens and activity, stops idle sessions
- * and sessions past their disk budget (the disk check keeps why, for the exit to record).
+ * Every few seconds: undoes what direct sessions changed in what git runs on the host, renews their
+ * leases, records tokens and activity, stops idle sessions and sessions past their disk budget (the disk
+ * check keeps why, for the exit to record).
  */
 export async function keepUp(options: {
   deps: SessionDeps & { idleStopMs: number };
   lastActivity: Map<string, number>;
   tokensOf: Tokens;
   disk: SessionDiskCheck;
+  changed: (record: SessionRecord | null) => unknown;
 }): Promise<void> {
   const { deps, lastActivity } = options;
   const now = deps.clock().getTime();
-  for (const record of await deps.sessions.unfinished()) {
-    if (record.state !== "running") continue;
+  for (const found of await deps.sessions.unfinished()) {
+    if (found.state !== "running") continue;
+    // what git runs on the host, checked while a direct session runs (the user may run git there meanwhile)
+    const record = await checkGitGuard({ deps, record: found });
+    if (record !== found) options.changed(record);
     const active = lastActivity.get(record.id);
     const idleFor = now - (active ?? Date.parse(record.lastActivityAt));
     if (idleFor > deps.idleStopMs && record.containerId) {

@@ -18,7 +18,8 @@ const include = { project: { select: { name: true } } } as const;
 /** What the session service needs of a row besides its view: the image, token and container. */
 export interface SessionRecord extends Omit<SessionView, "detached" | "fetchingImage"> {
   image: string;
-  runToken: string | null;
+  /** The hash of its gateway token (session-token.ts), never the token. */
+  runTokenHash: string | null;
   containerId: string | null;
   reasoningEffort: string | null;
   leaseExpiresAt: string | null;
@@ -35,6 +36,7 @@ function toRecord(row: SessionRow): SessionRecord {
     reasoningEffort: row.reasoningEffort,
     state: sessionStateSchema.catch("interrupted").parse(row.state),
     reason: row.reason,
+    notice: row.notice,
     startedBy: row.startedBy,
     threadId: row.threadId,
     fromTrialId: row.fromTrialId,
@@ -54,7 +56,7 @@ function toRecord(row: SessionRow): SessionRecord {
     lastActivityAt: row.lastActivityAt.toISOString(),
     endedAt: row.endedAt?.toISOString() ?? null,
     image: row.image,
-    runToken: row.runToken,
+    runTokenHash: row.runTokenHash,
     containerId: row.containerId,
     leaseExpiresAt: row.leaseExpiresAt?.toISOString() ?? null,
   };
@@ -72,7 +74,6 @@ export interface NewSession {
   workspaceId: string | null;
   fromTrialId: string | null;
   threadId: string | null;
-  runToken: string;
   network: NetworkMode;
   columns: number;
   rows: number;
@@ -90,7 +91,8 @@ export interface SessionChange {
   leaseExpiresAt?: Date | null;
   lastActivityAt?: Date;
   savedVersionId?: string;
-  runToken?: string;
+  runTokenHash?: string;
+  notice?: string | null;
   network?: NetworkMode;
   endedAt?: Date | null;
   tokens?: TokenUsage;

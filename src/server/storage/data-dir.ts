@@ -16,10 +16,10 @@ import { AppError } from "../errors/app-error";
  *   gateway/<worker>.sock         workers (the model gateway's socket)
  *   gateway/sessions/gateway.sock web (the model gateway of terminal sessions)
  *   sessions/<id>/                web (a terminal session's control folder and saved screen)
- *   sessions/codex-homes/<project> web (a project's Codex home for its sessions)
+ *   sessions/agent-homes/<mode>/<project> web (a project's Codex home for its sessions of one mode: direct, private, continue)
  *   applies/<record id>/          web (what an apply replaced or deleted, kept until it is undone)
  *   dependencies/<id>/tree/       web (the manifests), workers (the dependency step installs beside them); trials mount its outputs
- *   caches/<package manager>/     workers (npm, pip, yarn, pnpm caches mounted into dependency steps)
+ *   caches/projects/<project>/<package manager>/ workers (a project's npm, pip, yarn, pnpm, apt caches, mounted into its dependency steps)
  *   caches/package-files/         workers (the gateway bridges and the Codex binary they mount, staged by src/server/agents/package-files.ts)
  *   credentials/openai-api-key    web (Setup page) and `invariant-web login`; only the gateway reads it (credentials/stored-api-key.ts)
  * A worker on the same host shares this data dir; a worker on another host (--dashboard-url) has its own,
@@ -175,8 +175,13 @@ export function dataDirPaths(dataDir: string) {
     sessionGatewayDir: at("gateway", "sessions"),
     /** A terminal session's own files: `control/` (mounted read-only: what to resume) and its saved screen. */
     session: (sessionId: string) => sessionPaths(at("sessions", checkSessionId(sessionId))),
-    /** A project's Codex home for its sessions (conversations persist here; never credentials). */
-    sessionCodexHome: (projectId: string) => at("sessions", "codex-homes", checkSessionId(projectId)),
+    /**
+     * A project's Codex home for its sessions of one mode (conversations persist here; never credentials).
+     * Each mode has its own, so what a private copy's agent writes there (AGENTS.md, config) never
+     * reaches a direct session. (`sessions/codex-homes/<project>`, shared by every mode, is no longer used.)
+     */
+    sessionCodexHome: (projectId: string, home: "direct" | "private" | "continue") =>
+      at("sessions", "agent-homes", home, checkSessionId(projectId)),
     applies: at("applies"),
     dependencies: at("dependencies"),
     /** Overlay upper/work folders of running containers that mount installed dependencies (removed with them). */
@@ -186,11 +191,15 @@ export function dataDirPaths(dataDir: string) {
       const dir = at("dependencies", checkDependencyDirId(id));
       return { dir, tree: path.join(dir, "tree") };
     },
-    /** A package manager's download cache, shared by the dependency steps of every project. */
-    cache: (name: string) => {
-      if (!CACHE_NAME.test(name))
-        throw new AppError({ code: "BAD_REQUEST", message: `"${name}" is not a cache name.` });
-      return at("caches", name);
+    /**
+     * A package manager's download cache of one project, shared by that project's dependency steps only
+     * (one project's steps cannot plant wheels or metadata for another's). The old `caches/<name>` folders,
+     * shared by every project, are no longer mounted.
+     */
+    cache: (options: { projectId: string; name: string }) => {
+      if (!CACHE_NAME.test(options.name))
+        throw new AppError({ code: "BAD_REQUEST", message: `"${options.name}" is not a cache name.` });
+      return at("caches", "projects", checkSessionId(options.projectId), options.name);
     },
     applyBackup: (recordId: string) => applyBackupPaths(at("applies", checkApplyRecordId(recordId))),
     /** A path under the data dir as journals and rows store it (relative, so the data dir can move). */

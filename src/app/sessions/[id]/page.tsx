@@ -89,6 +89,11 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
             actions={<SessionActions session={s} />}
           />
           <SessionFacts session={s} size={size} />
+          {s.notice ? (
+            <div role="alert" data-testid="session-notice" className={`${warnBoxClass} whitespace-pre-line`}>
+              {s.notice}
+            </div>
+          ) : null}
           {s.reason && s.state !== "running" && !s.fetchingImage ? (
             <p className={s.reason.startsWith("Could not start") ? dangerBoxClass : "text-sm text-muted"}>
               {live?.reason ?? s.reason}
