@@ -16,6 +16,7 @@ import type { ContainerSpec, WorkerIdentity } from "../runtime/container-spec";
 import { diskBudgetReason } from "../runtime/disk-budget";
 import { workspaceMount } from "../workspaces/workspace-mount";
 import { commitIfAsked } from "./agent-commit";
+import { wireModelName } from "../../shared/model-source";
 
 export const agentRunInputSchema = z.object({
   runId: z.string().min(1),
@@ -202,7 +203,13 @@ function agentContainerSpec(options: { deps: AgentRunDeps; input: ParsedAgentRun
       CODEX_HOME: CONTAINER_PATHS.codexHome,
       GW_TOKEN: token,
       ...(input.harness.kind === "command"
-        ? { INVARIANT_TASK: input.prompt, OPENAI_BASE_URL: `http://127.0.0.1:8787/v1`, OPENAI_API_KEY: token }
+        ? {
+            INVARIANT_TASK: input.prompt,
+            // the one model the gateway forwards this run's requests for (its configuration's)
+            INVARIANT_MODEL: wireModelName(input.harness.model),
+            OPENAI_BASE_URL: `http://127.0.0.1:8787/v1`,
+            OPENAI_API_KEY: token,
+          }
         : {}),
     },
     workingDir: CONTAINER_PATHS.workspace,

@@ -24,6 +24,11 @@ export const commandHarnessSchema = z.object({
   kind: z.literal("command"),
   /** Any agent CLI as a shell command line; the task is in $INVARIANT_TASK and on stdin. */
   command: z.string().min(1),
+  /**
+   * The one model its requests through the gateway may name (the configuration's, in $INVARIANT_MODEL);
+   * "": the configuration names none, and the gateway forwards no model request for the run.
+   */
+  model: z.string().default(""),
 });
 
 export const harnessSchema = z.discriminatedUnion("kind", [codexHarnessSchema, commandHarnessSchema]);

@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockModel, type MockModelRequest, type MockModelServer } from "../mock-model/mock-model-server";
+import type { MockScriptInput } from "../mock-model/mock-script";
 import { startModelGateway, type ModelGateway } from "./model-gateway";
 
 /**
@@ -12,7 +13,7 @@ import { startModelGateway, type ModelGateway } from "./model-gateway";
  */
 const KEY = "sk-test-METERING-123";
 const USAGE = { inputTokens: 1800, cachedInputTokens: 600, outputTokens: 200, reasoningTokens: 50 };
-const DONE = { steps: [{ kind: "reply", text: "done" }], usage: USAGE };
+const DONE: MockScriptInput = { steps: [{ kind: "reply", text: "done" }], usage: USAGE };
 
 const post = (options: { url: string; token: string; path?: string; body: unknown }) =>
   fetch(`${options.url}${options.path ?? "/responses"}`, {

@@ -8,7 +8,13 @@ import { SHELL_TOOLS, type ShellToolName } from "./mock-script";
 export const responsesRequestSchema = z.looseObject({
   model: z.string().min(1),
   stream: z.boolean().optional(),
-  input: z.array(z.looseObject({ type: z.string().optional(), role: z.string().optional() })).default([]),
+  // a plain string is one user message, as the Responses API takes it
+  input: z
+    .union([
+      z.string().transform((text) => [{ type: "message", role: "user", content: [{ type: "input_text", text }] }]),
+      z.array(z.looseObject({ type: z.string().optional(), role: z.string().optional() })),
+    ])
+    .default([]),
   tools: z
     .array(
       z.looseObject({ type: z.string().optional(), name: z.string().optional(), parameters: z.unknown().optional() }),

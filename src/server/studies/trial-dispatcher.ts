@@ -26,7 +26,7 @@ function jobFor(source: TrialJobSource): TrialRunJob {
     prompt: source.taskPrompt,
     harness:
       configuration.harness === "command"
-        ? { kind: "command", command: configuration.command ?? "" }
+        ? { kind: "command", command: configuration.command ?? "", model: configuration.model }
         : {
             kind: "codex",
             model: configuration.model,
