@@ -122,8 +122,11 @@ describe("a direct session and what git runs on the host", () => {
     await run(
       session.id,
       terminal,
-      "cp -r .git .evil-git && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = touch PWNED-commondir\\n' > .evil-git/config && echo ../.evil-git > .git/commondir",
+      "cp -r .git .evil-git && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = touch PWNED-commondir\\n' > .evil-git/config && echo ../.evil-git > .git/commondir && s=$(date +%s%N) && while [ -e .git/commondir ] && [ $(( $(date +%s%N) - s )) -lt 20000000000 ]; do :; done; echo commondir-lived:$(( ($(date +%s%N) - s) / 1000 ))us",
     );
+    // a figure, not a check: how long the planted commondir lasted, as the session saw it
+    await terminal.waitFor(/^commondir-lived:\d+us$/m, 30_000);
+    console.log(`planted .git/commondir lived ${printed(terminal.text(), "commondir-lived")}`);
     // undone while the session still runs: the user's git status on the host soon runs nothing planted
     const pwned = () => fs.readdirSync(projectDir).filter((name) => name.startsWith("PWNED"));
     await expect
@@ -139,12 +142,19 @@ describe("a direct session and what git runs on the host", () => {
     expect(fs.existsSync(path.join(projectDir, ".git", "commondir"))).toBe(false);
     await expect
       .poll(async () => (await sessions.get(session.id)).notice ?? "", { timeout: 30_000 })
-      .toMatch(/undid what this session changed in what git runs on your host \(removed \.git\/commondir\)/);
+      .toMatch(
+        /undid what this session changed in what git runs on your host \(removed \.git\/commondir\)\. The session was stopped for it/,
+      );
+    // stopped, so a loop that plants it again ends with its first attempt
+    const stopped = await web.waitForState(session.id, "exited");
+    expect(stopped.reason).toMatch(/^Stopped: it changed what git runs on your host \(removed \.git\/commondir\)/);
+
+    await sessions.resume(session.id);
+    const resumed = await web.watch(session.id);
     // the user's own change on the host while the session runs is theirs to keep (it runs nothing)
     git("config", "user.name", "Host User");
-
-    // nor can it swap in a .git of its own: the folder is a mount point
-    await run(session.id, terminal, "mv .git .git-moved 2>/dev/null; echo moved:$?");
+    // nor can the session swap in a .git of its own: the folder is a mount point
+    await run(session.id, resumed, "mv .git .git-moved 2>/dev/null; echo moved:$?");
     expect(fs.existsSync(path.join(projectDir, ".git-moved"))).toBe(false);
 
     await web.type(session.id, "exit");

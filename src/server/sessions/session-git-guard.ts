@@ -40,12 +40,13 @@ export function resnapshotGitGuard(deps: Pick<SessionDeps, "dataDir">, record: S
 export async function checkGitGuard(options: {
   deps: Pick<SessionDeps, "dataDir" | "sessions" | "log">;
   record: SessionRecord;
-}): Promise<SessionRecord> {
+  /** Said after what was undone (the session was stopped for it). */
+  then?: string;
+}): Promise<{ record: SessionRecord; undone: string[] }> {
   const { deps, record } = options;
-  if (record.mode !== "direct") return record;
+  const snapshot = record.mode === "direct" ? readGitGuard(gitGuardDir(deps, record.id)) : null;
+  if (!snapshot) return { record, undone: [] };
   const saveDir = gitGuardDir(deps, record.id);
-  const snapshot = readGitGuard(saveDir);
-  if (!snapshot) return record;
   let undone: string[];
   try {
     undone = enforceGitGuard({ snapshot, saveDir });
@@ -54,9 +55,9 @@ export async function checkGitGuard(options: {
       `could not check (${error instanceof Error ? error.message : String(error)}); look at .git/config and .git/hooks yourself before running git there`,
     ];
   }
-  if (undone.length === 0) return record;
-  const what = `The dashboard undid what this session changed in what git runs on your host (${undone.join("; ")}). A session may not change git's configuration or hooks: they would run programs on your host, with your rights, at your next git command. Set them on the host yourself if you want them.`;
+  if (undone.length === 0) return { record, undone };
+  const what = `The dashboard undid what this session changed in what git runs on your host (${undone.join("; ")}).${options.then ? ` ${options.then}` : ""} A session may not change git's configuration or hooks: they would run programs on your host, with your rights, at your next git command. Set them on the host yourself if you want them.`;
   deps.log(`session ${record.id}: git guard: ${undone.join("; ")}`);
   const notice = (record.notice ? `${record.notice}\n${what}` : what).slice(-MAX_NOTICE);
-  return deps.sessions.update(record.id, { notice });
+  return { record: await deps.sessions.update(record.id, { notice }), undone };
 }

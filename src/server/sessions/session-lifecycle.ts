@@ -54,7 +54,7 @@ export async function recordExit(options: {
   const found = await deps.sessions.find(options.sessionId);
   if (!found || found.state === "finishing" || found.state === "finished") return null;
   await deps.hub.close(found.id);
-  const record = await checkGitGuard({ deps, record: found });
+  const { record } = await checkGitGuard({ deps, record: found });
   const threadId =
     record.kind === "codex"
       ? (latestThreadSince({
@@ -156,7 +156,7 @@ export async function finishSession(options: {
   await deps.hub.close(record.id);
   const tokens = await options.tokens(record);
   if (record.containerId) await deps.runtime.removeContainer(record.containerId);
-  record = await checkGitGuard({ deps, record });
+  ({ record } = await checkGitGuard({ deps, record }));
   (await deps.gateway()).gateway.forget(sessionRunId(record.id));
   removeSessionFiles(deps, record.id);
   return deps.sessions.update(record.id, {

@@ -12,6 +12,7 @@ import {
 } from "./session-lifecycle";
 import { startSession, takeLeaseFor } from "./session-start";
 import { keepUp, reattach } from "./session-upkeep";
+import { createGitGuardWatch } from "./git-guard-watch";
 import { createSessionDiskCheck } from "./session-disk";
 import type { SessionRecord } from "./sessions.queries";
 import type { ScreenNow } from "./terminal-hub";
@@ -38,11 +39,12 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
     if (record) deps.changed(view(record));
     return record;
   };
-  const upkeep = periodicUpkeep(() => keepUp({ deps, lastActivity, tokensOf, disk, changed }), deps.log);
+  const gitGuard = createGitGuardWatch({ deps, changed });
+  const upkeep = periodicUpkeep(() => keepUp({ deps, lastActivity, tokensOf, disk, gitGuard }), deps.log);
   const find = (sessionId: string) => sessionOf(deps, sessionId);
   return {
     async onExit(sessionId: string, exitCode: number) {
-      const stoppedBecause = disk.stoppedBecause(sessionId);
+      const stoppedBecause = disk.stoppedBecause(sessionId) ?? gitGuard.stoppedBecause(sessionId);
       changed(await recordExit({ deps, sessionId, exitCode, tokens: tokensOf, stoppedBecause }));
     },
     onActivity(sessionId: string) {
@@ -103,6 +105,7 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
     /** Stops watching (the containers keep running for the next start) and saves every screen. */
     async close() {
       await upkeep.stop();
+      gitGuard.close();
       await deps.hub.closeAll();
     },
   };

@@ -7,6 +7,7 @@ import type { SessionDiskCheck } from "./session-disk";
 import type { SessionDeps } from "./session-deps";
 import { finishSession } from "./session-lifecycle";
 import { checkGitGuard } from "./session-git-guard";
+import type { GitGuardWatch } from "./git-guard-watch";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
 
 type Tokens = (record: SessionRecord) => Promise<SessionChange["tokens"]>;
@@ -52,7 +53,7 @@ export async function reattach(options: {
     }
     const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
     // what a direct session planted in git while the dashboard was away is undone before anything else
-    if (record.mode === "direct") changed(await checkGitGuard({ deps, record }));
+    if (record.mode === "direct") changed((await checkGitGuard({ deps, record })).record);
     await issueSessionToken(deps, record);
     options.baseline.set(record.id, record.tokens);
     if (status?.running && record.containerId) {
@@ -112,15 +113,17 @@ export async function keepUp(options: {
   lastActivity: Map<string, number>;
   tokensOf: Tokens;
   disk: SessionDiskCheck;
-  changed: (record: SessionRecord | null) => unknown;
+  gitGuard: GitGuardWatch;
 }): Promise<void> {
   const { deps, lastActivity } = options;
   const now = deps.clock().getTime();
-  for (const found of await deps.sessions.unfinished()) {
+  const unfinished = await deps.sessions.unfinished();
+  options.gitGuard.sync(unfinished);
+  for (const found of unfinished) {
     if (found.state !== "running") continue;
     // what git runs on the host, checked while a direct session runs (the user may run git there meanwhile)
-    const record = await checkGitGuard({ deps, record: found });
-    if (record !== found) options.changed(record);
+    const record = found.mode === "direct" ? await options.gitGuard.check(found.id) : found;
+    if (record?.state !== "running") continue;
     const active = lastActivity.get(record.id);
     const idleFor = now - (active ?? Date.parse(record.lastActivityAt));
     if (idleFor > deps.idleStopMs && record.containerId) {

@@ -1,0 +1,95 @@
+import fs from "node:fs";
+import path from "node:path";
+import { createKeyedLock } from "../locks/keyed-lock";
+import { readGitGuard } from "./git-guard";
+import type { SessionDeps } from "./session-deps";
+import { checkGitGuard, gitGuardDir } from "./session-git-guard";
+import type { SessionRecord } from "./sessions.queries";
+
+/** Entries of `.git` whose change is checked at once. */
+const WATCHED = new Set(["config", "config.worktree", "commondir", "hooks", "info", "modules", "worktrees"]);
+
+const STOPPED = "The session was stopped for it (so it cannot plant it again); resume it to go on, or finish it.";
+
+/**
+ * The git guard while direct sessions run. A change in a session's `.git` folder itself (a `commondir` or
+ * config written there) is checked at once, as the kernel reports it (inotify), and everything else at each
+ * upkeep tick. A session that changed what git runs is stopped once that is undone: a loop that plants the
+ * same file again and again ends with its first attempt, so the user's git on the host meets it for at
+ * most the moment between the write and its removal.
+ */
+export function createGitGuardWatch(options: {
+  deps: Pick<SessionDeps, "dataDir" | "sessions" | "log" | "runtime">;
+  changed: (record: SessionRecord | null) => unknown;
+}) {
+  const { deps } = options;
+  const watchers = new Map<string, fs.FSWatcher>();
+  const reasons = new Map<string, string>();
+  const scheduled = new Set<string>();
+  const lock = createKeyedLock();
+
+  const check = (sessionId: string) =>
+    lock(sessionId, async () => {
+      scheduled.delete(sessionId);
+      const current = await deps.sessions.find(sessionId);
+      if (!current) return null;
+      const running = current.state === "running" && current.containerId !== null;
+      const { record, undone } = await checkGitGuard({ deps, record: current, ...(running ? { then: STOPPED } : {}) });
+      if (undone.length === 0) return record;
+      options.changed(record);
+      if (running && record.containerId) {
+        reasons.set(
+          record.id,
+          `Stopped: it changed what git runs on your host (${undone.join("; ")}), which was undone.`,
+        );
+        await deps.runtime.stopContainer(record.containerId, { timeoutSeconds: 2 });
+      }
+      return record;
+    });
+
+  const open = (record: SessionRecord) => {
+    const snapshot = readGitGuard(gitGuardDir(deps, record.id));
+    if (!snapshot) return;
+    try {
+      const watcher = fs.watch(path.join(snapshot.projectDir, ".git"), { persistent: false }, (_event, name) => {
+        // what git runs, not the index and refs every git command rewrites; one check waits at a time
+        if ((name && !WATCHED.has(name)) || scheduled.has(record.id)) return;
+        scheduled.add(record.id);
+        check(record.id).catch((error: unknown) =>
+          deps.log(`session ${record.id}: git guard: ${error instanceof Error ? error.message : String(error)}`),
+        );
+      });
+      watcher.on("error", () => watcher.close());
+      watchers.set(record.id, watcher);
+    } catch {
+      // no .git folder to watch: the upkeep tick still checks
+    }
+  };
+
+  return {
+    /** Checks one session now (serialised per session): undoes, tells, stops it when it runs. */
+    check,
+    /** Watches the running direct sessions among `records`, and no others. */
+    sync(records: SessionRecord[]) {
+      const live = new Set(records.filter((r) => r.mode === "direct" && r.state === "running").map((r) => r.id));
+      for (const [id, watcher] of watchers)
+        if (!live.has(id)) {
+          watcher.close();
+          watchers.delete(id);
+        }
+      for (const record of records) if (live.has(record.id) && !watchers.has(record.id)) open(record);
+    },
+    /** Why the guard stopped the session (once), for its exit to record. */
+    stoppedBecause(sessionId: string): string | undefined {
+      const reason = reasons.get(sessionId);
+      reasons.delete(sessionId);
+      return reason;
+    },
+    close() {
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
+    },
+  };
+}
+
+export type GitGuardWatch = ReturnType<typeof createGitGuardWatch>;

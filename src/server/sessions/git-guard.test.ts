@@ -1,0 +1,91 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { enforceGitGuard, snapshotGitGuard } from "./git-guard";
+import { gitGuardMounts } from "./git-guard-paths";
+
+const dirs: string[] = [];
+const temp = (name: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `git-guard-${name}-`));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function repo(): { projectDir: string; saveDir: string } {
+  const projectDir = temp("project");
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: projectDir, stdio: "ignore" });
+  git("init", "-q", "-b", "main");
+  fs.writeFileSync(path.join(projectDir, "a.txt"), "a\n");
+  git("add", "a.txt");
+  git("-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "start");
+  return { projectDir, saveDir: temp("save") };
+}
+
+const gitConfig = (projectDir: string, ...args: string[]) =>
+  execFileSync("git", ["config", ...args], { cwd: projectDir, stdio: "ignore" });
+
+describe("the git guard", () => {
+  it("keeps a config change that runs nothing, and restores one that could", () => {
+    const { projectDir, saveDir } = repo();
+    const snapshot = snapshotGitGuard({ projectDir, saveDir });
+    gitConfig(projectDir, "user.name", "Someone");
+    gitConfig(projectDir, "remote.origin.url", "https://example.invalid/x.git");
+    expect(enforceGitGuard({ snapshot, saveDir })).toEqual([]);
+    gitConfig(projectDir, "core.sshCommand", "touch PWNED");
+    expect(enforceGitGuard({ snapshot, saveDir })).toEqual(["restored .git/config"]);
+    const config = fs.readFileSync(path.join(projectDir, ".git", "config"), "utf8");
+    expect(config).not.toContain("sshCommand");
+    expect(config).toContain("Someone");
+  });
+
+  it("removes planted hooks, commondir and the config of a submodule the index names", () => {
+    const { projectDir, saveDir } = repo();
+    const snapshot = snapshotGitGuard({ projectDir, saveDir });
+    fs.writeFileSync(path.join(projectDir, ".git", "hooks", "pre-commit"), "#!/bin/sh\ntouch PWNED\n", { mode: 0o755 });
+    // a nested repository registered as a submodule: git status on the host runs git inside it, with its config
+    execFileSync("git", ["init", "-q", "sub"], { cwd: projectDir });
+    gitConfig(path.join(projectDir, "sub"), "core.fsmonitor", "touch PWNED");
+    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: projectDir, encoding: "utf8" }).trim();
+    execFileSync("git", ["update-index", "--add", "--cacheinfo", `160000,${head},sub`], { cwd: projectDir });
+    fs.writeFileSync(path.join(projectDir, ".git", "commondir"), "../elsewhere\n");
+    const undone = enforceGitGuard({ snapshot, saveDir });
+    expect(undone.slice(0, 2)).toEqual(["removed .git/commondir", "removed .git/hooks/pre-commit"]);
+    // the submodule's git dir was not there at the start: everything in it that git runs goes (its sample hooks too)
+    expect(undone).toContain("removed sub/.git/config");
+    expect(undone.filter((entry) => !entry.startsWith("removed sub/.git/"))).toHaveLength(2);
+    expect(fs.existsSync(path.join(projectDir, "sub", ".git", "config"))).toBe(false);
+    expect(fs.readdirSync(path.join(projectDir, "sub", ".git", "hooks"))).toEqual([]);
+    expect(enforceGitGuard({ snapshot, saveDir })).toEqual([]);
+  });
+
+  it("never follows a symlink planted where a guarded folder was", () => {
+    const { projectDir, saveDir } = repo();
+    const outside = temp("outside");
+    fs.writeFileSync(path.join(outside, "pre-push.sample"), "the user's own file\n");
+    const snapshot = snapshotGitGuard({ projectDir, saveDir });
+    const hooks = path.join(projectDir, ".git", "hooks");
+    fs.rmSync(hooks, { recursive: true });
+    fs.symlinkSync(outside, hooks);
+    const undone = enforceGitGuard({ snapshot, saveDir });
+    expect(undone).toContain("restored .git/hooks/pre-push.sample");
+    expect(fs.lstatSync(hooks).isDirectory()).toBe(true);
+    expect(fs.readFileSync(path.join(outside, "pre-push.sample"), "utf8")).toBe("the user's own file\n");
+  });
+
+  it("mounts .git on its own and what git runs read-only, only where it exists", () => {
+    const { projectDir } = repo();
+    const mounts = gitGuardMounts(projectDir).map((mount) => `${mount.containerPath}${mount.readOnly ? " ro" : ""}`);
+    expect(mounts).toEqual([
+      "/workspace/.git",
+      "/workspace/.git/config ro",
+      "/workspace/.git/hooks ro",
+      "/workspace/.git/info ro",
+    ]);
+    expect(gitGuardMounts(temp("no-git"))).toEqual([]);
+  });
+});
