@@ -74,7 +74,7 @@ export function clientResponseHeaders(lines: [string, string][]): http.OutgoingH
   return out;
 }
 
-/** Whether the upstream answers with an event stream (the one kind of body the gateway meters). */
+/** Whether the upstream answers with an event stream (metered as it passes; any other answer is read whole first). */
 export function isEventStream(lines: [string, string][]): boolean {
   return lines.some(([name, value]) => name === "content-type" && value.includes("text/event-stream"));
 }

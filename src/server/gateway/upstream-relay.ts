@@ -61,8 +61,9 @@ class UpstreamRelay implements UpstreamHandlers {
   private socket: net.Socket | null = null;
   private status = 502;
   private headers: http.OutgoingHttpHeaders = {};
-  private errorChunks: Buffer[] = [];
-  private errorSize = 0;
+  /** An error body or a JSON answer being read whole (bounded), before it is passed on. */
+  private heldChunks: Buffer[] = [];
+  private heldSize = 0;
   private waitingForDrain = false;
   private finished = false;
   private meter: SseUsageMeter | null = null;
@@ -158,8 +159,8 @@ class UpstreamRelay implements UpstreamHandlers {
       return true; // a ServerResponse may hold on to it
     }
     const limit = this.mode === "error" ? ERROR_BODY_LIMIT : this.mode === "json" ? JSON_BODY_LIMIT + 1 : 0;
-    if (this.errorSize < limit) this.errorChunks.push(Buffer.from(chunk));
-    this.errorSize += chunk.length;
+    if (this.heldSize < limit) this.heldChunks.push(Buffer.from(chunk));
+    this.heldSize += chunk.length;
     return false;
   }
 
@@ -220,8 +221,8 @@ class UpstreamRelay implements UpstreamHandlers {
   /** Error bodies are small: read them (bounded), redact the key, remember the reason for the run. */
   private sendErrorBody(): void {
     const { res, run } = this.options;
-    const text = this.options.redact(Buffer.concat(this.errorChunks).subarray(0, ERROR_BODY_LIMIT).toString("utf8"));
-    this.errorChunks = [];
+    const text = this.options.redact(Buffer.concat(this.heldChunks).subarray(0, ERROR_BODY_LIMIT).toString("utf8"));
+    this.heldChunks = [];
     run.lastUpstreamError = `HTTP ${this.status}: ${upstreamErrorMessage(text)}`;
     delete this.headers["content-encoding"];
     res.writeHead(this.status, { ...this.headers, "content-length": Buffer.byteLength(text) });
@@ -234,8 +235,8 @@ class UpstreamRelay implements UpstreamHandlers {
    */
   private sendJsonBody(): void {
     const { res, run, log, upstreamHost } = this.options;
-    const body = Buffer.concat(this.errorChunks);
-    this.errorChunks = [];
+    const body = Buffer.concat(this.heldChunks);
+    this.heldChunks = [];
     const unmetered = this.options.metering!.json(body);
     if (unmetered === null) {
       this.settled = true;
