@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calendarProject, createDockerRuntime, FAKE_KEY, tempDir } from "./support/study-harness";
@@ -15,8 +17,8 @@ import { startWorker } from "../worker/main";
  * (package managers' capabilities only), so `apt-get install -y jq` works in a session and in a
  * `command` trial, and *Save installed tools* keeps it for the next session; the escape suite
  * (test/support/escape-suite.ts) runs in the same containers and every attempt is refused; what root
- * wrote in a workspace is the host user's afterwards, without its set-uid bit. The only setting changed
- * is the network mode (`internet`: apt reaches the Debian mirror; in mode `none` nothing is reachable).
+ * wrote in a workspace is the host user's afterwards, without its set-uid bit. No setting is changed: in
+ * network mode `none` apt reaches Debian's mirror through the model gateway's package proxy, and nothing else.
  */
 const runtime = createDockerRuntime();
 const hostMarker = path.join(tempDir("host-only"), "host-marker.txt");
@@ -26,7 +28,6 @@ let stack: SessionStack;
 beforeAll(async () => {
   fs.writeFileSync(hostMarker, "only the host has this\n");
   stack = await startSessionStack({ name: "hostile-escape", runtime, projectDir: calendarProject() });
-  await stack.web.core.services.projects.update({ id: stack.projectId, settings: { networkMode: "internet" } });
 }, 300_000);
 
 afterAll(async () => {
@@ -47,9 +48,9 @@ function inContainer(id: string, script: string): string {
 }
 
 describe("a project with the default settings", () => {
-  it("runs agents and private sessions as root: its defaults say so", async () => {
+  it("runs agents and private sessions as root, in network mode none: its defaults say so", async () => {
     const project = await stack.web.core.services.projects.get(stack.projectId);
-    expect(project.runAsRoot).toBe(true);
+    expect(project).toMatchObject({ runAsRoot: true, networkMode: "none" });
   });
 
   it("a private session installs jq with apt-get, refuses every escape, and saves jq for the next session", async () => {
@@ -60,6 +61,21 @@ describe("a project with the default settings", () => {
     await web.type(session.id, `${INSTALL_JQ} && echo "installed as $(id -u)"`);
     await terminal.waitFor(/^installed as 0$/m, 180_000);
     expect(terminal.text()).toMatch(/^jq-1\.\d/m);
+
+    // the package proxy is no way to the host: a listener on the host's loopback hears nothing through it
+    const heard: string[] = [];
+    const listener = http.createServer((req, res) => (heard.push(req.url ?? ""), res.end("host secret")));
+    const port = await new Promise<number>((resolve) =>
+      listener.listen(0, "127.0.0.1", () => resolve((listener.address() as AddressInfo).port)),
+    );
+    const ask = (url: string, method = "GET") =>
+      `node -e 'const r = require("http").request({ host: "127.0.0.1", port: 8787, method: "${method}", path: "${url}", headers: { "proxy-authorization": "Basic " + Buffer.from("run:" + process.env.GW_TOKEN).toString("base64") } }, (s) => console.log("proxy-answer", s.statusCode)); r.on("error", (e) => console.log("proxy-error", e.code)); r.end()'`;
+    await web.type(session.id, ask(`http://127.0.0.1:${port}/steal`));
+    await terminal.waitFor(/^proxy-answer 403$/m, 30_000);
+    await web.type(session.id, ask("http://deb.debian.org/debian/upload", "POST"));
+    await terminal.waitFor(/^proxy-answer 405$/m, 30_000);
+    listener.close();
+    expect(heard).toEqual([]);
 
     const container = containerOf(session.id);
     expectEscapesRefused(inContainer(container, escapeScript({ hostMarker })), { uid: 0 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { reasoningEffortSchema } from "../../shared/vocabulary";
 import { wireModelName } from "../../shared/model-source";
+import { packageProxyLines } from "./package-proxy-env";
 
 /** Where things live inside an agent container. */
 export const CONTAINER_PATHS = {
@@ -106,5 +107,5 @@ export function agentScript(options: {
           .map(shellQuote)
           .join(" ")} </dev/null`
       : `printf '%s' "$INVARIANT_TASK" | sh -c ${shellQuote(options.harness.command)}`;
-  return ["set -u", ...bridge, run].join("\n");
+  return ["set -u", ...bridge, ...packageProxyLines({ bridgePort: BRIDGE_PORT }), run].join("\n");
 }

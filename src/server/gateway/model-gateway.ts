@@ -11,6 +11,7 @@ import { sendGatewayError } from "./gateway-error";
 import type { ForwardContext, RecoverCredential } from "./forward-request";
 import type { RunPolicy } from "./request-policy";
 import { DEFAULT_RATE_LIMIT, type RateLimit } from "./run-rate-limit";
+import { createPackageProxy, isProxyRequest } from "./package-proxy";
 import { createRunTokens } from "./run-tokens";
 import { listenHttp } from "../../lib/listen";
 
@@ -52,6 +53,8 @@ export interface ModelGatewayOptions {
   onUsage?: (event: { runId: string; usage: TokenUsage; total: TokenUsage }) => void;
   /** Fired once, when a run's usage reaches its budget; its later requests get 429. */
   onBudgetExceeded?: (event: { runId: string; usedTokens: number; budgetTokens: number }) => void;
+  /** The package mirrors containers in network mode `none` may download from through the gateway (package-proxy.ts). */
+  packageHosts?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -83,6 +86,33 @@ export interface ModelGateway {
   /** Serves a connection accepted elsewhere (the containers' unix socket) like one on the gateway's port. */
   acceptConnection(socket: net.Socket): void;
   close(): Promise<void>;
+}
+
+/**
+ * The gateway's HTTP server: model API requests go to `handle`; apt's downloads in network mode none
+ * come on the same socket as proxy requests (absolute URLs, package-proxy.ts), and HTTPS tunnels are refused.
+ */
+function gatewayServer(options: {
+  handle: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  packages: ReturnType<typeof createPackageProxy>;
+  log: (message: string) => void;
+}): http.Server {
+  const server = http.createServer((req, res) => {
+    try {
+      if (isProxyRequest(req)) return options.packages.handle(req, res);
+      options.handle(req, res);
+    } catch (error) {
+      options.log(error instanceof Error ? error.message : String(error));
+      sendGatewayError({
+        res,
+        status: 500,
+        type: "gateway_error",
+        message: "The model gateway failed to handle the request.",
+      });
+    }
+  });
+  server.on("connect", (req: http.IncomingMessage, socket: net.Socket) => options.packages.refuseTunnel(req, socket));
+  return server;
 }
 
 export async function startModelGateway(options: ModelGatewayOptions): Promise<ModelGateway> {
@@ -126,18 +156,14 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     dispatch({ req, res, run, route });
   }
 
-  const server = http.createServer((req, res) => {
-    try {
-      handle(req, res);
-    } catch (error) {
-      log(`model gateway: ${redact(error instanceof Error ? error.message : String(error))}`);
-      sendGatewayError({
-        res,
-        status: 500,
-        type: "gateway_error",
-        message: "The model gateway failed to handle the request.",
-      });
-    }
+  const server = gatewayServer({
+    handle,
+    packages: createPackageProxy({
+      lookup: (token) => runs.lookup(token),
+      log,
+      ...(options.packageHosts ? { hosts: options.packageHosts } : {}),
+    }),
+    log: (message) => log(`model gateway: ${redact(message)}`),
   });
   const tcp = options.tcp ?? {};
   const { port, baseUrl } =

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { BRIDGE_PORT, CONTAINER_PATHS, shellQuote } from "../agents/harness";
+import { packageProxyLines } from "../agents/package-proxy-env";
 import type { ContainerSpec, ResourceLimits } from "../runtime/container-spec";
 import type { NetworkMode } from "../../shared/project-schemas";
 import type { SessionKind } from "../../shared/session-schemas";
@@ -74,7 +75,14 @@ export function sessionScript(options: {
     options.kind === "codex"
       ? [`if [ -s ${resumeFile} ]; then exec codex ${flags} resume "$(cat ${resumeFile})"; fi`, `exec codex ${flags}`]
       : [`if command -v bash >/dev/null; then exec bash -l; fi`, `exec sh -l`];
-  return ["set -u", ...bridge, ...token, `cd ${CONTAINER_PATHS.workspace}`, ...run].join("\n");
+  return [
+    "set -u",
+    ...bridge,
+    ...token,
+    ...packageProxyLines({ bridgePort: BRIDGE_PORT }),
+    `cd ${CONTAINER_PATHS.workspace}`,
+    ...run,
+  ].join("\n");
 }
 
 /** Which web process owns a session container: its data dir, hashed (two installations on one host keep apart). */
