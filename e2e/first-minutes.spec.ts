@@ -125,7 +125,7 @@ test("opening the project shows its path and refuses an out-of-range setting nex
   await expect(page.getByRole("form", { name: "Project settings" }).getByLabel("Process limit")).toHaveValue(savedPids);
 });
 
-test("the container settings: a disk budget under 64 MiB is refused next to its field; Run as root is saved", async () => {
+test("the container settings: a disk budget under 64 MiB is refused next to its field; Run as root is on and saved", async () => {
   const settings = page.getByRole("form", { name: "Project settings" });
   const disk = settings.getByLabel("Disk budget per trial (GiB)");
   await expect(disk).toHaveValue("10");
@@ -138,25 +138,26 @@ test("the container settings: a disk budget under 64 MiB is refused next to its 
   await page.reload();
   const reloaded = page.getByRole("form", { name: "Project settings" });
   const root = reloaded.getByRole("checkbox", { name: "Run as root" });
-  await expect(root).not.toBeChecked();
-  await root.check();
+  // on for a new project: agents install their tools as root inside the container
+  await expect(root).toBeChecked();
+  await root.uncheck();
   // "Saved." shows only until the refetched project remounts the form: wait for the update's answer instead
   const saved = page.waitForResponse((response) => response.url().includes("projects.update") && response.ok());
   await reloaded.getByRole("button", { name: "Save settings" }).click();
   await saved;
   await page.reload();
   const again = page.getByRole("form", { name: "Project settings" });
-  await expect(again.getByRole("checkbox", { name: "Run as root" })).toBeChecked();
+  await expect(again.getByRole("checkbox", { name: "Run as root" })).not.toBeChecked();
   await expect(again.getByLabel("Disk budget per trial (GiB)")).toHaveValue("10");
-  // back to the host user for the tests after this one
-  await again.getByRole("checkbox", { name: "Run as root" }).uncheck();
+  // back to the default for the tests after this one
+  await again.getByRole("checkbox", { name: "Run as root" }).check();
   const restored = page.waitForResponse((response) => response.url().includes("projects.update") && response.ok());
   await again.getByRole("button", { name: "Save settings" }).click();
   await restored;
   await page.reload();
   await expect(
     page.getByRole("form", { name: "Project settings" }).getByRole("checkbox", { name: "Run as root" }),
-  ).not.toBeChecked();
+  ).toBeChecked();
 });
 
 test("preparing the environment shows progress and a live log, then version 1 is active; a command adds version 2", async () => {
