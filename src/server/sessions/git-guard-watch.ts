@@ -13,8 +13,9 @@ const STOPPED = "The session was stopped for it (so it cannot plant it again); r
 
 /**
  * The git guard while direct sessions run. A change in a session's `.git` folder itself (a `commondir` or
- * config written there) is checked at once, as the kernel reports it (inotify), and everything else at each
- * upkeep tick. A session that changed what git runs is stopped once that is undone: a loop that plants the
+ * config written there) or of the project's `.git` entry (a repository made where there was none, a
+ * rewritten worktree pointer) is checked at once, as the kernel reports it (inotify), and everything else
+ * at each upkeep tick. A session that changed what git runs is stopped once that is undone: a loop that plants the
  * same file again and again ends with its first attempt, so the user's git on the host meets it for at
  * most the moment between the write and its removal.
  */
@@ -23,7 +24,7 @@ export function createGitGuardWatch(options: {
   changed: (record: SessionRecord | null) => unknown;
 }) {
   const { deps } = options;
-  const watchers = new Map<string, fs.FSWatcher>();
+  const watchers = new Map<string, fs.FSWatcher[]>();
   const reasons = new Map<string, string>();
   const scheduled = new Set<string>();
   const lock = createKeyedLock();
@@ -47,23 +48,31 @@ export function createGitGuardWatch(options: {
       return record;
     });
 
+  const onChange = (sessionId: string, names: Set<string>) => (_event: string, name: string | null) => {
+    // what git runs, not the index and refs every git command rewrites; one check waits at a time
+    if ((name && !names.has(name)) || scheduled.has(sessionId)) return;
+    scheduled.add(sessionId);
+    check(sessionId).catch((error: unknown) =>
+      deps.log(`session ${sessionId}: git guard: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  };
+  const watch = (dir: string, listener: ReturnType<typeof onChange>): fs.FSWatcher | null => {
+    try {
+      const watcher = fs.watch(dir, { persistent: false }, listener);
+      watcher.on("error", () => watcher.close());
+      return watcher;
+    } catch {
+      return null; // not there (a project that is no repository has no .git folder): the upkeep tick still checks
+    }
+  };
   const open = (record: SessionRecord) => {
     const snapshot = readGitGuard(gitGuardDir(deps, record.id));
     if (!snapshot) return;
-    try {
-      const watcher = fs.watch(path.join(snapshot.projectDir, ".git"), { persistent: false }, (_event, name) => {
-        // what git runs, not the index and refs every git command rewrites; one check waits at a time
-        if ((name && !WATCHED.has(name)) || scheduled.has(record.id)) return;
-        scheduled.add(record.id);
-        check(record.id).catch((error: unknown) =>
-          deps.log(`session ${record.id}: git guard: ${error instanceof Error ? error.message : String(error)}`),
-        );
-      });
-      watcher.on("error", () => watcher.close());
-      watchers.set(record.id, watcher);
-    } catch {
-      // no .git folder to watch: the upkeep tick still checks
-    }
+    const opened = [
+      watch(snapshot.projectDir, onChange(record.id, new Set([".git"]))),
+      watch(path.join(snapshot.projectDir, ".git"), onChange(record.id, WATCHED)),
+    ].filter((watcher): watcher is fs.FSWatcher => watcher !== null);
+    watchers.set(record.id, opened);
   };
 
   return {
@@ -72,9 +81,9 @@ export function createGitGuardWatch(options: {
     /** Watches the running direct sessions among `records`, and no others. */
     sync(records: SessionRecord[]) {
       const live = new Set(records.filter((r) => r.mode === "direct" && r.state === "running").map((r) => r.id));
-      for (const [id, watcher] of watchers)
+      for (const [id, opened] of watchers)
         if (!live.has(id)) {
-          watcher.close();
+          for (const watcher of opened) watcher.close();
           watchers.delete(id);
         }
       for (const record of records) if (live.has(record.id) && !watchers.has(record.id)) open(record);
@@ -86,7 +95,7 @@ export function createGitGuardWatch(options: {
       return reason;
     },
     close() {
-      for (const watcher of watchers.values()) watcher.close();
+      for (const watcher of [...watchers.values()].flat()) watcher.close();
       watchers.clear();
     },
   };

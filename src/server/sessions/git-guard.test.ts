@@ -77,6 +77,27 @@ describe("the git guard", () => {
     expect(fs.readFileSync(path.join(outside, "pre-push.sample"), "utf8")).toBe("the user's own file\n");
   });
 
+  it("guards a worktree's .git pointer, and a repository made where there was none", () => {
+    const { projectDir, saveDir } = repo();
+    const linked = temp("linked");
+    execFileSync("git", ["worktree", "add", "-q", path.join(linked, "wt")], { cwd: projectDir });
+    const worktree = path.join(linked, "wt");
+    const pointer = fs.readFileSync(path.join(worktree, ".git"), "utf8");
+    const snapshot = snapshotGitGuard({ projectDir: worktree, saveDir });
+    fs.writeFileSync(path.join(worktree, ".git"), "gitdir: ./evil\n");
+    expect(enforceGitGuard({ snapshot, saveDir })).toEqual(["restored .git"]);
+    expect(fs.readFileSync(path.join(worktree, ".git"), "utf8")).toBe(pointer);
+
+    const plain = temp("plain");
+    const plainSave = temp("save-plain");
+    const none = snapshotGitGuard({ projectDir: plain, saveDir: plainSave });
+    execFileSync("git", ["init", "-q"], { cwd: plain });
+    gitConfig(plain, "core.fsmonitor", "touch PWNED");
+    const undone = enforceGitGuard({ snapshot: none, saveDir: plainSave });
+    expect(undone).toContain("removed .git/config");
+    expect(fs.existsSync(path.join(plain, ".git", "config"))).toBe(false);
+  });
+
   it("mounts .git on its own and what git runs read-only, only where it exists", () => {
     const { projectDir } = repo();
     const mounts = gitGuardMounts(projectDir).map((mount) => `${mount.containerPath}${mount.readOnly ? " ro" : ""}`);

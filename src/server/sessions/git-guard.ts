@@ -52,6 +52,9 @@ function guardedPaths(projectDir: string, options: { submodules: boolean }): str
     if (!stat.isDirectory()) return void found.push(relative);
     for (const name of fs.readdirSync(path.join(projectDir, relative))) walk(path.join(relative, name));
   };
+  // a `.git` file (a worktree's or submodule's pointer) or link says where git finds the config: guarded itself
+  const top = fs.lstatSync(path.join(projectDir, ".git"), { throwIfNoEntry: false });
+  if (top && !top.isDirectory()) found.push(".git");
   for (const gitDir of gitDirsOf(projectDir, options)) {
     for (const file of GUARDED_FILES) {
       const relative = path.join(gitDir, file);
@@ -93,7 +96,7 @@ export function snapshotGitGuard(options: { projectDir: string; saveDir: string 
   return snapshot;
 }
 
-/** The snapshot saved at the session's start, or null (not a direct session, or a git repository that had none). */
+/** The snapshot saved at the session's start, or null (not a direct session). */
 export function readGitGuard(saveDir: string): GitGuardSnapshot | null {
   try {
     return JSON.parse(fs.readFileSync(path.join(saveDir, "snapshot.json"), "utf8")) as GitGuardSnapshot;
@@ -184,7 +187,7 @@ function enforcePass(options: { snapshot: GitGuardSnapshot; saveDir: string; sub
  * directory first (no git runs for it), then, asking that git which submodules the index names, theirs.
  */
 export function enforceGitGuard(options: { snapshot: GitGuardSnapshot; saveDir: string }): string[] {
-  const owner = fs.lstatSync(path.join(options.snapshot.projectDir, ".git"), { throwIfNoEntry: false });
+  const owner = fs.lstatSync(options.snapshot.projectDir, { throwIfNoEntry: false });
   if (!owner?.isDirectory()) return [];
   const undone = [
     ...enforcePass({ ...options, owner, submodules: false }),
