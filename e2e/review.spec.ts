@@ -178,3 +178,53 @@ test("compare fix-all with fix-some: the matrix, then one file's A-vs-B diff", a
   await expect(row.locator("td")).toHaveCount(3);
   expect(outside).toEqual([]);
 });
+
+test("a trial that changed test configuration: its study row and its review warn before the diff", async () => {
+  await page.goto(`${state.origin}/projects`);
+  await page
+    .getByRole("list", { name: "Projects" })
+    .getByRole("link", { name: /review-demo/ })
+    .click();
+  await page.getByRole("link", { name: "New study" }).first().click();
+  await page.getByLabel("Title").fill("Steer the calendar tests");
+  await page.getByLabel("Task").fill("Make the tests pass.");
+  await page.getByLabel("Test command").fill("node --test test/");
+  await page.getByLabel("Find test files").fill("calendar.test");
+  await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
+  await page.getByLabel("Harness 1").selectOption("command");
+  await page.getByLabel("Command 1").fill("printf 'import pytest\\n' > conftest.py && printf '{}\\n' > tsconfig.json");
+  await page.getByRole("button", { name: "Create study" }).click();
+  await expect(page).toHaveURL(/\/studies\/[\w-]+$/);
+  const steeringStudy = new URL(page.url()).pathname.split("/").pop() ?? "";
+  const row = page.locator('[data-testid="trial-row"][data-choice="1"]');
+  await expect(row).toHaveAttribute("data-state", "succeeded", { timeout: 180_000 });
+  await expect(row.getByTestId("trial-test-steering")).toHaveText("⚠ test config changed");
+  await expect(row.getByTestId("trial-test-steering")).toHaveAttribute("title", /conftest\.py, tsconfig\.json/);
+  const trialId = (await row.getAttribute("data-trial-id")) ?? "";
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: test.info().outputPath(`study-test-steering-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  await page.goto(`${state.origin}/studies/${steeringStudy}/trials/${trialId}`);
+  const warning = page.getByTestId("test-steering-warning");
+  await expect(warning).toContainText("Test configuration changed: conftest.py, tsconfig.json");
+  await expect(warning).toContainText("conftest.py (added: pytest hooks and fixtures)");
+  await expect(warning).toContainText("tsconfig.json (added: TypeScript compiler configuration)");
+  // above the changed files and the diff
+  const tree = page.getByRole("list", { name: "Changed files" });
+  await expect(tree.getByTestId("changed-file")).toHaveCount(2);
+  const [warningBox, treeBox] = [await warning.boundingBox(), await tree.boundingBox()];
+  expect((warningBox?.y ?? 0) + (warningBox?.height ?? 0)).toBeLessThanOrEqual(treeBox?.y ?? 0);
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: test.info().outputPath(`review-test-steering-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  // and the fix-all trial of the first study, which changed only src/calendar.js, carries no warning
+  await page.goto(`${state.origin}/studies/${studyId}/trials/${trialIds["fix-all"]}`);
+  await expect(page.getByTestId("review-verdict")).toHaveText("23/23");
+  await expect(page.getByTestId("test-steering-warning")).toHaveCount(0);
+});

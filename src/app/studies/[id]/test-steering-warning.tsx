@@ -3,8 +3,8 @@ import type { TestSteeringChange } from "../../../shared/test-steering";
 /** One changed file that steers how tests run: path, what changed and what it steers. */
 function SteeringItem({ item }: { item: TestSteeringChange }) {
   return (
-    <li className="break-all">
-      <span className="font-mono">{item.path}</span>{" "}
+    <li>
+      <span className="font-mono break-all">{item.path}</span>{" "}
       <span className="text-muted">
         ({item.change}: {item.steers}
         {item.shown ? "" : "; hidden from the review by ignore rules, so not evaluated"})
