@@ -7,8 +7,9 @@ import { clip } from "./echo-limit";
  * hosted tool (web search, remote MCP servers, file search, code interpreter, image generation, …),
  * an image or file given by URL or by a stored file id — is refused there, as is any model other than
  * the run's own, as is a background response (its tokens would be spent after the connection ends, out
- * of the gateway's sight: see backgroundRefusal). The approved body is what goes upstream,
- * re-serialised from the parsed value, so the upstream never reads a different request than the one checked (duplicate keys, odd encodings).
+ * of the gateway's sight: see backgroundRefusal). The approved body is what goes upstream, re-serialised
+ * from the parsed value, so the upstream never reads a different request than the one checked
+ * (duplicate keys, odd encodings).
  */
 
 /** What a run may ask the provider for. */
