@@ -101,10 +101,10 @@ function startRemoteWorker(tokenFile: string) {
     DOCKER_HOST: engine.dockerHost,
     CODEX_HOME: tempDir("remote-codex-home"),
   };
-  // the model credential comes from the web process, over HTTP (the mock model refuses any other key);
-  // the upstream is this worker's own setting
+  // no credential and no upstream here: the remote trials' model requests go through the dashboard's gateway
+  // (the mock model refuses any other key than the dashboard's)
   delete env.OPENAI_API_KEY;
-  env.OPENAI_BASE_URL = mock.url;
+  delete env.OPENAI_BASE_URL;
   const child = spawn(
     process.execPath,
     [
@@ -311,11 +311,12 @@ describe("a worker on another machine (own data dir, own Docker engine, HTTP and
     await mutate("applies.runTrial", { trialId: fixSome?.id, planHash: other.planHash });
     expect(spawnSync("node", ["--test", "test/"], { cwd: projectDir, encoding: "utf8" }).stdout).toMatch(/# pass 13/);
 
-    // the model credential reaches a remote worker over the authenticated channel only
+    // the model credential never leaves the dashboard: the remote trial's model requests went through its gateway
     const credential = await fetch(`${app.base}/api/worker/credential`, {
       headers: { authorization: `Bearer ${created.token}` },
     });
-    expect(((await credential.json()) as { apiKey?: string }).apiKey).toBe(FAKE_KEY);
+    expect(credential.status).toBe(403);
+    expect(await credential.text()).not.toContain(FAKE_KEY);
 
     phase("review and apply checked");
     const peakBefore = peakRssMiB(app.child.pid ?? -1);

@@ -7,19 +7,29 @@ import { createSnapshot } from "../src/server/snapshots/snapshot-store";
 import { dataDirPaths } from "../src/server/storage/data-dir";
 import { createWorkspace } from "../src/server/workspaces/workspace-store";
 import { ADMIN_TOKEN, rawRequest, startHttpHarness, type HttpHarness } from "./support/http-harness";
+import { startJobTaker } from "./support/leased-jobs";
 import { redisUrlFor, tempDir } from "./support/temp";
+import { createJobQueue } from "../src/server/jobs/job-queue";
 
 /**
  * Issue 17, point 1 (worker tokens) and the worker API's transport, through the product's request handler
  * on real SQLite and Redis: a worker token opens /api/worker/… and nothing else, the admin token does not
  * open the worker API, a revoked token is refused at once with a sentence saying so, and a snapshot
- * fetched over HTTP makes the same workspace in another data dir.
+ * fetched over HTTP (under the lease of a job that names it) makes the same workspace in another data dir.
  */
+const REDIS_URL = redisUrlFor(inject("redisUrl"), 14);
+const queue = createJobQueue({ redisUrl: REDIS_URL });
 let app: HttpHarness;
+let taker: ReturnType<typeof startJobTaker>;
 beforeAll(async () => {
-  app = await startHttpHarness({ redisUrl: redisUrlFor(inject("redisUrl"), 14) });
+  app = await startHttpHarness({ redisUrl: REDIS_URL });
+  taker = startJobTaker({ redisUrl: REDIS_URL, queue });
 });
-afterAll(async () => app?.close());
+afterAll(async () => {
+  await taker?.close();
+  await queue.close();
+  await app?.close();
+});
 
 const get = (pathname: string, token: string) =>
   rawRequest({ port: app.port, path: pathname, headers: { authorization: `Bearer ${token}` } });
@@ -64,15 +74,17 @@ describe("worker tokens", () => {
     expect(told[0]).toMatch(/revoked/);
   });
 
-  it("checks every input: a malformed id is refused with what was wrong", async () => {
+  it("checks every input: a malformed id is refused with what was wrong, a call without a job lease too", async () => {
     const { token } = await app.services.workers.tokens.create({ name: "box-3" });
     const bad = await get("/api/worker/snapshots/..%2F..%2Fetc", token);
     expect(bad.status).toBe(400);
     expect((JSON.parse(bad.body) as { error: { message: string } }).error.message).toMatch(/sha256/);
     const image = await get("/api/worker/images/ubuntu", token);
     expect(image.status).toBe(400);
-    const missing = await get(`/api/worker/snapshots/${"a".repeat(64)}`, token);
-    expect(missing.status).toBe(404);
+    // a well-formed call names the job it is for (issue 23: test/hostile-remote-worker.test.ts)
+    const unleased = await get(`/api/worker/snapshots/${"a".repeat(64)}`, token);
+    expect(unleased.status).toBe(403);
+    expect((JSON.parse(unleased.body) as { error: { message: string } }).error.message).toMatch(/names no job/);
   });
 });
 
@@ -83,7 +95,28 @@ describe("snapshots over the worker API", () => {
     fs.writeFileSync(path.join(project, "src", "a.js"), "export const a = 1;\n");
     fs.writeFileSync(path.join(project, "run.sh"), "#!/bin/sh\necho hi\n", { mode: 0o755 });
     fs.symlinkSync("src/a.js", path.join(project, "link.js"));
-    const { manifest } = await createSnapshot({ projectRoot: project, projectId: "p-wapi", dataDir: app.dataDir });
+    const row = await app.db.project.create({ data: { name: "wapi", hostPath: project } });
+    const { manifest } = await createSnapshot({ projectRoot: project, projectId: row.id, dataDir: app.dataDir });
+    // the preflight of a study on it, taken by this worker: its lease opens the snapshot
+    await app.db.snapshot.create({ data: { id: manifest.id, projectId: row.id, fileCount: 2, bytes: 40 } });
+    const study = await app.db.study.create({
+      data: {
+        projectId: row.id,
+        title: "wapi",
+        taskPrompt: "-",
+        testCommand: "true",
+        snapshotId: manifest.id,
+        imageId: null,
+      },
+    });
+    const lease = await taker.takePreflightJob({
+      project: row,
+      study,
+      snapshotId: manifest.id,
+      sha256: "0".repeat(64),
+      image: "sha256:" + "0".repeat(64),
+      trials: [],
+    });
     const { token } = await app.services.workers.tokens.create({ name: "box-4" });
     const channel = createDashboardChannel({ dashboardUrl: app.base, token, onRefused: () => undefined });
 
@@ -91,7 +124,7 @@ describe("snapshots over the worker API", () => {
     await receiveSnapshot({
       dataDir: remote,
       snapshotId: manifest.id,
-      source: await channel.fetch(`/api/worker/snapshots/${manifest.id}`),
+      source: await channel.fetch(`/api/worker/snapshots/${manifest.id}`, lease),
     });
     expect(hasSnapshot({ dataDir: remote, snapshotId: manifest.id })).toBe(true);
     const workspace = await createWorkspace({ dataDir: remote, snapshotId: manifest.id });
@@ -107,7 +140,7 @@ describe("snapshots over the worker API", () => {
       receiveSnapshot({
         dataDir: tempDir("wapi-wrong"),
         snapshotId: "b".repeat(64),
-        source: await channel.fetch(`/api/worker/snapshots/${manifest.id}`),
+        source: await channel.fetch(`/api/worker/snapshots/${manifest.id}`, lease),
       }),
     ).rejects.toThrow(/manifest names/);
   });

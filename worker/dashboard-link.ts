@@ -3,10 +3,9 @@ import {
   createDashboardChannel,
   WorkerRefusedError,
   type DashboardChannel,
+  type JobLease,
 } from "../src/server/artifacts/dashboard-channel";
 import { createHttpArtifactSource } from "../src/server/artifacts/http-artifact-source";
-import type { GatewayCredential } from "../src/server/gateway/gateway-credentials";
-import type { ModelGatewayOptions } from "../src/server/gateway/model-gateway";
 import type { ContainerRuntime } from "../src/server/runtime/docker-runtime";
 import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../src/server/jobs/environment-jobs";
 import { agentRunJob } from "../src/server/jobs/agent-jobs";
@@ -45,15 +44,12 @@ export function handsBackFor(worker: { id: string; host: string; remote: boolean
 
 /** How often a worker on another host checks that its token still holds (and the dashboard answers). */
 const CHECK_EVERY_MS = 5_000;
-/** The web process's credential is kept in memory this long (a key stored or removed there applies after it). */
-const CREDENTIAL_TTL_MS = 30_000;
-
 export interface DashboardLink {
   artifacts: ArtifactSource;
-  /** The model gateway's credential, delivered by the web process over this channel and held in memory only. */
-  gateway: Pick<ModelGatewayOptions, "credential" | "afterUnauthorized" | "extraSecrets">;
-  /** Streams a `docker save` of an image its engine holds to the web process, which loads it there. */
-  sendImage: (imageId: string, body: AsyncIterable<Buffer>) => Promise<unknown>;
+  /** The channel itself (the model relay's hop to the dashboard's gateway: worker/relayed-gateway.ts). */
+  channel: DashboardChannel;
+  /** Streams a `docker save` of an image its engine holds to the web process, under the image.send job's lease. */
+  sendImage: (imageId: string, body: AsyncIterable<Buffer>, lease: JobLease) => Promise<unknown>;
   /** Asks the dashboard who this token is (refused at once when it was revoked). */
   hello(): Promise<{ worker: string; version: string }>;
   /** Checks the token every few seconds until closed. */
@@ -61,31 +57,9 @@ export interface DashboardLink {
   close(): void;
 }
 
-function remoteCredential(channel: DashboardChannel): DashboardLink["gateway"] {
-  let held: { credential: GatewayCredential; until: number } | null = null;
-  return {
-    async credential() {
-      if (held && held.until > Date.now()) return held.credential;
-      const credential = await channel.json<GatewayCredential>("/api/worker/credential");
-      held = { credential, until: Date.now() + CREDENTIAL_TTL_MS };
-      return credential;
-    },
-    async afterUnauthorized(used) {
-      held = null;
-      const answer = await channel.json<{ credential: GatewayCredential | null }>("/api/worker/credential/refresh", {
-        method: "POST",
-        body: { used },
-      });
-      if (answer.credential) held = { credential: answer.credential, until: Date.now() + CREDENTIAL_TTL_MS };
-      return answer.credential;
-    },
-    extraSecrets: () => [],
-  };
-}
-
 /**
  * A worker on another host (started with --dashboard-url): its one authenticated HTTP channel to the web
- * process, for artefacts, results and the model credential. A refused token (revoked) is reported once
+ * process, for its jobs' artefacts, results and model requests (never the credential). A refused token (revoked) is reported once
  * through `onRefused`, whatever call met it.
  */
 export function linkToDashboard(options: {
@@ -103,8 +77,9 @@ export function linkToDashboard(options: {
   const hello = () => channel.json<{ worker: string; version: string }>("/api/worker/hello");
   return {
     artifacts: createHttpArtifactSource({ ...options, channel }),
-    gateway: remoteCredential(channel),
-    sendImage: (imageId, body) => channel.upload(`/api/worker/images/${encodeURIComponent(imageId)}`, body),
+    channel,
+    sendImage: (imageId, body, lease) =>
+      channel.upload(`/api/worker/images/${encodeURIComponent(imageId)}`, body, lease),
     hello,
     watch() {
       timer = setInterval(() => {

@@ -4,6 +4,8 @@ import type { JobDefinition } from "../src/server/jobs/job-catalog";
 export interface JobContext {
   workerId: string;
   log: (message: string) => void;
+  /** The job's id and the lock BullMQ gave this worker for it: a worker on another host names it on every call. */
+  lease?: { jobId: string; lock: string } | null;
 }
 
 /** A catalog entry plus what the worker does with it. */

@@ -11,7 +11,8 @@ import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./job
 import { createSendImageHandler } from "./jobs/image";
 import { sendImageJob } from "../src/server/jobs/image-jobs";
 import { createSelfcheckHandler } from "./jobs/selfcheck";
-import { createPreflightHandler, createTrialRunHandler } from "./jobs/study";
+import { createPreflightHandler, createTrialRunHandler, type RemoteModelRuns } from "./jobs/study";
+import type { DashboardLink } from "./dashboard-link";
 import type { GatewayHost } from "./model-gateway-host";
 import { stagePackageFiles, type PackageFiles } from "../src/server/agents/package-files";
 import type { WorkspaceKindSetting } from "../src/server/workspaces/workspace-kind";
@@ -37,7 +38,9 @@ export function createJobHandlers(options: {
   /** Where trials and preflights get their snapshot, test files and image, and deliver results. */
   artifacts?: ArtifactSource | undefined;
   /** A worker on another host: uploads an image its engine holds to the web process (image.send jobs). */
-  sendImage?: ((imageId: string, body: AsyncIterable<Buffer>) => Promise<unknown>) | undefined;
+  sendImage?: DashboardLink["sendImage"] | undefined;
+  /** A worker on another host: its trials' model runs are opened with the dashboard (worker/relayed-gateway.ts). */
+  modelRuns?: RemoteModelRuns | undefined;
   log?: (message: string) => void;
 }): Map<string, RegisteredJob> {
   const { redis, dataDir, publish, identity: worker, active, gatewayHost } = options;
@@ -86,6 +89,7 @@ export function createJobHandlers(options: {
         meteredUsage: (runId) => gatewayHost.gateway.usage(runId),
         stopRequested: (trialId) => redis.get(trialStopKey(trialId)),
         workspaceKind,
+        modelRuns: options.modelRuns,
       }),
     ),
   ]) {

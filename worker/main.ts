@@ -27,7 +27,7 @@ import { closableRuntime, removeOwnContainers, workerRuntime } from "./worker-ru
 import type { EventInput } from "../src/server/events/event-stream";
 import type { WorkerIdentity } from "../src/server/runtime/container-spec";
 import type { RegisteredJob } from "./job-handler";
-import { startGatewayHost, type GatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
+import { startWorkerGatewayHost, type GatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
 import type { WorkspaceKindSetting } from "../src/server/workspaces/workspace-kind";
 
 const INSTANCE_KEY = "invariant:instance";
@@ -202,12 +202,12 @@ async function startJobSide(o: {
   link: DashboardLink | null;
 }): Promise<{ gatewayHost: GatewayHost; handlers: Map<string, RegisteredJob> }> {
   const { options, link } = o;
-  const gatewayHost = await startGatewayHost({
+  const gatewayHost = await startWorkerGatewayHost({
     config: options.modelGateway,
     dataDir: options.dataDir,
     workerId: o.identity.id,
     log: options.log,
-    ...(link ? { credential: link.gateway } : {}),
+    channel: link?.channel ?? null,
   });
   // redisUrl, dataDir, hostCa and workspaceKind come from the options
   const handlers = createJobHandlers({
@@ -220,6 +220,7 @@ async function startJobSide(o: {
     gatewayHost,
     // a worker on another host sends its changed files back from a plain copy (the overlay kind is for this host)
     ...(link ? { artifacts: link.artifacts, workspaceKind: "copy" as const, sendImage: link.sendImage } : {}),
+    modelRuns: gatewayHost.modelRuns,
   });
   return { gatewayHost, handlers };
 }

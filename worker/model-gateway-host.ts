@@ -5,6 +5,9 @@ import { budgetReason } from "../src/server/agents/run-policy";
 import { startGatewaySocket, type GatewaySocket } from "../src/server/agents/gateway-socket";
 import { modelAccessOptions, type ModelAccessConfig } from "../src/server/gateway/gateway-options";
 import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../src/server/gateway/model-gateway";
+import type { DashboardChannel } from "../src/server/artifacts/dashboard-channel";
+import { createRelayedGateway } from "./relayed-gateway";
+import type { RemoteModelRuns } from "./jobs/study";
 import { startMockModel, type MockModelServer } from "../src/server/mock-model/mock-model-server";
 import { dataDirPaths } from "../src/server/storage/data-dir";
 import { packageRoot } from "../src/lib/package-info";
@@ -14,7 +17,44 @@ export type ModelGatewayConfig = ModelAccessConfig;
 export interface GatewayHost {
   gateway: ModelGateway;
   socket: GatewaySocket;
+  /** A worker on another host: its trials' runs are opened with the dashboard's gateway. */
+  modelRuns?: RemoteModelRuns;
   close(): Promise<void>;
+}
+
+function socketPathFor(dataDir: string, workerId: string): string {
+  const socketPath = dataDirPaths(dataDir).gatewaySocket(workerId);
+  return Buffer.byteLength(socketPath) > 100
+    ? path.join(fs.mkdtempSync("/tmp/invariant-gateway-"), "gateway.sock")
+    : socketPath;
+}
+
+/**
+ * The gateway socket of a worker on another host: no credential here, no upstream; every request of its
+ * containers is relayed to the dashboard's gateway under the trial's lease (worker/relayed-gateway.ts).
+ */
+export async function startRelayedGatewayHost(options: {
+  channel: DashboardChannel;
+  dataDir: string;
+  workerId: string;
+  log: (line: string) => void;
+}): Promise<GatewayHost> {
+  const gateway = createRelayedGateway({
+    channel: options.channel,
+    onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) =>
+      stopRun(runId, budgetReason({ usedTokens, budgetTokens })),
+    log: options.log,
+  });
+  const socket = await startGatewaySocket({ socketPath: socketPathFor(options.dataDir, options.workerId), gateway });
+  return {
+    gateway,
+    socket,
+    modelRuns: gateway,
+    async close() {
+      await socket.close();
+      await gateway.close();
+    },
+  };
 }
 
 /**
@@ -29,8 +69,6 @@ export async function startGatewayHost(options: {
   dataDir: string;
   workerId: string;
   log: (line: string) => void;
-  /** A worker on another host: the credential comes from the web process over HTTP (worker/dashboard-link.ts). */
-  credential?: Pick<ModelGatewayOptions, "credential" | "afterUnauthorized" | "extraSecrets">;
   /** Each run's request rate (default: the gateway's). */
   rateLimit?: ModelGatewayOptions["rateLimit"];
 }): Promise<GatewayHost> {
@@ -42,7 +80,6 @@ export async function startGatewayHost(options: {
   }
   const gateway = await startModelGateway({
     ...modelAccessOptions({ config: options.config, dataDir: options.dataDir, log: options.log }),
-    ...options.credential,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     scriptedBaseUrl: scripted?.url ?? null,
     onBudgetExceeded: ({ runId, usedTokens, budgetTokens }) =>
@@ -50,10 +87,7 @@ export async function startGatewayHost(options: {
     tcp: false, // containers reach it through the unix socket only: no loopback port for other local processes
     log: options.log,
   });
-  let socketPath = dataDirPaths(options.dataDir).gatewaySocket(options.workerId);
-  if (Buffer.byteLength(socketPath) > 100)
-    socketPath = path.join(fs.mkdtempSync("/tmp/invariant-gateway-"), "gateway.sock");
-  const socket = await startGatewaySocket({ socketPath, gateway });
+  const socket = await startGatewaySocket({ socketPath: socketPathFor(options.dataDir, options.workerId), gateway });
   return {
     gateway,
     socket,
@@ -63,4 +97,16 @@ export async function startGatewayHost(options: {
       await scripted?.close();
     },
   };
+}
+
+/** The gateway of this worker: its own (with the credential sources), or on another host the relay to the dashboard's. */
+export function startWorkerGatewayHost(options: {
+  config: ModelGatewayConfig;
+  dataDir: string;
+  workerId: string;
+  log: (line: string) => void;
+  channel: DashboardChannel | null;
+}): Promise<GatewayHost> {
+  const { channel, ...rest } = options;
+  return channel ? startRelayedGatewayHost({ ...rest, channel }) : startGatewayHost(rest);
 }

@@ -72,7 +72,8 @@ export function createQueueWorker(options: {
       capacity.started(slot, trialOf(job));
       options.onSlotsChanged();
       try {
-        return await handler.run(job.data, options.context);
+        const lease = job.id && token ? { jobId: job.id, lock: token } : null;
+        return await handler.run(job.data, { ...options.context, lease });
       } finally {
         capacity.ended(slot);
         options.onSlotsChanged();

@@ -242,6 +242,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   // continue a result whose image is on a worker on another host: asked for by a job, uploaded to the worker API
   const resultImages = createResultImageFetcher({ ...options, queue, liveWorkers: () => listWorkers(redis), log });
   const sessions = wireSessions({ ...options, resultImages }, queries, snapshots);
+  const workers = wireWorkers({ ...options, gateway: options.sessions?.gateway, images: resultImages, log });
   const upkeep = createUpkeep({
     sweeper,
     sweepBuilds: () => environments.sweepStalled(),
@@ -270,7 +271,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     studies,
     sessions,
     review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
-    workers: wireWorkers({ ...options, gateway: options.sessions?.gateway, images: resultImages }),
+    workers,
     ...wireFirstRun({ ...options, projects: projectQueries, environments, studies, host, log }),
     async recordEvent(event, recordOptions) {
       await environments.recordEvent(event, recordOptions);
@@ -291,6 +292,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     }),
     async close() {
       await upkeep.stop();
+      await workers.close();
       await queue.close();
       redis.disconnect();
     },

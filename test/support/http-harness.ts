@@ -23,6 +23,8 @@ export async function startHttpHarness(options: {
   redisUrl: string;
   /** What Next.js would do for a page; the default answers 200 "page". */
   handleNext?: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
+  /** Replaces the worker services (a test's own limits, image fetcher or model access). */
+  workers?: (core: { db: Db; dataDir: string }) => AppServices["workers"];
 }): Promise<HttpHarness> {
   const dataDir = tempDir("http");
   const core = await openWebCore({
@@ -33,6 +35,15 @@ export async function startHttpHarness(options: {
     publicUrl: "http://127.0.0.1:1",
     version: "test",
   });
+  if (options.workers) {
+    const own = options.workers({ db: core.db, dataDir });
+    const closeCore = core.close.bind(core);
+    (core.services as { workers: AppServices["workers"] }).workers = own;
+    core.close = async () => {
+      await (own as { close?: () => Promise<void> }).close?.();
+      await closeCore();
+    };
+  }
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;

@@ -1,7 +1,7 @@
 import { Transform } from "node:stream";
 import { sendImageJob } from "../../src/server/jobs/image-jobs";
 import type { ContainerRuntime } from "../../src/server/runtime/docker-runtime";
-import type { JobHandler } from "../job-handler";
+import type { JobContext, JobHandler } from "../job-handler";
 
 /**
  * A worker on another host sends a committed trial image its engine holds to the web process ("continue
@@ -10,12 +10,14 @@ import type { JobHandler } from "../job-handler";
 export function createSendImageHandler(deps: {
   runtime: Pick<ContainerRuntime, "inspectImage" | "saveImage">;
   host: string;
-  upload: (imageId: string, body: AsyncIterable<Buffer>) => Promise<unknown>;
+  /** Under the lease of the image.send job: the dashboard takes the upload only from the worker holding it. */
+  upload: (imageId: string, body: AsyncIterable<Buffer>, lease: NonNullable<JobContext["lease"]>) => Promise<unknown>;
   log?: (message: string) => void;
 }): JobHandler<typeof sendImageJob.schema, typeof sendImageJob.result> {
   return {
     ...sendImageJob,
-    async handler(data) {
+    async handler(data, context) {
+      if (!context.lease) throw new Error("An image.send job came without a lease (a BullMQ job id and lock).");
       const info = await deps.runtime.inspectImage(data.imageId);
       if (info?.id !== data.imageId)
         throw new Error(
@@ -31,7 +33,7 @@ export function createSendImageHandler(deps: {
       });
       const saved = await deps.runtime.saveImage(data.imageId);
       saved.on("error", (error: Error) => counted.destroy(error));
-      await deps.upload(data.imageId, saved.pipe(counted));
+      await deps.upload(data.imageId, saved.pipe(counted), context.lease);
       deps.log?.(
         `sent image ${data.imageId.replace(/^sha256:/, "").slice(0, 12)} (${(bytes / 1048576).toFixed(0)} MiB) to the dashboard in ${Date.now() - started} ms`,
       );

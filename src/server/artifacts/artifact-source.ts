@@ -1,4 +1,5 @@
 import type { TestFileView } from "../../shared/study-schemas";
+import type { JobLease } from "./dashboard-channel";
 
 /**
  * Where a worker gets what a job names and where it hands back what a trial made. A worker that shares
@@ -29,6 +30,11 @@ export interface ArtifactSource {
   }): Promise<void>;
   /** Where a committed image stays when it is not on the web host's engine (this worker and its host), or null. */
   imageLocation: { worker: string; host: string } | null;
+  /**
+   * The same source for one job this worker holds: every call to the dashboard names that job's lease,
+   * and the dashboard hands out only what the job names (absent: a local source, which calls nobody).
+   */
+  forLease?(lease: JobLease): ArtifactSource;
 }
 
 /** A worker on the web process's data dir and engine: everything is already where it is needed. */

@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import type { TokenUsage } from "../agents/token-usage";
 
 /**
  * A worker's authenticated HTTP channel to the web process (the worker API, /api/worker/…): every call
@@ -8,14 +9,34 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
  */
 export class WorkerRefusedError extends Error {}
 
+/** The job a call is for: its BullMQ id and the lock this worker holds on it (see src/server/workers/job-leases.ts). */
+export interface JobLease {
+  jobId: string;
+  lock: string;
+}
+
+/** What a worker on another host reads of a trial's model run: the dashboard's metering (it meters nothing itself). */
+export interface RemoteRunStatus {
+  usage: TokenUsage | null;
+  budgetReached: boolean;
+  budgetTokens: number | null;
+  reportedModel: string | null;
+  lastUpstreamError: string | null;
+}
+
 export interface DashboardChannel {
   /** GET a path; the response body as a stream (404 and other errors are thrown with the dashboard's message). */
-  fetch(pathname: string): Promise<Readable>;
+  fetch(pathname: string, lease?: JobLease): Promise<Readable>;
   /** GET a path whose answer is JSON. */
-  json<T>(pathname: string, init?: { method?: "GET" | "POST"; body?: unknown }): Promise<T>;
+  json<T>(pathname: string, init?: { method?: "GET" | "POST"; body?: unknown; lease?: JobLease }): Promise<T>;
   /** POST a stream. */
-  upload(pathname: string, body: AsyncIterable<Buffer>): Promise<unknown>;
+  upload(pathname: string, body: AsyncIterable<Buffer>, lease?: JobLease): Promise<unknown>;
+  /** Any request, answered as it comes (only a refused token throws): the model relay's hop. */
+  request(pathname: string, init: RequestInit & { lease: JobLease }): Promise<Response>;
 }
+
+const leaseHeaders = (lease: JobLease | undefined): Record<string, string> =>
+  lease ? { "x-invariant-job": lease.jobId, "x-invariant-job-lock": lease.lock } : {};
 
 async function errorOf(response: Response): Promise<string> {
   const text = await response.text().catch(() => "");
@@ -36,7 +57,7 @@ export function createDashboardChannel(options: {
   const base = options.dashboardUrl.replace(/\/+$/, "");
   let refused = false;
 
-  async function call(pathname: string, init: RequestInit): Promise<Response> {
+  async function send(pathname: string, init: RequestInit): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(`${base}${pathname}`, {
@@ -58,34 +79,48 @@ export function createDashboardChannel(options: {
       }
       throw new WorkerRefusedError(`The dashboard refused this worker's token: ${message}`);
     }
+    return response;
+  }
+
+  async function call(pathname: string, init: RequestInit): Promise<Response> {
+    const response = await send(pathname, init);
     if (!response.ok)
       throw new Error(`${pathname}: the dashboard answered ${response.status}: ${await errorOf(response)}`);
     return response;
   }
 
   return {
-    async fetch(pathname) {
-      const response = await call(pathname, { method: "GET" });
+    async fetch(pathname, lease) {
+      const response = await call(pathname, { method: "GET", headers: leaseHeaders(lease) });
       if (!response.body) return Readable.from([]);
       return Readable.fromWeb(response.body as WebReadableStream);
     },
-    async json<T>(pathname: string, init: { method?: "GET" | "POST"; body?: unknown } = {}) {
+    async json<T>(pathname: string, init: { method?: "GET" | "POST"; body?: unknown; lease?: JobLease } = {}) {
       const response = await call(pathname, {
         method: init.method ?? "GET",
-        ...(init.body === undefined
-          ? {}
-          : { body: JSON.stringify(init.body), headers: { "content-type": "application/json" } }),
+        headers: {
+          ...leaseHeaders(init.lease),
+          ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
       });
       return (await response.json()) as T;
     },
-    async upload(pathname, body) {
+    async upload(pathname, body, lease) {
       const response = await call(pathname, {
         method: "POST",
         body: Readable.toWeb(Readable.from(body)) as unknown as BodyInit,
-        headers: { "content-type": "application/octet-stream" },
+        headers: { "content-type": "application/octet-stream", ...leaseHeaders(lease) },
         duplex: "half",
       } as RequestInit);
       return (await response.json()) as unknown;
+    },
+    request(pathname, init) {
+      const { lease, ...rest } = init;
+      return send(pathname, {
+        ...rest,
+        headers: { ...(rest.headers as Record<string, string>), ...leaseHeaders(lease) },
+      });
     },
   };
 }

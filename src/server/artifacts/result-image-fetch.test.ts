@@ -53,9 +53,17 @@ function imageElsewhere(name: string): { id: string; tar: string } {
   return { id, tar };
 }
 const onHost = (id: string) => spawnSync("docker", ["image", "inspect", id]).status === 0;
+/** The image.send jobs the fetcher queued: an upload is taken only under the lease of the one it asked with. */
+const asked: string[] = [];
 const fetcher = createResultImageFetcher({
   runtime,
-  queue,
+  queue: {
+    ...queue,
+    enqueue: async (options) => {
+      asked.push(options.jobId ?? "");
+      return queue.enqueue(options);
+    },
+  },
   liveWorkers: () => listWorkers(redis),
   log: () => undefined,
 });
@@ -80,14 +88,24 @@ describe("fetching a trial's result image from a worker on another host", () => 
     const fetching = fetcher.fetch(request(wanted.id));
     await settle();
     await expect(
-      fetcher.receive({ imageId: wanted.id, source: fs.createReadStream(wanted.tar), worker: "far-host" }),
+      fetcher.receive({
+        imageId: wanted.id,
+        source: fs.createReadStream(wanted.tar),
+        worker: "far-host",
+        jobId: asked.at(-1) ?? "",
+      }),
     ).resolves.toEqual({ imageId: wanted.id });
     await fetching;
     expect(onHost(wanted.id)).toBe(true);
     // here now: resolves without asking anyone (no upload is awaited)
     await fetcher.fetch(request(wanted.id));
     await expect(
-      fetcher.receive({ imageId: wanted.id, source: fs.createReadStream(wanted.tar), worker: "far-host" }),
+      fetcher.receive({
+        imageId: wanted.id,
+        source: fs.createReadStream(wanted.tar),
+        worker: "far-host",
+        jobId: asked.at(-1) ?? "",
+      }),
     ).rejects.toThrow(/not waiting for image [0-9a-f]{12}/);
   });
 
@@ -97,7 +115,12 @@ describe("fetching a trial's result image from a worker on another host", () => 
     const fetching = fetcher.fetch(request(wanted.id));
     fetching.catch(() => undefined);
     await settle();
-    const sent = fetcher.receive({ imageId: wanted.id, source: fs.createReadStream(other.tar), worker: "far-host" });
+    const sent = fetcher.receive({
+      imageId: wanted.id,
+      source: fs.createReadStream(other.tar),
+      worker: "far-host",
+      jobId: asked.at(-1) ?? "",
+    });
     await expect(sent).rejects.toThrow(
       new RegExp(
         `loading what worker "far-host" sent failed: the worker sent other images \\(${other.id.slice(7, 19)}\\)`,
@@ -107,7 +130,12 @@ describe("fetching a trial's result image from a worker on another host", () => 
     expect(onHost(other.id)).toBe(false);
     expect(onHost(wanted.id)).toBe(false);
     await expect(
-      fetcher.receive({ imageId: other.id, source: fs.createReadStream(other.tar), worker: "far-host" }),
+      fetcher.receive({
+        imageId: other.id,
+        source: fs.createReadStream(other.tar),
+        worker: "far-host",
+        jobId: asked.at(-1) ?? "",
+      }),
     ).rejects.toThrow(/The dashboard is not waiting for image/);
     expect(onHost(other.id)).toBe(false);
   });

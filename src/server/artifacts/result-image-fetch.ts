@@ -32,6 +32,8 @@ interface Pending {
   reject: (error: Error) => void;
   settled: boolean;
   receiving: boolean;
+  /** The image.send job asking for it: only its worker's upload (a lease on that job) is taken. */
+  jobId: string | null;
   /** Cuts off an upload in progress (the fetch timed out). */
   cancel: ((error: Error) => void) | null;
 }
@@ -53,7 +55,16 @@ function createPending(request: ResultImageRequest): Pending {
     resolve = yes;
     reject = no;
   });
-  const entry: Pending = { request, promise, resolve, reject, settled: false, receiving: false, cancel: null };
+  const entry: Pending = {
+    request,
+    promise,
+    resolve,
+    reject,
+    settled: false,
+    receiving: false,
+    jobId: null,
+    cancel: null,
+  };
   promise.then(
     () => (entry.settled = true),
     () => (entry.settled = true),
@@ -117,6 +128,7 @@ async function run(deps: ResultImageFetchDeps, entry: Pending): Promise<void> {
       `no worker of that host is online. Start its worker there (invariant-web worker --dashboard-url …) and continue again, ${WHAT_ELSE}`,
     );
   const jobId = `image-send-${randomBytes(6).toString("hex")}`;
+  entry.jobId = jobId;
   await deps.queue.enqueue({ job: sendImageJob, data: request, jobId, keep: 100 });
   try {
     await Promise.race([entry.promise, watchJob(deps, entry, jobId)]);
@@ -178,13 +190,26 @@ export function createResultImageFetcher(deps: ResultImageFetchDeps) {
       }
     },
 
-    /** An upload from a worker (POST /api/worker/images/<id>): refused unless a fetch waits for that image. */
-    async receive(options: { imageId: string; source: Readable; worker: string }): Promise<{ imageId: string }> {
+    /**
+     * An upload from a worker (POST /api/worker/images/<id>) under its lease on the image.send job `jobId`:
+     * refused unless a fetch waits for that image and asked for it with that job.
+     */
+    async receive(options: {
+      imageId: string;
+      source: Readable;
+      worker: string;
+      jobId: string;
+    }): Promise<{ imageId: string }> {
       const entry = pending.get(options.imageId);
       if (!entry || entry.settled)
         throw new AppError({
           code: "CONFLICT",
           message: `The dashboard is not waiting for image ${short(options.imageId)} (the session that asked for it ended or gave up).`,
+        });
+      if (entry.jobId !== options.jobId)
+        throw new AppError({
+          code: "FORBIDDEN",
+          message: `Image ${short(options.imageId)} was asked for with job ${entry.jobId ?? "(none yet)"}, not with job ${options.jobId}.`,
         });
       if (entry.receiving)
         throw new AppError({ code: "CONFLICT", message: `Image ${short(options.imageId)} is being received already.` });

@@ -6,6 +6,9 @@ import { writeBundle } from "../../lib/files/file-bundle";
 import type { AppServices } from "../app-services";
 import { isAppError } from "../errors/app-error";
 import { credentialsFromHeaders } from "../access/request-guard";
+import type { JobLease, LeaseGrant } from "../workers/job-leases";
+import { drainRefused, limitedBody, UploadTooLargeError } from "../workers/upload-limits";
+import type { WorkerTokenView } from "../workers/worker-tokens.queries";
 
 /**
  * The worker API (/api/worker/…), for workers on other hosts: thin transport over
@@ -39,19 +42,19 @@ const workspaceIdSchema = z
   .string()
   .regex(/^ws-[0-9a-f]{24}$/, "A workspace id is ws- and 24 hex digits.")
   .nullable();
-const credentialSchema = z.union([
-  z.object({
-    kind: z.literal("chatgpt"),
-    accessToken: z.string().min(1),
-    accountId: z.string().nullable(),
-    source: z.literal("auth.json"),
-  }),
-  z.object({
-    kind: z.literal("api-key").optional(),
-    apiKey: z.string().min(1),
-    source: z.enum(["OPENAI_API_KEY", "stored key", "auth.json"]),
-  }),
-]);
+const leaseSchema = z.object({
+  jobId: z.string().regex(/^[A-Za-z0-9_:-]{1,200}$/, "A job id is letters, digits, -, _ and :."),
+  lock: z.string().min(1).max(200),
+});
+const MODEL_PATH = "/api/worker/model/v1/";
+
+/** The job lease a call names (x-invariant-job, x-invariant-job-lock), or null when it names none. */
+function leaseOf(req: http.IncomingMessage): JobLease | null {
+  const jobId = req.headers["x-invariant-job"];
+  const lock = req.headers["x-invariant-job-lock"];
+  if (jobId === undefined && lock === undefined) return null;
+  return leaseSchema.parse({ jobId, lock });
+}
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   res.statusCode = status;
@@ -62,15 +65,6 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
 
 function refuse(res: http.ServerResponse, status: number, message: string): void {
   sendJson(res, status, { error: { status, message } });
-}
-
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
-  let text = "";
-  for await (const chunk of req) {
-    text += (chunk as Buffer).toString();
-    if (text.length > 1024 * 1024) throw new Error("request body too large");
-  }
-  return JSON.parse(text || "{}");
 }
 
 function match<T extends z.ZodType>(route: { pattern: RegExp; params: T }, pathname: string): z.infer<T> | null {
@@ -89,42 +83,101 @@ async function stream(res: http.ServerResponse, body: NodeJS.ReadableStream | As
   await pipeline(body instanceof Readable ? body : Readable.from(body as AsyncIterable<Buffer>), res);
 }
 
-async function route(options: {
+type RouteOptions = {
   req: http.IncomingMessage;
   res: http.ServerResponse;
   url: URL;
   services: AppServices;
-  token: { name: string };
-}): Promise<void> {
+  token: WorkerTokenView;
+};
+
+/** What a call does once its lease is checked: found (and its inputs parsed) before the lease is looked at. */
+type Action = (grant: LeaseGrant) => Promise<void>;
+
+/** Uploads: bounded (413 past the limit, nothing kept), each under the lease of the job it belongs to. */
+function uploadAction(options: RouteOptions): Action | null {
   const { req, res, url, services } = options;
-  const api = services.workers.api;
+  const { api, limits, models } = services.workers;
+  let params;
+  if ((params = match(routes.image, url.pathname))) {
+    const imageId = params[0];
+    return async (grant) => {
+      const body = limitedBody({ req, limit: limits.imageBytes, what: "image upload" });
+      const received = await api
+        .receiveImage({ grant, imageId, source: body, worker: options.token.name })
+        .catch((error: unknown) => {
+          throw body.exceeded() ? new UploadTooLargeError("image upload", limits.imageBytes) : error;
+        });
+      sendJson(res, 200, received);
+    };
+  }
+  if ((params = match(routes.results, url.pathname))) {
+    const [trialId, attempt] = params;
+    const workspaceId = workspaceIdSchema.parse(url.searchParams.get("workspaceId"));
+    return async (grant) => {
+      const source = limitedBody({ req, limit: limits.resultBytes, what: "trial result bundle" });
+      const received = await api.receiveResults({ grant, trialId, attempt, workspaceId, source });
+      await models.end(grant.jobId); // the attempt is over: its model run too
+      sendJson(res, 200, received);
+    };
+  }
+  return null;
+}
+
+/** Everything but hello names a job leased to the calling worker; the lease decides what it may read or send. */
+function leasedAction(options: RouteOptions): Action | null {
+  const { req, res, url, services } = options;
+  const { api, models } = services.workers;
   const get = req.method === "GET";
   const post = req.method === "POST";
   let params;
-  if (get && url.pathname === "/api/worker/hello")
+  if (post && url.pathname === "/api/worker/lease")
+    return (grant) => Promise.resolve(sendJson(res, 200, { jobId: grant.jobId }));
+  if (get && (params = match(routes.snapshot, url.pathname))) {
+    const [snapshotId] = params;
+    return (grant) => stream(res, writeBundle(api.snapshot(grant, snapshotId)));
+  }
+  if (get && (params = match(routes.testFile, url.pathname))) {
+    const [studyId, sha] = params;
+    return async (grant) => stream(res, Readable.from([await api.testFile(grant, { studyId, sha256: sha })]));
+  }
+  if (get && (params = match(routes.image, url.pathname))) {
+    const [imageId] = params;
+    return async (grant) => stream(res, await api.image(grant, imageId));
+  }
+  if (post) {
+    const upload = uploadAction(options);
+    if (upload) return upload;
+  }
+  if (url.pathname === "/api/worker/model/run")
+    return async (grant) => sendJson(res, 200, post ? await models.open(grant) : await models.status(grant));
+  if (url.pathname.startsWith(MODEL_PATH)) {
+    const runToken = req.headers["x-invariant-run-token"];
+    const subPath = url.pathname.slice(MODEL_PATH.length - 1) + url.search;
+    return (grant) =>
+      models.forward({ grant, runToken: typeof runToken === "string" ? runToken : undefined, subPath, req, res });
+  }
+  return null;
+}
+
+async function route(options: RouteOptions): Promise<void> {
+  const { req, res, url, services } = options;
+  if (req.method === "GET" && url.pathname === "/api/worker/hello")
     return sendJson(res, 200, { worker: options.token.name, version: services.version });
-  if (get && (params = match(routes.snapshot, url.pathname))) return stream(res, writeBundle(api.snapshot(params[0])));
-  if (get && (params = match(routes.testFile, url.pathname)))
-    return stream(res, Readable.from([await api.testFile({ studyId: params[0], sha256: params[1] })]));
-  if (get && (params = match(routes.image, url.pathname))) return stream(res, await api.image(params[0]));
-  // a committed trial image a session asked this worker for: streamed into `docker load`, never buffered
-  if (post && (params = match(routes.image, url.pathname)))
-    return sendJson(res, 200, await api.receiveImage({ imageId: params[0], source: req, worker: options.token.name }));
-  if (post && (params = match(routes.results, url.pathname))) {
-    const workspaceId = workspaceIdSchema.parse(url.searchParams.get("workspaceId"));
-    const received = await api.receiveResults({ trialId: params[0], attempt: params[1], workspaceId, source: req });
-    return sendJson(res, 200, received);
-  }
-  if (get && url.pathname === "/api/worker/credential") return sendJson(res, 200, await api.credential());
-  if (post && url.pathname === "/api/worker/credential/refresh") {
-    const used = z.object({ used: credentialSchema }).parse(await readJson(req)).used;
-    return sendJson(res, 200, { credential: await api.refreshCredential(used) });
-  }
-  refuse(
-    res,
-    404,
-    `The worker API has no ${req.method ?? "?"} ${url.pathname}. Is this worker newer than the dashboard?`,
-  );
+  if (url.pathname.startsWith("/api/worker/credential"))
+    return refuse(
+      res,
+      403,
+      "The dashboard does not hand its model credential to workers: a remote trial's model requests go through the dashboard's gateway. Upgrade this worker to the dashboard's version.",
+    );
+  const action = leasedAction(options);
+  if (!action)
+    return refuse(
+      res,
+      404,
+      `The worker API has no ${req.method ?? "?"} ${url.pathname}. Is this worker newer than the dashboard?`,
+    );
+  await action(await services.workers.leases.check({ token: options.token, lease: leaseOf(req) }));
 }
 
 /** Answers a /api/worker/ request (returns false for any other path). */
@@ -159,6 +212,7 @@ export async function handleWorkerApi(options: {
           ? error.message
           : String(error);
     if (status === 500) options.log(`worker api ${url.pathname} (${check.token.name}): ${message}`);
+    if (status === 413) drainRefused(req); // so a sender still sending reads the answer
     if (!res.headersSent) refuse(res, status, status === 500 ? `The dashboard could not answer: ${message}` : message);
     else res.destroy();
   }
