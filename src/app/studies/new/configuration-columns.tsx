@@ -69,7 +69,7 @@ function textColumn(
           ) : (
             <input
               {...common}
-              placeholder={value.harness === "command" ? "optional" : "gpt-5-codex"}
+              placeholder={value.harness === "command" ? "none: no model requests" : "gpt-5-codex"}
               onChange={(e) => onChange(e.target.value)}
             />
           )}
