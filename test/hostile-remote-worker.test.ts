@@ -75,7 +75,11 @@ async function askForImage(imageId: string): Promise<{ fetching: Promise<void>; 
 }
 
 /** A tiny image of its own, saved to a tar (optionally with `tags` written into its manifest) and removed again. */
-function imageTar(options: { name: string; tags?: string[]; padBytes?: number }): { id: string; tar: string } {
+function imageTar(options: { name: string; tags?: string[]; padBytes?: number }): {
+  id: string;
+  tar: string;
+  unpacked: string;
+} {
   const dir = tempDir(`hostile-image-${options.name}`);
   fs.writeFileSync(path.join(dir, "tool.txt"), `${options.name} ${randomBytes(8).toString("hex")}\n`);
   if (options.padBytes) fs.writeFileSync(path.join(dir, "pad.bin"), randomBytes(options.padBytes));
@@ -97,7 +101,64 @@ function imageTar(options: { name: string; tags?: string[]; padBytes?: number })
   const tar = path.join(dir, "image.tar");
   expect(spawnSync("sh", ["-c", `cd ${unpacked} && tar -cf ${tar} *`]).status).toBe(0);
   expect(spawnSync("docker", ["rmi", id]).status).toBe(0);
-  return { id, tar };
+  return { id, tar, unpacked };
+}
+
+/** A ustar header block (and its content, padded) for one archive entry. */
+function tarEntry(o: { name: string; type: string; content?: Buffer; linkname?: string }): Buffer {
+  const content = o.content ?? Buffer.alloc(0);
+  const header = Buffer.alloc(512);
+  header.write(o.name, 0, 100);
+  header.write(o.type === "5" ? "0000755\0" : "0000644\0", 100);
+  header.write("0000000\0", 108);
+  header.write("0000000\0", 116);
+  header.write(`${content.length.toString(8).padStart(11, "0")}\0`, 124);
+  header.write("00000000000\0", 136);
+  header.write(o.type, 156);
+  header.write(o.linkname ?? "", 157, 100);
+  header.write("ustar\u000000", 257);
+  header.fill(" ", 148, 156);
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
+  return Buffer.concat([header, content, Buffer.alloc((512 - (content.length % 512)) % 512)]);
+}
+
+/**
+ * The image's `docker save` tree re-packed so that its manifest (naming `tags`) reaches Docker as
+ * manifest.json some other way than a plain file of that name: through a link, or a PAX `path` record.
+ */
+function smuggledTar(o: { unpacked: string; tags: string[]; via: "link" | "pax" }): string {
+  const entries: Buffer[] = [];
+  const walk = (rel: string) => {
+    for (const name of fs.readdirSync(path.join(o.unpacked, rel))) {
+      const child = rel ? `${rel}/${name}` : name;
+      if (child === "manifest.json" || child === "repositories") continue;
+      const full = path.join(o.unpacked, child);
+      if (fs.statSync(full).isDirectory()) {
+        entries.push(tarEntry({ name: `${child}/`, type: "5" }));
+        walk(child);
+      } else entries.push(tarEntry({ name: child, type: "0", content: fs.readFileSync(full) }));
+    }
+  };
+  walk("");
+  const manifest = JSON.parse(fs.readFileSync(path.join(o.unpacked, "manifest.json"), "utf8")) as object[];
+  const tagged = Buffer.from(JSON.stringify(manifest.map((entry) => ({ ...entry, RepoTags: o.tags }))));
+  if (o.via === "link") {
+    entries.push(tarEntry({ name: "tags.json", type: "0", content: tagged }));
+    entries.push(tarEntry({ name: "manifest.json", type: "2", linkname: "tags.json" }));
+  } else {
+    const record = (body: string) => {
+      let length = body.length + 3;
+      while (`${length} ${body}\n`.length !== length) length += 1;
+      return `${length} ${body}\n`;
+    };
+    entries.push(tarEntry({ name: "PaxHeaders/decoy", type: "x", content: Buffer.from(record("path=manifest.json")) }));
+    entries.push(tarEntry({ name: "decoy.json", type: "0", content: tagged }));
+  }
+  const tar = path.join(o.unpacked, `..`, `smuggled-${o.via}.tar`);
+  fs.writeFileSync(tar, Buffer.concat([...entries, Buffer.alloc(1024)]));
+  return tar;
 }
 const imageIdOf = (reference: string) =>
   spawnSync("docker", ["image", "inspect", "--format", "{{.Id}}", reference], { encoding: "utf8" }).stdout.trim();
@@ -279,6 +340,38 @@ describe("a worker on another host is trusted with its own jobs only", () => {
     expect(imageIdOf(sent.id)).toBe(sent.id);
     expect(imageIdOf(victimTag)).toBe(victim.id);
     expect(tagsOf(sent.id)).toBe("[]");
+
+    // the manifest smuggled in under a PAX path record: read as manifest.json, so its tags are stripped too
+    const paxed = imageTar({ name: "smuggled-pax" });
+    const pax = await uploadFor(paxed.id, smuggledTar({ unpacked: paxed.unpacked, tags: [victimTag], via: "pax" }));
+    expect(pax.response.status).toBe(200);
+    await pax.fetching;
+    expect(tagsOf(paxed.id)).toBe("[]");
+    expect(imageIdOf(victimTag)).toBe(victim.id);
+    // or as a link to another file: the archive is refused, nothing of it kept
+    const linked = imageTar({ name: "smuggled-link" });
+    const link = await uploadFor(linked.id, smuggledTar({ unpacked: linked.unpacked, tags: [victimTag], via: "link" }));
+    expect(link.response.status).toBe(412);
+    expect(messageOf(link.response.text)).toMatch(
+      /the image archive's entry "manifest\.json" is a link where docker save writes none/,
+    );
+    await expect(link.fetching).rejects.toThrow();
+    expect(imageIdOf(linked.id)).toBe("");
+    expect(imageIdOf(victimTag)).toBe(victim.id);
+
+    /** A hostile worker's upload of `tar` for the image.send job a fetch of `imageId` queued. */
+    async function uploadFor(imageId: string, tar: string) {
+      const asking = await askForImage(imageId);
+      const sendLease = await taker.take(asking.jobId, `image:${imageId}`);
+      const response = await call({
+        path: `/api/worker/images/${imageId}`,
+        token: a.token,
+        lease: sendLease,
+        method: "POST",
+        body: Readable.toWeb(fs.createReadStream(tar)) as unknown as BodyInit,
+      });
+      return { response, fetching: asking.fetching };
+    }
   });
 
   it("never obtains the model credential; its trial's model requests go through the dashboard's gateway", async () => {
