@@ -118,36 +118,25 @@ describe("a direct session and what git runs on the host", () => {
       terminal,
       "git add -A && git -c user.name=Agent -c user.email=a@example.invalid commit -qm agent-work",
     );
-    // a commondir sends git to a config of the session's making: it cannot be mounted away, only undone
-    await run(
+    // a commondir sends git to a config of the session's making: it cannot be mounted away, only undone. The
+    // session plants it again and again, as an attacker would to outlast a periodic check
+    await web.type(
       session.id,
-      terminal,
-      "cp -r .git .evil-git && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = touch PWNED-commondir\\n' > .evil-git/config && echo ../.evil-git > .git/commondir && s=$(date +%s%N) && while [ -e .git/commondir ] && [ $(( $(date +%s%N) - s )) -lt 20000000000 ]; do :; done; echo commondir-lived:$(( ($(date +%s%N) - s) / 1000 ))us",
+      "cp -r .git .evil-git && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = touch PWNED-commondir\\n' > .evil-git/config && date +%s%N > planted-at && while :; do echo ../.evil-git > .git/commondir; done",
     );
-    // a figure, not a check: how long the planted commondir lasted, as the session saw it
-    await terminal.waitFor(/^commondir-lived:\d+us$/m, 30_000);
-    console.log(`planted .git/commondir lived ${printed(terminal.text(), "commondir-lived")}`);
-    // undone while the session still runs: the user's git status on the host soon runs nothing planted
-    const pwned = () => fs.readdirSync(projectDir).filter((name) => name.startsWith("PWNED"));
-    await expect
-      .poll(
-        () => {
-          for (const name of pwned()) fs.rmSync(path.join(projectDir, name));
-          git("status");
-          return pwned();
-        },
-        { timeout: 30_000 },
-      )
-      .toEqual([]);
-    expect(fs.existsSync(path.join(projectDir, ".git", "commondir"))).toBe(false);
-    await expect
-      .poll(async () => (await sessions.get(session.id)).notice ?? "", { timeout: 30_000 })
-      .toMatch(
-        /undid what this session changed in what git runs on your host \(removed \.git\/commondir\)\. The session was stopped for it/,
-      );
-    // stopped, so a loop that plants it again ends with its first attempt
-    const stopped = await web.waitForState(session.id, "exited");
+    // stopped at once (killed: nothing in it races the repair, and the loop ends), then undone, and said
+    const stopped = await web.waitForState(session.id, "exited", 30_000);
+    const plantedAt = Number(BigInt(fs.readFileSync(path.join(projectDir, "planted-at"), "utf8").trim()) / 1_000_000n);
+    console.log(`a figure: from the first plant to the session recorded as stopped, ${Date.now() - plantedAt} ms`);
     expect(stopped.reason).toMatch(/^Stopped: it changed what git runs on your host \(removed \.git\/commondir\)/);
+    expect(stopped.notice).toMatch(
+      /undid what this session changed in what git runs on your host \(removed \.git\/commondir\)\. The session was stopped for it/,
+    );
+    // the user's git status on the host runs nothing planted
+    const pwned = () => fs.readdirSync(projectDir).filter((name) => name.startsWith("PWNED"));
+    git("status");
+    expect(pwned()).toEqual([]);
+    expect(fs.existsSync(path.join(projectDir, ".git", "commondir"))).toBe(false);
 
     await sessions.resume(session.id);
     const resumed = await web.watch(session.id);

@@ -1,23 +1,21 @@
 import fs from "node:fs";
 import path from "node:path";
-import { createKeyedLock } from "../locks/keyed-lock";
 import { readGitGuard } from "./git-guard";
 import type { SessionDeps } from "./session-deps";
-import { checkGitGuard, gitGuardDir } from "./session-git-guard";
+import { checkRunningGitGuard, gitGuardDir } from "./session-git-guard";
 import type { SessionRecord } from "./sessions.queries";
 
 /** Entries of `.git` whose change is checked at once. */
 const WATCHED = new Set(["config", "config.worktree", "commondir", "hooks", "info", "modules", "worktrees"]);
 
-const STOPPED = "The session was stopped for it (so it cannot plant it again); resume it to go on, or finish it.";
-
 /**
  * The git guard while direct sessions run. A change in a session's `.git` folder itself (a `commondir` or
  * config written there) or of the project's `.git` entry (a repository made where there was none, a
  * rewritten worktree pointer) is checked at once, as the kernel reports it (inotify), and everything else
- * at each upkeep tick. A session that changed what git runs is stopped once that is undone: a loop that plants the
- * same file again and again ends with its first attempt, so the user's git on the host meets it for at
- * most the moment between the write and its removal.
+ * at each upkeep tick. A session that changed what git runs is stopped (killed: nothing in it may race the
+ * repair, and a loop that plants the same file again ends with its first attempt), then the change is
+ * undone and the user told, so the user's git on the host meets it for at most the moment between the
+ * write and its removal.
  */
 export function createGitGuardWatch(options: {
   deps: Pick<SessionDeps, "dataDir" | "sessions" | "log" | "runtime">;
@@ -25,36 +23,11 @@ export function createGitGuardWatch(options: {
 }) {
   const { deps } = options;
   const watchers = new Map<string, fs.FSWatcher[]>();
-  const reasons = new Map<string, string>();
-  const scheduled = new Set<string>();
-  const lock = createKeyedLock();
-
-  const check = (sessionId: string) =>
-    lock(sessionId, async () => {
-      scheduled.delete(sessionId);
-      const current = await deps.sessions.find(sessionId);
-      if (!current) return null;
-      const running = current.state === "running" && current.containerId !== null;
-      const { record, undone } = await checkGitGuard({ deps, record: current, ...(running ? { then: STOPPED } : {}) });
-      if (undone.length === 0) return record;
-      options.changed(record);
-      if (running && record.containerId) {
-        reasons.set(
-          record.id,
-          `Stopped: it changed what git runs on your host (${undone.join("; ")}), which was undone.`,
-        );
-        await deps.runtime.stopContainer(record.containerId, { timeoutSeconds: 2 });
-      }
-      return record;
-    });
+  const { check, trigger, reasons } = guardChecks(options);
 
   const onChange = (sessionId: string, names: Set<string>) => (_event: string, name: string | null) => {
-    // what git runs, not the index and refs every git command rewrites; one check waits at a time
-    if ((name && !names.has(name)) || scheduled.has(sessionId)) return;
-    scheduled.add(sessionId);
-    check(sessionId).catch((error: unknown) =>
-      deps.log(`session ${sessionId}: git guard: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    // what git runs, not the index and refs every git command rewrites
+    if (!name || names.has(name)) trigger(sessionId);
   };
   const watch = (dir: string, listener: ReturnType<typeof onChange>): fs.FSWatcher | null => {
     try {
@@ -78,6 +51,10 @@ export function createGitGuardWatch(options: {
   return {
     /** Checks one session now (serialised per session): undoes, tells, stops it when it runs. */
     check,
+    /** Watches a direct session that now runs (at once: not only from the next upkeep tick). */
+    watch(record: SessionRecord) {
+      if (record.mode === "direct" && record.state === "running" && !watchers.has(record.id)) open(record);
+    },
     /** Watches the running direct sessions among `records`, and no others. */
     sync(records: SessionRecord[]) {
       const live = new Set(records.filter((r) => r.mode === "direct" && r.state === "running").map((r) => r.id));
@@ -102,3 +79,44 @@ export function createGitGuardWatch(options: {
 }
 
 export type GitGuardWatch = ReturnType<typeof createGitGuardWatch>;
+
+/** Checks of running sessions: the container is stopped (killed) before a repair, and why is kept for its exit. */
+function guardChecks(options: {
+  deps: Pick<SessionDeps, "dataDir" | "sessions" | "log" | "runtime">;
+  changed: (record: SessionRecord | null) => unknown;
+}) {
+  const { deps } = options;
+  const reasons = new Map<string, string>();
+  const check = (sessionId: string) =>
+    checkRunningGitGuard({
+      deps,
+      sessionId,
+      stop: async (record, found) => {
+        if (!record.containerId || record.state === "exited" || record.state === "interrupted") return;
+        reasons.set(
+          sessionId,
+          `Stopped: it changed what git runs on your host (${found.join("; ")}), which was undone.`,
+        );
+        await deps.runtime.stopContainer(record.containerId, { timeoutSeconds: 0 });
+      },
+    }).then((record) => {
+      if (record) options.changed(record);
+      return record;
+    });
+  // events while a check runs (a loop writing the same file) make one more check after it, not one each
+  const checking = new Set<string>();
+  const again = new Set<string>();
+  const trigger = (sessionId: string) => {
+    if (checking.has(sessionId)) return void again.add(sessionId);
+    checking.add(sessionId);
+    check(sessionId)
+      .catch((error: unknown) =>
+        deps.log(`session ${sessionId}: git guard: ${error instanceof Error ? error.message : String(error)}`),
+      )
+      .finally(() => {
+        checking.delete(sessionId);
+        if (again.delete(sessionId)) trigger(sessionId);
+      });
+  };
+  return { check, trigger, reasons };
+}

@@ -158,7 +158,14 @@ function harmlessConfigChange(options: {
   return was !== null && now !== null && was.join("\n") === now.join("\n");
 }
 
-function enforcePass(options: { snapshot: GitGuardSnapshot; saveDir: string; submodules: boolean; owner: fs.Stats }) {
+function enforcePass(options: {
+  snapshot: GitGuardSnapshot;
+  saveDir: string;
+  submodules: boolean;
+  owner: fs.Stats;
+  /** Only say what would be undone; write nothing. */
+  dryRun: boolean;
+}) {
   const { snapshot } = options;
   const now = new Set(guardedPaths(snapshot.projectDir, options));
   const known = Object.keys(snapshot.entries).filter(
@@ -171,11 +178,13 @@ function enforcePass(options: { snapshot: GitGuardSnapshot; saveDir: string; sub
     const same = before && after && before.type === after.type && before.sha256 === after.sha256;
     if (same && (before.type === "link" || before.mode === after.mode)) continue;
     if (before && after && harmlessConfigChange({ ...options, relative, before })) {
-      const entry = keep({ projectDir: snapshot.projectDir, saveDir: options.saveDir, relative });
+      const entry = options.dryRun
+        ? null
+        : keep({ projectDir: snapshot.projectDir, saveDir: options.saveDir, relative });
       if (entry) snapshot.entries[relative] = entry;
       continue;
     }
-    restore({ ...options, relative });
+    if (!options.dryRun) restore({ ...options, relative });
     undone.push(`${before ? "restored" : "removed"} ${relative}`);
   }
   return undone;
@@ -185,14 +194,28 @@ function enforcePass(options: { snapshot: GitGuardSnapshot; saveDir: string; sub
  * Compares the guarded files with the snapshot and undoes every difference. Returns what it undid
  * ("restored"/"removed" and the path), empty when nothing changed. Two passes: the repository's own git
  * directory first (no git runs for it), then, asking that git which submodules the index names, theirs.
+ * Only for a session whose container is not running: one that runs could swap a folder on the way for a
+ * symlink between a check and a write (checkGitGuardNow says what it would undo, and its container is
+ * stopped first).
  */
 export function enforceGitGuard(options: { snapshot: GitGuardSnapshot; saveDir: string }): string[] {
   const owner = fs.lstatSync(options.snapshot.projectDir, { throwIfNoEntry: false });
   if (!owner?.isDirectory()) return [];
   const undone = [
-    ...enforcePass({ ...options, owner, submodules: false }),
-    ...enforcePass({ ...options, owner, submodules: true }),
+    ...enforcePass({ ...options, owner, submodules: false, dryRun: false }),
+    ...enforcePass({ ...options, owner, submodules: true, dryRun: false }),
   ];
   save(options.snapshot, options.saveDir);
   return undone;
+}
+
+/**
+ * What enforceGitGuard would undo now, writing nothing (while the session's container runs). The
+ * submodules are asked of git only once the repository's own files are found as they were.
+ */
+export function gitGuardDifferences(options: { snapshot: GitGuardSnapshot; saveDir: string }): string[] {
+  const owner = fs.lstatSync(options.snapshot.projectDir, { throwIfNoEntry: false });
+  if (!owner?.isDirectory()) return [];
+  const own = enforcePass({ ...options, owner, submodules: false, dryRun: true });
+  return own.length > 0 ? own : enforcePass({ ...options, owner, submodules: true, dryRun: true });
 }

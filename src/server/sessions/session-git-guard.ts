@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Mount } from "../runtime/container-spec";
 import { dataDirPaths } from "../storage/data-dir";
-import { enforceGitGuard, readGitGuard, snapshotGitGuard } from "./git-guard";
+import { createKeyedLock } from "../locks/keyed-lock";
+import { enforceGitGuard, gitGuardDifferences, readGitGuard, snapshotGitGuard } from "./git-guard";
 import { gitGuardMounts } from "./git-guard-paths";
 import type { SessionDeps } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
@@ -32,18 +33,54 @@ export function resnapshotGitGuard(deps: Pick<SessionDeps, "dataDir">, record: S
   if (before) snapshotGitGuard({ projectDir: before.projectDir, saveDir });
 }
 
+/** One guard at a time per session: the watch, an exit and a finish may all look at once. */
+const guardLock = createKeyedLock();
+
+const STOPPED = "The session was stopped for it (so it cannot plant it again); resume it to go on, or finish it.";
+
 /**
- * Undoes what a direct session changed in what git runs on the host (while it runs, when it ends, when the
- * dashboard starts again) and tells the user: the session's notice (its page) and the log. Returns the
- * record as it is now.
+ * Undoes what a direct session changed in what git runs on the host (when it ends, when the dashboard
+ * starts again; while it runs, see checkRunningGitGuard) and tells the user: the session's notice (its
+ * page) and the log. Only for a session whose container is not running. Returns the record as it is now.
  */
-export async function checkGitGuard(options: {
+export function checkGitGuard(options: {
   deps: Pick<SessionDeps, "dataDir" | "sessions" | "log">;
   record: SessionRecord;
-  /** Said after what was undone (the session was stopped for it). */
-  then?: string;
 }): Promise<{ record: SessionRecord; undone: string[] }> {
-  const { deps, record } = options;
+  return guardLock(options.record.id, () => undo({ ...options, stopped: false }));
+}
+
+/**
+ * While the session's container may run: what it changed is looked at without writing anything; if there
+ * is something, the container is stopped first, at once (`stop`), so nothing in it can race the repairs
+ * (swap a folder on their way for a symlink), then it is undone. Returns the record, or null when nothing
+ * changed.
+ */
+export function checkRunningGitGuard(options: {
+  deps: Pick<SessionDeps, "dataDir" | "sessions" | "log">;
+  sessionId: string;
+  stop: (record: SessionRecord, found: string[]) => Promise<void>;
+}): Promise<SessionRecord | null> {
+  const { deps, sessionId } = options;
+  return guardLock(sessionId, async () => {
+    const record = await deps.sessions.find(sessionId);
+    const saveDir = gitGuardDir(deps, sessionId);
+    const snapshot = record?.mode === "direct" ? readGitGuard(saveDir) : null;
+    if (!record || !snapshot) return null;
+    const found = gitGuardDifferences({ snapshot, saveDir });
+    if (found.length === 0) return null;
+    await options.stop(record, found);
+    return (await undo({ deps, record, stopped: true })).record;
+  });
+}
+
+async function undo(options: {
+  deps: Pick<SessionDeps, "dataDir" | "sessions" | "log">;
+  record: SessionRecord;
+  stopped: boolean;
+}): Promise<{ record: SessionRecord; undone: string[] }> {
+  const { deps } = options;
+  const record = (await deps.sessions.find(options.record.id)) ?? options.record;
   const snapshot = record.mode === "direct" ? readGitGuard(gitGuardDir(deps, record.id)) : null;
   if (!snapshot) return { record, undone: [] };
   const saveDir = gitGuardDir(deps, record.id);
@@ -56,7 +93,7 @@ export async function checkGitGuard(options: {
     ];
   }
   if (undone.length === 0) return { record, undone };
-  const what = `The dashboard undid what this session changed in what git runs on your host (${undone.join("; ")}).${options.then ? ` ${options.then}` : ""} A session may not change git's configuration or hooks: they would run programs on your host, with your rights, at your next git command. Set them on the host yourself if you want them.`;
+  const what = `The dashboard undid what this session changed in what git runs on your host (${undone.join("; ")}).${options.stopped ? ` ${STOPPED}` : ""} A session may not change git's configuration or hooks: they would run programs on your host, with your rights, at your next git command. Set them on the host yourself if you want them.`;
   deps.log(`session ${record.id}: git guard: ${undone.join("; ")}`);
   const notice = (record.notice ? `${record.notice}\n${what}` : what).slice(-MAX_NOTICE);
   return { record: await deps.sessions.update(record.id, { notice }), undone };

@@ -34,12 +34,7 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
   // a browser that fits its terminal sends several sizes at once: they reach the TTY in the order sent
   const resizing = createKeyedLock();
   const tokensOf = (record: SessionRecord) => meteredTokens(deps, record, baseline)();
-  const view = (record: SessionRecord): SessionView => toSessionView(record, watchers.get(record.id) ?? 0);
-  const changed = (record: SessionRecord | null) => {
-    if (record) deps.changed(view(record));
-    return record;
-  };
-  const gitGuard = createGitGuardWatch({ deps, changed });
+  const { view, changed, gitGuard } = sessionChanges(deps, watchers);
   const upkeep = periodicUpkeep(() => keepUp({ deps, lastActivity, tokensOf, disk, gitGuard }), deps.log);
   const find = (sessionId: string) => sessionOf(deps, sessionId);
   return {
@@ -112,6 +107,25 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;
+
+/** A session's view (with its watchers), and its changes: browsers hear of them, and a direct one that runs is watched by the git guard. */
+function sessionChanges(deps: SessionDeps, watchers: Map<string, number>) {
+  const view = (record: SessionRecord): SessionView => toSessionView(record, watchers.get(record.id) ?? 0);
+  const gitGuard = createGitGuardWatch({
+    deps,
+    changed: (record) => {
+      if (record) deps.changed(view(record));
+    },
+  });
+  const changed = (record: SessionRecord | null) => {
+    if (record) {
+      deps.changed(view(record));
+      gitGuard.watch(record);
+    }
+    return record;
+  };
+  return { view, changed, gitGuard };
+}
 
 /** Runs `task` every UPKEEP_EVERY_MS once started (a failure is logged); `stop` runs it a last time. */
 function periodicUpkeep(task: () => Promise<void>, log: (message: string) => void) {

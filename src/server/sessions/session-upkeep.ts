@@ -122,8 +122,9 @@ export async function keepUp(options: {
   for (const found of unfinished) {
     if (found.state !== "running") continue;
     // what git runs on the host, checked while a direct session runs (the user may run git there meanwhile)
-    const record = found.mode === "direct" ? await options.gitGuard.check(found.id) : found;
-    if (record?.state !== "running") continue;
+    // a session stopped for what it changed is recorded as it exits
+    if (found.mode === "direct" && (await options.gitGuard.check(found.id))) continue;
+    const record = found;
     const active = lastActivity.get(record.id);
     const idleFor = now - (active ?? Date.parse(record.lastActivityAt));
     if (idleFor > deps.idleStopMs && record.containerId) {
