@@ -194,7 +194,7 @@ beforeAll(async () => {
           upstreamBaseUrl: mock.url,
           credential: () => ({ kind: "api-key", apiKey: FAKE_KEY, source: "OPENAI_API_KEY" }),
         },
-        uploadLimits: { resultBytes: RESULT_LIMIT, imageBytes: IMAGE_LIMIT },
+        workerUploadLimits: { resultBytes: RESULT_LIMIT, imageBytes: IMAGE_LIMIT },
       }),
   });
   await writeHeartbeat(

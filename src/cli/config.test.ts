@@ -62,6 +62,19 @@ describe("CLI configuration", () => {
     expect(() => parseCli([], { INVARIANT_SESSION_DAYS: "0" })).toThrow(/1..365/);
     expect(() => parseCli([], { INVARIANT_SESSION_DAYS: "a week" })).toThrow(/whole number of days/);
   });
+  it("bounds what a worker on another host may upload as INVARIANT_WORKER_MAX_*_MIB say (else the defaults)", () => {
+    expect(parseCli([], {}).workerUploadMib).toEqual({ results: null, images: null });
+    expect(
+      parseCli([], { INVARIANT_WORKER_MAX_RESULT_MIB: "512", INVARIANT_WORKER_MAX_IMAGE_MIB: "8192" }).workerUploadMib,
+    ).toEqual({
+      results: 512,
+      images: 8192,
+    });
+    expect(() => parseCli([], { INVARIANT_WORKER_MAX_RESULT_MIB: "0" })).toThrow(
+      /INVARIANT_WORKER_MAX_RESULT_MIB must be 1\.\./,
+    );
+    expect(() => parseCli([], { INVARIANT_WORKER_MAX_IMAGE_MIB: "lots" })).toThrow(/whole number of MiB/);
+  });
   it("explains bad input", () => {
     expect(() => parseCli(["--port", "abc"], {})).toThrow(UsageError);
     expect(() => parseCli(["--port", "70000"], {})).toThrow(/0..65535/);

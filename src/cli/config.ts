@@ -45,6 +45,8 @@ const envSchema = z.object({
   ),
   INVARIANT_WORKSPACE_KIND: workspaceKindSettingSchema.optional(),
   INVARIANT_WORKER_CACHE_DAYS: wholeNumberEnv("INVARIANT_WORKER_CACHE_DAYS must be a whole number of days, 1..3650"),
+  INVARIANT_WORKER_MAX_RESULT_MIB: wholeNumberEnv("INVARIANT_WORKER_MAX_RESULT_MIB must be a whole number of MiB"),
+  INVARIANT_WORKER_MAX_IMAGE_MIB: wholeNumberEnv("INVARIANT_WORKER_MAX_IMAGE_MIB must be a whole number of MiB"),
   INVARIANT_DASHBOARD_URL: z.string().min(1).optional(),
   INVARIANT_WORKER_TOKEN: z.string().min(1).optional(),
   INVARIANT_WORKER_TOKEN_FILE: z.string().min(1).optional(),
@@ -82,6 +84,11 @@ const launchSchema = z.object({
   /** A worker on another host removes cached snapshots and test files unused this long when it starts (INVARIANT_WORKER_CACHE_DAYS). */
   workerCacheDays: between({ name: "INVARIANT_WORKER_CACHE_DAYS", min: 1, max: 3650 }),
   workspaceKind: workspaceKindSettingSchema, // INVARIANT_WORKSPACE_KIND
+  /** How large a result bundle and an image a worker on another host may upload (MiB; null: the defaults, 2 GiB and 32 GiB). */
+  workerUploadMib: z.object({
+    results: between({ name: "INVARIANT_WORKER_MAX_RESULT_MIB", min: 1, max: 1024 ** 2 }).nullable(),
+    images: between({ name: "INVARIANT_WORKER_MAX_IMAGE_MIB", min: 1, max: 1024 ** 2 }).nullable(),
+  }),
   json: z.boolean(),
   child: z.boolean(),
 });
@@ -147,6 +154,20 @@ function commaList(text: string): string[] {
 export function wholeNumber(text: string, problem: string): number {
   if (!/^\d+$/.test(text)) throw new UsageError(`${problem}, got "${text.slice(0, 80)}".`);
   return Number(text);
+}
+
+/** Workers' floors, and what a worker on another host may upload, from the environment (MiB; null: the defaults). */
+function workerMibOf(env: z.infer<typeof envSchema>) {
+  return {
+    workerFloorsMib: {
+      disk: optionalNumber(env.INVARIANT_WORKER_MIN_FREE_DISK_MIB),
+      memory: optionalNumber(env.INVARIANT_WORKER_MIN_FREE_MEMORY_MIB),
+    },
+    workerUploadMib: {
+      results: optionalNumber(env.INVARIANT_WORKER_MAX_RESULT_MIB),
+      images: optionalNumber(env.INVARIANT_WORKER_MAX_IMAGE_MIB),
+    },
+  };
 }
 
 /** Every flag of every command (node:util parseArgs). */
@@ -221,10 +242,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
       concurrencyText === undefined
         ? Math.max(2, Math.min(8, os.availableParallelism()))
         : wholeNumber(concurrencyText, "--concurrency must be a whole number"),
-    workerFloorsMib: {
-      disk: optionalNumber(env.INVARIANT_WORKER_MIN_FREE_DISK_MIB),
-      memory: optionalNumber(env.INVARIANT_WORKER_MIN_FREE_MEMORY_MIB),
-    },
+    ...workerMibOf(env),
     json: values.json,
     child: values.child,
     sessionDays: Number(env.INVARIANT_SESSION_DAYS ?? 30),

@@ -176,6 +176,10 @@ function webOptionsOf(config: CliConfig) {
     modelAccess: modelAccessOf(config),
     sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
     garbage: { everyMs: config.gcIntervalMinutes * 60_000 },
+    workerUploadLimits: {
+      ...(config.workerUploadMib.results ? { resultBytes: config.workerUploadMib.results * 1024 ** 2 } : {}),
+      ...(config.workerUploadMib.images ? { imageBytes: config.workerUploadMib.images * 1024 ** 2 } : {}),
+    },
     sessions: {
       gateway: modelAccessOptions({ config: config.modelGateway, dataDir: config.dataDir, log }),
       hostCaBundle: resolveHostCaBundle({ setting: config.hostCa }),

@@ -88,6 +88,7 @@ export interface AppServicesOptions {
   onViewerRevoked?: (id: string) => void;
   /** How long a browser stays signed in; 30 days by default. */
   sessionMaxAgeMs?: number;
+  workerUploadLimits?: Parameters<typeof wireWorkers>[0]["workerUploadLimits"]; // what a remote worker may upload
   defaultBaseImage?: string;
   /** Terminal sessions' gateway, bridge scripts and socket callbacks (defaults: no model access, nobody watching). */
   sessions?: Partial<SessionsOptions>;
@@ -291,8 +292,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       ...(options.supervision ? { supervision: options.supervision } : {}),
     }),
     async close() {
-      await upkeep.stop();
-      await workers.close();
+      await Promise.all([upkeep.stop(), workers.close()]);
       await queue.close();
       redis.disconnect();
     },

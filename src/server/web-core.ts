@@ -1,3 +1,4 @@
+import type { UploadLimits } from "./workers/upload-limits";
 import path from "node:path";
 import type { RecordedEvent } from "../shared/event-catalog";
 import { loadOrCreateAccessToken } from "./access/access-token";
@@ -57,6 +58,8 @@ export interface WebCoreOptions {
   onViewerRevoked?: (id: string) => void;
   /** How long a browser stays signed in; 30 days by default. */
   sessionMaxAgeMs?: number;
+  /** How large an upload a worker on another host may send (default: upload-limits.ts). */
+  workerUploadLimits?: Partial<UploadLimits>;
   /** How long one recorder read blocks for new events (tests shorten it). */
   recorderBlockMs?: number;
   /** The launcher's supervised children (private Redis, worker), for health. */
@@ -101,6 +104,7 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     ...(options.onViewerRevoked ? { onViewerRevoked: options.onViewerRevoked } : {}),
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
     ...(options.supervision ? { supervision: options.supervision } : {}),
+    ...(options.workerUploadLimits ? { workerUploadLimits: options.workerUploadLimits } : {}),
   });
   const recorder = createRecorder({
     redis: connectRedis({ url: options.redisUrl, name: "invariant-recorder" }),

@@ -1,3 +1,4 @@
+import type { UploadLimits } from "../workers/upload-limits";
 import http from "node:http";
 import next from "next";
 import type { GuardOptions } from "../access/request-guard";
@@ -29,6 +30,8 @@ export interface WebServerOptions {
   supervision?: SupervisionSource;
   /** How often the garbage collector runs (default 1 h). */
   garbage?: { everyMs?: number };
+  /** How large an upload a worker on another host may send (INVARIANT_WORKER_MAX_*_MIB). */
+  workerUploadLimits?: Partial<UploadLimits>;
 }
 
 export interface WebServer {
@@ -68,6 +71,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     onViewerRevoked: sockets.disconnectSubject,
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
     ...(options.supervision ? { supervision: options.supervision } : {}),
+    ...(options.workerUploadLimits ? { workerUploadLimits: options.workerUploadLimits } : {}),
     ...(options.garbage ? { garbage: options.garbage } : {}),
   });
   const nextApp = next({

@@ -33,7 +33,8 @@ export function wireWorkers(options: {
   runtime: ContainerRuntime;
   gateway?: Omit<ModelGatewayOptions, "tcp"> | undefined;
   images?: Pick<ResultImageFetcher, "receive">;
-  uploadLimits?: Partial<UploadLimits>;
+  /** How large an upload a worker may send (default DEFAULT_UPLOAD_LIMITS; INVARIANT_WORKER_MAX_*_MIB). */
+  workerUploadLimits?: Partial<UploadLimits> | undefined;
   log?: (message: string) => void;
 }): WorkerServices {
   const queries = createWorkerApiQueries(options.db);
@@ -54,7 +55,7 @@ export function wireWorkers(options: {
       ...(options.images ? { images: options.images } : {}),
     }),
     models,
-    limits: { ...DEFAULT_UPLOAD_LIMITS, ...options.uploadLimits },
+    limits: { ...DEFAULT_UPLOAD_LIMITS, ...options.workerUploadLimits },
     async close() {
       await models.close();
       await locks.close();
