@@ -133,6 +133,8 @@ describe.each(["overlay", "copy"] as const)("a hostile agent on a %s workspace",
     expect(trial.verdict).toMatchObject({ passed: 5, failed: 5, total: 10 });
     const files = await web.services.review.files({ trialId: trial.id });
     expect(files.items.map((item) => item.path)).toEqual(["src/sum/index.js"]);
+    // what the diff left out is listed beside it, and was not evaluated
+    expect(files.leftOut.map((item) => item.path)).toEqual(["src/.gitignore", "src/sum.js"]);
     expect(trial.testSteering).toEqual([
       {
         path: "src/.gitignore",

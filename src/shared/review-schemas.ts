@@ -92,6 +92,12 @@ export interface ReviewFilesView {
   total: number;
   /** Special files (FIFOs, sockets, devices) in the workspace, left out of the diff. */
   skipped: (ReviewPath & { kind: SpecialFileKind })[];
+  /**
+   * New paths the ignore rules or the always-excluded list leave out of the diff (a directory once; the
+   * root .git not listed), and so out of the evaluation too: the first 200, and how many in all.
+   */
+  leftOut: ReviewPath[];
+  leftOutTotal: number;
   /** Some file got no line counts (too big to diff as text). */
   truncated: boolean;
   /** The first page's answer to `opened`: that file's diff, null when it cannot be shown (no change, unknown path). */

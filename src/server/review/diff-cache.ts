@@ -25,6 +25,8 @@ export interface ReviewDiff {
   changes: FileChange[];
   byPath: Map<BytePath, FileChange>;
   skipped: WorkspaceDiff["skipped"];
+  /** New paths the diff leaves out (ignored, always excluded), the root .git aside: the evaluation leaves them out too. */
+  leftOut: WorkspaceDiff["leftOut"];
 }
 
 /** Line counts for every file up to the review's text limit; the patch text itself is not kept. */
@@ -85,6 +87,7 @@ export function createDiffCache(options: {
       changes: diff.changes,
       byPath: new Map(diff.changes.map((change) => [change.path, change])),
       skipped: diff.skipped,
+      leftOut: diff.leftOut.filter((path) => path !== ".git"),
     };
   }
 

@@ -27,6 +27,9 @@ import { transcriptItems } from "./transcript";
 
 export type { ReviewDownload } from "./trial-downloads";
 
+/** How many of the paths the diff left out a files page lists. */
+const MAX_LEFT_OUT_LISTED = 200;
+
 /** Totals from the diff while the workspace is there; else what the worker recorded; else null. */
 async function totalsOf(context: ReviewContext, record: ReviewTrialRecord): Promise<ReviewTotals | null> {
   if (record.trial.workspaceId) {
@@ -82,6 +85,8 @@ async function files(
     nextCursor: end < diff.changes.length ? end : null,
     total: diff.changes.length,
     skipped: diff.skipped.map((entry) => ({ ...reviewPath(entry.path), kind: entry.kind })),
+    leftOut: diff.leftOut.slice(0, MAX_LEFT_OUT_LISTED).map(reviewPath),
+    leftOutTotal: diff.leftOut.length,
     truncated: diff.changes.some((change) => !linesCounted(change)),
   };
   if (input.opened === undefined || start > 0) return view;

@@ -67,11 +67,7 @@ export function ReviewView({ summary, opened }: { summary: ReviewSummaryView; op
               onLoadMore={loadMore}
             />
           ) : null}
-          {files.skipped.length > 0 ? (
-            <p className="text-xs text-muted">
-              {files.skipped.length} special file(s) (FIFOs, sockets, devices) are not part of the diff.
-            </p>
-          ) : null}
+          <NotInDiff files={files} />
           <details className="text-xs text-muted">
             <summary className="cursor-pointer">Legend</summary>
             <ChangeKindLegend />
@@ -98,6 +94,39 @@ export function ReviewView({ summary, opened }: { summary: ReviewSummaryView; op
         </div>
       </div>
     </div>
+  );
+}
+
+/** What the workspace holds that the diff leaves out: special files, and new paths behind ignore rules (not evaluated either). */
+function NotInDiff({ files }: { files: ReturnType<typeof useReviewFiles> }) {
+  const { leftOut: paths, leftOutTotal: total } = files;
+  return (
+    <>
+      {files.skipped.length > 0 ? (
+        <p className="text-xs text-muted">
+          {files.skipped.length} special file(s) (FIFOs, sockets, devices) are not part of the diff.
+        </p>
+      ) : null}
+      {total > 0 ? <LeftOutList paths={paths} total={total} /> : null}
+    </>
+  );
+}
+
+function LeftOutList({ paths, total }: { paths: readonly { path: string; pathKey: string }[]; total: number }) {
+  return (
+    <details className="text-xs text-muted" data-testid="left-out">
+      <summary className="cursor-pointer">
+        {total} new path{total === 1 ? "" : "s"} left out by ignore rules (not in the diff, not evaluated)
+      </summary>
+      <ul className="mt-1 grid gap-0.5">
+        {paths.map((item) => (
+          <li key={item.pathKey} className="font-mono break-all">
+            {item.path}
+          </li>
+        ))}
+        {total > paths.length ? <li>… and {total - paths.length} more</li> : null}
+      </ul>
+    </details>
   );
 }
 

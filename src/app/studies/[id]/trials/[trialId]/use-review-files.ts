@@ -23,6 +23,8 @@ export function useReviewFiles(trialId: string, opened: string | true) {
     items,
     total: first?.total ?? 0,
     skipped: first?.skipped ?? [],
+    leftOut: first?.leftOut ?? [],
+    leftOutTotal: first?.leftOutTotal ?? 0,
     opened: first?.opened ?? null,
     truncated: query.data?.pages.some((page) => page.truncated) ?? false,
   };
