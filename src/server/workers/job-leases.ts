@@ -49,7 +49,7 @@ function trialGrant(held: HeldJob, trial: TrialRecord | null, data: { trialId: s
   const harness =
     manifest?.configuration.harness === "codex"
       ? ({ kind: "codex", model: manifest.configuration.model } as const)
-      : ({ kind: "command" } as const);
+      : ({ kind: "command", model: manifest?.configuration.model ?? "" } as const);
   return {
     study: trial.study,
     trial: {
