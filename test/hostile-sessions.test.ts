@@ -68,8 +68,10 @@ function envOf(kind: "container" | "image", reference: string): string[] {
   return JSON.parse(out) as string[];
 }
 
-/** What the gateway answers the session's own token, asked from inside its container through its bridge. */
-const GATEWAY_STATUS = `node -e "fetch('http://127.0.0.1:${BRIDGE_PORT}/v1/responses',{method:'POST',headers:{authorization:'Bearer '+process.env.GW_TOKEN,'content-type':'application/json'},body:'{}'}).then(r=>console.log('gateway:'+r.status),e=>console.log('gateway:'+e.message.replace(/ /g,'_')))"`;
+/** What the gateway answers a token (the session's own by default), asked from inside its container through its bridge. */
+const gatewayStatus = (token?: string) =>
+  `node -e "fetch('http://127.0.0.1:${BRIDGE_PORT}/v1/responses',{method:'POST',headers:{authorization:'Bearer '+${token ? `'${token}'` : "process.env.GW_TOKEN"},'content-type':'application/json'},body:'{}'}).then(r=>console.log('gateway:'+r.status),e=>console.log('gateway:'+e.message.replace(/ /g,'_')))"`;
+const GATEWAY_STATUS = gatewayStatus();
 
 beforeAll(async () => {
   projectDir = calendarProject();
@@ -240,6 +242,28 @@ describe("the session's gateway token", () => {
     await web.type(session.id, "exit");
     await web.waitForState(session.id, "exited");
     await web.core.services.sessions.resume(session.id);
+    terminal = await web.watch(session.id);
+    expect(printed(await run(session.id, terminal, GATEWAY_STATUS), "gateway")).not.toMatch(/^(401|fetch)/);
+    expect(printed(await run(session.id, terminal, gatewayStatus(token)), "gateway")).toBe("401");
+
+    // a row from before tokens were hashed holds the token itself: the next start of the dashboard hashes it
+    const current = execFileSync("docker", ["exec", containerOf(session.id), "cat", "/dev/shm/.invariant-gw-token"], {
+      encoding: "utf8",
+    });
+    await web.core.db.session.update({ where: { id: session.id }, data: { runTokenHash: current } });
+    web = await stack.restartWeb();
+    await web.waitForState(session.id, "running");
+    const stored = async () =>
+      (
+        await web.core.db.$queryRawUnsafe<{ runTokenHash: string }[]>(
+          'SELECT "runTokenHash" FROM "Session" WHERE "id" = ?',
+          session.id,
+        )
+      )[0]?.runTokenHash;
+    // the sessions are reattached once the web core has started
+    await expect
+      .poll(stored, { timeout: 30_000 })
+      .toBe(`env-sha256:${createHash("sha256").update(current).digest("hex")}`);
     terminal = await web.watch(session.id);
     expect(printed(await run(session.id, terminal, GATEWAY_STATUS), "gateway")).not.toMatch(/^(401|fetch)/);
     await web.core.services.sessions.finish(session.id);
