@@ -192,7 +192,11 @@ test("a trial that changed test configuration: its study row and its review warn
   await page.getByLabel("Find test files").fill("calendar.test");
   await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
   await page.getByLabel("Harness 1").selectOption("command");
-  await page.getByLabel("Command 1").fill("printf 'import pytest\\n' > conftest.py && printf '{}\\n' > tsconfig.json");
+  await page
+    .getByLabel("Command 1")
+    .fill(
+      "printf 'import pytest\\n' > conftest.py && printf '{}\\n' > tsconfig.json && mkdir -p .cache && printf x > .cache/planted",
+    );
   await page.getByRole("button", { name: "Create study" }).click();
   await expect(page).toHaveURL(/\/studies\/[\w-]+$/);
   const steeringStudy = new URL(page.url()).pathname.split("/").pop() ?? "";
@@ -215,6 +219,11 @@ test("a trial that changed test configuration: its study row and its review warn
   // above the changed files and the diff
   const tree = page.getByRole("list", { name: "Changed files" });
   await expect(tree.getByTestId("changed-file")).toHaveCount(2);
+  // what the diff left out (an always-excluded .cache) is listed, not reviewed and not evaluated
+  const leftOut = page.getByTestId("left-out");
+  await expect(leftOut).toContainText("1 new path left out by ignore rules (not in the diff, not evaluated)");
+  await leftOut.locator("summary").click();
+  await expect(leftOut.getByRole("listitem")).toHaveText([".cache"]);
   const [warningBox, treeBox] = [await warning.boundingBox(), await tree.boundingBox()];
   expect((warningBox?.y ?? 0) + (warningBox?.height ?? 0)).toBeLessThanOrEqual(treeBox?.y ?? 0);
   for (const width of [1280, 390]) {
