@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import path from "node:path";
 
 /**
  * Settings of a git config that make git run nothing: who commits, remotes and branches, the repository's
@@ -26,6 +27,34 @@ const HARMLESS = [
  * which runs nothing the file names.
  */
 export function executableSettings(file: string): string[] | null {
+  const settings = settingsOf(file);
+  if (!settings) return null;
+  return settings
+    .filter(({ key }) => !HARMLESS.some((pattern) => pattern.test(key)))
+    .map(({ key, value }) => `${key}=${value}`)
+    .sort();
+}
+
+/**
+ * Files and folders outside the git directory that a config makes git run or read as config: a hooks
+ * folder of the tree (`core.hooksPath = .husky`) and included files (`include.path = ../.gitconfig`).
+ * Relative to `projectDir`; only those inside it (what a session can write).
+ */
+export function treePathsNamed(options: { file: string; projectDir: string }): { hooks: string[]; includes: string[] } {
+  const found = { hooks: [] as string[], includes: [] as string[] };
+  for (const { key, value } of settingsOf(options.file) ?? []) {
+    const isHooks = key === "core.hookspath";
+    if ((!isHooks && !/^include(if\..*)?\.path$/.test(key)) || value.startsWith("~")) continue;
+    // git takes a relative hooks path from the worktree, an included one from the including file's folder
+    const full = path.resolve(isHooks ? options.projectDir : path.dirname(options.file), value);
+    const relative = path.relative(options.projectDir, full);
+    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) continue;
+    (isHooks ? found.hooks : found.includes).push(relative);
+  }
+  return found;
+}
+
+function settingsOf(file: string): { key: string; value: string }[] | null {
   let listing: string;
   try {
     listing = execFileSync("git", ["config", "--file", file, "--no-includes", "--list", "-z"], {
@@ -45,8 +74,5 @@ export function executableSettings(file: string): string[] | null {
       return newline < 0
         ? { key: entry, value: "" }
         : { key: entry.slice(0, newline), value: entry.slice(newline + 1) };
-    })
-    .filter(({ key }) => !HARMLESS.some((pattern) => pattern.test(key)))
-    .map(({ key, value }) => `${key}=${value}`)
-    .sort();
+    });
 }

@@ -44,7 +44,7 @@ function innerGitDirs(projectDir: string): string[] {
  * host runs git in each, with its own config. Asked of the repository's own git only once its guarded
  * files are the user's again (enforceGitGuard's first pass), and with fsmonitor and hooks off.
  */
-function submoduleGitDirs(projectDir: string): string[] {
+function submoduleGitDirs(projectDir: string): { dirs: string[]; pointers: string[] } {
   let listing: string;
   try {
     listing = execFileSync(
@@ -68,9 +68,10 @@ function submoduleGitDirs(projectDir: string): string[] {
       },
     );
   } catch {
-    return []; // no git on the host: nothing runs it there either
+    return { dirs: [], pointers: [] }; // no git on the host: nothing runs it there either
   }
   const found: string[] = [];
+  const pointers: string[] = [];
   for (const line of listing.split("\0")) {
     if (!line.startsWith("160000 ") || found.length >= MAX_GIT_DIRS) continue;
     const worktree = line.slice(line.indexOf("\t") + 1);
@@ -79,16 +80,26 @@ function submoduleGitDirs(projectDir: string): string[] {
     let gitDir: string | null = stat?.isDirectory() ? dotGit : null;
     const pointer = stat?.isFile() ? /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dotGit, "utf8").slice(0, 4096)) : null;
     if (pointer?.[1]) gitDir = path.resolve(path.dirname(dotGit), pointer[1].trim());
+    // a pointer file says where git goes: it is guarded itself (one the session wrote is removed)
+    if (stat && !stat.isDirectory()) pointers.push(path.relative(projectDir, dotGit));
     if (gitDir && inside(gitDir, projectDir) && isDir(gitDir)) found.push(path.relative(projectDir, gitDir));
   }
-  return found;
+  return { dirs: found, pointers };
 }
 
 /** Every git directory of the project the guard covers, relative to it: `.git` first; none when `.git` is no folder. */
 export function gitDirsOf(projectDir: string, options: { submodules: boolean }): string[] {
-  if (!isDir(path.join(projectDir, ".git"))) return [];
-  const dirs = [".git", ...innerGitDirs(projectDir), ...(options.submodules ? submoduleGitDirs(projectDir) : [])];
-  return [...new Set(dirs)];
+  return gitLayoutOf(projectDir, options).dirs;
+}
+
+/** gitDirsOf, and the `.git` pointer files of the submodules the index names. */
+export function gitLayoutOf(projectDir: string, options: { submodules: boolean }) {
+  if (!isDir(path.join(projectDir, ".git"))) return { dirs: [], pointers: [] };
+  const submodules = options.submodules ? submoduleGitDirs(projectDir) : { dirs: [], pointers: [] };
+  return {
+    dirs: [...new Set([".git", ...innerGitDirs(projectDir), ...submodules.dirs])],
+    pointers: submodules.pointers,
+  };
 }
 
 /**

@@ -98,6 +98,45 @@ describe("the git guard", () => {
     expect(fs.existsSync(path.join(plain, ".git", "config"))).toBe(false);
   });
 
+  it("guards a hooks folder the config names in the tree, never trusting the session's new one", () => {
+    const { projectDir, saveDir } = repo();
+    fs.mkdirSync(path.join(projectDir, ".husky"));
+    fs.writeFileSync(path.join(projectDir, ".husky", "pre-commit"), "npm test\n", { mode: 0o755 });
+    fs.mkdirSync(path.join(projectDir, "src"));
+    fs.writeFileSync(path.join(projectDir, "src", "main.js"), "the user's code\n");
+    gitConfig(projectDir, "core.hooksPath", ".husky");
+    const snapshot = snapshotGitGuard({ projectDir, saveDir });
+    fs.writeFileSync(path.join(projectDir, ".husky", "pre-commit"), "touch PWNED\n");
+    fs.writeFileSync(path.join(projectDir, ".husky", "post-checkout"), "touch PWNED\n", { mode: 0o755 });
+    gitConfig(projectDir, "core.hooksPath", "src");
+    expect(enforceGitGuard({ snapshot, saveDir })).toEqual([
+      "restored .git/config",
+      "removed .husky/post-checkout",
+      "restored .husky/pre-commit",
+    ]);
+    expect(fs.readFileSync(path.join(projectDir, ".husky", "pre-commit"), "utf8")).toBe("npm test\n");
+    expect(fs.readFileSync(path.join(projectDir, "src", "main.js"), "utf8")).toBe("the user's code\n");
+  });
+
+  it("leaves the user's own nested repository that a new gitlink names, and removes a new pointer file", async () => {
+    const { projectDir, saveDir } = repo();
+    execFileSync("git", ["init", "-q", "vendor/lib"], { cwd: projectDir });
+    gitConfig(path.join(projectDir, "vendor", "lib"), "user.name", "Mine");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const snapshot = snapshotGitGuard({ projectDir, saveDir });
+    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: projectDir, encoding: "utf8" }).trim();
+    const gitlink = (at: string) =>
+      execFileSync("git", ["update-index", "--add", "--cacheinfo", `160000,${head},${at}`], { cwd: projectDir });
+    gitlink("vendor/lib");
+    expect(enforceGitGuard({ snapshot, saveDir })).toEqual([]);
+    expect(fs.existsSync(path.join(projectDir, "vendor", "lib", ".git", "config"))).toBe(true);
+    // a submodule whose pointer sends git to a folder of the tree: the pointer goes
+    fs.mkdirSync(path.join(projectDir, "sub"));
+    fs.writeFileSync(path.join(projectDir, "sub", ".git"), "gitdir: ../vendor/lib/.git\n");
+    gitlink("sub");
+    expect(enforceGitGuard({ snapshot, saveDir })).toEqual(["removed sub/.git"]);
+  });
+
   it("mounts .git on its own and what git runs read-only, only where it exists", () => {
     const { projectDir } = repo();
     const mounts = gitGuardMounts(projectDir).map((mount) => `${mount.containerPath}${mount.readOnly ? " ro" : ""}`);

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { executableSettings } from "./git-config-view";
-import { gitDirsOf, GUARDED_FILES, GUARDED_TREES } from "./git-guard-paths";
+import { executableSettings, treePathsNamed } from "./git-config-view";
+import { gitLayoutOf, GUARDED_FILES, GUARDED_TREES } from "./git-guard-paths";
 
 /**
  * What a direct session may not change in the project's git repository: the files that decide which
@@ -26,7 +26,13 @@ export interface GitGuardSnapshot {
   projectDir: string;
   /** Path relative to the project directory → what was there at the start (absent: nothing was). */
   entries: Record<string, GitGuardEntry>;
+  /** When it was taken (ms): an entry changed since has a later ctime, which no one in a container can set back. */
+  takenAt: number;
+  /** What the repository's config named in the tree when it was taken (a changed config's are never trusted). */
+  tree: TreePaths;
 }
+
+type TreePaths = ReturnType<typeof treePathsNamed>;
 
 /** At most this many guarded files per repository (a hooks folder with more is not a git hooks folder). */
 const MAX_ENTRIES = 2000;
@@ -43,7 +49,7 @@ function entryAt(full: string): GitGuardEntry | null {
 }
 
 /** Every guarded path that exists now, relative to the project directory (never following a symlink). */
-function guardedPaths(projectDir: string, options: { submodules: boolean }): string[] {
+function guardedPaths(projectDir: string, options: { submodules: boolean; tree: TreePaths }): string[] {
   const found: string[] = [];
   const walk = (relative: string) => {
     if (found.length >= MAX_ENTRIES) return;
@@ -55,13 +61,19 @@ function guardedPaths(projectDir: string, options: { submodules: boolean }): str
   // a `.git` file (a worktree's or submodule's pointer) or link says where git finds the config: guarded itself
   const top = fs.lstatSync(path.join(projectDir, ".git"), { throwIfNoEntry: false });
   if (top && !top.isDirectory()) found.push(".git");
-  for (const gitDir of gitDirsOf(projectDir, options)) {
+  const layout = gitLayoutOf(projectDir, options);
+  found.push(...layout.pointers);
+  for (const gitDir of layout.dirs) {
     for (const file of GUARDED_FILES) {
       const relative = path.join(gitDir, file);
       if (fs.lstatSync(path.join(projectDir, relative), { throwIfNoEntry: false })) found.push(relative);
     }
     for (const tree of GUARDED_TREES) walk(path.join(gitDir, tree));
   }
+  // what the repository's own config pointed at in the tree: a hooks folder (husky's .husky), included files
+  for (const hooks of options.tree.hooks) walk(hooks);
+  for (const include of options.tree.includes)
+    if (fs.lstatSync(path.join(projectDir, include), { throwIfNoEntry: false })) found.push(include);
   return found;
 }
 
@@ -87,11 +99,18 @@ function save(snapshot: GitGuardSnapshot, saveDir: string): void {
 export function snapshotGitGuard(options: { projectDir: string; saveDir: string }): GitGuardSnapshot {
   fs.mkdirSync(options.saveDir, { recursive: true, mode: 0o700 });
   const entries: Record<string, GitGuardEntry> = {};
-  for (const relative of guardedPaths(options.projectDir, { submodules: true })) {
+  const takenAt = Date.now();
+  const tree: TreePaths = { hooks: [], includes: [] };
+  for (const file of ["config", "config.worktree"]) {
+    const named = treePathsNamed({ file: path.join(options.projectDir, ".git", file), projectDir: options.projectDir });
+    tree.hooks.push(...named.hooks);
+    tree.includes.push(...named.includes);
+  }
+  for (const relative of guardedPaths(options.projectDir, { submodules: true, tree })) {
     const entry = keep({ ...options, relative });
     if (entry) entries[relative] = entry;
   }
-  const snapshot = { projectDir: options.projectDir, entries };
+  const snapshot = { projectDir: options.projectDir, entries, takenAt, tree };
   save(snapshot, options.saveDir);
   return snapshot;
 }
@@ -158,6 +177,20 @@ function harmlessConfigChange(options: {
   return was !== null && now !== null && was.join("\n") === now.join("\n");
 }
 
+/**
+ * Whether the file and every folder on its way from the project directory are unchanged since `takenAt`
+ * (ctime: set by the kernel at any change, a rename too, and never set back from a container): a folder
+ * moved into place by the session counts as changed.
+ */
+function unchangedSince(options: { projectDir: string; relative: string; takenAt: number }): boolean {
+  let at = options.projectDir;
+  for (const part of options.relative.split(path.sep)) {
+    at = path.join(at, part);
+    if ((fs.lstatSync(at, { throwIfNoEntry: false })?.ctimeMs ?? Infinity) >= options.takenAt) return false;
+  }
+  return true;
+}
+
 function enforcePass(options: {
   snapshot: GitGuardSnapshot;
   saveDir: string;
@@ -167,7 +200,7 @@ function enforcePass(options: {
   dryRun: boolean;
 }) {
   const { snapshot } = options;
-  const now = new Set(guardedPaths(snapshot.projectDir, options));
+  const now = new Set(guardedPaths(snapshot.projectDir, { ...options, tree: snapshot.tree }));
   const known = Object.keys(snapshot.entries).filter(
     (relative) => options.submodules || relative.split(path.sep)[0] === ".git",
   );
@@ -177,7 +210,10 @@ function enforcePass(options: {
     const after = now.has(relative) ? entryAt(path.join(snapshot.projectDir, relative)) : null;
     const same = before && after && before.type === after.type && before.sha256 === after.sha256;
     if (same && (before.type === "link" || before.mode === after.mode)) continue;
-    if (before && after && harmlessConfigChange({ ...options, relative, before })) {
+    // newly guarded but untouched since the start (the user's own nested repository, named by a new gitlink)
+    const untouched =
+      !before && after && unchangedSince({ projectDir: snapshot.projectDir, relative, takenAt: snapshot.takenAt });
+    if (untouched || (before && after && harmlessConfigChange({ ...options, relative, before }))) {
       const entry = options.dryRun
         ? null
         : keep({ projectDir: snapshot.projectDir, saveDir: options.saveDir, relative });
