@@ -254,7 +254,11 @@ export function lifecycleMethods(options: { docker: Docker; settings: LifecycleS
         repo: commitOptions.repository,
         tag: commitOptions.tag,
         pause: true,
-        changes: Object.entries(labels).map(([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`),
+        // a run's gateway token never goes into an image (a continued result gets a token of its own)
+        changes: [
+          ...Object.entries(labels).map(([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`),
+          "ENV GW_TOKEN=",
+        ],
       })) as { Id: string };
       return result.Id;
     },
