@@ -26,7 +26,7 @@ import { startStudyStack, type StudyStack } from "./support/study-stack";
  * its forged 10/10 carries the flag, on the study page's data, the review's and in the reports. Both
  * workspace kinds (a copy, and copy-on-write layers) are run; the agents are plain commands in the container.
  */
-const REDIS_URL = redisUrlFor(inject("redisUrl"), 7);
+const REDIS_URL = redisUrlFor(inject("redisUrl"), 16);
 const runtime = createDockerRuntime();
 
 const NO_OP_ASSERT = [

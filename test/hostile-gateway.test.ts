@@ -48,7 +48,9 @@ const ask = async (name, body) => {
   let json = {};
   try { json = JSON.parse(text); } catch {}
   answers.push({ name, status: res.status, bytes: text.length, usage: json.usage ?? null, error: json.error ?? null });
-  fs.writeFileSync("/workspace/answers.json", JSON.stringify(answers));
+  // whole or not at all: the budget stops the container at any moment, a write half done included
+  fs.writeFileSync("/workspace/answers.tmp", JSON.stringify(answers));
+  fs.renameSync("/workspace/answers.tmp", "/workspace/answers.json");
   console.log("answer " + name + ": " + res.status);
 };
 (async () => {

@@ -24,7 +24,7 @@ import { redisUrlFor, tempDir } from "./support/temp";
  * to read another project's artefacts, deliver results for trials it was never given or that are finished,
  * re-tag an image of the dashboard's engine through an upload, get the model credential, and fill the disk.
  */
-const REDIS_URL = redisUrlFor(inject("redisUrl"), 13);
+const REDIS_URL = redisUrlFor(inject("redisUrl"), 17);
 const RESULT_LIMIT = 64 * 1024;
 const IMAGE_LIMIT = 256 * 1024;
 const HOST = `hostile-${randomBytes(3).toString("hex")}`;

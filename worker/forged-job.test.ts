@@ -16,7 +16,7 @@ import { startGatewayHost, type GatewayHost } from "./model-gateway-host";
  * ones its BullMQ worker calls) get forged payloads that name paths outside the data dir: each is
  * refused with a message that names the field, and nothing is written anywhere.
  */
-const REDIS_URL = redisUrlFor(inject("redisUrl"), 15); // read by nothing here: a refused job never reaches Redis
+const REDIS_URL = redisUrlFor(inject("redisUrl"), 18); // read by nothing here: a refused job never reaches Redis
 const dataDir = tempDir("forged-job");
 const outside = tempDir("forged-job-outside");
 const published: EventInput[] = [];

@@ -11,7 +11,7 @@ import { createEventQueries } from "./events.queries";
 import { createRecorder } from "./recorder";
 
 /** Issue 15 item 5: no single Redis entry and no event batch is unbounded. Real Redis, real SQLite. */
-const REDIS_URL = redisUrlFor(inject("redisUrl"), 15);
+const REDIS_URL = redisUrlFor(inject("redisUrl"), 19);
 let redis: Redis;
 let db: Db;
 beforeAll(async () => {

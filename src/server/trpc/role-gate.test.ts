@@ -15,7 +15,7 @@ beforeAll(async () => {
   db = database;
   services = createAppServices({
     db,
-    redisUrl: redisUrlFor(inject("redisUrl"), 2),
+    redisUrl: redisUrlFor(inject("redisUrl"), 20),
     dataDir,
     adminToken: "a_admintokenadmintokenadmintoken00",
     publicUrl: "http://127.0.0.1:1",
