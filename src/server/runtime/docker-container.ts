@@ -101,7 +101,10 @@ export async function runToExit(options: {
   disk?: { budgetBytes: number; intervalMs: number; measure: () => Promise<number> } | null;
 }): Promise<{ exitCode: number; timedOut: boolean; overDisk: DiskOverrun | null }> {
   const container = options.docker.getContainer(options.id);
-  const stream = await container.attach({ stream: true, stdout: true, stderr: true, logs: true });
+  // a container not started yet has no output to replay: Docker's replay (logs) racing the live stream of a
+  // container that starts meanwhile delivered output twice under load
+  const started = (await container.inspect()).State.Status !== "created";
+  const stream = await container.attach({ stream: true, stdout: true, stderr: true, logs: started });
   const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
   demux({ docker: options.docker, stream, into: textSink(options.onOutput) });
   await options.start();
