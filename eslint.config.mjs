@@ -34,11 +34,11 @@ export default tseslint.config(
   {
     // dockerode stays behind the runtime interface.
     files: ["src/**/*.ts", "src/**/*.tsx", "worker/**/*.ts"],
-    ignores: ["src/server/runtime/**"],
+    ignores: ["src/server/core/runtime/**"],
     rules: {
       "no-restricted-imports": [
         "error",
-        { paths: [{ name: "dockerode", message: "Use the ContainerRuntime interface in src/server/runtime/." }] },
+        { paths: [{ name: "dockerode", message: "Use the ContainerRuntime interface in src/server/core/runtime/." }] },
       ],
     },
   },

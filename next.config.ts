@@ -1,6 +1,6 @@
 import type { NextConfig } from "next";
 
-// The dashboard's pages. The HTTP server around them (auth, tRPC, socket.io) is src/server/http/web-server.ts.
+// The dashboard's pages. The HTTP server around them (auth, tRPC, socket.io) is src/server/web/http/web-server.ts.
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,

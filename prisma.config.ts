@@ -3,7 +3,7 @@ import { defineConfig } from "prisma/config";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 
 // Used by the Prisma CLI only (generate, migrate diff/status). The app applies migrations itself
-// at startup (src/server/db/migrate.ts). PRISMA_CLI_DB points the CLI at a database file.
+// at startup (src/server/core/db/migrate.ts). PRISMA_CLI_DB points the CLI at a database file.
 export default defineConfig({
   experimental: { adapter: true },
   engine: "js",

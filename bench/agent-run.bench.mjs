@@ -10,11 +10,11 @@ import { median, ROOT, tempDir, writeResult } from "./lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const KEY = "sk-bench-key";
-const { runAgent } = await importSource("src/server/agents/agent-run.ts");
-const { startGatewaySocket } = await importSource("src/server/agents/gateway-socket.ts");
-const { startModelGateway } = await importSource("src/server/gateway/model-gateway.ts");
-const { startMockModel } = await importSource("src/server/mock-model/mock-model-server.ts");
-const { createDockerRuntime } = await importSource("src/server/runtime/docker-runtime.ts");
+const { runAgent } = await importSource("src/server/core/agents/agent-run.ts");
+const { startGatewaySocket } = await importSource("src/server/core/agents/gateway-socket.ts");
+const { startModelGateway } = await importSource("src/server/core/gateway/model-gateway.ts");
+const { startMockModel } = await importSource("src/server/core/mock-model/mock-model-server.ts");
+const { createDockerRuntime } = await importSource("src/server/core/runtime/docker-runtime.ts");
 const { ensureAgentImage } = await importSource("test/support/agent-image.ts");
 
 const runtime = createDockerRuntime();

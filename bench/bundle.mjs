@@ -14,7 +14,7 @@ const OPTIONS = {
   absWorkingDir: ROOT,
 };
 
-/** One module of the app, e.g. importSource("src/server/agents/agent-run.ts"). */
+/** One module of the app, e.g. importSource("src/server/core/agents/agent-run.ts"). */
 export async function importSource(relativePath) {
   const outfile = path.join(CACHE, `${path.basename(relativePath, ".ts")}.mjs`);
   await build({ ...OPTIONS, entryPoints: [path.join(ROOT, relativePath)], outfile });

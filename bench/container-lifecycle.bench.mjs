@@ -6,7 +6,7 @@ import { median, writeResult } from "./lib.mjs";
 
 const IMAGE = process.env.BENCH_IMAGE ?? "invariant-base:bookworm";
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
-const { createDockerRuntime } = await importSource("src/server/runtime/docker-runtime.ts");
+const { createDockerRuntime } = await importSource("src/server/core/runtime/docker-runtime.ts");
 const runtime = createDockerRuntime();
 const limits = { cpus: 1, memoryBytes: 512 * 1024 * 1024, swapBytes: 0, pids: 256 };
 

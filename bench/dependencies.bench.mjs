@@ -62,7 +62,7 @@ const MOUNT_ROUNDS = 20;
 
 /** The mechanism alone: an evaluation container of each image through the worker's runtime, interleaved. */
 async function containerCost(plainImage, depsImage) {
-  const { withInstalledDependencies } = await importSource("src/server/dependencies/dependency-runtime.ts");
+  const { withInstalledDependencies } = await importSource("src/server/core/dependencies/dependency-runtime.ts");
   const runtime = withInstalledDependencies({ runtime: rig.runtime, dataDir: rig.dataDir });
   const workspace = tempDir("mount-ws");
   const once = async (image) => {

@@ -154,7 +154,7 @@ if (role === "serve-mock") {
 
   /** The request policy alone (parse, check, re-serialise), in µs of CPU per request: the median of 9 batches. */
   async function measurePolicy() {
-    const { checkResponsesBody } = await importSource("src/server/gateway/request-policy.ts");
+    const { checkResponsesBody } = await importSource("src/server/core/gateway/request-policy.ts");
     const policy = { model: "gpt-5-codex", hostedTools: false };
     const sizes = [0, 100, 400].map((steps) => {
       const body = Buffer.from(JSON.stringify(codexBody(steps)));
@@ -304,8 +304,8 @@ if (role === "serve-mock") {
     // run under taskset on CPUs 1..n-1 by the parent; the mock goes to CPU 0
     console.log(JSON.stringify(await rounds({ mockCpu: "0" })));
   } else {
-    await importSource("src/server/mock-model/mock-model-server.ts");
-    await importSource("src/server/gateway/model-gateway.ts");
+    await importSource("src/server/core/mock-model/mock-model-server.ts");
+    await importSource("src/server/core/gateway/model-gateway.ts");
     await measurePolicy();
     const all = await rounds({ mockCpu: null });
     report(

@@ -23,11 +23,11 @@ const TRIALS = Number(process.env.BENCH_TRIALS ?? 5);
 const m = await importBundle({
   name: "review-modules",
   exports: [
-    'export { openWebDatabase } from "./src/server/web-core.ts";',
-    'export { createProjectQueries } from "./src/server/projects/projects.queries.ts";',
-    'export { createSnapshotQueries } from "./src/server/snapshots/snapshots.queries.ts";',
-    'export { createSnapshotService } from "./src/server/snapshots/snapshot-service.ts";',
-    'export { createWorkspaceService } from "./src/server/workspaces/workspace-service.ts";',
+    'export { openWebDatabase } from "./src/server/web/wiring/web-core.ts";',
+    'export { createProjectQueries } from "./src/server/web/projects/projects.queries.ts";',
+    'export { createSnapshotQueries } from "./src/server/core/snapshots/snapshots.queries.ts";',
+    'export { createSnapshotService } from "./src/server/core/snapshots/snapshot-service.ts";',
+    'export { createWorkspaceService } from "./src/server/web/workspaces/workspace-service.ts";',
   ],
 });
 

@@ -36,7 +36,7 @@ const IMAGE = process.env.BENCH_IMAGE ?? "invariant-base:bookworm";
 const CAT_BYTES = 10_000_000;
 const m = await importBundle({
   name: "sessions-modules",
-  exports: ['export { openWebDatabase } from "./src/server/web-core.ts";'],
+  exports: ['export { openWebDatabase } from "./src/server/web/wiring/web-core.ts";'],
 });
 
 async function seed(dataDir) {

@@ -21,10 +21,10 @@ async function loadModules() {
   return importBundle({
     name: "snapshot-modules",
     exports: [
-      'export { createSnapshot } from "./src/server/snapshots/snapshot-store";',
-      'export { readManifest } from "./src/server/snapshots/manifest";',
-      'export { createWorkspace, removeWorkspace } from "./src/server/workspaces/workspace-store";',
-      'export { diffWorkspace } from "./src/server/diffs/workspace-diff";',
+      'export { createSnapshot } from "./src/server/core/snapshots/snapshot-store";',
+      'export { readManifest } from "./src/server/core/snapshots/manifest";',
+      'export { createWorkspace, removeWorkspace } from "./src/server/core/workspaces/workspace-store";',
+      'export { diffWorkspace } from "./src/server/core/diffs/workspace-diff";',
     ],
   });
 }

@@ -25,14 +25,14 @@ export const TEST_FILE = "test/calendar.test.js";
 
 /** The product modules the study benches use, bundled once into a single ES module and imported. */
 const ENTRY = `
-export { openWebCore, openWebDatabase } from "./src/server/web-core.ts";
-export { connectRedis } from "./src/server/redis/connection.ts";
-export { publishEvent, EVENT_STREAM_KEY } from "./src/server/events/event-stream.ts";
-export { startMockModel } from "./src/server/mock-model/mock-model-server.ts";
-export { createDockerRuntime } from "./src/server/runtime/docker-runtime.ts";
+export { openWebCore, openWebDatabase } from "./src/server/web/wiring/web-core.ts";
+export { connectRedis } from "./src/server/core/redis/connection.ts";
+export { publishEvent, EVENT_STREAM_KEY } from "./src/server/core/events/event-stream.ts";
+export { startMockModel } from "./src/server/core/mock-model/mock-model-server.ts";
+export { createDockerRuntime } from "./src/server/core/runtime/docker-runtime.ts";
 export { ensureAgentImage } from "./test/support/agent-image.ts";
 export { startWorker } from "./worker/main.ts";
-export { writeHeartbeat } from "./src/server/system/worker-registry.ts";
+export { writeHeartbeat } from "./src/server/core/jobs/worker-registry.ts";
 `;
 
 let loaded = null;

@@ -23,13 +23,13 @@ const IMAGE = process.env.BENCH_IMAGE ?? "invariant-base:bookworm";
 const modules = await importBundle({
   name: "workspace-modules",
   exports: [
-    'export { createSnapshot } from "./src/server/snapshots/snapshot-store";',
-    'export { readManifest } from "./src/server/snapshots/manifest";',
-    'export { createWorkspace, removeWorkspace } from "./src/server/workspaces/workspace-store";',
-    'export { workspaceMount } from "./src/server/workspaces/workspace-mount";',
-    'export { diffWorkspace } from "./src/server/diffs/workspace-diff";',
-    'export { createDockerRuntime } from "./src/server/runtime/docker-runtime";',
-    'export { dataDirMountPolicy } from "./src/server/runtime/mount-policy";',
+    'export { createSnapshot } from "./src/server/core/snapshots/snapshot-store";',
+    'export { readManifest } from "./src/server/core/snapshots/manifest";',
+    'export { createWorkspace, removeWorkspace } from "./src/server/core/workspaces/workspace-store";',
+    'export { workspaceMount } from "./src/server/core/workspaces/workspace-mount";',
+    'export { diffWorkspace } from "./src/server/core/diffs/workspace-diff";',
+    'export { createDockerRuntime } from "./src/server/core/runtime/docker-runtime";',
+    'export { dataDirMountPolicy } from "./src/server/core/runtime/mount-policy";',
   ],
 });
 

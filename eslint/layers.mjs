@@ -12,13 +12,13 @@ export const LAYERS = [
     importer: /^(src|worker|test|e2e|bench)\//,
     except: /^src\/server\/db\/|\.queries\.ts$|^src\/generated\//,
     target: /^@prisma\/|^src\/generated\/prisma(\/|$)/,
-    message: "Only src/server/db/ and *.queries.ts modules touch Prisma; call a queries module instead.",
+    message: "Only src/server/core/db/ and *.queries.ts modules touch Prisma; call a queries module instead.",
   },
   {
     importer: /^(src|worker|test|e2e|bench)\//,
     except: /^src\/server\/jobs\/|^worker\//,
     target: /^bullmq$/,
-    message: "BullMQ is wrapped once in src/server/jobs/ (JobQueue); only jobs/ and worker/ import it.",
+    message: "BullMQ is wrapped once in src/server/core/jobs/ (JobQueue); only jobs/ and worker/ import it.",
   },
   {
     importer: /^src\/server\//,

@@ -7,9 +7,9 @@ import { runApplyCommand } from "../src/cli/apply-command";
 import { cliFailureSchema, cliResultSchema, type CliCommandName, type CliData } from "../src/cli/cli-schemas";
 import { parseCli } from "../src/cli/config";
 import { runWorkflowCommand } from "../src/cli/workflow-commands";
-import { createRequestHandler } from "../src/server/http/request-handler";
-import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
-import { dataDirPaths } from "../src/server/storage/data-dir";
+import { createRequestHandler } from "../src/server/web/http/request-handler";
+import { startPrivateRedis, type PrivateRedis } from "../src/server/core/redis/private-redis";
+import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import {
   addCalendarProject,
   calendarProject,

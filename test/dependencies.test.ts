@@ -2,12 +2,12 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { LABEL } from "../src/server/runtime/container-spec";
-import { dataDirPaths } from "../src/server/storage/data-dir";
+import { LABEL } from "../src/server/core/runtime/container-spec";
+import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import type { DependencyStep } from "../src/shared/dependency-schemas";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
 import { startWorker, type RunningWorker } from "../worker/main";
-import { connectRedis } from "../src/server/redis/connection";
+import { connectRedis } from "../src/server/core/redis/connection";
 import {
   addCalendarProject,
   containersWithLabel,

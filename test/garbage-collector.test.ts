@@ -3,11 +3,11 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
-import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
-import { createGarbageCollector } from "../src/server/storage/garbage-collector";
-import { createStorageReferenceQueries } from "../src/server/storage/storage-references.queries";
-import { openWebCore, type WebCore } from "../src/server/web-core";
+import { startPrivateRedis, type PrivateRedis } from "../src/server/core/redis/private-redis";
+import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
+import { createGarbageCollector } from "../src/server/web/cleanup/garbage-collector";
+import { createStorageReferenceQueries } from "../src/server/web/cleanup/storage-references.queries";
+import { openWebCore, type WebCore } from "../src/server/web/wiring/web-core";
 import { imagesWithLabel, labelledImage, removeImageQuietly } from "./support/labelled-image";
 import { REPO_ROOT, tempDir } from "./support/temp";
 

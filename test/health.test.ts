@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
+import { startPrivateRedis, type PrivateRedis } from "../src/server/core/redis/private-redis";
 import type { HealthReport } from "../src/shared/system-health";
 import { tempDir } from "./support/temp";
 import { launch, signalProcess, type Launched } from "./support/launch";

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
+import { startPrivateRedis, type PrivateRedis } from "../src/server/core/redis/private-redis";
 import { studyReportSchema, type StudyReport } from "../src/shared/study-report";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
 import { diffManifests } from "../src/shared/trial-manifest";

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calendarProject, createDockerRuntime, FAKE_KEY, tempDir } from "./support/study-harness";
 import { escapeScript, expectEscapesRefused } from "./support/escape-suite";
 import { startSessionStack, type SessionStack } from "./support/session-stack";
-import { workspaceFiles } from "../src/server/workspaces/workspace-files";
-import { readWorkspace } from "../src/server/workspaces/workspace-store";
+import { workspaceFiles } from "../src/server/core/workspaces/workspace-files";
+import { readWorkspace } from "../src/server/core/workspaces/workspace-store";
 import { startWorker } from "../worker/main";
 
 /**

@@ -1,14 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAgent, type AgentRunDeps, type AgentRunInput } from "../src/server/agents/agent-run";
-import { locateCodexBinary } from "../src/server/agents/codex-binary";
+import { runAgent, type AgentRunDeps, type AgentRunInput } from "../src/server/core/agents/agent-run";
+import { locateCodexBinary } from "../src/server/core/agents/codex-binary";
 import {
   startMockModel,
   type MockModelRequest,
   type MockModelServer,
-} from "../src/server/mock-model/mock-model-server";
-import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
+} from "../src/server/core/mock-model/mock-model-server";
+import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
 import { startGatewayHost, type GatewayHost } from "../worker/model-gateway-host";
 import { AGENT_IMAGE, ensureAgentImage } from "./support/agent-image";
 import { tempDir } from "./support/temp";

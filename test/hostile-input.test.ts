@@ -13,11 +13,11 @@ import { build } from "esbuild";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseCli, UsageError } from "../src/cli/config";
-import { createAppServices, type AppServices } from "../src/server/app-services";
-import type { Db } from "../src/server/db/client";
-import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
-import { appRouter } from "../src/server/trpc/app-router";
-import { createCallerFactory } from "../src/server/trpc/init";
+import { createAppServices, type AppServices } from "../src/server/web/wiring/app-services";
+import type { Db } from "../src/server/core/db/client";
+import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
+import { appRouter } from "../src/server/web/trpc/app-router";
+import { createCallerFactory } from "../src/server/web/trpc/init";
 import { migratedDb, redisUrlFor, REPO_ROOT, tempDir } from "./support/temp";
 
 const SEED = 15_2026;

@@ -3,7 +3,7 @@ import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createStudyInputSchema } from "../src/shared/study-inputs";
-import { trialLogPath } from "../src/server/trials/trial-log";
+import { trialLogPath } from "../src/server/core/trial-records/trial-log";
 import { ADMIN_TOKEN, startHttpHarness, type HttpHarness } from "./support/http-harness";
 import { redisUrlFor, tempDir } from "./support/temp";
 

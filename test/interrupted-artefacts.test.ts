@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
-import { dataDirPaths } from "../src/server/storage/data-dir";
+import { startPrivateRedis, type PrivateRedis } from "../src/server/core/redis/private-redis";
+import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import { BIN, cleanEnv } from "./support/launch";
 import {
   addCalendarProject,

@@ -23,35 +23,35 @@ describe("the import layers (eslint/layers.mjs)", () => {
   it("keeps Prisma in db/ and *.queries.ts", () => {
     const code =
       'import { PrismaClient } from "@prisma/client";\nimport { Study } from "../../generated/prisma/client";\n';
-    expect(violations("src/server/studies/study-service.ts", code)).toEqual([
+    expect(violations("src/server/web/studies/study-service.ts", code)).toEqual([
       expect.stringMatching(/^Only src\/server\/db\/ and \*\.queries\.ts modules touch Prisma/),
       expect.stringMatching(/^Only src\/server\/db\/ and \*\.queries\.ts modules touch Prisma/),
     ]);
-    expect(violations("src/server/studies/studies.queries.ts", code)).toEqual([]);
-    expect(violations("src/server/db/client.ts", code)).toEqual([]);
+    expect(violations("src/server/web/studies/studies.queries.ts", code)).toEqual([]);
+    expect(violations("src/server/core/db/client.ts", code)).toEqual([]);
   });
 
   it("keeps BullMQ in jobs/ and worker/", () => {
     const code = 'import { Queue } from "bullmq";\n';
-    expect(violations("src/server/studies/trial-dispatcher.ts", code)).toEqual([
+    expect(violations("src/server/web/studies/trial-dispatcher.ts", code)).toEqual([
       expect.stringMatching(/^BullMQ is wrapped once/),
     ]);
-    expect(violations("src/server/jobs/job-queue.ts", code)).toEqual([]);
+    expect(violations("src/server/core/jobs/job-queue.ts", code)).toEqual([]);
     expect(violations("worker/main.ts", code)).toEqual([]);
   });
 
   it("keeps src/server free of the pages and the CLI, and dynamic imports count too", () => {
     const code = 'import { launch } from "../../cli/launcher";\nexport const page = () => import("../../app/page");\n';
-    expect(violations("src/server/http/web-server.ts", code)).toHaveLength(2);
+    expect(violations("src/server/web/http/web-server.ts", code)).toHaveLength(2);
   });
 
   it("keeps worker-side modules off web-only ones", () => {
     const code = 'import { createStudyQueries } from "../studies/studies.queries";\nimport next from "next";\n';
-    expect(violations("src/server/trials/trial-run.ts", code)).toEqual([
+    expect(violations("src/server/worker/trials/trial-run.ts", code)).toEqual([
       expect.stringMatching(/^Worker-side modules never import web-only ones/),
       expect.stringMatching(/^Worker-side modules never import web-only ones/),
     ]);
-    expect(violations("src/server/studies/study-service.ts", code)).toEqual([]);
+    expect(violations("src/server/web/studies/study-service.ts", code)).toEqual([]);
   });
 
   it("lets pages import server types only, and keeps src/lib and src/shared neutral", () => {

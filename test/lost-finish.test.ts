@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_STREAM_KEY } from "../src/server/events/event-stream";
-import { startPrivateRedis, type PrivateRedis } from "../src/server/redis/private-redis";
+import { EVENT_STREAM_KEY } from "../src/server/core/events/event-stream";
+import { startPrivateRedis, type PrivateRedis } from "../src/server/core/redis/private-redis";
 import { startStudyStack, type StudyStack } from "./support/study-stack";
 import {
   addCalendarProject,

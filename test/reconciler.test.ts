@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { dockerInspect, startWebSide, tempDir, waitUntilBuilt, type WebSide } from "./support/environment-harness";
 import { BIN, cleanEnv, ROOT } from "./support/launch";
-import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
-import { LABEL } from "../src/server/runtime/container-spec";
+import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
+import { LABEL } from "../src/server/core/runtime/container-spec";
 
 let web: WebSide;
 const workers: ChildProcess[] = [];

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataDirPaths } from "../src/server/storage/data-dir";
+import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import { calendarProject, createDockerRuntime, tempDir } from "./support/study-harness";
 import type { SessionWeb } from "./support/session-harness";
 import { startSessionStack, type SessionStack } from "./support/session-stack";

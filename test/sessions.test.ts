@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calendarProject, createDockerRuntime, FAKE_KEY, tempDir } from "./support/study-harness";
 import type { SessionWeb, TerminalWatcher } from "./support/session-harness";
 import { startSessionStack, type SessionStack } from "./support/session-stack";
-import { sessionOwnerOf } from "../src/server/sessions/session-container";
-import { workspaceFiles } from "../src/server/workspaces/workspace-files";
-import { readWorkspace } from "../src/server/workspaces/workspace-store";
+import { sessionOwnerOf } from "../src/server/web/sessions/session-container";
+import { workspaceFiles } from "../src/server/core/workspaces/workspace-files";
+import { readWorkspace } from "../src/server/core/workspaces/workspace-store";
 import { startWorker } from "../worker/main";
 import type { SessionView } from "../src/shared/session-schemas";
 

@@ -24,7 +24,7 @@ import {
   waitForStudy,
   type StudyWeb,
 } from "./support/study-harness";
-import { connectRedis } from "../src/server/redis/connection";
+import { connectRedis } from "../src/server/core/redis/connection";
 
 /**
  * Studies end to end on the real engine: the web side (SQLite, recorder, dispatcher, sweeper) and an

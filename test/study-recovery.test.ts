@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { EVENT_STREAM_KEY } from "../src/server/events/event-stream";
+import { EVENT_STREAM_KEY } from "../src/server/core/events/event-stream";
 import { startWorker, type RunningWorker } from "../worker/main";
 import { BIN, cleanEnv } from "./support/launch";
 import {

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { resolveHostUser } from "../src/server/runtime/container-user";
+import { resolveHostUser } from "../src/server/core/runtime/container-user";
 import { DEFAULT_RUN_TOKEN_BUDGET } from "../src/shared/project-schemas";
-import { dataDirPaths } from "../src/server/storage/data-dir";
+import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import { studyReportSchema } from "../src/shared/study-report";
 import type { StudyView } from "../src/shared/study-schemas";
 import {

@@ -1,15 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createDashboardChannel } from "../src/server/artifacts/dashboard-channel";
-import { hasSnapshot, receiveSnapshot } from "../src/server/artifacts/snapshot-transfer";
-import { createSnapshot } from "../src/server/snapshots/snapshot-store";
-import { dataDirPaths } from "../src/server/storage/data-dir";
-import { createWorkspace } from "../src/server/workspaces/workspace-store";
+import { createDashboardChannel } from "../src/server/core/artifacts/dashboard-channel";
+import { hasSnapshot, receiveSnapshot } from "../src/server/core/artifacts/snapshot-transfer";
+import { createSnapshot } from "../src/server/core/snapshots/snapshot-store";
+import { dataDirPaths } from "../src/server/core/storage/data-dir";
+import { createWorkspace } from "../src/server/core/workspaces/workspace-store";
 import { ADMIN_TOKEN, rawRequest, startHttpHarness, type HttpHarness } from "./support/http-harness";
 import { startJobTaker } from "./support/leased-jobs";
 import { redisUrlFor, tempDir } from "./support/temp";
-import { createJobQueue } from "../src/server/jobs/job-queue";
+import { createJobQueue } from "../src/server/core/jobs/job-queue";
 
 /**
  * Issue 17, point 1 (worker tokens) and the worker API's transport, through the product's request handler

@@ -2,8 +2,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { HOST_GIT_CONFIG_TEMPLATE } from "../src/server/snapshots/host-git";
-import { dataDirPaths } from "../src/server/storage/data-dir";
+import { HOST_GIT_CONFIG_TEMPLATE } from "../src/server/core/snapshots/host-git";
+import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
 import {
   addCalendarProject,

@@ -4,12 +4,12 @@ import { QueueEvents, Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureAgentImage } from "../test/support/agent-image";
 import { redisUrlFor, tempDir } from "../test/support/temp";
-import { agentRunJob } from "../src/server/jobs/agent-jobs";
-import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
-import { startMockModel, type MockModelServer } from "../src/server/mock-model/mock-model-server";
-import { connectRedis } from "../src/server/redis/connection";
-import { queueConnection } from "../src/server/jobs/queue-connection";
-import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
+import { agentRunJob } from "../src/server/core/jobs/agent-jobs";
+import { QUEUE_NAME } from "../src/server/core/jobs/job-catalog";
+import { startMockModel, type MockModelServer } from "../src/server/core/mock-model/mock-model-server";
+import { connectRedis } from "../src/server/core/redis/connection";
+import { queueConnection } from "../src/server/core/jobs/queue-connection";
+import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
 import { startWorker, type RunningWorker } from "./main";
 
 /** The agent.run job through Redis: the worker's own model gateway (key from its config) → mock model. */

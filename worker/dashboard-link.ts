@@ -1,16 +1,16 @@
-import type { ArtifactSource } from "../src/server/artifacts/artifact-source";
+import type { ArtifactSource } from "../src/server/core/artifacts/artifact-source";
 import {
   createDashboardChannel,
   WorkerRefusedError,
   type DashboardChannel,
   type JobLease,
-} from "../src/server/artifacts/dashboard-channel";
-import { createHttpArtifactSource } from "../src/server/artifacts/http-artifact-source";
-import type { ContainerRuntime } from "../src/server/runtime/docker-runtime";
-import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../src/server/jobs/environment-jobs";
-import { agentRunJob } from "../src/server/jobs/agent-jobs";
-import { sendImageJob, sendsImage } from "../src/server/jobs/image-jobs";
-import type { WorkerInfo } from "../src/server/system/worker-registry";
+} from "../src/server/core/artifacts/dashboard-channel";
+import { createHttpArtifactSource } from "../src/server/core/artifacts/http-artifact-source";
+import type { ContainerRuntime } from "../src/server/core/runtime/docker-runtime";
+import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../src/server/core/jobs/environment-jobs";
+import { agentRunJob } from "../src/server/core/jobs/agent-jobs";
+import { sendImageJob, sendsImage } from "../src/server/core/jobs/image-jobs";
+import type { WorkerInfo } from "../src/server/core/jobs/worker-registry";
 import type { WorkerOptions } from "./main";
 
 /**

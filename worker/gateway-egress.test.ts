@@ -3,16 +3,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_IMAGE, ensureAgentImage } from "../test/support/agent-image";
 import { tempDir } from "../test/support/temp";
-import { runAgent, type AgentRunDeps, type AgentRunInput } from "../src/server/agents/agent-run";
-import { locateCodexBinary } from "../src/server/agents/codex-binary";
+import { runAgent, type AgentRunDeps, type AgentRunInput } from "../src/server/core/agents/agent-run";
+import { locateCodexBinary } from "../src/server/core/agents/codex-binary";
 import {
   startMockModel,
   type MockModelRequest,
   type MockModelServer,
-} from "../src/server/mock-model/mock-model-server";
-import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
+} from "../src/server/core/mock-model/mock-model-server";
+import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
 import { startGatewayHost, type GatewayHost } from "./model-gateway-host";
-import { DEFAULT_RATE_LIMIT } from "../src/server/gateway/run-rate-limit";
+import { DEFAULT_RATE_LIMIT } from "../src/server/core/gateway/run-rate-limit";
 
 /**
  * The model gateway as an egress policy, attacked from inside a container in network mode `none`: a

@@ -1,13 +1,13 @@
 import path from "node:path";
 import { Worker as Thread } from "node:worker_threads";
 import { packageRoot } from "../src/lib/package-info";
-import { redisOptionsFromUrl } from "../src/server/redis/connection";
+import { redisOptionsFromUrl } from "../src/server/core/redis/connection";
 import {
   heartbeatKey,
   type HeartbeatTiming,
   type WorkerCapacity,
   type WorkerInfo,
-} from "../src/server/system/worker-registry";
+} from "../src/server/core/jobs/worker-registry";
 
 export interface Heartbeat {
   /** Hands the thread the worker's current capacity at once (a job started or ended); it goes out with the next beat. */

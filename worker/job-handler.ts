@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { JobDefinition } from "../src/server/jobs/job-catalog";
+import type { JobDefinition } from "../src/server/core/jobs/job-catalog";
 
 export interface JobContext {
   workerId: string;

@@ -1,22 +1,22 @@
 import type { Redis } from "ioredis";
-import { runAgent, stopRun, type AgentRunDeps } from "../src/server/agents/agent-run";
-import type { EventInput } from "../src/server/events/event-stream";
-import { trialStopKey } from "../src/server/jobs/study-jobs";
-import type { WorkerIdentity } from "../src/server/runtime/container-spec";
-import type { ContainerRuntime } from "../src/server/runtime/docker-runtime";
-import { withInstalledDependencies } from "../src/server/dependencies/dependency-runtime";
+import { runAgent, stopRun, type AgentRunDeps } from "../src/server/core/agents/agent-run";
+import type { EventInput } from "../src/server/core/events/event-stream";
+import { trialStopKey } from "../src/server/core/jobs/study-jobs";
+import type { WorkerIdentity } from "../src/server/core/runtime/container-spec";
+import type { ContainerRuntime } from "../src/server/core/runtime/docker-runtime";
+import { withInstalledDependencies } from "../src/server/core/dependencies/dependency-runtime";
 import { registerJob, type RegisteredJob } from "./job-handler";
 import { createAgentRunHandler } from "./jobs/agent";
 import { createPrepareEnvironmentHandler, createRemoveImageHandler } from "./jobs/environment";
 import { createSendImageHandler } from "./jobs/image";
-import { sendImageJob } from "../src/server/jobs/image-jobs";
+import { sendImageJob } from "../src/server/core/jobs/image-jobs";
 import { createSelfcheckHandler } from "./jobs/selfcheck";
 import { createPreflightHandler, createTrialRunHandler, type RemoteModelRuns } from "./jobs/study";
 import type { DashboardLink } from "./dashboard-link";
 import type { GatewayHost } from "./model-gateway-host";
-import { stagePackageFiles, type PackageFiles } from "../src/server/agents/package-files";
-import type { WorkspaceKindSetting } from "../src/server/workspaces/workspace-kind";
-import type { ArtifactSource } from "../src/server/artifacts/artifact-source";
+import { stagePackageFiles, type PackageFiles } from "../src/server/core/agents/package-files";
+import type { WorkspaceKindSetting } from "../src/server/core/workspaces/workspace-kind";
+import type { ArtifactSource } from "../src/server/core/artifacts/artifact-source";
 
 /** Every job this worker runs, by name, with what each handler needs from this worker. */
 export function createJobHandlers(options: {

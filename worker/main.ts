@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { publishEvent } from "../src/server/events/event-stream";
-import { connectRedis } from "../src/server/redis/connection";
-import { sweepScratch } from "../src/server/dependencies/dependency-runtime";
-import type { ContainerRuntime } from "../src/server/runtime/docker-runtime";
-import { containerUserNote, resolveHostUser } from "../src/server/runtime/container-user";
-import { reconcileContainers, type ReconcileReport } from "../src/server/runtime/reconciler";
-import { isProcessAlive } from "../src/server/system/process-alive";
+import { publishEvent } from "../src/server/core/events/event-stream";
+import { connectRedis } from "../src/server/core/redis/connection";
+import { sweepScratch } from "../src/server/core/dependencies/dependency-runtime";
+import type { ContainerRuntime } from "../src/server/core/runtime/docker-runtime";
+import { containerUserNote, resolveHostUser } from "../src/server/core/runtime/container-user";
+import { reconcileContainers, type ReconcileReport } from "../src/server/core/runtime/reconciler";
+import { isProcessAlive } from "../src/lib/process-alive";
 import {
   DEFAULT_HEARTBEAT,
   listWorkers,
@@ -16,7 +16,7 @@ import {
   writeHeartbeat,
   type HeartbeatTiming,
   type WorkerInfo,
-} from "../src/server/system/worker-registry";
+} from "../src/server/core/jobs/worker-registry";
 import { startHeartbeat, type Heartbeat } from "./heartbeat";
 import { stopAwarePublisher } from "./worker-publisher";
 import { DEFAULT_FLOORS, type CapacityFloors, type CapacityTracker } from "./capacity";
@@ -24,11 +24,11 @@ import { createJobHandlers } from "./job-handlers";
 import { createQueueWorker } from "./queue-worker";
 import { handsBackFor, openDashboardLink, type DashboardLink } from "./dashboard-link";
 import { closableRuntime, removeOwnContainers, workerRuntime } from "./worker-runtime";
-import type { EventInput } from "../src/server/events/event-stream";
-import type { WorkerIdentity } from "../src/server/runtime/container-spec";
+import type { EventInput } from "../src/server/core/events/event-stream";
+import type { WorkerIdentity } from "../src/server/core/runtime/container-spec";
 import type { RegisteredJob } from "./job-handler";
 import { startWorkerGatewayHost, type GatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
-import type { WorkspaceKindSetting } from "../src/server/workspaces/workspace-kind";
+import type { WorkspaceKindSetting } from "../src/server/core/workspaces/workspace-kind";
 
 const INSTANCE_KEY = "invariant:instance";
 

@@ -1,15 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
-import { stopRun } from "../src/server/agents/agent-run";
-import { budgetReason } from "../src/server/agents/run-policy";
-import { startGatewaySocket, type GatewaySocket } from "../src/server/agents/gateway-socket";
-import { modelAccessOptions, type ModelAccessConfig } from "../src/server/gateway/gateway-options";
-import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../src/server/gateway/model-gateway";
-import type { DashboardChannel } from "../src/server/artifacts/dashboard-channel";
+import { stopRun } from "../src/server/core/agents/agent-run";
+import { budgetReason } from "../src/server/core/agents/run-policy";
+import { startGatewaySocket, type GatewaySocket } from "../src/server/core/agents/gateway-socket";
+import { modelAccessOptions, type ModelAccessConfig } from "../src/server/core/gateway/gateway-options";
+import {
+  startModelGateway,
+  type ModelGateway,
+  type ModelGatewayOptions,
+} from "../src/server/core/gateway/model-gateway";
+import type { DashboardChannel } from "../src/server/core/artifacts/dashboard-channel";
 import { createRelayedGateway } from "./relayed-gateway";
 import type { RemoteModelRuns } from "./jobs/study";
-import { startMockModel, type MockModelServer } from "../src/server/mock-model/mock-model-server";
-import { dataDirPaths } from "../src/server/storage/data-dir";
+import { startMockModel, type MockModelServer } from "../src/server/core/mock-model/mock-model-server";
+import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import { packageRoot } from "../src/lib/package-info";
 
 export type ModelGatewayConfig = ModelAccessConfig;

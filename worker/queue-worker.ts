@@ -1,7 +1,7 @@
 import { DelayedError, WaitingError, Worker, type Job } from "bullmq";
-import { QUEUE_NAME } from "../src/server/jobs/job-catalog";
-import { queueConnection } from "../src/server/jobs/queue-connection";
-import { trialRunJob } from "../src/server/jobs/study-jobs";
+import { QUEUE_NAME } from "../src/server/core/jobs/job-catalog";
+import { queueConnection } from "../src/server/core/jobs/queue-connection";
+import { trialRunJob } from "../src/server/core/jobs/study-jobs";
 import { createCapacityTracker, type CapacityFloors, type CapacityTracker } from "./capacity";
 import type { JobContext, RegisteredJob } from "./job-handler";
 

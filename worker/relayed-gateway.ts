@@ -3,9 +3,9 @@ import type net from "node:net";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { once } from "node:events";
-import { totalTokens } from "../src/server/agents/token-usage";
-import type { DashboardChannel, JobLease, RemoteRunStatus } from "../src/server/artifacts/dashboard-channel";
-import type { ModelGateway } from "../src/server/gateway/model-gateway";
+import { totalTokens } from "../src/shared/token-usage";
+import type { DashboardChannel, JobLease, RemoteRunStatus } from "../src/server/core/artifacts/dashboard-channel";
+import type { ModelGateway } from "../src/server/core/gateway/model-gateway";
 import type { RemoteModelRuns } from "./jobs/study";
 
 /** How often an open run's metering is read from the dashboard (and after each model request). */

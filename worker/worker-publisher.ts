@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { publishEvent, type EventInput } from "../src/server/events/event-stream";
-import { discardFinishReport } from "../src/server/trials/finish-outbox";
+import { publishEvent, type EventInput } from "../src/server/core/events/event-stream";
+import { discardFinishReport } from "../src/server/core/trial-records/finish-outbox";
 
 /**
  * The worker's publisher. While Redis is away (a restart of the private Redis) a publish does not hold

@@ -1,11 +1,11 @@
 import path from "node:path";
-import { locateCodexBinary } from "../src/server/agents/codex-binary";
+import { locateCodexBinary } from "../src/server/core/agents/codex-binary";
 import { packageRoot } from "../src/lib/package-info";
-import { LABEL } from "../src/server/runtime/container-spec";
-import type { UnixUser } from "../src/server/runtime/container-user";
-import { createDockerRuntime, type ContainerRuntime } from "../src/server/runtime/docker-runtime";
-import { resolveHostCaBundle } from "../src/server/runtime/host-ca";
-import { dataDirMountPolicy } from "../src/server/runtime/mount-policy";
+import { LABEL } from "../src/server/core/runtime/container-spec";
+import type { UnixUser } from "../src/server/core/runtime/container-user";
+import { createDockerRuntime, type ContainerRuntime } from "../src/server/core/runtime/docker-runtime";
+import { resolveHostCaBundle } from "../src/server/core/runtime/host-ca";
+import { dataDirMountPolicy } from "../src/server/core/runtime/mount-policy";
 import type { WorkerOptions } from "./main";
 
 /** Removes every container this worker started (by its label), so none outlives it; returns how many. */

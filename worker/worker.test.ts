@@ -2,11 +2,11 @@ import { type Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { migratedDb, redisUrlFor, tempDir } from "../test/support/temp";
 import { unusedModelGateway } from "../test/support/agent-image";
-import { createAppServices, type AppServices } from "../src/server/app-services";
-import type { Db } from "../src/server/db/client";
-import { EVENT_STREAM_KEY } from "../src/server/events/event-stream";
-import { connectRedis } from "../src/server/redis/connection";
-import { createDockerRuntime } from "../src/server/runtime/docker-runtime";
+import { createAppServices, type AppServices } from "../src/server/web/wiring/app-services";
+import type { Db } from "../src/server/core/db/client";
+import { EVENT_STREAM_KEY } from "../src/server/core/events/event-stream";
+import { connectRedis } from "../src/server/core/redis/connection";
+import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
 import { startWorker, type RunningWorker } from "./main";
 
 const REDIS_URL = redisUrlFor(inject("redisUrl"), 3);

@@ -46,9 +46,9 @@ async function connectToDashboard(dataDir: string): Promise<ApplyApi> {
 async function openDirectly(options: { dataDir: string; root: string }): Promise<ApplyApi> {
   const offline = await openDatabaseOffline({ ...options, whatFor: "no workspace or trial can exist there" });
   const [{ createApplyService }, { createApplyQueries }, { createProjectQueries }] = await Promise.all([
-    import("../server/apply/apply-service"),
-    import("../server/apply/apply.queries"),
-    import("../server/projects/projects.queries"),
+    import("../server/web/apply/apply-service"),
+    import("../server/web/apply/apply.queries"),
+    import("../server/web/projects/projects.queries"),
   ]);
   const { db } = offline;
   const apply = createApplyService({

@@ -2,8 +2,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { DEFAULT_CACHE_DAYS } from "../server/artifacts/artifact-cache";
-import { workspaceKindSettingSchema } from "../server/workspaces/workspace-kind";
+import { DEFAULT_CACHE_DAYS } from "../server/core/artifacts/artifact-cache";
+import { workspaceKindSettingSchema } from "../server/core/workspaces/workspace-kind";
 import { workflowFlags } from "./workflow-flags";
 import { remoteWorker, type RemoteWorkerConfig } from "./remote-worker-config";
 

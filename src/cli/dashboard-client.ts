@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { io, type Socket } from "socket.io-client";
-import type { AppRouter } from "../server/trpc/app-router";
-import { dataDirPaths } from "../server/storage/data-dir";
+import type { AppRouter } from "../server/web/trpc/app-router";
+import { dataDirPaths } from "../server/core/storage/data-dir";
 
 /**
  * CLI commands that change state go through the running dashboard (the web process is the only

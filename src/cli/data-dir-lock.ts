@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import { dataDirPaths } from "../server/storage/data-dir";
-import { isProcessAlive } from "../server/system/process-alive";
+import { dataDirPaths } from "../server/core/storage/data-dir";
+import { isProcessAlive } from "../lib/process-alive";
 
 /** One launcher per data dir: two would both write the database and fight over the private Redis. */
 export interface DataDirLock {

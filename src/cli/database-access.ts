@@ -1,7 +1,7 @@
 import fs from "node:fs";
-import type { Db } from "../server/db/client";
-import { dataDirPaths } from "../server/storage/data-dir";
-import { isProcessAlive } from "../server/system/process-alive";
+import type { Db } from "../server/core/db/client";
+import { dataDirPaths } from "../server/core/storage/data-dir";
+import { isProcessAlive } from "../lib/process-alive";
 
 /**
  * The one rule for CLI commands that touch the database. The web process is its only writer, so:
@@ -43,7 +43,7 @@ export async function openDatabaseOffline(options: {
     throw new Error(`There is no invariant-web data in ${dataDir}: ${options.whatFor}. Check --data-dir.`);
   const [{ lockDataDir }, { openWebDatabase }] = await Promise.all([
     import("./data-dir-lock"),
-    import("../server/web-core"),
+    import("../server/web/wiring/web-core"),
   ]);
   const lock = lockDataDir(dataDir);
   try {

@@ -1,5 +1,5 @@
-import { runDoctor, type DoctorReport } from "../server/diagnostics/doctor";
-import { createDockerRuntime } from "../server/runtime/docker-runtime";
+import { runDoctor, type DoctorReport } from "../server/core/diagnostics/doctor";
+import { createDockerRuntime } from "../server/core/runtime/docker-runtime";
 import type { CliConfig } from "./config";
 
 export function formatDoctorReport(report: DoctorReport): string {

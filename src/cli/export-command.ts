@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { isAppError } from "../server/errors/app-error";
+import { isAppError } from "../server/core/errors/app-error";
 import type { CliConfig } from "./config";
 import { openDatabaseOffline, runningLauncher } from "./database-access";
 
@@ -40,8 +40,8 @@ async function reportOffline(options: {
   const offline = await openDatabaseOffline({ ...options, whatFor: "no study can exist there" });
   try {
     const [{ createStudyQueries }, { renderStudyReport }] = await Promise.all([
-      import("../server/studies/studies.queries"),
-      import("../server/studies/study-report-builder"),
+      import("../server/web/studies/studies.queries"),
+      import("../server/web/studies/study-report-builder"),
     ]);
     const study = await createStudyQueries(offline.db).find(options.studyId);
     if (!study) return null;

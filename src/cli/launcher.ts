@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
-import { startWebServer, type WebServer } from "../server/http/web-server";
-import { modelAccessOptions } from "../server/gateway/gateway-options";
-import { resolveHostCaBundle } from "../server/runtime/host-ca";
-import { startPrivateRedis, type PrivateRedis } from "../server/redis/private-redis";
-import { probeRedis, redactRedisUrl } from "../server/redis/connection";
+import { startWebServer, type WebServer } from "../server/web/http/web-server";
+import { modelAccessOptions } from "../server/core/gateway/gateway-options";
+import { resolveHostCaBundle } from "../server/core/runtime/host-ca";
+import { startPrivateRedis, type PrivateRedis } from "../server/core/redis/private-redis";
+import { probeRedis, redactRedisUrl } from "../server/core/redis/connection";
 import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";

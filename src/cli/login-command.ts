@@ -1,6 +1,6 @@
-import { describeModelAccess } from "../server/credentials/model-access";
-import { storeApiKey } from "../server/credentials/stored-api-key";
-import { isAppError } from "../server/errors/app-error";
+import { describeModelAccess } from "../server/core/credentials/model-access";
+import { storeApiKey } from "../server/core/credentials/stored-api-key";
+import { isAppError } from "../server/core/errors/app-error";
 import type { CliConfig } from "./config";
 
 /** Reads a line from a terminal without echoing it (the key never shows on screen or in scrollback). */

@@ -1,5 +1,5 @@
-import { describeModelAccess } from "../server/credentials/model-access";
-import { removeStoredApiKey } from "../server/credentials/stored-api-key";
+import { describeModelAccess } from "../server/core/credentials/model-access";
+import { removeStoredApiKey } from "../server/core/credentials/stored-api-key";
 import type { CliConfig } from "./config";
 
 /** `invariant-web logout`: removes the API key stored in the data dir (the host's Codex sign-in is left alone). */

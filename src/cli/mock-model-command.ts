@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { CliConfig } from "./config";
-import { listMockScripts } from "../server/mock-model/mock-script";
-import { startMockModel } from "../server/mock-model/mock-model-server";
+import { listMockScripts } from "../server/core/mock-model/mock-script";
+import { startMockModel } from "../server/core/mock-model/mock-model-server";
 
 /**
  * `invariant-web mock-model`: serves the scripted Responses API until SIGINT/SIGTERM. Prints the base

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { startWorker, type WorkerOptions } from "../../worker/main";
-import { pruneArtifactCache } from "../server/artifacts/artifact-cache";
+import { pruneArtifactCache } from "../server/core/artifacts/artifact-cache";
 import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";
 

@@ -1,4 +1,4 @@
-import { redactRedisUrl } from "../server/redis/connection";
+import { redactRedisUrl } from "../server/core/redis/connection";
 
 /** A word as a POSIX shell reads it: as is when plain, else single-quoted. */
 function shellWord(word: string): string {

@@ -75,7 +75,7 @@ export const agentStartedEvent = z.object({
   }),
 });
 
-/** Parsed Codex events of a run (src/server/agents/codex-events.ts), batched by the worker. */
+/** Parsed Codex events of a run (src/server/core/agents/codex-events.ts), batched by the worker. */
 export const agentEventsEvent = z.object({
   ...base,
   type: z.literal("agent.events"),

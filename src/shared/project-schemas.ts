@@ -135,3 +135,8 @@ export interface ProjectView extends ProjectSettings {
   createdAt: string;
   updatedAt: string;
 }
+
+/** The one project read the core services need (the web's projects.queries provides it). */
+export interface ProjectLookup {
+  findById(id: string): Promise<ProjectView | null>;
+}

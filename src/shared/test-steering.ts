@@ -4,7 +4,7 @@ import { z } from "zod";
  * Files that steer how tests run — a pytest hook file, a runner's configuration, package.json scripts, a
  * Node preload, a `.pth` file, ignore rules — that a trial's agent added, changed or deleted. Restoring the
  * captured tests does not undo such a change, so a pass can mean nothing: the verdict carries the list
- * (src/server/trials/test-steering.ts finds it) and the study page, the review and the reports show it
+ * (src/server/worker/trials/test-steering.ts finds it) and the study page, the review and the reports show it
  * beside the verdict. `shown: false` marks a file the ignore rules left out of the review, and so out of
  * the evaluation too: it never ran, but the agent wrote it.
  */

@@ -27,3 +27,42 @@ export type Tokens = z.infer<typeof tokensSchema>;
 export function tokensWithTotal(options: Omit<Tokens, "total">): Tokens {
   return { ...options, total: options.input + options.output };
 }
+
+export const ZERO_USAGE: TokenUsage = Object.freeze({
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+});
+
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+  };
+}
+
+/** Input plus output tokens: what a token budget counts. */
+export function totalTokens(usage: TokenUsage): number {
+  return usage.inputTokens + usage.outputTokens;
+}
+
+/** An API usage count: anything but a non-negative integer reads as 0. */
+const apiCount = z.number().int().nonnegative().catch(0);
+
+/** The `usage` object of a Responses API `response.completed` event. */
+export const responsesUsageSchema = z
+  .object({
+    input_tokens: apiCount,
+    input_tokens_details: z.object({ cached_tokens: apiCount }).nullish(),
+    output_tokens: apiCount,
+    output_tokens_details: z.object({ reasoning_tokens: apiCount }).nullish(),
+  })
+  .transform((usage): TokenUsage => ({
+    inputTokens: usage.input_tokens,
+    cachedInputTokens: usage.input_tokens_details?.cached_tokens ?? 0,
+    outputTokens: usage.output_tokens,
+    reasoningTokens: usage.output_tokens_details?.reasoning_tokens ?? 0,
+  }));

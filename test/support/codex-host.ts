@@ -1,9 +1,9 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import fs from "node:fs";
 import type { Readable } from "node:stream";
-import { locateCodexBinary } from "../../src/server/agents/codex-binary";
-import { createCodexEventParser, type CodexEvent, type CodexRunState } from "../../src/server/agents/codex-events";
-import type { TokenUsage } from "../../src/server/agents/token-usage";
+import { locateCodexBinary } from "../../src/server/core/agents/codex-binary";
+import { createCodexEventParser, type CodexEvent, type CodexRunState } from "../../src/server/core/agents/codex-events";
+import type { TokenUsage } from "../../src/shared/token-usage";
 
 /** Everything a test needs to know about one `codex exec --json` run on this host. */
 export interface HostCodexRun {

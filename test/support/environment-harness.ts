@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
 import type { Redis } from "ioredis";
 import { REPO_ROOT, redisUrlFor, tempDir } from "./temp";
-import type { AppServices } from "../../src/server/app-services";
-import type { Db } from "../../src/server/db/client";
-import { connectRedis } from "../../src/server/redis/connection";
-import { openWebCore } from "../../src/server/web-core";
+import type { AppServices } from "../../src/server/web/wiring/app-services";
+import type { Db } from "../../src/server/core/db/client";
+import { connectRedis } from "../../src/server/core/redis/connection";
+import { openWebCore } from "../../src/server/web/wiring/web-core";
 
 export const BASE_IMAGE = "invariant-base:bookworm";
 

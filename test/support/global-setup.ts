@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { startPrivateRedis, type PrivateRedis } from "../../src/server/redis/private-redis";
+import { startPrivateRedis, type PrivateRedis } from "../../src/server/core/redis/private-redis";
 
 let redis: PrivateRedis | null = null;
 let dir: string | null = null;

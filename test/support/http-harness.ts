@@ -1,9 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AppServices } from "../../src/server/app-services";
-import type { Db } from "../../src/server/db/client";
-import { createRequestHandler } from "../../src/server/http/request-handler";
-import { openWebCore } from "../../src/server/web-core";
+import type { AppServices } from "../../src/server/web/wiring/app-services";
+import type { Db } from "../../src/server/core/db/client";
+import { createRequestHandler } from "../../src/server/web/http/request-handler";
+import { openWebCore } from "../../src/server/web/wiring/web-core";
 import { REPO_ROOT, tempDir } from "./temp";
 
 export const ADMIN_TOKEN = "a_httpadmintokenhttpadmintoken0000";

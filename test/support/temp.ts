@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Db } from "../../src/server/db/client";
-import { openWebDatabase } from "../../src/server/web-core";
+import type { Db } from "../../src/server/core/db/client";
+import { openWebDatabase } from "../../src/server/web/wiring/web-core";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "..", "..");
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, "prisma", "migrations");

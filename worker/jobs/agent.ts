@@ -1,6 +1,6 @@
 import path from "node:path";
-import { runAgent, type AgentRunDeps } from "../../src/server/agents/agent-run";
-import { agentRunJob } from "../../src/server/jobs/agent-jobs";
+import { runAgent, type AgentRunDeps } from "../../src/server/core/agents/agent-run";
+import { agentRunJob } from "../../src/server/core/jobs/agent-jobs";
 import { isPathInside } from "../../src/shared/job-path-schemas";
 import type { JobHandler } from "../job-handler";
 

@@ -1,6 +1,9 @@
-import { prepareEnvironment, type EnvironmentBuilderDeps } from "../../src/server/environments/environment-builder";
-import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../../src/server/jobs/environment-jobs";
-import type { ContainerRuntime } from "../../src/server/runtime/docker-runtime";
+import {
+  prepareEnvironment,
+  type EnvironmentBuilderDeps,
+} from "../../src/server/core/environments/environment-builder";
+import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../../src/server/core/jobs/environment-jobs";
+import type { ContainerRuntime } from "../../src/server/core/runtime/docker-runtime";
 import type { JobHandler } from "../job-handler";
 
 export function createPrepareEnvironmentHandler(

@@ -1,8 +1,8 @@
-import { studyPreflightJob, trialRunJob } from "../../src/server/jobs/study-jobs";
-import type { ArtifactSource } from "../../src/server/artifacts/artifact-source";
-import { runPreflight, type PreflightDeps } from "../../src/server/trials/preflight";
-import type { TrialRunDeps } from "../../src/server/trials/trial-context";
-import { runTrial } from "../../src/server/trials/trial-run";
+import { studyPreflightJob, trialRunJob } from "../../src/server/core/jobs/study-jobs";
+import type { ArtifactSource } from "../../src/server/core/artifacts/artifact-source";
+import { runPreflight, type PreflightDeps } from "../../src/server/worker/trials/preflight";
+import type { TrialRunDeps } from "../../src/server/worker/trials/trial-context";
+import { runTrial } from "../../src/server/worker/trials/trial-run";
 import type { JobContext, JobHandler } from "../job-handler";
 
 /** A job's artefacts under its lease (a worker on another host's source fetches only for the job it holds). */
@@ -37,7 +37,7 @@ export function createTrialRunHandler(
     async handler(data, context) {
       const artifacts = leasedArtifacts(trialDeps.artifacts, context);
       if (!modelRuns || !context.lease) return runTrial({ ...trialDeps, artifacts }, data);
-      // the run id the trial's agent run uses (src/server/trials/trial-context.ts)
+      // the run id the trial's agent run uses (src/server/worker/trials/trial-context.ts)
       const runId = `${data.trialId}-${data.attempt}`;
       await modelRuns.open({ runId, lease: context.lease });
       try {

@@ -2,7 +2,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { useState, type ReactNode } from "react";
-import type { AppRouter } from "../../server/trpc/app-router";
+import type { AppRouter } from "../../server/web/trpc/app-router";
 import { TRPCProvider } from "../_lib/trpc";
 
 export function Providers({ children }: { children: ReactNode }) {

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "../../server/trpc/app-router";
+import type { AppRouter } from "../../server/web/trpc/app-router";
 import { useState, type FormEvent } from "react";
 import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";

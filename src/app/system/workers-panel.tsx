@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "../../server/trpc/app-router";
+import type { AppRouter } from "../../server/web/trpc/app-router";
 import { DataTable, type Column } from "../_components/data-table";
 import { ErrorMessage, Panel, secondaryButtonClass } from "../_components/ui";
 import { describeError } from "../_lib/errors";

@@ -4,7 +4,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useCallback, useMemo, useState } from "react";
 import type { InvariantEvent, RecordedEvent } from "../../../shared/event-catalog";
 import { rooms } from "../../../shared/event-catalog";
-import type { AppRouter } from "../../../server/trpc/app-router";
+import type { AppRouter } from "../../../server/web/trpc/app-router";
 import { useTRPC } from "../../_lib/trpc";
 import { useLiveQuery } from "../../_lib/use-live-query";
 

@@ -1,0 +1,132 @@
+import { createHash } from "node:crypto";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { writeBundle } from "../../../lib/files/file-bundle";
+import { requireInstalledDependencies } from "../dependencies/dependency-runtime";
+import { createKeyedLock } from "../locks/keyed-lock";
+import type { ContainerRuntime } from "../runtime/docker-runtime";
+import { dataDirPaths } from "../storage/data-dir";
+import { removeWorkspace } from "../workspaces/workspace-store";
+import { touchCacheEntry } from "./artifact-cache";
+import type { ArtifactSource } from "./artifact-source";
+import type { DashboardChannel, JobLease } from "./dashboard-channel";
+import { hasSnapshot, receiveSnapshot } from "./snapshot-transfer";
+import { trialResultBundle } from "./trial-results";
+
+/**
+ * The artifact source of a worker on another host: snapshots, captured test files and environment
+ * images are fetched from the web process over the worker API the first time a job names them, and kept
+ * (snapshots under `<data dir>/snapshots/<id>/`, test files under `studies/<id>/test-files/<sha256>`,
+ * images in this host's engine) — all named by content, so a cached copy is never stale. Results go back
+ * the same way; the workspace is then removed here (the web process has its copy), the committed image
+ * stays in this engine. Each use marks the entry used (artifact-cache.ts prunes the unused ones). Every
+ * call names the lease of the job it is for (`forLease`): the dashboard answers only what that job names.
+ */
+export function createHttpArtifactSource(options: {
+  channel: DashboardChannel;
+  dataDir: string;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "loadImage">;
+  worker: { id: string; host: string };
+  log: (message: string) => void;
+}): ArtifactSource {
+  const { channel, dataDir, runtime, log } = options;
+  const lock = createKeyedLock();
+
+  const snapshot = (snapshotId: string, lease: JobLease) =>
+    lock(`snapshot:${snapshotId}`, async () => {
+      if (hasSnapshot({ dataDir, snapshotId })) return touchCacheEntry(dataDirPaths(dataDir).snapshot(snapshotId).dir);
+      const started = Date.now();
+      await receiveSnapshot({
+        dataDir,
+        snapshotId,
+        source: await channel.fetch(`/api/worker/snapshots/${snapshotId}`, lease),
+      });
+      log(`fetched snapshot ${snapshotId.slice(0, 12)} in ${Date.now() - started} ms`);
+    });
+
+  async function testFile(studyId: string, sha256: string, lease: JobLease): Promise<void> {
+    const dir = dataDirPaths(dataDir).testFiles(studyId);
+    const target = path.join(dir, sha256);
+    const held = await fsp.readFile(target).catch(() => null);
+    if (held && createHash("sha256").update(held).digest("hex") === sha256) return touchCacheEntry(dir);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await channel.fetch(`/api/worker/studies/${studyId}/test-files/${sha256}`, lease))
+      chunks.push(chunk as Buffer);
+    const data = Buffer.concat(chunks);
+    if (createHash("sha256").update(data).digest("hex") !== sha256)
+      throw new Error(`The dashboard sent test file ${sha256.slice(0, 12)} with other bytes than its hash.`);
+    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    const temp = `${target}.tmp-${process.pid}`;
+    await fsp.writeFile(temp, data, { mode: 0o444 });
+    await fsp.rename(temp, target);
+  }
+
+  const image = (imageId: string, lease: JobLease) =>
+    lock(`image:${imageId}`, async () => {
+      if (await runtime.inspectImage(imageId)) return;
+      const started = Date.now();
+      await runtime.loadImage(await channel.fetch(`/api/worker/images/${encodeURIComponent(imageId)}`, lease));
+      if (!(await runtime.inspectImage(imageId)))
+        throw new Error(`The image the dashboard sent did not load as ${imageId} on this worker's engine.`);
+      log(`loaded image ${imageId.replace(/^sha256:/, "").slice(0, 12)} in ${Date.now() - started} ms`);
+    });
+  /** The image, and the installed dependencies it names (refused clearly when they are not here). */
+  const imageWithDependencies = async (imageId: string, lease: JobLease) => {
+    await image(imageId, lease);
+    await requireInstalledDependencies({ dataDir, labels: (await runtime.inspectImage(imageId))?.labels ?? {} });
+  };
+
+  const fetchFor = (job: Parameters<ArtifactSource["prepare"]>[0], lease: JobLease) =>
+    Promise.all([
+      snapshot(job.snapshotId, lease),
+      imageWithDependencies(job.image, lease),
+      ...job.testFiles.map((file) =>
+        lock(`test:${job.studyId}:${file.sha256}`, () => testFile(job.studyId, file.sha256, lease)),
+      ),
+    ]);
+  const imageLocation = { worker: options.worker.id, host: options.worker.host };
+  const leased = (lease: JobLease): ArtifactSource => ({
+    ...leasedSource({ channel, dataDir, lease, fetchFor: (job) => fetchFor(job, lease) }),
+    imageLocation,
+    forLease: leased,
+  });
+  const noLease = () => {
+    throw new Error("A worker on another host fetches and delivers only for a job it holds (no job lease was given).");
+  };
+  return { prepare: noLease, deliver: noLease, imageLocation, forLease: leased };
+}
+
+/** Prepare and deliver under one job's lease: the lease is bound to this worker's token before anything else. */
+function leasedSource(o: {
+  channel: DashboardChannel;
+  dataDir: string;
+  lease: JobLease;
+  fetchFor: (job: Parameters<ArtifactSource["prepare"]>[0]) => Promise<unknown>;
+}): Pick<ArtifactSource, "prepare" | "deliver"> {
+  const { channel, dataDir, lease } = o;
+  return {
+    async prepare(job) {
+      // bound first, even when everything is cached here and no fetch follows
+      await channel.json("/api/worker/lease", { method: "POST", lease });
+      await o.fetchFor(job);
+    },
+    async deliver(result) {
+      const bundle = trialResultBundle({
+        dataDir,
+        trialId: result.trialId,
+        attempt: result.attempt,
+        snapshotId: result.snapshotId,
+        workspacePath: result.workspacePath,
+        finished: result.finished,
+      });
+      const query = result.workspaceId ? `?workspaceId=${result.workspaceId}` : "";
+      await channel.upload(
+        `/api/worker/trials/${result.trialId}/attempts/${result.attempt}/results${query}`,
+        writeBundle(bundle),
+        lease,
+      );
+      if (result.workspaceId)
+        await removeWorkspace({ dataDir, workspaceId: result.workspaceId }).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,196 @@
+import http from "node:http";
+import type net from "node:net";
+import type tls from "node:tls";
+import type { TokenUsage } from "../../../shared/token-usage";
+import { admitRoute, authenticateRun, refuseEncodedBody, refuseOverBudget, refuseOverRate } from "./gateway-admission";
+import { DEFAULT_CHATGPT_BASE_URL } from "./chatgpt-session";
+import type { GatewayCredential } from "./gateway-credentials";
+import { createDispatch, createTargets } from "./gateway-dispatch";
+import { createGatewayKey } from "./gateway-key";
+import { sendGatewayError } from "./gateway-error";
+import type { ForwardContext, RecoverCredential } from "./forward-request";
+import type { RunPolicy } from "./request-policy";
+import { DEFAULT_RATE_LIMIT, type RateLimit } from "./run-rate-limit";
+import { createPackageProxy, isProxyRequest } from "./package-proxy";
+import { createRunTokens } from "./run-tokens";
+import { listenHttp } from "../../../lib/listen";
+
+/**
+ * The host-side model gateway. Containers use it as their provider `base_url` with a per-run token;
+ * it swaps the token for the real credential, forwards to the upstream Responses API, streams the
+ * answer back chunk by chunk (backpressure and client aborts propagate both ways), and meters
+ * tokens per run from `response.completed`. A chunked stream is relayed with the upstream's own
+ * framing (see upstream-client.ts): no per-chunk decode and re-encode on the hot path. The credential
+ * never leaves this process except towards the upstream; it is never logged and is redacted from
+ * upstream error bodies. A request goes: authenticate → check method and path, encoding, budget and rate →
+ * read the body → check it against the run's policy (request-policy.ts) → open upstream → relay head →
+ * relay body, metered (forward-request.ts, upstream-relay.ts).
+ */
+export interface ModelGatewayOptions {
+  /** The upstream API for an API key, ending in `/v1`: e.g. https://api.openai.com/v1, or a mock model's URL. */
+  upstreamBaseUrl: string;
+  /** Where a ChatGPT sign-in's requests go (Codex's endpoint for it; default https://chatgpt.com/backend-api/codex). */
+  chatgptBaseUrl?: string;
+  /** The bundled scripted model for runs whose policy says `scripted` (none: such runs are refused). */
+  scriptedBaseUrl?: string | null;
+  /** The real credential, looked up for every request that goes to the provider (see gateway-credentials.ts). */
+  credential: () => GatewayCredential | Promise<GatewayCredential>;
+  /** After the upstream's 401 to a ChatGPT sign-in: a renewed credential to retry once with (a refresh). */
+  afterUnauthorized?: RecoverCredential;
+  /** More secrets to redact from logs and error bodies (a sign-in's refresh token). */
+  extraSecrets?: () => string[];
+  /** TLS options for an https upstream (e.g. `ca` for a private certificate authority). */
+  upstreamTls?: tls.ConnectionOptions;
+  /**
+   * A loopback TCP listener (host default 127.0.0.1, port default a free one) for tests, benchmarks
+   * and host-side tools; false: none (the worker serves containers only through `acceptConnection`).
+   */
+  tcp?: { host?: string; port?: number } | false;
+  /** Each run's request rate (default DEFAULT_RATE_LIMIT). */
+  rateLimit?: RateLimit;
+  /** For the rate limit; default Date.now. */
+  clock?: () => number;
+  onUsage?: (event: { runId: string; usage: TokenUsage; total: TokenUsage }) => void;
+  /** Fired once, when a run's usage reaches its budget; its later requests get 429. */
+  onBudgetExceeded?: (event: { runId: string; usedTokens: number; budgetTokens: number }) => void;
+  /** The package mirrors containers in network mode `none` may download from through the gateway (package-proxy.ts). */
+  packageHosts?: readonly string[];
+  log?: (line: string) => void;
+}
+
+export interface ModelGateway {
+  /** Base URL of the TCP listener for a provider config, ending in `/v1` ("" without one). */
+  url: string;
+  /** The TCP listener's port (0 without one). */
+  port: number;
+  /** A run's token, with its budget (input + output tokens) and policy (strict unless given: see request-policy.ts). */
+  /** A fresh token for the run, or `token` again (one issued before a restart, still held by a session's container). */
+  issueRunToken(options: {
+    runId: string;
+    budgetTokens?: number | null;
+    policy?: RunPolicy;
+    token?: string;
+    tokenHash?: string;
+  }): string;
+  /** The token stops working at once and the run's in-flight requests are aborted. */
+  revoke(runId: string): void;
+  /** Tokens the run used so far (also after revoke), or null for an unknown run. */
+  usage(runId: string): TokenUsage | null;
+  /** The model name the provider reported in the run's latest finished response, or null. */
+  reportedModel(runId: string): string | null;
+  lastUpstreamError(runId: string): string | null;
+  /** Whether the run's usage reached its token budget. */
+  budgetReached(runId: string): boolean;
+  /** Drops everything the gateway holds about the run. */
+  forget(runId: string): void;
+  /** Serves a connection accepted elsewhere (the containers' unix socket) like one on the gateway's port. */
+  acceptConnection(socket: net.Socket): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway's HTTP server: model API requests go to `handle`; apt's downloads in network mode none
+ * come on the same socket as proxy requests (absolute URLs, package-proxy.ts), and HTTPS tunnels are refused.
+ */
+function gatewayServer(options: {
+  handle: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  packages: ReturnType<typeof createPackageProxy>;
+  log: (message: string) => void;
+}): http.Server {
+  const server = http.createServer((req, res) => {
+    try {
+      if (isProxyRequest(req)) return options.packages.handle(req, res);
+      options.handle(req, res);
+    } catch (error) {
+      options.log(error instanceof Error ? error.message : String(error));
+      sendGatewayError({
+        res,
+        status: 500,
+        type: "gateway_error",
+        message: "The model gateway failed to handle the request.",
+      });
+    }
+  });
+  server.on("connect", (req: http.IncomingMessage, socket: net.Socket) => options.packages.refuseTunnel(req, socket));
+  return server;
+}
+
+export async function startModelGateway(options: ModelGatewayOptions): Promise<ModelGateway> {
+  const targets = createTargets(options.upstreamTls);
+  targets.get(options.upstreamBaseUrl); // a malformed URL fails here, at start
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  const clock = options.clock ?? Date.now;
+  const runs = createRunTokens();
+  const log = options.log ?? (() => undefined);
+  const { credential, extraSecrets } = options;
+  const key = createGatewayKey({ credential, log, ...(extraSecrets ? { extraSecrets } : {}) });
+  const redact = (text: string) => key.redact(text);
+  const context: ForwardContext = {
+    runs,
+    ...(options.onUsage ? { onUsage: options.onUsage } : {}),
+    ...(options.onBudgetExceeded ? { onBudgetExceeded: options.onBudgetExceeded } : {}),
+    log,
+    redact,
+  };
+  const dispatch = createDispatch({
+    targets,
+    key,
+    context,
+    upstreamBaseUrl: options.upstreamBaseUrl,
+    chatgptBaseUrl: options.chatgptBaseUrl ?? DEFAULT_CHATGPT_BASE_URL,
+    scriptedBaseUrl: options.scriptedBaseUrl ?? null,
+    ...(options.afterUnauthorized ? { afterUnauthorized: options.afterUnauthorized } : {}),
+  });
+
+  function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const pathname = new URL(req.url ?? "/", "http://gateway").pathname;
+    const run = authenticateRun({ req, res, lookup: (token) => runs.lookup(token) });
+    if (!run) return;
+    const route = admitRoute({ pathname, method: req.method ?? "GET", res });
+    if (route === null || refuseEncodedBody({ req, res }) || refuseOverBudget({ run, res })) return;
+    if (refuseOverRate({ run, res, limit: rateLimit, now: clock() })) return;
+    run.active += 1;
+    res.once("close", () => {
+      run.active -= 1;
+    });
+    dispatch({ req, res, run, route });
+  }
+
+  const server = gatewayServer({
+    handle,
+    packages: createPackageProxy({
+      lookup: (token) => runs.lookup(token),
+      log,
+      ...(options.packageHosts ? { hosts: options.packageHosts } : {}),
+    }),
+    log: (message) => log(`model gateway: ${redact(message)}`),
+  });
+  const tcp = options.tcp ?? {};
+  const { port, baseUrl } =
+    tcp === false
+      ? { port: 0, baseUrl: "" }
+      : await listenHttp(server, {
+          ...(tcp.host ? { host: tcp.host } : {}),
+          ...(tcp.port ? { port: tcp.port } : {}),
+        });
+
+  return {
+    url: baseUrl ? `${baseUrl}/v1` : "",
+    port,
+    issueRunToken: (issue) => runs.issue(issue),
+    revoke: (runId) => runs.revoke(runId),
+    usage: (runId) => runs.get(runId)?.usage ?? null,
+    reportedModel: (runId) => runs.get(runId)?.reportedModel ?? null,
+    lastUpstreamError: (runId) => runs.get(runId)?.lastUpstreamError ?? null,
+    budgetReached: (runId) => runs.get(runId)?.budgetExceeded ?? false,
+    forget: (runId) => runs.forget(runId),
+    acceptConnection: (socket) => server.emit("connection", socket),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (server.listening) server.close(() => resolve());
+        else resolve();
+        server.closeAllConnections();
+        targets.close();
+      }),
+  };
+}

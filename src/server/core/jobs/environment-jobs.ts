@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { dependencyKindSchema } from "../../../shared/dependency-schemas";
+import { networkModeSchema } from "../../../shared/project-schemas";
+import { containerLimitsSchema } from "../runtime/container-limits";
+import type { JobDefinition } from "./job-catalog";
+
+/** A dependency step's folder and what it installs (kind "dependencies"). */
+const dependencyBuildSchema = z.object({
+  dirId: z.string().regex(/^deps-[0-9a-f]{24}$/),
+  kind: dependencyKindSchema,
+  outputs: z.array(z.string()),
+});
+
+/** Build a new environment version: run a script in a container of `fromImage`, commit on exit 0. */
+export const prepareEnvironmentJob = {
+  name: "environment.prepare",
+  schema: z.object({
+    projectId: z.string(),
+    versionId: z.string(),
+    kind: z.enum(["base", "command", "dependencies"]),
+    fromImage: z.string(),
+    command: z.string().nullable(),
+    repository: z.string(),
+    tag: z.string(),
+    network: networkModeSchema,
+    limits: containerLimitsSchema,
+    /** The project's "Run as root" switch: builds run as root anyway, but then keep root's home as it is. */
+    runAsRoot: z.boolean().optional(),
+    timeoutMs: z.number().int().positive(),
+    dependencies: dependencyBuildSchema.optional(),
+  }),
+  result: z.object({ status: z.enum(["ready", "failed"]) }),
+} satisfies JobDefinition<z.ZodType, z.ZodType>;
+
+export type PrepareEnvironmentJob = z.infer<typeof prepareEnvironmentJob.schema>;
+
+/** Remove the image of a deleted environment version from the worker's engine. */
+export const removeEnvironmentImageJob = {
+  name: "environment.remove-image",
+  schema: z.object({ reference: z.string() }),
+  result: z.object({ removed: z.boolean() }),
+} satisfies JobDefinition<z.ZodType, z.ZodType>;

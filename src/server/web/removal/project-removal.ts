@@ -1,0 +1,87 @@
+import { keptAppliesOfProject } from "../apply/apply-backup";
+import { AppError } from "../../core/errors/app-error";
+import type { EnvironmentQueries } from "../../core/environments/environments.queries";
+import type { SnapshotQueries } from "../../core/snapshots/snapshots.queries";
+import { LABEL } from "../../core/runtime/container-spec";
+import { dataDirPaths } from "../../core/storage/data-dir";
+import type { RemovalJournal } from "../cleanup/removal-journal";
+import type { StudyQueries } from "../studies/studies.queries";
+import { studyRemovalParts } from "../studies/study-deletion";
+import { workspacesOfProject } from "../../core/workspaces/workspace-store";
+import type { ProjectQueries } from "../projects/projects.queries";
+
+export interface ProjectRemovalDeps {
+  projects: Pick<ProjectQueries, "findById" | "remove">;
+  studies: Pick<StudyQueries, "list" | "deletionPlan">;
+  environments: Pick<EnvironmentQueries, "list">;
+  snapshots: Pick<SnapshotQueries, "listForProject">;
+  journal: RemovalJournal;
+  dataDir: string;
+}
+
+const BUSY_STUDY_STATES = new Set(["preflight", "running", "stopping"]);
+
+/**
+ * Forgets a project: its rows (studies, environment versions, snapshots, events) in one transaction,
+ * then what it left in the data dir and in Docker — its studies' files and trial images, its
+ * environment images, snapshots, workspaces and kept apply backups — through the removal journal. The files in the
+ * project's own directory are never touched. Refused while one of its studies or builds is running.
+ */
+export async function removeProject(
+  deps: ProjectRemovalDeps,
+  id: string,
+): Promise<{ id: string; hostPath: string; leftovers: string[] }> {
+  const project = await deps.projects.findById(id);
+  if (!project)
+    throw new AppError({
+      code: "NOT_FOUND",
+      message: `No project with id ${id}. It may have been removed; reload the project list.`,
+    });
+  const studies = await deps.studies.list({ projectId: id });
+  const busy = studies.find((study) => BUSY_STUDY_STATES.has(study.state));
+  if (busy)
+    throw new AppError({
+      code: "CONFLICT",
+      message: `The study "${busy.title}" is ${busy.state}; stop it first, then remove the project.`,
+    });
+  const versions = await deps.environments.list(id);
+  const building = versions.find((version) => version.status === "building");
+  if (building)
+    throw new AppError({
+      code: "CONFLICT",
+      message: `Environment v${building.version} is still being prepared; wait for it to finish, then remove the project.`,
+    });
+
+  const parts = await Promise.all(studies.map((study) => studyRemovalParts(deps.studies, study.id)));
+  const environmentImages = [...versions]
+    .sort((a, b) => b.version - a.version)
+    .flatMap((version) => (version.imageId ? [version.imageId] : []));
+  const snapshots = await deps.snapshots.listForProject(id);
+  const paths = dataDirPaths(deps.dataDir);
+  const leftovers = await deps.journal.remove(
+    {
+      owner: { kind: "project", id },
+      projectId: id,
+      // trial images first, then the environment's, newest first: an image goes after those built on it
+      imageIds: [...parts.flatMap((part) => part.imageIds), ...environmentImages],
+      // and every image labelled as the project's that no row names (orphaned trial images, unrecorded versions)
+      imageLabels: { [LABEL.project]: id },
+      workspaceIds: [
+        ...new Set([
+          ...parts.flatMap((part) => part.workspaceIds),
+          ...(await workspacesOfProject({ dataDir: deps.dataDir, projectId: id })),
+        ]),
+      ],
+      paths: [
+        ...parts.flatMap((part) => part.paths),
+        ...snapshots.map((snapshot) => paths.relative(paths.snapshot(snapshot.id).dir)),
+        ...versions.flatMap((version) => (version.logPath ? [version.logPath] : [])),
+        // installed dependencies (dependencies/<id>/), once per folder however many versions carry it
+        ...new Set(versions.flatMap((version) => (version.dependencies ? [version.dependencies.dir] : []))),
+        ...(await keptAppliesOfProject({ dataDir: deps.dataDir, projectId: id })).map(paths.relative),
+      ],
+    },
+    () => deps.projects.remove(id),
+  );
+  return { id, hostPath: project.hostPath, leftovers };
+}

@@ -1,0 +1,178 @@
+import { AppError } from "../../core/errors/app-error";
+import { displayPath, type BytePath } from "../../../lib/files/byte-path";
+import {
+  REVIEW_PAGE_DEFAULT,
+  type ReviewFileView,
+  type ReviewFilesView,
+  type ReviewSummaryView,
+  type ReviewTotals,
+  type TranscriptView,
+} from "../../../shared/review-schemas";
+import { createDiffCache, type DiffCache, type ReviewDiff } from "./diff-cache";
+import { snapshotSide } from "./file-sides";
+import { compareFile, compareTrials } from "./review-compare";
+import { fileItem, languageOf, linesCounted, pathOfKey, reviewPath } from "./review-files";
+import {
+  configurationInfo,
+  findTrial,
+  isLive,
+  isReviewable,
+  trialDiff,
+  trialSide,
+  type ReviewContext,
+} from "./review-trials";
+import type { ReviewQueries, ReviewTrialRecord } from "./review.queries";
+import { fileBytesDownload, patchDownload } from "./trial-downloads";
+import { transcriptItems } from "./transcript";
+
+export type { ReviewDownload } from "./trial-downloads";
+
+/** How many of the paths the diff left out a files page lists. */
+const MAX_LEFT_OUT_LISTED = 200;
+
+/** Totals from the diff while the workspace is there; else what the worker recorded; else null. */
+async function totalsOf(context: ReviewContext, record: ReviewTrialRecord): Promise<ReviewTotals | null> {
+  if (record.trial.workspaceId) {
+    try {
+      const diff = await trialDiff(context, record);
+      const totals: ReviewTotals = { files: diff.changes.length, insertions: 0, deletions: 0 };
+      for (const change of diff.changes) {
+        totals.insertions += change.insertions;
+        totals.deletions += change.deletions;
+      }
+      return totals;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+    }
+  }
+  return record.trial.diff;
+}
+
+async function summary(context: ReviewContext, input: { trialId: string }): Promise<ReviewSummaryView> {
+  const record = await findTrial(context, input.trialId);
+  const { trial } = record;
+  return {
+    trialId: trial.id,
+    studyId: record.studyId,
+    projectId: record.projectId,
+    attempt: trial.attempt,
+    state: trial.state,
+    step: trial.step,
+    workspaceId: trial.workspaceId,
+    snapshotId: record.snapshotId,
+    configuration: configurationInfo(record),
+    verdict: trial.verdict,
+    tokens: trial.tokens,
+    agentSeconds: trial.agentSeconds,
+    totals: await totalsOf(context, record),
+    testSteering: trial.testSteering,
+    error: trial.error,
+    startedAt: trial.startedAt,
+    finishedAt: trial.finishedAt,
+    live: isLive(record),
+  };
+}
+
+async function files(
+  context: ReviewContext,
+  input: { trialId: string; cursor?: number | undefined; limit?: number; opened?: string | true | undefined },
+): Promise<ReviewFilesView> {
+  const diff = await trialDiff(context, await findTrial(context, input.trialId));
+  const start = input.cursor ?? 0;
+  const end = start + (input.limit ?? REVIEW_PAGE_DEFAULT);
+  const view: ReviewFilesView = {
+    items: diff.changes.slice(start, end).map(fileItem),
+    nextCursor: end < diff.changes.length ? end : null,
+    total: diff.changes.length,
+    skipped: diff.skipped.map((entry) => ({ ...reviewPath(entry.path), kind: entry.kind })),
+    leftOut: diff.leftOut.slice(0, MAX_LEFT_OUT_LISTED).map(reviewPath),
+    leftOutTotal: diff.leftOut.length,
+    truncated: diff.changes.some((change) => !linesCounted(change)),
+  };
+  if (input.opened === undefined || start > 0) return view;
+  return { ...view, opened: await openedFile(context, diff, input.opened) };
+}
+
+/** The diff `files` carries for the file the page opens first; null (not an error) when it has none. */
+async function openedFile(
+  context: ReviewContext,
+  diff: ReviewDiff,
+  opened: string | true,
+): Promise<ReviewFileView | null> {
+  try {
+    const path = opened === true ? diff.changes[0]?.path : pathOfKey(opened);
+    return path === undefined ? null : await fileOf(context, diff, path);
+  } catch (error) {
+    if (error instanceof AppError) return null; // the page asks for it on its own and shows why
+    throw error;
+  }
+}
+
+async function file(context: ReviewContext, input: { trialId: string; pathKey: string }): Promise<ReviewFileView> {
+  const path = pathOfKey(input.pathKey);
+  return fileOf(context, await trialDiff(context, await findTrial(context, input.trialId)), path);
+}
+
+async function fileOf(context: ReviewContext, diff: ReviewDiff, path: BytePath): Promise<ReviewFileView> {
+  if (!isReviewable(diff, path))
+    throw new AppError({
+      code: "NOT_FOUND",
+      message: `${displayPath(path)} is neither changed by this trial nor a file of its snapshot.`,
+    });
+  const [before, after] = await Promise.all([
+    snapshotSide({ dataDir: context.dataDir, manifest: diff.manifest, entry: diff.tracked.get(path) }),
+    trialSide(diff, path),
+  ]);
+  return { ...reviewPath(path), language: languageOf(path), before, after };
+}
+
+async function transcript(
+  context: ReviewContext,
+  input: { trialId: string; attempt?: number | undefined },
+): Promise<TranscriptView> {
+  const record = await findTrial(context, input.trialId);
+  const attempt = input.attempt ?? record.trial.attempt;
+  if (attempt > record.trial.attempt)
+    throw new AppError({
+      code: "NOT_FOUND",
+      message: `Trial ${record.trial.id} has had ${record.trial.attempt} attempt(s); there is no attempt ${attempt}.`,
+    });
+  const events = await context.reviews.transcriptEvents(record.trial.id);
+  return {
+    trialId: record.trial.id,
+    attempt,
+    items: transcriptItems({ trialId: record.trial.id, attempt, events }),
+    live: attempt === record.trial.attempt && isLive(record),
+  };
+}
+
+export interface ReviewServiceDeps {
+  dataDir: string;
+  reviews: ReviewQueries;
+  cache?: DiffCache;
+}
+
+/**
+ * The trial review (web side, read-only): what a trial changed against its study's snapshot, file by
+ * file and as one patch, its transcript, and trials side by side. Diffs come from the cache
+ * (diff-cache.ts), so paging, the next file and compare never recompute one.
+ */
+export function createReviewService(deps: ReviewServiceDeps) {
+  const context: ReviewContext = {
+    dataDir: deps.dataDir,
+    reviews: deps.reviews,
+    cache: deps.cache ?? createDiffCache({ dataDir: deps.dataDir }),
+  };
+  return {
+    summary: (input: { trialId: string }) => summary(context, input),
+    files: (input: Parameters<typeof files>[1]) => files(context, input),
+    file: (input: Parameters<typeof file>[1]) => file(context, input),
+    transcript: (input: Parameters<typeof transcript>[1]) => transcript(context, input),
+    compare: (input: Parameters<typeof compareTrials>[1]) => compareTrials(context, input),
+    compareFile: (input: Parameters<typeof compareFile>[1]) => compareFile(context, input),
+    patch: (input: { trialId: string }) => patchDownload(context, input),
+    fileBytes: (input: Parameters<typeof fileBytesDownload>[1]) => fileBytesDownload(context, input),
+  };
+}
+
+export type ReviewService = ReturnType<typeof createReviewService>;

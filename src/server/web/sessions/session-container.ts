@@ -1,0 +1,154 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { BRIDGE_PORT, CONTAINER_PATHS, shellQuote } from "../../core/agents/harness";
+import { packageProxyLines } from "../../core/agents/package-proxy-env";
+import type { ContainerSpec, ResourceLimits } from "../../core/runtime/container-spec";
+import type { NetworkMode } from "../../../shared/project-schemas";
+import type { SessionKind } from "../../../shared/session-schemas";
+import { workspaceMount, type WorkspaceLayers } from "../../core/workspaces/workspace-mount";
+import { SESSION_GATEWAY_SOCKET } from "./session-gateway";
+import { SESSION_TOKEN_FILE } from "./session-token";
+
+/** Where a session container finds its gateway folder and its control folder. */
+export const SESSION_PATHS = {
+  gatewayDir: "/run/invariant/gateway",
+  control: "/run/invariant/session",
+} as const;
+
+function tomlString(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** The Codex TUI's flags: the gateway as its provider (a per-session token), the model, no sandbox of its own (the container is), /workspace trusted. */
+export function codexTuiFlags(options: { model: string; reasoningEffort: string | null; hostedTools: boolean }) {
+  const provider = `model_providers.gw={ name="invariant-gateway", base_url=${tomlString(`http://127.0.0.1:${BRIDGE_PORT}/v1`)}, env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
+  return [
+    "--dangerously-bypass-approvals-and-sandbox",
+    "-m",
+    options.model,
+    ...(options.reasoningEffort ? ["-c", `model_reasoning_effort=${tomlString(options.reasoningEffort)}`] : []),
+    "-c",
+    provider,
+    "-c",
+    'model_provider="gw"',
+    // a private copy is a git repository, for which Codex would first ask whether to trust the folder
+    "-c",
+    `projects={ ${tomlString(CONTAINER_PATHS.workspace)} = { trust_level = "trusted" } }`,
+    ...(options.hostedTools ? [] : ["-c", 'web_search="disabled"']),
+  ];
+}
+
+/**
+ * The session container's main process: the loopback bridge to the gateway socket, then the Codex TUI
+ * (`codex resume <thread>` when the control folder names one) or a login shell. When it exits, the
+ * container stops and is kept; starting the container again runs this script again (resume).
+ */
+export function sessionScript(options: {
+  kind: SessionKind;
+  model: string;
+  reasoningEffort: string | null;
+  hostedTools: boolean;
+}): string {
+  const socket = `${SESSION_PATHS.gatewayDir}/${SESSION_GATEWAY_SOCKET}`;
+  const ready = "/tmp/.invariant-bridge-ready";
+  const args = `${BRIDGE_PORT} ${socket} ${ready}`;
+  const bridge = [
+    `rm -f ${ready}`,
+    `if command -v perl >/dev/null; then perl ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.pl ${args} &`,
+    `elif command -v node >/dev/null; then node ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.cjs ${args} &`,
+    `else echo "invariant: this image has neither perl nor node; the model gateway is out of reach" >&2; fi`,
+    // Codex's first request needs the bridge; a shell shows its prompt meanwhile (it listens long before
+    // anyone types `codex` there)
+    ...(options.kind === "codex"
+      ? [`i=0; while [ ! -e ${ready} ] && [ $i -lt 400 ]; do i=$((i+1)); sleep 0.005; done`]
+      : []),
+  ];
+  // the gateway token, handed over once the container runs (session-token.ts): never in the container's
+  // environment, which a commit of the container (Save installed tools) would copy into the image
+  const token = [
+    `i=0; while [ ! -s ${SESSION_TOKEN_FILE} ] && [ $i -lt 3000 ]; do i=$((i+1)); sleep 0.01; done`,
+    `GW_TOKEN="$(cat ${SESSION_TOKEN_FILE} 2>/dev/null)"; export GW_TOKEN`,
+  ];
+  const flags = codexTuiFlags(options).map(shellQuote).join(" ");
+  const resumeFile = `${SESSION_PATHS.control}/resume-thread`;
+  const run =
+    options.kind === "codex"
+      ? [`if [ -s ${resumeFile} ]; then exec codex ${flags} resume "$(cat ${resumeFile})"; fi`, `exec codex ${flags}`]
+      : [`if command -v bash >/dev/null; then exec bash -l; fi`, `exec sh -l`];
+  return [
+    "set -u",
+    ...bridge,
+    ...token,
+    ...packageProxyLines({ bridgePort: BRIDGE_PORT }),
+    `cd ${CONTAINER_PATHS.workspace}`,
+    ...run,
+  ].join("\n");
+}
+
+/** Which web process owns a session container: its data dir, hashed (two installations on one host keep apart). */
+export function sessionOwnerOf(dataDir: string): string {
+  return createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 16);
+}
+
+/** The container of a session: a TTY, its files at /workspace, the project's Codex home, limits, labels, network. */
+export function sessionContainerSpec(options: {
+  sessionId: string;
+  projectId: string;
+  /** sessionOwnerOf(the data dir) */
+  owner: string;
+  kind: SessionKind;
+  image: string;
+  model: string;
+  reasoningEffort: string | null;
+  hostedTools: boolean;
+  filesPath: string;
+  /** A copy-on-write workspace's other layers (`filesPath` is its upper layer); null for a folder. */
+  filesOverlay: WorkspaceLayers;
+  codexHomePath: string;
+  controlPath: string;
+  gatewayDir: string;
+  bridgeDir: string;
+  network: NetworkMode;
+  limits: ResourceLimits;
+  columns: number;
+  rows: number;
+  /** The project's "Run as root" (else the host user, or for a direct session the project directory's owner). */
+  runAsRoot: boolean;
+  /** Direct sessions: the project directory, whose owner the container runs as when the dashboard is root. */
+  userFrom?: string;
+}): ContainerSpec {
+  return {
+    image: options.image,
+    command: ["/bin/sh", "-c", sessionScript(options)],
+    env: {
+      // a user other than root has no home in the image: /tmp is writable for every user
+      HOME: options.runAsRoot ? "/root" : "/tmp",
+      TERM: "xterm-256color",
+      COLORTERM: "truecolor",
+      LANG: "C.UTF-8",
+      CODEX_HOME: CONTAINER_PATHS.codexHome,
+      COLUMNS: String(options.columns),
+      LINES: String(options.rows),
+    },
+    workingDir: CONTAINER_PATHS.workspace,
+    labels: { project: options.projectId, role: "session", session: options.sessionId, sessionOwner: options.owner },
+    limits: options.limits,
+    network: options.network,
+    tty: true,
+    runAsRoot: options.runAsRoot,
+    ...(options.userFrom ? { userFrom: options.userFrom } : {}),
+    mounts: [
+      workspaceMount({
+        path: options.filesPath,
+        overlay: options.filesOverlay,
+        containerPath: CONTAINER_PATHS.workspace,
+      }),
+      { hostPath: options.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },
+      // read-only: connecting to a socket needs no write access to its mount, and a root dashboard then
+      // never re-owns this folder, which every session container of the data dir shares
+      { hostPath: options.gatewayDir, containerPath: SESSION_PATHS.gatewayDir, readOnly: true },
+      { hostPath: options.controlPath, containerPath: SESSION_PATHS.control, readOnly: true },
+      { hostPath: options.bridgeDir, containerPath: CONTAINER_PATHS.bridgeDir, readOnly: true },
+    ],
+  };
+}

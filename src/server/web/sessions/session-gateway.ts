@@ -1,0 +1,49 @@
+import fs from "node:fs";
+import path from "node:path";
+import { startGatewaySocket, type GatewaySocket } from "../../core/agents/gateway-socket";
+import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../../core/gateway/model-gateway";
+
+export interface SessionGateway {
+  gateway: ModelGateway;
+  /** Host folder holding `gateway.sock`: session containers mount the folder (a restart's new socket shows up in it). */
+  socketDir: string;
+  close(): Promise<void>;
+}
+
+export const SESSION_GATEWAY_SOCKET = "gateway.sock";
+
+/**
+ * The web process's model gateway, for terminal sessions (trials use their worker's): the same gateway,
+ * policy and budgets, served only on a unix socket in `socketDir`. A session outlives a restart of the
+ * web process, so the socket's folder is what containers mount, and their tokens are issued again.
+ */
+export async function startSessionGateway(options: {
+  socketDir: string;
+  /** The upstream and credential, as the workers' gateways get them. */
+  gateway: Omit<ModelGatewayOptions, "tcp">;
+}): Promise<SessionGateway> {
+  const socketPath = path.join(options.socketDir, SESSION_GATEWAY_SOCKET);
+  if (Buffer.byteLength(socketPath) > 100)
+    throw new Error(
+      `The data dir's path is too long for the sessions' gateway socket (${socketPath}); use a data dir with a shorter path.`,
+    );
+  fs.mkdirSync(options.socketDir, { recursive: true, mode: 0o700 });
+  // containers run as other users than this one: they must be able to reach the socket in the folder
+  fs.chmodSync(options.socketDir, 0o711);
+  const gateway = await startModelGateway({ ...options.gateway, tcp: false });
+  let socket: GatewaySocket;
+  try {
+    socket = await startGatewaySocket({ socketPath, gateway });
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+  return {
+    gateway,
+    socketDir: options.socketDir,
+    async close() {
+      await socket.close();
+      await gateway.close();
+    },
+  };
+}

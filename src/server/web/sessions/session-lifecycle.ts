@@ -1,0 +1,221 @@
+import fs from "node:fs";
+import { AppError } from "../../core/errors/app-error";
+import { imageRepository } from "../../core/environments/environment-build-queue";
+import { LABEL } from "../../core/runtime/container-spec";
+import { dataDirPaths } from "../../core/storage/data-dir";
+import { RESUMABLE_SESSION_STATES } from "../../../shared/session-schemas";
+import { latestThreadSince } from "./codex-threads";
+import { codexHomeKindOf } from "./codex-home";
+import { deliverSessionToken, freshSessionToken, issueSessionToken, sessionRunId, tokenInFile } from "./session-token";
+import { checkGitGuard, resnapshotGitGuard } from "./session-git-guard";
+import { removeSessionFiles } from "./session-dependencies";
+import type { SessionDeps } from "./session-deps";
+import type { SessionChange, SessionRecord } from "./sessions.queries";
+import { addUsage, ZERO_USAGE } from "../../../shared/token-usage";
+
+export async function sessionOf(deps: SessionDeps, sessionId: string): Promise<SessionRecord> {
+  const record = await deps.sessions.find(sessionId);
+  if (!record) throw new AppError({ code: "NOT_FOUND", message: `No session ${sessionId}.` });
+  return record;
+}
+
+/** The session's tokens: what was recorded before plus what the gateway metered since it last issued the token. */
+export function meteredTokens(
+  deps: SessionDeps,
+  record: SessionRecord,
+  baseline: Map<string, SessionRecord["tokens"]>,
+) {
+  return async (): Promise<SessionChange["tokens"]> => {
+    const gateway = await deps.gateway();
+    const used = gateway.gateway.usage(sessionRunId(record.id)) ?? ZERO_USAGE;
+    const before = baseline.get(record.id) ?? record.tokens;
+    return addUsage(
+      {
+        inputTokens: before.input,
+        cachedInputTokens: before.cachedInput,
+        outputTokens: before.output,
+        reasoningTokens: before.reasoning,
+      },
+      used,
+    );
+  };
+}
+
+/** What the end of a session's process leaves recorded: the thread it worked on, its tokens, "exited". */
+export async function recordExit(options: {
+  deps: SessionDeps;
+  sessionId: string;
+  exitCode: number;
+  tokens: (record: SessionRecord) => Promise<SessionChange["tokens"]>;
+  /** Why the dashboard stopped it (its disk budget), instead of "it ended". */
+  stoppedBecause?: string | undefined;
+}): Promise<SessionRecord | null> {
+  const { deps } = options;
+  const found = await deps.sessions.find(options.sessionId);
+  if (!found || found.state === "finishing" || found.state === "finished") return null;
+  await deps.hub.close(found.id);
+  const { record } = await checkGitGuard({ deps, record: found });
+  const threadId =
+    record.kind === "codex"
+      ? (latestThreadSince({
+          codexHome: dataDirPaths(deps.dataDir).sessionCodexHome(record.projectId, codexHomeKindOf(record)),
+          since: new Date(record.createdAt),
+        }) ?? record.threadId)
+      : null;
+  return deps.sessions.update(record.id, {
+    state: "exited",
+    reason:
+      options.stoppedBecause ??
+      `${record.kind === "codex" ? "Codex" : "The shell"} ended (exit code ${options.exitCode}). Resume starts it again with the same files${threadId ? ", continuing the conversation" : ""}.`,
+    threadId,
+    tokens: await options.tokens(record),
+    leaseExpiresAt: null,
+  });
+}
+
+/** Starts an exited session's container again: the same files, and for Codex `codex resume <thread>`. */
+export async function resumeSession(options: {
+  deps: SessionDeps;
+  sessionId: string;
+  takeLease: (record: SessionRecord) => Promise<void>;
+}): Promise<SessionRecord> {
+  const { deps } = options;
+  const record = await sessionOf(deps, options.sessionId);
+  if (!RESUMABLE_SESSION_STATES.includes(record.state))
+    throw new AppError({
+      code: "CONFLICT",
+      message: `Session ${record.id} is ${record.state}; only an exited session can be resumed.`,
+    });
+  const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
+  if (!record.containerId || !status)
+    throw new AppError({
+      code: "PRECONDITION_FAILED",
+      message: `Session ${record.id}'s container is gone, so it cannot be resumed. Finish it and start a new session (its conversation can still be resumed there).`,
+    });
+  if (record.mode === "direct") await options.takeLease(record);
+  const network = await followNetworkMode({ deps, record, containerId: record.containerId, running: status.running });
+  const control = dataDirPaths(deps.dataDir).session(record.id);
+  fs.mkdirSync(control.control, { recursive: true, mode: 0o755 });
+  if (record.threadId) fs.writeFileSync(control.resumeThread, record.threadId);
+  else fs.rmSync(control.resumeThread, { force: true });
+  const containerId = record.containerId;
+  resnapshotGitGuard(deps, record);
+  // a container that starts again gets a new token (its /dev/shm is new); one made before tokens left the environment keeps its own
+  const token =
+    !status.running && tokenInFile(record)
+      ? await freshSessionToken(deps, { ...record, network }, await deps.projects.findById(record.projectId))
+      : null;
+  const start = async () => {
+    await deps.runtime.startContainer(containerId);
+    if (token) await deliverSessionToken({ deps, containerId, token });
+  };
+  const terminal = await deps.hub.open({
+    sessionId: record.id,
+    containerId,
+    columns: record.columns,
+    rows: record.rows,
+    screenFile: control.screen,
+    ...(status.running ? {} : { start }),
+  });
+  await terminal.started;
+  return deps.sessions.update(record.id, { state: "running", reason: null, network, lastActivityAt: deps.clock() });
+}
+
+/**
+ * The project's network mode as of now: a change made while the session ran applies when it resumes
+ * (its stopped container moves to the new network, and the gateway's policy for it follows).
+ */
+async function followNetworkMode(options: {
+  deps: SessionDeps;
+  record: SessionRecord;
+  containerId: string;
+  running: boolean;
+}): Promise<SessionRecord["network"]> {
+  const { deps, record } = options;
+  const project = await deps.projects.findById(record.projectId);
+  if (!project || project.networkMode === record.network || options.running) return record.network;
+  await deps.runtime.switchNetwork(options.containerId, { projectId: project.id, network: project.networkMode });
+  await issueSessionToken(deps, { ...record, network: project.networkMode });
+  deps.log(`session ${record.id}: network ${record.network} → ${project.networkMode} (the project's mode changed)`);
+  return project.networkMode;
+}
+
+/**
+ * Ends a session for good: "finishing" is recorded before anything is removed, so a crash midway is
+ * finished by repeating this. The container goes; a private copy's workspace stays as a reviewable result.
+ */
+export async function finishSession(options: {
+  deps: SessionDeps;
+  sessionId: string;
+  tokens: (record: SessionRecord) => Promise<SessionChange["tokens"]>;
+}): Promise<SessionRecord> {
+  const { deps } = options;
+  let record = await sessionOf(deps, options.sessionId);
+  if (record.state === "finished") return record;
+  record = await deps.sessions.update(record.id, { state: "finishing", leaseExpiresAt: null });
+  await deps.hub.close(record.id);
+  const tokens = await options.tokens(record);
+  if (record.containerId) await deps.runtime.removeContainer(record.containerId);
+  ({ record } = await checkGitGuard({ deps, record }));
+  (await deps.gateway()).gateway.forget(sessionRunId(record.id));
+  removeSessionFiles(deps, record.id);
+  return deps.sessions.update(record.id, {
+    state: "finished",
+    tokens,
+    endedAt: deps.clock(),
+    reason:
+      record.mode === "private" && record.workspaceId
+        ? `Finished; its changes are kept in workspace ${record.workspaceId} for review.`
+        : "Finished.",
+  });
+}
+
+/**
+ * Saves what the session installed: commits the container's filesystem (bind mounts, so the project
+ * files and the Codex home, are not part of it) as the project's next environment version, made active,
+ * whose parent is the version the session started from.
+ */
+export async function saveInstalledTools(options: { deps: SessionDeps; sessionId: string }) {
+  const { deps } = options;
+  const record = await sessionOf(deps, options.sessionId);
+  const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
+  if (!record.containerId || !status || record.state === "finishing" || record.state === "finished")
+    throw new AppError({
+      code: "PRECONDITION_FAILED",
+      message: `Session ${record.id} has no container any more; save installed tools before finishing it.`,
+    });
+  const started = deps.clock().getTime();
+  const version = await deps.environments.createBuilding({
+    projectId: record.projectId,
+    parentId: record.environmentVersionId,
+    origin: "session",
+    command: `saved from session ${record.id} (${record.kind}, started by ${record.startedBy})`,
+    imageRepository: imageRepository(record.projectId),
+  });
+  const [repository = "", tag = ""] = splitTag(version.imageTag);
+  try {
+    const imageId = await deps.runtime.commitContainer(record.containerId, {
+      repository,
+      tag,
+      labels: { [LABEL.managed]: "true", [LABEL.project]: record.projectId, [LABEL.environment]: version.id },
+    });
+    const image = await deps.runtime.inspectImage(imageId);
+    const ready = await deps.environments.finish(version.id, {
+      status: "ready",
+      imageId,
+      ...(image ? { sizeBytes: image.sizeBytes } : {}),
+      durationMs: deps.clock().getTime() - started,
+    });
+    await deps.sessions.update(record.id, { savedVersionId: version.id });
+    return ready ?? version;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await deps.environments.finish(version.id, { status: "failed", durationMs: 0, error: message });
+    throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `Could not save the session's tools: ${message}` });
+  }
+}
+
+function splitTag(imageTag: string): [string, string] {
+  const at = imageTag.lastIndexOf(":");
+  return [imageTag.slice(0, at), imageTag.slice(at + 1)];
+}

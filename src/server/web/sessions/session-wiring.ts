@@ -1,0 +1,135 @@
+import os from "node:os";
+import type { Db } from "../../core/db/client";
+import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
+import { stagePackageFiles } from "../../core/agents/package-files";
+import type { ModelGatewayOptions } from "../../core/gateway/model-gateway";
+import type { EnvironmentQueries } from "../../core/environments/environments.queries";
+import type { ProjectQueries } from "../projects/projects.queries";
+import { createDockerRuntime, type ContainerRuntime } from "../../core/runtime/docker-runtime";
+import { dataDirMountPolicy } from "../../core/runtime/mount-policy";
+import type { SnapshotService } from "../../core/snapshots/snapshot-service";
+import { dataDirPaths } from "../../core/storage/data-dir";
+import type { SessionView } from "../../../shared/session-schemas";
+import { startSessionGateway, type SessionGateway } from "./session-gateway";
+import { createSessionService, type SessionService } from "./session-service";
+import { createSessionQueries, createTrialOriginQuery } from "./sessions.queries";
+import { createTerminalHub } from "./terminal-hub";
+import type { WorkspaceKindSetting } from "../../core/workspaces/workspace-kind";
+
+/** A direct session's lease lasts this long without renewal (upkeep renews it every 5 s). */
+const LEASE_MS = 30_000;
+const DEFAULT_IDLE_STOP_MS = 4 * 3600_000;
+
+export interface SessionsOptions {
+  /** The model gateway's upstream and credential (the same as the workers' gateways get). */
+  gateway: Omit<ModelGatewayOptions, "tcp">;
+  /** Folder of the gateway bridge scripts (default: the package's, staged in the data dir: agents/package-files.ts). */
+  bridgeDir: string;
+  /** The host's CA bundle for containers with network (see host-ca.ts), or null. */
+  hostCaBundle?: string | null;
+  /** A running session with no input or output for this long is stopped (resumable); default 4 h. */
+  idleStopMs?: number;
+  /** Output bytes of a session for its watchers (the socket layer). */
+  output: (sessionId: string, data: Uint8Array) => void;
+  /** A session changed (the socket layer tells browsers). */
+  changed: (session: SessionView) => void;
+  /** Which kind of workspace private copies get (INVARIANT_WORKSPACE_KIND; default auto). */
+  workspaceKind?: WorkspaceKindSetting;
+}
+
+/** Sessions' options with defaults: without a gateway configured, a model request says how to give access. */
+function withDefaults(dataDir: string, given: Partial<SessionsOptions> = {}): SessionsOptions {
+  return {
+    gateway: given.gateway ?? {
+      upstreamBaseUrl: "https://api.openai.com/v1",
+      credential: () => {
+        throw new Error("This dashboard was started without model access for sessions.");
+      },
+    },
+    bridgeDir: given.bridgeDir ?? stagePackageFiles({ dataDir, codex: null }).bridgeDir,
+    hostCaBundle: given.hostCaBundle ?? null,
+    ...(given.idleStopMs ? { idleStopMs: given.idleStopMs } : {}),
+    ...(given.workspaceKind ? { workspaceKind: given.workspaceKind } : {}),
+    output: given.output ?? (() => undefined),
+    changed: given.changed ?? (() => undefined),
+  };
+}
+
+/** Builds the session service of the web process (its gateway starts on first use). */
+export function wireSessions(
+  base: {
+    db: Db;
+    dataDir: string;
+    runtime: ContainerRuntime;
+    sessions?: Partial<SessionsOptions>;
+    log?: (message: string) => void;
+    /** Continue a result of a trial whose image is on a worker on another host: fetches it from there. */
+    resultImages?: Pick<ResultImageFetcher, "fetch">;
+  },
+  queries: { projectQueries: ProjectQueries; environmentQueries: EnvironmentQueries },
+  snapshots: SnapshotService,
+): SessionService & { closeGateway(): Promise<void> } {
+  const config = withDefaults(base.dataDir, base.sessions);
+  const options = {
+    ...base,
+    log: base.log ?? (() => undefined),
+    projects: queries.projectQueries,
+    environments: queries.environmentQueries,
+    snapshots,
+  };
+  let gateway: Promise<SessionGateway> | null = null;
+  const startGateway = () =>
+    (gateway ??= startSessionGateway({
+      socketDir: dataDirPaths(options.dataDir).sessionGatewayDir,
+      gateway: { ...config.gateway, log: options.log },
+    }));
+  let service: SessionService | null = null;
+  const hub = createTerminalHub({
+    runtime: options.runtime,
+    broadcast: config.output,
+    onExit: (sessionId, exitCode) =>
+      void service?.onExit(sessionId, exitCode).catch((error: unknown) => options.log(`sessions: ${String(error)}`)),
+    onActivity: (sessionId) => service?.onActivity(sessionId),
+    log: options.log,
+  });
+  service = createSessionService({
+    sessions: createSessionQueries(options.db),
+    projects: options.projects,
+    environments: options.environments,
+    snapshots: options.snapshots,
+    trialOrigin: async (trialId) => {
+      const trial = await createTrialOriginQuery(options.db)(trialId);
+      if (!trial) return null;
+      const codexHomePath = dataDirPaths(options.dataDir).trialAttempt({ trialId, attempt: trial.attempt }).codexHome;
+      return { ...trial, codexHomePath };
+    },
+    runtime: options.runtime,
+    creatingRuntime: (projectDirs) =>
+      createDockerRuntime({
+        hostCaBundle: config.hostCaBundle ?? null,
+        mountPolicy: dataDirMountPolicy({
+          dataDir: options.dataDir,
+          projectDirs,
+          readOnlyPaths: [config.bridgeDir],
+        }),
+      }),
+    gateway: startGateway,
+    hub,
+    dataDir: options.dataDir,
+    bridgeDir: config.bridgeDir,
+    hostUser: os.userInfo().username,
+    changed: config.changed,
+    clock: () => new Date(),
+    leaseMs: LEASE_MS,
+    idleStopMs: config.idleStopMs ?? DEFAULT_IDLE_STOP_MS,
+    log: options.log,
+    ...(config.workspaceKind ? { workspaceKind: config.workspaceKind } : {}),
+    ...(base.resultImages ? { resultImages: base.resultImages } : {}),
+  });
+  return {
+    ...service,
+    async closeGateway() {
+      if (gateway) await (await gateway).close();
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { migratedDb, redisUrlFor, REPO_ROOT, tempDir } from "../../../../test/support/temp";
+import { createAppServices, type AppServices } from "../wiring/app-services";
+import type { Db } from "../../core/db/client";
+import { createDockerRuntime } from "../../core/runtime/docker-runtime";
+import { appRouter } from "../trpc/app-router";
+import { createCallerFactory } from "../trpc/init";
+import { createSetupService } from "./setup-service";
+
+const KEY = "sk-setup-RECOGNISABLE-4711";
+let db: Db;
+let dataDir: string;
+let services: AppServices;
+const createCaller = createCallerFactory(appRouter);
+
+beforeAll(async () => {
+  const opened = await migratedDb();
+  db = opened.db;
+  dataDir = opened.dataDir;
+  services = createAppServices({
+    db,
+    redisUrl: redisUrlFor(inject("redisUrl"), 2),
+    dataDir,
+    adminToken: "a_admintokenadmintokenadmintoken00",
+    publicUrl: "http://127.0.0.1:1",
+    version: "test",
+    runtime: createDockerRuntime(),
+    modelAccess: { environmentKey: false, codexHome: tempDir("no-codex") },
+  });
+});
+afterAll(async () => {
+  await services.close();
+  await db.$disconnect();
+});
+
+const admin = () => createCaller({ identity: { role: "admin", subject: "admin" }, services });
+const viewer = () => createCaller({ identity: { role: "viewer", subject: "link" }, services });
+
+describe("setup checklist and the stored API key", () => {
+  it("lists the doctor's checks, the base image and model access, and is needed without model access", async () => {
+    const status = await admin().setup.status();
+    expect(status.checks.map((check) => check.id)).toEqual([
+      "node",
+      "docker",
+      "redis",
+      "disk",
+      "codex",
+      "certificates",
+      "base-image",
+      "model-access",
+    ]);
+    expect(status.modelAccess.source).toBe("none");
+    expect(status.checks.find((check) => check.id === "model-access")).toMatchObject({
+      status: "fail",
+      action: "store-key",
+      fix: expect.stringMatching(/invariant-web login/) as string,
+    });
+    expect(status.needed).toBe(true);
+  });
+
+  it("stores the key for the gateway and never gives it back, to the admin or a viewer; a viewer cannot change it", async () => {
+    await expect(viewer().setup.storeApiKey({ apiKey: KEY })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(viewer().setup.removeApiKey()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(admin().setup.storeApiKey({ apiKey: "two words" })).rejects.toThrow(/no spaces/);
+    const stored = await admin().setup.storeApiKey({ apiKey: KEY });
+    expect(JSON.stringify(stored)).not.toContain(KEY);
+    expect(stored.modelAccess.source).toBe("stored-key");
+    for (const caller of [admin(), viewer()]) {
+      const status = await caller.setup.status();
+      expect(status.modelAccess).toMatchObject({ source: "stored-key", storedKeyAt: stored.storedAt });
+      expect(JSON.stringify(status)).not.toContain(KEY);
+      expect(status.checks.find((check) => check.id === "model-access")?.status).toBe("ok");
+    }
+    const file = path.join(dataDir, "credentials", "openai-api-key");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    for (const name of fs.readdirSync(dataDir).filter((n) => n.startsWith("invariant.db")))
+      expect(fs.readFileSync(path.join(dataDir, name)).includes(Buffer.from(KEY)), name).toBe(false);
+    expect(await admin().setup.removeApiKey()).toMatchObject({ removed: true, modelAccess: { source: "none" } });
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it("offers to build a missing base image", async () => {
+    const setup = createSetupService({
+      runtime: createDockerRuntime(),
+      dataDir,
+      redisUrl: redisUrlFor(inject("redisUrl"), 2),
+      baseImage: "invariant-missing:none",
+      modelAccess: { environmentKey: true, codexHome: tempDir("no-codex") },
+      root: REPO_ROOT,
+    });
+    const status = await setup.status();
+    expect(status.checks.find((check) => check.id === "base-image")).toMatchObject({
+      status: "fail",
+      detail: "invariant-missing:none is not in Docker",
+      action: "build-base-image",
+      fix: expect.stringMatching(/^Build it here with the button/) as string,
+    });
+    expect(status.needed).toBe(true);
+  });
+
+  it("runs the package's base image script from the Setup page and keeps its output (offline: the image exists)", async () => {
+    await expect(viewer().setup.buildBaseImage()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await admin().setup.baseImageBuild()).toBeNull();
+    const started = await admin().setup.buildBaseImage();
+    expect(started).toMatchObject({ running: true, exitCode: null });
+    // a second click while it runs is the same build
+    expect((await admin().setup.buildBaseImage()).startedAt).toBe(started.startedAt);
+    await expect.poll(async () => (await admin().setup.baseImageBuild())?.running, { timeout: 60_000 }).toBe(false);
+    const done = await viewer().setup.baseImageBuild();
+    expect(done).toMatchObject({ running: false, exitCode: 0 });
+    expect(done?.output).toContain("invariant-base:bookworm already exists");
+  });
+
+  it("lets only the admin browse the host's folders", async () => {
+    await expect(viewer().projects.browseFolders({ path: null })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const listing = await admin().projects.browseFolders({ path: null });
+    expect(listing.parent).toBeNull();
+    expect(listing.path).toBe(fs.realpathSync(os.homedir()));
+    await expect(admin().projects.browseFolders({ path: "/" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+});

@@ -1,0 +1,112 @@
+import type { Redis } from "ioredis";
+import type { HealthReport, SupervisedProcess, WorkerRoom } from "../../../shared/system-health";
+import { EVENT_STREAM_KEY, RECORDER_GROUP } from "../../core/events/event-stream";
+import { listWorkers, type WorkerInfo } from "../../core/jobs/worker-registry";
+
+/** The launcher's view of the children it keeps running (empty for a web process without one). */
+export type SupervisionSource = () => SupervisedProcess[];
+
+const LABELS: Record<SupervisedProcess["name"], string> = { redis: "The private Redis", worker: "The worker" };
+const PROBE_MS = 1000;
+
+/** A sentence per supervised child that is not simply running. */
+function supervisionProblems(processes: SupervisedProcess[]): string[] {
+  return processes.flatMap((child) => {
+    const label = LABELS[child.name];
+    const last = child.lastExit ? ` (${child.lastExit})` : "";
+    if (child.state === "failing")
+      return [
+        `${label} keeps exiting${last}: ${child.restarts} restarts have not held. invariant-web keeps restarting it every 30 s; its log says why.`,
+      ];
+    if (child.state === "restarting") return [`${label} exited${last} and is being restarted.`];
+    return [];
+  });
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer")), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The recorder group's backlog: XINFO GROUPS gives `lag` (not yet read) and `pending` (read, not acknowledged). */
+async function recorderBacklog(redis: Redis): Promise<HealthReport["recorder"]> {
+  const groups = (await redis.xinfo("GROUPS", EVENT_STREAM_KEY).catch(() => [])) as unknown[][];
+  for (const group of groups) {
+    const fields = new Map<string, unknown>();
+    for (let i = 0; i + 1 < group.length; i += 2) fields.set(String(group[i]), group[i + 1]);
+    if (fields.get("name") !== RECORDER_GROUP) continue;
+    const number = (value: unknown) => (typeof value === "number" ? value : null);
+    return { lag: number(fields.get("lag")), pending: number(fields.get("pending")) };
+  }
+  return { lag: null, pending: null };
+}
+
+/** What the web process can see right now: Redis, the workers' heartbeats, the recorder's backlog. */
+async function probe(redis: Redis) {
+  try {
+    await within(redis.ping(), PROBE_MS);
+    const [workers, recorder] = await within(Promise.all([listWorkers(redis), recorderBacklog(redis)]), PROBE_MS);
+    const remoteOnly = workers.length > 0 && workers.every((worker) => worker.remoteAs !== null);
+    return { reachable: true, online: workers.length, remoteOnly, rooms: workers.map(roomOf), recorder };
+  } catch {
+    return { reachable: false, online: null, remoteOnly: false, rooms: [], recorder: { lag: null, pending: null } };
+  }
+}
+
+/** What health says of a worker: its slots and room, not what it runs (the probe needs no credentials). */
+function roomOf(worker: WorkerInfo): WorkerRoom {
+  const { capacity } = worker;
+  return {
+    id: worker.id,
+    host: worker.host,
+    slots: capacity?.slots ?? worker.concurrency,
+    busySlots: capacity?.busySlots ?? null,
+    accepting: capacity?.accepting ?? null,
+    pausedReason: capacity?.pausedReason ?? null,
+    diskFreeBytes: capacity?.diskFreeBytes ?? null,
+    memoryAvailableBytes: capacity?.memoryAvailableBytes ?? null,
+  };
+}
+
+/** A sentence when every worker online is held back by a floor of free disk or memory (a full worker is busy, not stuck). */
+function floorProblem(rooms: WorkerRoom[]): string[] {
+  const held = rooms.filter(
+    (room) => room.accepting === false && room.busySlots !== null && room.busySlots < room.slots,
+  );
+  if (rooms.length === 0 || held.length < rooms.length) return [];
+  const reasons = held.map((room) => `${room.host}: ${room.pausedReason ?? "paused"}`).join("; ");
+  return [
+    `No worker takes new jobs (${reasons}): queued trials wait. Free disk space or memory on the worker's host, or lower INVARIANT_WORKER_MIN_FREE_DISK_MIB / INVARIANT_WORKER_MIN_FREE_MEMORY_MIB.`,
+  ];
+}
+
+/** The health report: `degraded` with the problems when Redis is down, no worker is online, or a child keeps failing. */
+export async function checkHealth(options: { redis: Redis; supervision: SupervisedProcess[] }): Promise<HealthReport> {
+  const seen = await probe(options.redis);
+  const problems: string[] = [];
+  if (!seen.reachable)
+    problems.push(
+      "Redis is not reachable: queued work waits, and starting or retrying work is refused until it is back (a Stop is recorded and carried out then). Pages that read the database keep working.",
+    );
+  else if (seen.online === 0)
+    problems.push(
+      "No worker is online: queued trials and builds wait until one starts (restart invariant-web, or run `invariant-web worker`).",
+    );
+  else if (seen.remoteOnly)
+    problems.push(
+      "Every worker online is on another host: environment builds, image removals and agent runs wait for a worker that shares this dashboard's data dir (workers on other hosts hand them back). Start invariant-web without --no-worker, or run `invariant-web worker --data-dir … --redis-url …` on this host.",
+    );
+  problems.push(...floorProblem(seen.rooms));
+  problems.push(...supervisionProblems(options.supervision));
+  return {
+    status: problems.length > 0 ? "degraded" : "ok",
+    problems,
+    redis: { reachable: seen.reachable },
+    workers: { online: seen.online, list: seen.rooms },
+    recorder: seen.recorder,
+    supervision: options.supervision,
+  };
+}

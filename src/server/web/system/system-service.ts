@@ -1,0 +1,60 @@
+import type { Redis } from "ioredis";
+import type { JobQueue } from "../../core/jobs/job-queue";
+import { AppError } from "../../core/errors/app-error";
+import { runDoctor, type DoctorReport } from "../../core/diagnostics/doctor";
+import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { EventQueries } from "../../core/events/events.queries";
+import { selfcheckJob, type SelfcheckResult } from "../../core/jobs/job-catalog";
+import { listWorkers, type WorkerInfo } from "../../core/jobs/worker-registry";
+import { checkHealth, type SupervisionSource } from "./health";
+import type { HealthReport } from "../../../shared/system-health";
+
+export interface SystemServiceDeps {
+  runtime: ContainerRuntime;
+  redis: Redis;
+  redisUrl: string;
+  dataDir: string;
+  events: EventQueries;
+  queue: JobQueue;
+  /** The launcher's supervised children (private Redis, worker); none when the web process runs without it. */
+  supervision?: SupervisionSource;
+  clock?: () => Date;
+}
+
+export function createSystemService(deps: SystemServiceDeps) {
+  const clock = deps.clock ?? (() => new Date());
+  return {
+    doctor: (): Promise<DoctorReport> =>
+      runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl }),
+    workers: (): Promise<WorkerInfo[]> => listWorkers(deps.redis),
+    /** What /api/health and the System page report: ok, or degraded with the reasons. */
+    health: (): Promise<HealthReport> => checkHealth({ redis: deps.redis, supervision: deps.supervision?.() ?? [] }),
+    recentEvents: (limit: number) => deps.events.recent({ limit }),
+
+    /** Runs a self-check job on whichever worker picks it up: proves the queue round trip end to end. */
+    async selfcheck(options: { timeoutMs?: number } = {}): Promise<SelfcheckResult> {
+      const workers = await listWorkers(deps.redis);
+      if (workers.length === 0) {
+        throw new AppError({
+          code: "PRECONDITION_FAILED",
+          message: "No worker is online. Start one with `invariant-web worker`, or restart invariant-web.",
+        });
+      }
+      try {
+        return await deps.queue.runAndWait({
+          job: selfcheckJob,
+          data: { requestedAt: clock().toISOString() },
+          timeoutMs: options.timeoutMs ?? 30_000,
+        });
+      } catch (error) {
+        throw new AppError({
+          code: "INTERNAL_SERVER_ERROR",
+          message: `The worker self-check did not finish: ${error instanceof Error ? error.message : String(error)}`,
+          cause: error,
+        });
+      }
+    },
+  };
+}
+
+export type SystemService = ReturnType<typeof createSystemService>;

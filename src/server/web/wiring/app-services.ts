@@ -1,0 +1,300 @@
+import os from "node:os";
+import type { Redis } from "ioredis";
+import type { Db } from "../../core/db/client";
+import { createAccessService, type AccessService } from "../access/access-service";
+import { createBrowserSessionQueries } from "../access/browser-sessions.queries";
+import { createViewerLinkQueries } from "../access/viewer-links.queries";
+import { createEventQueries, type EventQueries } from "../../core/events/events.queries";
+import { createJobQueue, type JobQueue } from "../../core/jobs/job-queue";
+import { createProjectQueries } from "../projects/projects.queries";
+import { createProjectService, type ProjectService } from "../projects/project-service";
+import { removeProject } from "../removal/project-removal";
+import { createRemovalJournal } from "../cleanup/removal-journal";
+import { connectRedis } from "../../core/redis/connection";
+import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import { createSystemService, type SystemService } from "../system/system-service";
+import { createEnvironmentQueries } from "../../core/environments/environments.queries";
+import { createDependencyQueries } from "../../core/dependencies/dependencies.queries";
+import { createDependencyService, type DependencyService } from "../../core/environments/dependency-service";
+import {
+  createEnvironmentService,
+  DEFAULT_BASE_IMAGE,
+  type EnvironmentService,
+} from "../../core/environments/environment-service";
+import { createApplyQueries } from "../apply/apply.queries";
+import { createApplyService, type ApplyService } from "../apply/apply-service";
+import { createSnapshotQueries } from "../../core/snapshots/snapshots.queries";
+import { createSnapshotService, type SnapshotService } from "../../core/snapshots/snapshot-service";
+import { createWorkspaceService, type WorkspaceService } from "../workspaces/workspace-service";
+import { createReviewQueries } from "../review/review.queries";
+import { createReviewService, type ReviewService } from "../review/review-service";
+import { createStudyQueries } from "../studies/studies.queries";
+import { createStudyService, type StudyService } from "../studies/study-service";
+import { createTrialSweeper } from "../studies/trial-sweeper";
+import { listWorkers } from "../../core/jobs/worker-registry";
+import type { SupervisionSource } from "../system/health";
+import { publishEvent } from "../../core/events/event-stream";
+import type { InvariantEvent } from "../../../shared/event-catalog";
+import { wireSessions, type SessionsOptions } from "../sessions/session-wiring";
+import { createResultImageFetcher } from "../../core/artifacts/result-image-fetch";
+import type { SessionService } from "../sessions/session-service";
+import type { SetupService } from "../setup/setup-service";
+import type { DemoService } from "../demo/demo-service";
+import { wireFirstRun } from "../setup/first-run-wiring";
+import { wireWorkers, type WorkerServices } from "../workers/worker-wiring";
+
+export interface AppServices {
+  version: string;
+  publicUrl: string;
+  projects: ProjectService & { remove: (id: string) => ReturnType<typeof removeProject> };
+  access: AccessService;
+  system: SystemService;
+  events: EventQueries;
+  environments: EnvironmentService;
+  /** A project's dependency step: status (stale manifests), editing it, installing. */
+  dependencies: DependencyService;
+  snapshots: SnapshotService;
+  workspaces: WorkspaceService;
+  apply: ApplyService;
+  studies: StudyService;
+  /** Trial review: changed files, file sides, transcript, compare, patch and file downloads. */
+  review: ReviewService;
+  /** Terminal sessions: the Codex TUI or a shell in a project's environment, watched from browsers. */
+  sessions: SessionService;
+  /** The setup checklist and model access (the stored API key). */
+  setup: SetupService;
+  /** The one-click demo study (the calendar task; the scripted model without model access). */
+  demo: DemoService;
+  /** Worker tokens and the worker API for workers on other hosts. */
+  workers: WorkerServices;
+  /** Applies a recorded worker event to the domain (the recorder calls this before acknowledging it). */
+  recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void>;
+  /** Finishes study and project removals that a crash or a busy image interrupted (also run by start). */
+  resumeRemovals(): Promise<void>;
+  /** Background upkeep: the sweeper that finds trials whose worker died, stalled builds, interrupted removals. */
+  start(options?: { sweepEveryMs?: number }): void;
+  close(): Promise<void>;
+}
+
+export interface AppServicesOptions {
+  db: Db;
+  redisUrl: string;
+  dataDir: string;
+  adminToken: string;
+  publicUrl: string;
+  version: string;
+  runtime: ContainerRuntime;
+  /** A viewer link or a browser session was revoked (its id): drop its open connections. */
+  onViewerRevoked?: (id: string) => void;
+  /** How long a browser stays signed in; 30 days by default. */
+  sessionMaxAgeMs?: number;
+  workerUploadLimits?: Parameters<typeof wireWorkers>[0]["workerUploadLimits"]; // what a remote worker may upload
+  defaultBaseImage?: string;
+  /** Terminal sessions' gateway, bridge scripts and socket callbacks (defaults: no model access, nobody watching). */
+  sessions?: Partial<SessionsOptions>;
+  /** Where model access comes from besides the stored key (for the Setup page; default: none, ~/.codex). */
+  modelAccess?: { environmentKey: boolean; codexHome: string };
+  log?: (message: string) => void;
+  /** The launcher's supervised children, for health. */
+  supervision?: SupervisionSource;
+}
+
+/**
+ * The web process's background upkeep: the trial sweeper, stalled environment builds, and removals a
+ * crash interrupted (once at start).
+ */
+function createUpkeep(deps: {
+  sweeper: { start(everyMs: number): void; stop(): Promise<void> };
+  sweepBuilds: () => Promise<unknown>;
+  resumeRemovals: () => Promise<void>;
+  sessions: Pick<SessionService, "begin" | "close"> & { closeGateway(): Promise<void> };
+  log: (message: string) => void;
+}) {
+  const report = (what: string) => (error: unknown) =>
+    deps.log(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+  let buildSweep: NodeJS.Timeout | null = null;
+  return {
+    start(everyMs: number) {
+      deps.sweeper.start(everyMs);
+      void deps.resumeRemovals().catch(report("storage"));
+      const sweepBuilds = () => void deps.sweepBuilds().catch(report("environments"));
+      sweepBuilds();
+      buildSweep = setInterval(sweepBuilds, everyMs);
+      void deps.sessions.begin().catch(report("sessions"));
+    },
+    async stop() {
+      if (buildSweep) clearInterval(buildSweep);
+      await deps.sweeper.stop();
+      await deps.sessions.close();
+      await deps.sessions.closeGateway();
+    },
+  };
+}
+
+/** The web process's query modules (the only ones that touch Prisma). */
+function createQueries(db: Db) {
+  return {
+    events: createEventQueries(db),
+    projectQueries: createProjectQueries(db),
+    snapshotQueries: createSnapshotQueries(db),
+    environmentQueries: createEnvironmentQueries(db),
+    studyQueries: createStudyQueries(db),
+  };
+}
+
+/** Studies and what removes them: the study service, its trial sweeper, and the crash-safe removal journal. */
+function wireStudies(deps: {
+  options: AppServicesOptions;
+  queries: ReturnType<typeof createQueries>;
+  queue: JobQueue;
+  redis: Redis;
+  snapshots: SnapshotService;
+  host: { cpus: number; memoryBytes: number };
+  log: (message: string) => void;
+}) {
+  const { options, queries, queue, redis, snapshots, host, log } = deps;
+  const { projectQueries, snapshotQueries, environmentQueries, studyQueries } = queries;
+  const liveWorkers = () => listWorkers(redis);
+  const journal = createRemovalJournal({ dataDir: options.dataDir, runtime: options.runtime, log });
+  const studyDeps = { studies: studyQueries, runtime: options.runtime, queue, redis, liveWorkers, log };
+  const studies = createStudyService({
+    ...studyDeps,
+    journal,
+    projects: projectQueries,
+    environments: environmentQueries,
+    snapshots,
+    dataDir: options.dataDir,
+    host,
+  });
+  const sweeper = createTrialSweeper({
+    ...studyDeps,
+    dispatcher: studies.dispatcher,
+    publish: (event) => publishEvent(redis, event),
+    clock: () => new Date(),
+    dataDir: options.dataDir,
+    carryOutStops: () => studies.carryOutStops(),
+  });
+  // finishes removals a crash or a busy image interrupted; an owner whose rows are still there was not deleted
+  const resumeRemovals = () =>
+    journal.resume(async (owner) =>
+      owner.kind === "study"
+        ? (await studyQueries.state(owner.id)) !== null
+        : (await projectQueries.findById(owner.id)) !== null,
+    );
+  const removalDeps = {
+    projects: projectQueries,
+    studies: studyQueries,
+    environments: environmentQueries,
+    snapshots: snapshotQueries,
+    journal,
+    dataDir: options.dataDir,
+  };
+  return { studies, sweeper, resumeRemovals, removeProjectById: (id: string) => removeProject(removalDeps, id) };
+}
+
+/** Environment versions and the dependency step that builds them too. */
+function wireEnvironments(deps: {
+  options: AppServicesOptions;
+  queries: ReturnType<typeof createQueries>;
+  queue: JobQueue;
+  snapshots: SnapshotService;
+}) {
+  const { options } = deps;
+  const environmentDeps = {
+    environments: deps.queries.environmentQueries,
+    projects: deps.queries.projectQueries,
+    queue: deps.queue,
+    dataDir: options.dataDir,
+    defaultBaseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
+  };
+  return {
+    environments: createEnvironmentService(environmentDeps),
+    dependencies: createDependencyService({
+      ...environmentDeps,
+      dependencies: createDependencyQueries(options.db),
+      snapshots: deps.snapshots,
+    }),
+  };
+}
+
+/** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
+export function createAppServices(options: AppServicesOptions): AppServices {
+  const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web", failFast: true });
+  const queue = createJobQueue({ redisUrl: options.redisUrl });
+  const queries = createQueries(options.db);
+  const { events, projectQueries, snapshotQueries } = queries;
+  const log = options.log ?? (() => undefined);
+  const snapshots = createSnapshotService({
+    dataDir: options.dataDir,
+    projects: projectQueries,
+    snapshots: snapshotQueries,
+  });
+  const host = { cpus: os.availableParallelism(), memoryBytes: os.totalmem() };
+  const { studies, sweeper, resumeRemovals, removeProjectById } = wireStudies({
+    options,
+    queries,
+    queue,
+    redis,
+    snapshots,
+    host,
+    log,
+  });
+  const { environments, dependencies } = wireEnvironments({ options, queries, queue, snapshots });
+  // continue a result whose image is on a worker on another host: asked for by a job, uploaded to the worker API
+  const resultImages = createResultImageFetcher({ ...options, queue, liveWorkers: () => listWorkers(redis), log });
+  const sessions = wireSessions({ ...options, resultImages }, queries, snapshots);
+  const workers = wireWorkers({ ...options, gateway: options.sessions?.gateway, images: resultImages, log });
+  const upkeep = createUpkeep({
+    sweeper,
+    sweepBuilds: () => environments.sweepStalled(),
+    resumeRemovals,
+    sessions,
+    log,
+  });
+  return {
+    version: options.version,
+    publicUrl: options.publicUrl,
+    events,
+    projects: {
+      ...createProjectService({ projects: projectQueries, dataDir: options.dataDir, host }),
+      remove: removeProjectById,
+    },
+    access: createAccessService({
+      adminToken: options.adminToken,
+      viewerLinks: createViewerLinkQueries(options.db),
+      sessions: createBrowserSessionQueries(options.db),
+      ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
+      ...(options.onViewerRevoked ? { onRevoke: options.onViewerRevoked } : {}),
+    }),
+    environments,
+    dependencies,
+    snapshots,
+    studies,
+    sessions,
+    review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
+    workers,
+    ...wireFirstRun({ ...options, projects: projectQueries, environments, studies, host, log }),
+    async recordEvent(event, recordOptions) {
+      await environments.recordEvent(event, recordOptions);
+      await studies.recordEvent(event, recordOptions);
+    },
+    resumeRemovals,
+    start: (startOptions = {}) => upkeep.start(startOptions.sweepEveryMs ?? 5_000),
+    workspaces: createWorkspaceService({ dataDir: options.dataDir, snapshots: snapshotQueries }),
+    apply: createApplyService({ ...options, projects: projectQueries, records: createApplyQueries(options.db) }),
+    system: createSystemService({
+      runtime: options.runtime,
+      redis,
+      redisUrl: options.redisUrl,
+      dataDir: options.dataDir,
+      events,
+      queue,
+      ...(options.supervision ? { supervision: options.supervision } : {}),
+    }),
+    async close() {
+      await Promise.all([upkeep.stop(), workers.close()]);
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}

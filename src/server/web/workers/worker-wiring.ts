@@ -1,0 +1,64 @@
+import type { Db } from "../../core/db/client";
+import type { ModelGatewayOptions } from "../../core/gateway/model-gateway";
+import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
+import { createJobLocks } from "../../core/jobs/job-locks";
+import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import { createJobLeases, type JobLeases } from "./job-leases";
+import { createRemoteModelRelay, type RemoteModelRelay } from "./remote-model-relay";
+import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload-limits";
+import { createWorkerApi, type WorkerApi } from "./worker-api";
+import { createWorkerApiQueries } from "./worker-api.queries";
+import { createWorkerTokenService, type WorkerTokenService } from "./worker-token-service";
+import { createWorkerTokenQueries } from "./worker-tokens.queries";
+
+export interface WorkerServices {
+  /** Worker tokens: created and revoked on the System page; they open the worker API only. */
+  tokens: WorkerTokenService;
+  /** Which jobs each worker token holds: every worker API call is checked against its lease. */
+  leases: JobLeases;
+  /** What workers on other hosts fetch and deliver over HTTP. */
+  api: WorkerApi;
+  /** The model gateway of remote trials (the credential stays here; their workers relay to it). */
+  models: RemoteModelRelay;
+  /** How large an upload a worker may send. */
+  limits: UploadLimits;
+  close(): Promise<void>;
+}
+
+/** The worker tokens, leases and worker API, with the web process's model access for remote trials. */
+export function wireWorkers(options: {
+  db: Db;
+  dataDir: string;
+  redisUrl: string;
+  runtime: ContainerRuntime;
+  gateway?: Omit<ModelGatewayOptions, "tcp"> | undefined;
+  images?: Pick<ResultImageFetcher, "receive">;
+  /** How large an upload a worker may send (default DEFAULT_UPLOAD_LIMITS; INVARIANT_WORKER_MAX_*_MIB). */
+  workerUploadLimits?: Partial<UploadLimits> | undefined;
+  log?: (message: string) => void;
+}): WorkerServices {
+  const queries = createWorkerApiQueries(options.db);
+  const locks = createJobLocks({ redisUrl: options.redisUrl });
+  const models = createRemoteModelRelay({
+    dataDir: options.dataDir,
+    gateway: options.gateway,
+    log: options.log ?? (() => undefined),
+  });
+  return {
+    tokens: createWorkerTokenService({ tokens: createWorkerTokenQueries(options.db) }),
+    // a job that ended takes its model run with it
+    leases: createJobLeases({ locks, queries, onEnded: (jobId) => void models.end(jobId) }),
+    api: createWorkerApi({
+      dataDir: options.dataDir,
+      runtime: options.runtime,
+      queries,
+      ...(options.images ? { images: options.images } : {}),
+    }),
+    models,
+    limits: { ...DEFAULT_UPLOAD_LIMITS, ...options.workerUploadLimits },
+    async close() {
+      await models.close();
+      await locks.close();
+    },
+  };
+}

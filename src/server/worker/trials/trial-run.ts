@@ -1,0 +1,111 @@
+import type { TrialRunJob } from "../../core/jobs/study-jobs";
+import { localArtifactSource } from "../../core/artifacts/artifact-source";
+import { dataDirPaths } from "../../core/storage/data-dir";
+import { createWorkspace } from "../../core/workspaces/workspace-store";
+import { chooseWorkspaceKind } from "../../core/workspaces/workspace-kind";
+import { resetAgentGitDir } from "../../core/snapshots/host-git";
+import { runAgentStep } from "./trial-agent-step";
+import { openTrialContext, type TrialContext, type TrialRunDeps } from "./trial-context";
+import { recordDiff, runEvaluationStep } from "./trial-evaluation-step";
+import { finishTrial, type TrialEndState, type TrialOutcome } from "./trial-finish";
+import { watchForStop, type TrialStopWatch } from "./trial-stop-watch";
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The steps in order; each is skipped once a stop was requested. */
+async function runSteps(options: {
+  context: TrialContext;
+  stop: TrialStopWatch;
+  outcome: TrialOutcome;
+}): Promise<void> {
+  const { context, stop, outcome } = options;
+  const { deps, job, ids } = context;
+  await deps.publish({ type: "trial.started", ...ids, data: { attempt: job.attempt, workspaceId: null } });
+
+  const kind = await chooseWorkspaceKind({
+    setting: deps.workspaceKind,
+    runtime: deps.runtime,
+    dataDir: deps.dataDir,
+    image: job.image,
+    log: (text) => context.note(text),
+  });
+  await context.progress(
+    "preparing",
+    kind === "overlay"
+      ? "Making a copy-on-write workspace over the frozen snapshot"
+      : "Copying the frozen snapshot into a private workspace",
+  );
+  await (deps.artifacts ?? localArtifactSource).prepare(job);
+  const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId, kind });
+  outcome.workspaceId = workspace.id;
+  // on record before the agent starts: a worker that dies from here on leaves nothing nobody knows of
+  await deps.publish({
+    type: "trial.artefacts",
+    ...ids,
+    data: { attempt: job.attempt, workspaceId: workspace.id, workspaceKind: kind },
+  });
+  // the workspace's .git borrows the snapshot's objects: containers see them at the same path
+  const gitObjects = dataDirPaths(deps.dataDir).snapshot(job.snapshotId).gitObjects;
+  const extraMounts = [{ hostPath: gitObjects, containerPath: gitObjects }];
+  if (stop.stoppedBy) return;
+
+  outcome.agent = await runAgentStep({ context, workspace, extraMounts, counter: outcome });
+  const where = deps.artifacts?.imageLocation;
+  if (outcome.agent.committedImageId)
+    await deps.publish({
+      type: "trial.artefacts",
+      ...ids,
+      data: {
+        attempt: job.attempt,
+        committedImageId: outcome.agent.committedImageId,
+        ...(where ? { imageWorker: where.worker, imageHost: where.host } : {}),
+      },
+    });
+  // the agent's .git may now name programs (fsmonitor, hooks, filters): put its config back to the template
+  await resetAgentGitDir({ tree: workspace.path });
+  // past its disk budget: no copy of the workspace for the test command (it would double what was written)
+  if (stop.stoppedBy || outcome.agent.diskExceeded) return;
+
+  const recorded = await recordDiff({ context, workspace });
+  outcome.diff = recorded.totals;
+  await runEvaluationStep({ context, workspace, diff: recorded.diff, extraMounts, stop, outcome });
+}
+
+/**
+ * One trial of a study, start to verdict:
+ *   preparing  — a private workspace from the frozen snapshot (copy-on-write where the engine allows);
+ *   agent      — the agent run in a container of the frozen image (its container is committed afterwards);
+ *   evaluating — the diff, then the test command in a fresh container on a copy of the workspace (or a
+ *                fresh layer over it) holding the snapshot plus exactly the diff's changes, with the captured
+ *                test files restored byte for byte, and the verdict (with the test-steering files changed).
+ * Every step is published as it happens; the result is a `trial.finished` event the web process records.
+ * The agent's workspace is kept (diff, apply, continuation); the evaluation's copy is removed.
+ */
+export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ state: TrialEndState }> {
+  const context = openTrialContext(deps, job);
+  const stop = watchForStop(context);
+  const outcome: TrialOutcome = {
+    stoppedBy: null,
+    error: null,
+    commandsRun: 0,
+    workspaceId: null,
+    agent: null,
+    diff: null,
+    evaluation: null,
+    evaluationFile: null,
+    capturedChanges: null,
+    testSteering: null,
+  };
+  try {
+    if (!(await stop.checkNow())) await runSteps({ context, stop, outcome });
+  } catch (caught) {
+    outcome.error = `The trial could not finish: ${message(caught)}`;
+    context.note(outcome.error);
+  } finally {
+    stop.close();
+  }
+  outcome.stoppedBy = stop.stoppedBy;
+  return { state: await finishTrial({ context, outcome }) };
+}
