@@ -1,6 +1,13 @@
 import type { RecordedEvent } from "../shared/event-catalog";
 import { environmentVersionOutput } from "./cli-views";
-import { resolveProject, runWorkflow, usageFailure, type WorkflowOptions } from "./workflow-cli";
+import {
+  CliTimeout,
+  resolveProject,
+  runWorkflow,
+  usageFailure,
+  type WorkflowContext,
+  type WorkflowOptions,
+} from "./workflow-cli";
 
 const EXAMPLE = 'invariant-web environment prepare --project my-app --command "apt-get install -y ripgrep"';
 
@@ -39,8 +46,8 @@ export function runEnvironmentCommand(options: WorkflowOptions): Promise<number>
     const socket = dashboard.socket();
     const early: RecordedEvent[] = [];
     let versionId: string | null = null;
-    let resolveDone: (ready: boolean) => void = () => undefined;
-    const done = new Promise<boolean>((resolve) => (resolveDone = resolve));
+    let finish: (ready: boolean) => void = () => undefined;
+    const done = new Promise<boolean>((resolve) => (finish = resolve));
     const handle = ({ event }: RecordedEvent) => {
       if (!("versionId" in event.data) || event.data.versionId !== versionId) return;
       if (event.type === "environment.log") log(event.data.text);
@@ -48,7 +55,7 @@ export function runEnvironmentCommand(options: WorkflowOptions): Promise<number>
         if (event.data.status === "ready")
           io.err(`\nversion ready and active (${(event.data.durationMs / 1000).toFixed(1)} s)\n`);
         else io.err(`\nfailed: ${event.data.error ?? "unknown error"}\n`);
-        resolveDone(event.data.status === "ready");
+        finish(event.data.status === "ready");
       }
     };
     socket.on("event", (recorded: RecordedEvent) => (versionId ? handle(recorded) : early.push(recorded)));
@@ -65,7 +72,7 @@ export function runEnvironmentCommand(options: WorkflowOptions): Promise<number>
       versionId = version.id;
       io.err(`preparing version ${version.version} of ${project.name}…\n`);
       for (const recorded of early.splice(0)) handle(recorded);
-      const ready = await done;
+      const ready = await untilBuilt({ context, projectId: project.id, versionId: version.id, events: done });
       const overview = await api.environments.overview.query({ projectId: project.id });
       const final = overview.versions.find((v) => v.id === version.id) ?? version;
       return {
@@ -77,4 +84,41 @@ export function runEnvironmentCommand(options: WorkflowOptions): Promise<number>
       socket.disconnect();
     }
   });
+}
+
+/**
+ * Waits for the build's end: its `environment.finished` event, or — when no event comes (a socket that
+ * dropped, a build the dashboard marked failed because its job died) — the version's state read every
+ * few seconds; with --timeout, no longer than that (exit 4).
+ */
+async function untilBuilt(options: {
+  context: WorkflowContext;
+  projectId: string;
+  versionId: string;
+  events: Promise<boolean>;
+}): Promise<boolean> {
+  const { context } = options;
+  const timeoutSec = context.config.workflow.timeoutSec;
+  const deadline = timeoutSec === null ? null : Date.now() + timeoutSec * 1000;
+  let ended = false;
+  const heard = options.events.then((ready) => ((ended = true), ready));
+  const api = await context.api();
+  for (;;) {
+    const tick = new Promise<"tick">((resolve) => setTimeout(() => resolve("tick"), context.pollMs * 3).unref());
+    const first = await Promise.race([heard, tick]);
+    if (first !== "tick") return first;
+    const overview = await api.environments.overview.query({ projectId: options.projectId });
+    const seen = overview.versions.find((v) => v.id === options.versionId);
+    if (ended) return heard;
+    if (!seen || seen.status !== "building") {
+      context.io.err(
+        `\n${seen?.status === "ready" ? "version ready and active" : `failed: ${seen?.error ?? "the version was deleted"}`}\n`,
+      );
+      return seen?.status === "ready";
+    }
+    if (deadline !== null && Date.now() >= deadline)
+      throw new CliTimeout(
+        `version ${seen.version} is still being prepared after ${timeoutSec} s. Follow it on the project page, or run invariant-web environment list --project ${options.projectId} later.`,
+      );
+  }
 }

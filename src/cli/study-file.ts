@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import yaml from "js-yaml";
-import type { z } from "zod";
+import { z } from "zod";
 import { configurationInputSchema, createStudyInputSchema, type CreateStudyInput } from "../shared/study-inputs";
-import { UsageError } from "./config";
+import { UsageError } from "./usage-error";
 import { CliInputError } from "./workflow-cli";
 
 /**
@@ -96,7 +96,11 @@ export function readStudyFile(options: { file: string; projectId?: string | null
   const parsed = createStudyInputSchema.safeParse(candidate);
   const unknown = unknownFields(raw as Record<string, unknown>);
   if (!parsed.success || Object.keys(unknown).length > 0) {
-    const fieldErrors = { ...unknown, ...(parsed.success ? {} : fieldErrorsOf(parsed.error)) };
+    // the schema refuses unknown fields too (one issue per object); the CLI names each field by its path instead
+    const issues = parsed.success
+      ? []
+      : parsed.error.issues.filter((issue) => issue.code !== "unrecognized_keys" || Object.keys(unknown).length === 0);
+    const fieldErrors = { ...unknown, ...(issues.length > 0 ? fieldErrorsOf(new z.ZodError(issues)) : {}) };
     if (fieldErrors.projectId && !options.projectId)
       fieldErrors.projectId = [
         'Name the project: "project": "my-app" in the file (an id, name or directory), or --project P / --last.',

@@ -81,8 +81,18 @@ export const projectSettingsSchema = z.object({
 });
 export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
 
+/** Linux's PATH_MAX: no longer path can be opened, so none is looked up (nor echoed back). */
+export const MAX_PROJECT_PATH_CHARS = 4096;
+
 export const addProjectInputSchema = z.object({
-  hostPath: z.string().trim().min(1, "Enter the project's directory, for example /home/me/code/app."),
+  hostPath: z
+    .string()
+    .trim()
+    .min(1, "Enter the project's directory, for example /home/me/code/app.")
+    .max(
+      MAX_PROJECT_PATH_CHARS,
+      `A project's path is at most ${MAX_PROJECT_PATH_CHARS} characters (Linux's PATH_MAX).`,
+    ),
   name: z.string().trim().max(100, "Names are at most 100 characters.").optional(),
 });
 export type AddProjectInput = z.infer<typeof addProjectInputSchema>;

@@ -37,19 +37,38 @@ const relativePath = z
 /** What a captured file is for: a test, or runner configuration (package.json, pytest.ini, …); both are restored. */
 const role = capturedFileRoleSchema.default("test");
 
+/**
+ * Objects of a study refuse fields they do not have (a typo such as "concurency" is not dropped
+ * silently), with the same sentence as the CLI's study file (src/cli/study-file.ts).
+ */
+function refusingUnknown(fields: readonly string[]) {
+  return {
+    error: (issue: { code?: string; keys?: string[] }) =>
+      issue.code === "unrecognized_keys"
+        ? `Unknown field${(issue.keys?.length ?? 0) > 1 ? "s" : ""} ${(issue.keys ?? []).map((key) => JSON.stringify(key.slice(0, 100))).join(", ")}. The fields here are: ${fields.join(", ")}.`
+        : undefined,
+  };
+}
+
 export const testFileInputSchema = z.discriminatedUnion("source", [
   /** Read from the project directory when the study is created. */
-  z.object({ source: z.literal("project"), path: relativePath, role }),
+  z.strictObject(
+    { source: z.literal("project"), path: relativePath, role },
+    refusingUnknown(["source", "path", "role"]),
+  ),
   /** Uploaded in the form: the bytes in base64. */
-  z.object({
-    source: z.literal("upload"),
-    path: relativePath,
-    role,
-    contentBase64: z
-      .string()
-      .max(Math.ceil(MAX_TEST_FILE_BYTES / 3) * 4, "An uploaded test file is at most 5 MiB.")
-      .regex(/^[A-Za-z0-9+/]*={0,2}$/, "The upload is not valid base64; choose the file again."),
-  }),
+  z.strictObject(
+    {
+      source: z.literal("upload"),
+      path: relativePath,
+      role,
+      contentBase64: z
+        .string()
+        .max(Math.ceil(MAX_TEST_FILE_BYTES / 3) * 4, "An uploaded test file is at most 5 MiB.")
+        .regex(/^[A-Za-z0-9+/]*={0,2}$/, "The upload is not valid base64; choose the file again."),
+    },
+    refusingUnknown(["source", "path", "role", "contentBase64"]),
+  ),
 ]);
 export type TestFileInput = z.infer<typeof testFileInputSchema>;
 
@@ -69,16 +88,19 @@ function rowCheckable(payload: { value: unknown }): boolean {
   );
 }
 
-export const configurationInputSchema = agentConfigurationSchema
-  .extend({
-    overrides: z.array(overrideSchema).max(50, "At most 50 overrides.").default([]),
-    command: z.string().trim().max(10_000, "The command is at most 10,000 characters.").default(""),
-    repeats: z
-      .number({ error: "Repeats must be a number." })
-      .int("Repeats is a whole number.")
-      .min(1, "At least 1 repeat.")
-      .max(20, "At most 20 repeats."),
-  })
+const configurationShape = {
+  ...agentConfigurationSchema.shape,
+  overrides: z.array(overrideSchema).max(50, "At most 50 overrides.").default([]),
+  command: z.string().trim().max(10_000, "The command is at most 10,000 characters.").default(""),
+  repeats: z
+    .number({ error: "Repeats must be a number." })
+    .int("Repeats is a whole number.")
+    .min(1, "At least 1 repeat.")
+    .max(20, "At most 20 repeats."),
+};
+
+export const configurationInputSchema = z
+  .strictObject(configurationShape, refusingUnknown(Object.keys(configurationShape)))
   // checked even while other fields of the row are invalid, so every message shows at once
   .refine((value) => value.harness !== "codex" || value.model !== "", {
     path: ["model"],
@@ -114,50 +136,52 @@ export const studyBudgetInputSchema = z.strictObject({
     .default(null),
 });
 
+const studyShape = {
+  projectId: z.string().min(1, "Choose a project."),
+  title: z.string().trim().min(1, "Give the study a title.").max(200, "Titles are at most 200 characters."),
+  taskPrompt: z
+    .string()
+    .trim()
+    .min(1, "Describe the task the agents should do.")
+    .max(100_000, "The task is at most 100,000 characters."),
+  testCommand: z
+    .string()
+    .trim()
+    .min(1, "Enter the Linux command that runs the tests, for example npm test.")
+    .max(10_000, "The test command is at most 10,000 characters."),
+  junitPath: relativePath.nullable().default(null),
+  testFiles: z.array(testFileInputSchema).max(MAX_TEST_FILES, `At most ${MAX_TEST_FILES} test files.`).default([]),
+  configurations: z
+    .array(configurationInputSchema)
+    .min(1, "Add at least one configuration.")
+    .max(20, "At most 20 configurations."),
+  concurrency: z
+    .number({ error: "Concurrency must be a number." })
+    .int("Concurrency is a whole number.")
+    .min(1, "At least 1 trial at a time.")
+    .max(32, "At most 32 trials at a time.")
+    .nullable()
+    .default(null),
+  agentTimeoutSec: z
+    .number({ error: "The agent time limit must be a number." })
+    .int("Whole seconds, please.")
+    .min(10, "At least 10 seconds.")
+    .max(86_400, "At most 24 hours (86,400 s).")
+    .default(1800),
+  evalTimeoutSec: z
+    .number({ error: "The evaluation time limit must be a number." })
+    .int("Whole seconds, please.")
+    .min(5, "At least 5 seconds.")
+    .max(86_400, "At most 24 hours (86,400 s).")
+    .default(600),
+  /** Input + output tokens the model gateway allows each trial; null: the project's run budget. */
+  tokenBudget: tokenBudgetSchema.nullable().default(null),
+  /** A budget over all the study's trials; reaching it stops the queued trials. */
+  budget: studyBudgetInputSchema.optional(),
+};
+
 export const createStudyInputSchema = z
-  .object({
-    projectId: z.string().min(1, "Choose a project."),
-    title: z.string().trim().min(1, "Give the study a title.").max(200, "Titles are at most 200 characters."),
-    taskPrompt: z
-      .string()
-      .trim()
-      .min(1, "Describe the task the agents should do.")
-      .max(100_000, "The task is at most 100,000 characters."),
-    testCommand: z
-      .string()
-      .trim()
-      .min(1, "Enter the Linux command that runs the tests, for example npm test.")
-      .max(10_000, "The test command is at most 10,000 characters."),
-    junitPath: relativePath.nullable().default(null),
-    testFiles: z.array(testFileInputSchema).max(MAX_TEST_FILES, `At most ${MAX_TEST_FILES} test files.`).default([]),
-    configurations: z
-      .array(configurationInputSchema)
-      .min(1, "Add at least one configuration.")
-      .max(20, "At most 20 configurations."),
-    concurrency: z
-      .number({ error: "Concurrency must be a number." })
-      .int("Concurrency is a whole number.")
-      .min(1, "At least 1 trial at a time.")
-      .max(32, "At most 32 trials at a time.")
-      .nullable()
-      .default(null),
-    agentTimeoutSec: z
-      .number({ error: "The agent time limit must be a number." })
-      .int("Whole seconds, please.")
-      .min(10, "At least 10 seconds.")
-      .max(86_400, "At most 24 hours (86,400 s).")
-      .default(1800),
-    evalTimeoutSec: z
-      .number({ error: "The evaluation time limit must be a number." })
-      .int("Whole seconds, please.")
-      .min(5, "At least 5 seconds.")
-      .max(86_400, "At most 24 hours (86,400 s).")
-      .default(600),
-    /** Input + output tokens the model gateway allows each trial; null: the project's run budget. */
-    tokenBudget: tokenBudgetSchema.nullable().default(null),
-    /** A budget over all the study's trials; reaching it stops the queued trials. */
-    budget: studyBudgetInputSchema.optional(),
-  })
+  .strictObject(studyShape, refusingUnknown(Object.keys(studyShape)))
   .superRefine((value, ctx) => {
     const trials = value.configurations.reduce((sum, configuration) => sum + configuration.repeats, 0);
     if (trials > MAX_TRIALS_PER_STUDY)

@@ -16,6 +16,11 @@ export interface HealthReport {
   /** Plain sentences, each what is wrong and what happens about it. */
   problems: string[];
   redis: { reachable: boolean };
+  /**
+   * The dashboard's Docker engine: its version, or why it did not answer (null reachable: not probed).
+   * Workers on other hosts have engines of their own; their heartbeats say whether they take jobs.
+   */
+  docker: { reachable: boolean | null; version: string | null; error: string | null };
   /** Workers whose heartbeat is current (unknown while Redis is unreachable), and each one's room. */
   workers: { online: number | null; list: WorkerRoom[] };
   /** Events published but not yet recorded in the database (`lag`: not yet read; `pending`: read, not yet acknowledged). */

@@ -18,6 +18,8 @@ import { dataDirPaths, snapshotPaths } from "../storage/data-dir";
 import { checkSnapshotLimits, DEFAULT_SNAPSHOT_LIMITS, type SnapshotLimits } from "./snapshot-limits";
 import { walkTree, type WalkResult } from "../../../lib/files/tree-walker";
 import { createYielder } from "../../../lib/files/yielder";
+import { asSnapshotError, CHANGED_WHILE_TAKEN } from "./snapshot-errors";
+import { requireProjectFolder } from "../storage/project-folder";
 
 /**
  * Freezes a project directory into <dataDir>/snapshots/<id>/:
@@ -62,7 +64,7 @@ function readWalkedFile(root: string, rel: BytePath, maxBytes: number): { data: 
     }[error.reason];
     throw new AppError({
       code: "CONFLICT",
-      message: `${displayPath(rel)} ${what} while the snapshot was being taken. Nothing was saved; try again when the project is quiet.`,
+      message: `${CHANGED_WHILE_TAKEN} (${displayPath(rel)} ${what}). Nothing was saved; try again when the project is quiet.`,
     });
   }
 }
@@ -132,6 +134,15 @@ async function packEntries(options: {
 }
 
 export async function createSnapshot(options: CreateSnapshotOptions): Promise<SnapshotResult> {
+  try {
+    requireProjectFolder(options.projectRoot);
+    return await freeze(options);
+  } catch (error) {
+    throw asSnapshotError(error, options.projectRoot);
+  }
+}
+
+async function freeze(options: CreateSnapshotOptions): Promise<SnapshotResult> {
   const limits = options.limits ?? DEFAULT_SNAPSHOT_LIMITS;
   const git = options.git ?? runSystemGit;
   const walk = await walkTree({ root: options.projectRoot });

@@ -2,12 +2,14 @@ import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../../core/errors/app-error";
+import { clipPath } from "../../core/storage/project-folder";
 import {
   agentConfigurationSchema,
   DEFAULT_DISK_BUDGET_BYTES,
   DEFAULT_OPEN_FILES,
   DEFAULT_RUN_TOKEN_BUDGET,
   GIB,
+  MAX_PROJECT_PATH_CHARS,
   projectSettingsSchema,
   type AddProjectInput,
   type ProjectSettings,
@@ -48,6 +50,9 @@ export function defaultSettings(options: { name: string; host: HostLimits }): Pr
   };
 }
 
+/** Pseudo file systems of the kernel: never a project (a snapshot of /proc reads processes that come and go). */
+const SYSTEM_FOLDERS = ["/proc", "/sys", "/dev"];
+
 function isInside(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
@@ -61,11 +66,19 @@ export async function validateProjectDirectory(options: {
   checkReadable?: (path: string) => Promise<void>;
 }): Promise<string> {
   const field = "hostPath";
+  // every message names the path clipped: a megabyte of path is never echoed back
+  const shown = clipPath(options.hostPath);
+  if (options.hostPath.length > MAX_PROJECT_PATH_CHARS)
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field,
+      message: `That path is ${options.hostPath.length} characters long; a project's path is at most ${MAX_PROJECT_PATH_CHARS}.`,
+    });
   if (!path.isAbsolute(options.hostPath)) {
     throw new AppError({
       code: "BAD_REQUEST",
       field,
-      message: `"${options.hostPath}" is not an absolute path. Enter the full path, for example /home/me/code/app.`,
+      message: `"${shown}" is not an absolute path. Enter the full path, for example /home/me/code/app.`,
     });
   }
   let realPath: string;
@@ -75,15 +88,22 @@ export async function validateProjectDirectory(options: {
     throw new AppError({
       code: "BAD_REQUEST",
       field,
-      message: `${options.hostPath} does not exist. Check the spelling, or create the directory first.`,
+      message: `${shown} does not exist. Check the spelling, or create the directory first.`,
     });
   }
+  const system = SYSTEM_FOLDERS.find((folder) => isInside(realPath, folder));
+  if (system)
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field,
+      message: `${shown} is ${realPath === system ? "" : "inside "}${system}, the kernel's view of the system (its files change as they are read, and some never end): it cannot be a project. Choose a folder of your own.`,
+    });
   const stat = await fs.stat(realPath);
   if (!stat.isDirectory()) {
     throw new AppError({
       code: "BAD_REQUEST",
       field,
-      message: `${options.hostPath} is a file, not a directory. Choose the project's top-level folder.`,
+      message: `${shown} is a file, not a directory. Choose the project's top-level folder.`,
     });
   }
   try {
@@ -92,21 +112,21 @@ export async function validateProjectDirectory(options: {
     throw new AppError({
       code: "BAD_REQUEST",
       field,
-      message: `${options.hostPath} is not readable by this user. Fix its permissions (for example chmod u+rx) and try again.`,
+      message: `${shown} is not readable by this user. Fix its permissions (for example chmod u+rx) and try again.`,
     });
   }
   if (isInside(realPath, options.dataDir)) {
     throw new AppError({
       code: "BAD_REQUEST",
       field,
-      message: `${options.hostPath} is inside invariant-web's data directory (${options.dataDir}). Choose a directory of your own.`,
+      message: `${shown} is inside invariant-web's data directory (${options.dataDir}). Choose a directory of your own.`,
     });
   }
   if (isInside(options.dataDir, realPath)) {
     throw new AppError({
       code: "BAD_REQUEST",
       field,
-      message: `${options.hostPath} contains invariant-web's data directory (${options.dataDir}), so snapshots would copy it. Choose the project's own folder, or move the data dir with --data-dir.`,
+      message: `${shown} contains invariant-web's data directory (${options.dataDir}), so snapshots would copy it. Choose the project's own folder, or move the data dir with --data-dir.`,
     });
   }
   return realPath;

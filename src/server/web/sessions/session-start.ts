@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { AppError } from "../../core/errors/app-error";
 import { createKeyedLock } from "../../core/locks/keyed-lock";
 import { dataDirPaths } from "../../core/storage/data-dir";
+import { requireProjectFolder } from "../../core/storage/project-folder";
 import { containerLimitsOf, type ProjectView } from "../../../shared/project-schemas";
 import { startSessionInputSchema, type StartSessionInput } from "../../../shared/session-schemas";
 import type { Mount } from "../../core/runtime/container-spec";
@@ -61,6 +62,7 @@ async function takeLease(deps: SessionDeps, project: ProjectView, self?: string)
 /** A direct session that resumes takes the project's lease again (refused while another one holds it). */
 export async function takeLeaseFor(deps: SessionDeps, record: SessionRecord): Promise<void> {
   const project = await projectOf(deps, record.projectId);
+  requireProjectFolder(project.hostPath); // the container mounts it again: Docker would make an empty one
   await projectLock(project.id, async () => {
     await takeLease(deps, project, record.id);
     await deps.sessions.update(record.id, { leaseExpiresAt: new Date(deps.clock().getTime() + deps.leaseMs) });
@@ -114,6 +116,8 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
       launch: (files, ready) => launch({ deps, record: ready, project, files, origin, resumeThread }),
     });
   }
+  // Docker would create a missing folder to mount, empty and owned by root: refuse before anything is made
+  if (mode === "direct") requireProjectFolder(project.hostPath);
   return projectLock(project.id, async () => {
     if (mode === "direct") await takeLease(deps, project);
     const files = await filesOf({ deps, project, mode, origin, image });

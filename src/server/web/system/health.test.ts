@@ -4,6 +4,7 @@ import { tempDir } from "../../../../test/support/temp";
 import { connectRedis } from "../../core/redis/connection";
 import { startPrivateRedis, type PrivateRedis } from "../../core/redis/private-redis";
 import { checkHealth } from "./health";
+import { createDockerRuntime } from "../../core/runtime/docker-runtime";
 import { removeHeartbeat, writeHeartbeat, type WorkerInfo } from "../../core/jobs/worker-registry";
 
 let server: PrivateRedis;
@@ -46,5 +47,48 @@ describe("health with workers on other hosts", () => {
     expect(both).toMatchObject({ status: "ok", problems: [], workers: { online: 2 } });
     await removeHeartbeat(redis, "remote-1");
     expect((await checkHealth({ redis, supervision: [] })).status).toBe("ok");
+  });
+});
+
+/** Runs the event loop's current task for `ms` without yielding (a busy dashboard under load). */
+function blockLoop(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // busy: no timer, no I/O callback runs meanwhile
+  }
+}
+
+describe("health under load (issue 24, point 7)", () => {
+  it("counts a ping answered while the event loop was blocked past the deadline as an answer, not an outage", async () => {
+    await writeHeartbeat(redis, worker("busy-1", null));
+    for (let round = 0; round < 3; round++) {
+      const report = checkHealth({ redis, supervision: [] });
+      // the answer arrives during the block; the 1 s deadline expires during it too
+      blockLoop(1500);
+      const seen = await report;
+      expect(seen.redis.reachable, `round ${round}`).toBe(true);
+      expect(seen.problems.join(" ")).not.toMatch(/Redis is not reachable/);
+    }
+    await removeHeartbeat(redis, "busy-1");
+  });
+});
+
+describe("health reports Docker (issue 24, point 3)", () => {
+  it("names the engine's version when it answers, and says Docker is not reachable, with what to do, when it does not", async () => {
+    await writeHeartbeat(redis, worker("docker-1", null));
+    const up = await checkHealth({ redis, supervision: [], docker: () => createDockerRuntime().version() });
+    expect(up).toMatchObject({ status: "ok", docker: { reachable: true, error: null } });
+    expect(up.docker.version).toMatch(/^\d+\./);
+
+    const missing = createDockerRuntime({ socketPath: "/nonexistent-invariant-test.sock" });
+    const down = await checkHealth({ redis, supervision: [], docker: () => missing.version() });
+    expect(down.status).toBe("degraded");
+    expect(down.docker).toMatchObject({ reachable: false, version: null });
+    expect(down.problems).toEqual([
+      expect.stringMatching(
+        /^Docker is not reachable from the dashboard \(connect ENOENT \/nonexistent-invariant-test\.sock\): .*Start the Docker engine/,
+      ),
+    ]);
+    await removeHeartbeat(redis, "docker-1");
   });
 });

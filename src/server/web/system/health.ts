@@ -2,12 +2,12 @@ import type { Redis } from "ioredis";
 import type { HealthReport, SupervisedProcess, WorkerRoom } from "../../../shared/system-health";
 import { EVENT_STREAM_KEY, RECORDER_GROUP } from "../../core/events/event-stream";
 import { listWorkers, type WorkerInfo } from "../../core/jobs/worker-registry";
+import { probeTwice, SECOND_DEADLINE_MS, within } from "./health-probes";
 
 /** The launcher's view of the children it keeps running (empty for a web process without one). */
 export type SupervisionSource = () => SupervisedProcess[];
 
 const LABELS: Record<SupervisedProcess["name"], string> = { redis: "The private Redis", worker: "The worker" };
-const PROBE_MS = 1000;
 
 /** A sentence per supervised child that is not simply running. */
 function supervisionProblems(processes: SupervisedProcess[]): string[] {
@@ -21,14 +21,6 @@ function supervisionProblems(processes: SupervisedProcess[]): string[] {
     if (child.state === "restarting") return [`${label} exited${last} and is being restarted.`];
     return [];
   });
-}
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer")), ms))),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /** The recorder group's backlog: XINFO GROUPS gives `lag` (not yet read) and `pending` (read, not acknowledged). */
@@ -47,8 +39,12 @@ async function recorderBacklog(redis: Redis): Promise<HealthReport["recorder"]> 
 /** What the web process can see right now: Redis, the workers' heartbeats, the recorder's backlog. */
 async function probe(redis: Redis) {
   try {
-    await within(redis.ping(), PROBE_MS);
-    const [workers, recorder] = await within(Promise.all([listWorkers(redis), recorderBacklog(redis)]), PROBE_MS);
+    const ping = await probeTwice(() => redis.ping());
+    if (!ping.ok) throw new Error(ping.reason);
+    const [workers, recorder] = await within(
+      Promise.all([listWorkers(redis), recorderBacklog(redis)]),
+      SECOND_DEADLINE_MS,
+    );
     const remoteOnly = workers.length > 0 && workers.every((worker) => worker.remoteAs !== null);
     return { reachable: true, online: workers.length, remoteOnly, rooms: workers.map(roomOf), recorder };
   } catch {
@@ -83,9 +79,36 @@ function floorProblem(rooms: WorkerRoom[]): string[] {
   ];
 }
 
-/** The health report: `degraded` with the problems when Redis is down, no worker is online, or a child keeps failing. */
-export async function checkHealth(options: { redis: Redis; supervision: SupervisedProcess[] }): Promise<HealthReport> {
-  const seen = await probe(options.redis);
+/** Asks the dashboard's Docker engine for its version (ContainerRuntime.version). */
+export type DockerProbe = () => Promise<{ version: string }>;
+
+/** The engine as the dashboard sees it; null figures when there is no probe (a test's bare checkHealth). */
+async function probeDocker(docker: DockerProbe | undefined): Promise<HealthReport["docker"]> {
+  if (!docker) return { reachable: null, version: null, error: null };
+  const answer = await probeTwice(docker);
+  return answer.ok
+    ? { reachable: true, version: answer.value.version, error: null }
+    : { reachable: false, version: null, error: answer.reason };
+}
+
+function dockerProblem(docker: HealthReport["docker"]): string[] {
+  if (docker.reachable !== false) return [];
+  const why = (docker.error ?? "").replace(/^Docker is not reachable \((.*?)\)\..*$/s, "$1");
+  return [
+    `Docker is not reachable from the dashboard (${why}): environment builds, sessions and trials cannot start, and a build asked for fails at once. Start the Docker engine (sudo systemctl start docker, or Docker Desktop), or point DOCKER_HOST at it, then restart invariant-web if DOCKER_HOST changed.`,
+  ];
+}
+
+/**
+ * The health report: `degraded` with the problems when Redis or Docker is down, no worker is online, or a
+ * child keeps failing. Each dependency is asked twice before it counts as down (health-probes.ts).
+ */
+export async function checkHealth(options: {
+  redis: Redis;
+  supervision: SupervisedProcess[];
+  docker?: DockerProbe;
+}): Promise<HealthReport> {
+  const [seen, docker] = await Promise.all([probe(options.redis), probeDocker(options.docker)]);
   const problems: string[] = [];
   if (!seen.reachable)
     problems.push(
@@ -99,12 +122,14 @@ export async function checkHealth(options: { redis: Redis; supervision: Supervis
     problems.push(
       "Every worker online is on another host: environment builds, image removals and agent runs wait for a worker that shares this dashboard's data dir (workers on other hosts hand them back). Start invariant-web without --no-worker, or run `invariant-web worker --data-dir … --redis-url …` on this host.",
     );
+  problems.push(...dockerProblem(docker));
   problems.push(...floorProblem(seen.rooms));
   problems.push(...supervisionProblems(options.supervision));
   return {
     status: problems.length > 0 ? "degraded" : "ok",
     problems,
     redis: { reachable: seen.reachable },
+    docker,
     workers: { online: seen.online, list: seen.rooms },
     recorder: seen.recorder,
     supervision: options.supervision,
