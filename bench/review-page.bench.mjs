@@ -25,8 +25,8 @@ const m = await importBundle({
   exports: [
     'export { openWebDatabase } from "./src/server/web/wiring/web-core.ts";',
     'export { createProjectQueries } from "./src/server/web/projects/projects.queries.ts";',
-    'export { createSnapshotQueries } from "./src/server/core/snapshots/snapshots.queries.ts";',
-    'export { createSnapshotService } from "./src/server/core/snapshots/snapshot-service.ts";',
+    'export { createSnapshotQueries } from "./src/server/web/snapshots/snapshots.queries.ts";',
+    'export { createSnapshotService } from "./src/server/web/snapshots/snapshot-service.ts";',
     'export { createWorkspaceService } from "./src/server/web/workspaces/workspace-service.ts";',
   ],
 });

@@ -6,7 +6,7 @@ import {
   type JobLease,
 } from "../src/server/core/artifacts/dashboard-channel";
 import { createHttpArtifactSource } from "../src/server/core/artifacts/http-artifact-source";
-import type { ContainerRuntime } from "../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
 import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../src/server/core/jobs/environment-jobs";
 import { agentRunJob } from "../src/server/core/jobs/agent-jobs";
 import { sendImageJob, sendsImage } from "../src/server/core/jobs/image-jobs";

@@ -3,7 +3,7 @@ import { runAgent, stopRun, type AgentRunDeps } from "../src/server/core/agents/
 import type { EventInput } from "../src/server/core/events/event-stream";
 import { trialStopKey } from "../src/server/core/jobs/study-jobs";
 import type { WorkerIdentity } from "../src/server/core/runtime/container-spec";
-import type { ContainerRuntime } from "../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
 import { withInstalledDependencies } from "../src/server/core/dependencies/dependency-runtime";
 import { registerJob, type RegisteredJob } from "./job-handler";
 import { createAgentRunHandler } from "./jobs/agent";
@@ -25,6 +25,8 @@ export function createJobHandlers(options: {
   redisUrl: string;
   dataDir: string;
   publish: (event: EventInput) => Promise<unknown>;
+  /** Why this worker gave up on its running trials (it is stopping), or null (worker-publisher.ts). */
+  leaving?: () => string | null;
   identity: WorkerIdentity;
   /** Containers this worker is running (the reconciler leaves them alone). */
   active: Set<string>;
@@ -88,6 +90,7 @@ export function createJobHandlers(options: {
         stopAgent: stopRun,
         meteredUsage: (runId) => gatewayHost.gateway.usage(runId),
         stopRequested: (trialId) => redis.get(trialStopKey(trialId)),
+        ...(options.leaving ? { leaving: options.leaving } : {}),
         workspaceKind,
         modelRuns: options.modelRuns,
       }),

@@ -5,14 +5,13 @@ import type { Redis } from "ioredis";
 import { publishEvent } from "../src/server/core/events/event-stream";
 import { connectRedis } from "../src/server/core/redis/connection";
 import { sweepScratch } from "../src/server/core/dependencies/dependency-runtime";
-import type { ContainerRuntime } from "../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
 import { containerUserNote, resolveHostUser } from "../src/server/core/runtime/container-user";
 import { reconcileContainers, type ReconcileReport } from "../src/server/core/runtime/reconciler";
 import { isProcessAlive } from "../src/lib/process-alive";
 import {
   DEFAULT_HEARTBEAT,
   listWorkers,
-  removeHeartbeat,
   writeHeartbeat,
   type HeartbeatTiming,
   type WorkerInfo,
@@ -23,7 +22,9 @@ import { DEFAULT_FLOORS, type CapacityFloors, type CapacityTracker } from "./cap
 import { createJobHandlers } from "./job-handlers";
 import { createQueueWorker } from "./queue-worker";
 import { handsBackFor, openDashboardLink, type DashboardLink } from "./dashboard-link";
-import { closableRuntime, removeOwnContainers, workerRuntime } from "./worker-runtime";
+import { closableRuntime, workerRuntime } from "./worker-runtime";
+import { startContainerWarden } from "./container-warden";
+import { shutdown } from "./worker-shutdown";
 import type { EventInput } from "../src/server/core/events/event-stream";
 import type { WorkerIdentity } from "../src/server/core/runtime/container-spec";
 import type { RegisteredJob } from "./job-handler";
@@ -55,6 +56,8 @@ export interface WorkerOptions {
    * snapshots, test files and images from and delivers results to, and its worker token (docs/scaling.md).
    */
   dashboard?: { url: string; token: string };
+  /** A warden process removes this worker's containers if it dies without doing so (default true; container-warden.ts). */
+  warden?: boolean;
   /** Told when this worker must stop by itself (its worker token was refused); the caller stops it. */
   onSelfStop?: (reason: string) => void;
 }
@@ -84,64 +87,6 @@ function describeWorker(options: WorkerOptions): WorkerInfo {
 async function installationId(redis: Redis): Promise<string> {
   await redis.set(INSTANCE_KEY, randomBytes(8).toString("hex"), "NX");
   return (await redis.get(INSTANCE_KEY)) ?? "unknown";
-}
-
-/** Running jobs get this long to finish on a stop before their containers are stopped. */
-const STOP_GRACE_MS = 5_000;
-
-/**
- * Graceful first: running jobs get STOP_GRACE_MS to finish. Then the containers they started (agent,
- * evaluation, preflight, build) are removed — again while the forced close runs, since a job may start
- * its next step's container — so the worker leaves none behind; their trials are reported interrupted
- * (the sweeper sees this worker gone) or end with the reason their container vanished.
- */
-async function shutdown(options: {
-  worker: Worker;
-  timers: NodeJS.Timeout[];
-  heartbeat: Heartbeat;
-  gatewayHost: GatewayHost;
-  redis: Redis;
-  runtime: ContainerRuntime;
-  info: WorkerInfo;
-  reason: string;
-  log: (message: string) => void;
-  onAbandon: () => void;
-  /** From here on no container may start: one started after the last sweep would outlive the worker. */
-  refuseContainers: () => void;
-}): Promise<void> {
-  const { worker, redis, info, runtime } = options;
-  for (const timer of options.timers) clearInterval(timer);
-  let forced: NodeJS.Timeout | undefined;
-  const finished = await Promise.race([
-    worker.close().then(() => true),
-    new Promise<boolean>((resolve) => (forced = setTimeout(() => resolve(false), STOP_GRACE_MS))),
-  ]);
-  clearTimeout(forced);
-  if (!finished) {
-    options.refuseContainers();
-    options.onAbandon();
-    // gone for the sweeper before its jobs fail with their containers: a failed job of a live worker would
-    // end its trial `error`, while a trial whose worker stopped is `interrupted` and retryable
-    await options.heartbeat.stop();
-    await removeHeartbeat(redis, info.id).catch(() => undefined);
-    const sweep = setInterval(() => void removeOwnContainers(runtime, info.id).catch(() => undefined), 500);
-    const removed = await removeOwnContainers(runtime, info.id).catch(() => 0);
-    options.log(
-      `stopping (${options.reason}): jobs still running after ${STOP_GRACE_MS / 1000} s; removed their ${removed} containers`,
-    );
-    await worker.close(true);
-    clearInterval(sweep);
-    await removeOwnContainers(runtime, info.id).catch(() => 0);
-  }
-  await options.gatewayHost.close();
-  await options.heartbeat.stop();
-  await removeHeartbeat(redis, info.id);
-  await publishEvent(redis, {
-    type: "worker.offline",
-    workerId: info.id,
-    data: { host: info.host, pid: info.pid, reason: options.reason },
-  });
-  await redis.quit();
 }
 
 async function startBeating(o: {
@@ -199,6 +144,7 @@ async function startJobSide(o: {
   identity: WorkerIdentity;
   active: Set<string>;
   publish: (event: EventInput) => Promise<unknown>;
+  leaving: () => string | null;
   link: DashboardLink | null;
 }): Promise<{ gatewayHost: GatewayHost; handlers: Map<string, RegisteredJob> }> {
   const { options, link } = o;
@@ -215,6 +161,7 @@ async function startJobSide(o: {
     runtime: o.runtime,
     redis: o.redis,
     publish: o.publish,
+    leaving: o.leaving,
     identity: o.identity,
     active: o.active,
     gatewayHost,
@@ -236,10 +183,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const info = describeWorker(options);
   const instance = await installationId(redis);
   const identity = { id: info.id, host: info.host, pid: info.pid, instance };
+  // before any container of this worker exists: once the worker is gone, its warden removes what it left
+  const warden =
+    options.warden === false
+      ? null
+      : startContainerWarden({ workerId: info.id, redisUrl: options.redisUrl, log: options.log });
   const active = new Set<string>();
-  const { publish, abandon } = stopAwarePublisher(redis, options.dataDir, options.log);
+  const { publish, abandon, leaving } = stopAwarePublisher(redis, options.dataDir, options.log);
   const link = await openDashboardLink({ options, runtime, info, onRefused: (reason) => options.onSelfStop?.(reason) });
-  const { gatewayHost, handlers } = await startJobSide({ options, runtime, redis, identity, active, publish, link });
+  const jobSide = { options, runtime, redis, identity, active, publish, leaving, link };
+  const { gatewayHost, handlers } = await startJobSide(jobSide);
   const reconcile = () =>
     reconcileContainers({
       runtime,
@@ -289,6 +242,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         redis,
         runtime,
         info,
+        warden,
         reason,
         log,
         onAbandon: abandon,

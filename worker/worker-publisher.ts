@@ -8,13 +8,13 @@ import { discardFinishReport } from "../src/server/core/trial-records/finish-out
  * trial can finish during an outage. Once a stop gives up on running jobs (their containers removed),
  * their trials are handed to recovery: the end they would report (an agent that "failed" because its
  * container vanished) is not published and its finish report is dropped, so the web process's sweeper
- * reports them interrupted with the reason.
+ * reports them interrupted with the reason; `leaving()` tells their runs why, so they take no next step.
  */
 export function stopAwarePublisher(redis: Redis, dataDir: string, log: (message: string) => void) {
-  let abandoned = false;
+  let abandoned: string | null = null;
   return {
     publish: (event: EventInput) => {
-      if (abandoned && event.type === "trial.finished") {
+      if (abandoned !== null && event.type === "trial.finished") {
         discardFinishReport({ dataDir, trialId: event.trialId, attempt: event.data.attempt });
         return Promise.resolve("dropped");
       }
@@ -25,8 +25,11 @@ export function stopAwarePublisher(redis: Redis, dataDir: string, log: (message:
       void sent.catch((error: unknown) => log(`publish ${event.type}: ${String(error)}`));
       return Promise.resolve("queued");
     },
-    abandon: () => {
-      abandoned = true;
+    /** Gives up on the running trials, with the reason (e.g. "this worker is stopping (SIGTERM)"). */
+    abandon: (reason: string) => {
+      abandoned = reason;
     },
+    /** Why the running trials were given up on, or null while they were not. */
+    leaving: () => abandoned,
   };
 }

@@ -1,21 +1,12 @@
 import path from "node:path";
 import { locateCodexBinary } from "../src/server/core/agents/codex-binary";
 import { packageRoot } from "../src/lib/package-info";
-import { LABEL } from "../src/server/core/runtime/container-spec";
 import type { UnixUser } from "../src/server/core/runtime/container-user";
-import { createDockerRuntime, type ContainerRuntime } from "../src/server/core/runtime/docker-runtime";
+import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
 import { resolveHostCaBundle } from "../src/server/core/runtime/host-ca";
 import { dataDirMountPolicy } from "../src/server/core/runtime/mount-policy";
 import type { WorkerOptions } from "./main";
-
-/** Removes every container this worker started (by its label), so none outlives it; returns how many. */
-export async function removeOwnContainers(runtime: ContainerRuntime, workerId: string): Promise<number> {
-  const own = (await runtime.listManagedContainers()).filter(
-    (container) => container.labels[LABEL.worker] === workerId,
-  );
-  await Promise.all(own.map((container) => runtime.removeContainer(container.id).catch(() => undefined)));
-  return own.length;
-}
 
 /** This worker's container runtime: its mount policy, host CA bundle and the user its containers run as. */
 export function workerRuntime(options: WorkerOptions, hostUser: UnixUser) {
@@ -34,10 +25,17 @@ export function workerRuntime(options: WorkerOptions, hostUser: UnixUser) {
   });
 }
 
-/** A runtime that can be told to start no more containers (a stopping worker's last sweep must be the last word). */
+/**
+ * A runtime that can be told to start no more containers (a stopping worker's last sweep must be the last
+ * word) and commit none: a container the stop is removing is not kept as an image (Docker would answer
+ * 409 "Dead"), its trial is interrupted instead.
+ */
 export function closableRuntime(inner: ContainerRuntime): { runtime: ContainerRuntime; refuseContainers: () => void } {
   let refusing = false;
+  const stopping = () => Promise.reject(new Error("This worker is stopping."));
   const createContainer: ContainerRuntime["createContainer"] = (spec) =>
-    refusing ? Promise.reject(new Error("This worker is stopping.")) : inner.createContainer(spec);
-  return { runtime: { ...inner, createContainer }, refuseContainers: () => (refusing = true) };
+    refusing ? stopping() : inner.createContainer(spec);
+  const commitContainer: ContainerRuntime["commitContainer"] = (id, options) =>
+    refusing ? stopping() : inner.commitContainer(id, options);
+  return { runtime: { ...inner, createContainer, commitContainer }, refuseContainers: () => (refusing = true) };
 }

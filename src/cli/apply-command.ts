@@ -1,7 +1,8 @@
 import os from "node:os";
 import type { ApplyPreviewView, ApplyRecordView } from "../shared/snapshot-schemas";
 import { applyPreviewOutput, applyRecordOutput } from "./cli-views";
-import { UsageError, type CliConfig } from "./config";
+import { type CliConfig } from "./config";
+import { UsageError } from "./usage-error";
 import { openDatabaseOffline, runningLauncher } from "./database-access";
 import { runWorkflow } from "./workflow-cli";
 

@@ -101,6 +101,8 @@ export const studySummaryOutputSchema = z.object({
   projectName: z.string(),
   title: z.string(),
   state: studyStateSchema,
+  /** The state as the dashboard shows it: `interrupted` for a done study whose trials were all interrupted. */
+  shownState: z.union([studyStateSchema, z.literal("interrupted")]),
   /** Why the preflight refused the study (e.g. the tests already pass), or null. */
   refusal: z.string().nullable(),
   /** The preflight's verdict on the untouched snapshot. */

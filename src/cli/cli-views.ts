@@ -81,6 +81,7 @@ export function studySummaryOutput(s: StudySummaryView): StudySummaryOutput {
     projectName: s.projectName,
     title: s.title,
     state: s.state,
+    shownState: s.shownState,
     refusal: s.refusal,
     baseline: s.baseline,
     counts: {

@@ -1,7 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PORT, parseCli, UsageError } from "./config";
+import { DEFAULT_PORT, parseCli } from "./config";
+import { UsageError } from "./usage-error";
 
 describe("CLI configuration", () => {
   it("defaults to loopback, the documented port and the XDG data dir", () => {

@@ -4,7 +4,8 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { DEFAULT_CACHE_DAYS } from "../server/core/artifacts/artifact-cache";
 import { workspaceKindSettingSchema } from "../server/core/workspaces/workspace-kind";
-import { workflowFlags } from "./workflow-flags";
+import { UsageError, wholeNumber } from "./usage-error";
+import { workflowFlags, type WorkflowFlags } from "./workflow-flags";
 import { remoteWorker, type RemoteWorkerConfig } from "./remote-worker-config";
 
 /**
@@ -120,24 +121,6 @@ export type CliConfig = z.infer<typeof launchSchema> & {
 };
 /** A ChatGPT sign-in's endpoint and token service (INVARIANT_CHATGPT_*; tests point them at local stand-ins). */
 type ChatgptUrls = { chatgptBaseUrl?: string; chatgptTokenUrl?: string };
-/**
- * Flags of the workflow commands (`project`, `study`, `trial`, `apply --trial`): --file (study create),
- * --last (the most recent study or project), --trial (repeatable: apply, study choose/retry), --timeout
- * (study wait/follow; null: no limit), --note and --clear (study choose), --set key=value (repeatable:
- * project settings), --name (project add), --tail (trial log).
- */
-export interface WorkflowFlags {
-  file: string | null;
-  last: boolean;
-  trials: string[];
-  timeoutSec: number | null;
-  note: string | null;
-  clear: boolean;
-  set: string[];
-  name: string | null;
-  tailBytes: number | null;
-}
-export class UsageError extends Error {}
 function orUsageError<T>(result: { value: T } | { error: string }): T {
   if ("error" in result) throw new UsageError(result.error);
   return result.value;
@@ -148,12 +131,6 @@ export function defaultDataDir(env: { XDG_DATA_HOME?: string | undefined }): str
 
 function commaList(text: string): string[] {
   return text.split(",").flatMap((item) => (item.trim() ? [item.trim()] : []));
-}
-
-/** Digits only: Number("") and Number(" ") are 0 and Number("0x10") is 16, none of which was typed as a number. */
-export function wholeNumber(text: string, problem: string): number {
-  if (!/^\d+$/.test(text)) throw new UsageError(`${problem}, got "${text.slice(0, 80)}".`);
-  return Number(text);
 }
 
 /** Workers' floors, and what a worker on another host may upload, from the environment (MiB; null: the defaults). */

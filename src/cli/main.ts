@@ -1,5 +1,6 @@
 import path from "node:path";
-import { parseCli, UsageError } from "./config";
+import { parseCli } from "./config";
+import { UsageError } from "./usage-error";
 import { USAGE } from "./usage";
 import { packageRoot, packageVersion } from "../lib/package-info";
 

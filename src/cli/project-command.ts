@@ -2,7 +2,7 @@ import path from "node:path";
 import { agentConfigurationSchema, projectSettingsSchema, type ProjectSettings } from "../shared/project-schemas";
 import type { ProjectView } from "../shared/project-schemas";
 import { environmentVersionOutput, projectOutput, studySummaryOutput, verdictText } from "./cli-views";
-import { UsageError } from "./config";
+import { UsageError } from "./usage-error";
 import {
   CliInputError,
   onePositional,

@@ -1,6 +1,6 @@
 import { RETRYABLE_TRIAL_STATES } from "../shared/vocabulary";
 import { studyOutput, studySummaryOutput } from "./cli-views";
-import { UsageError } from "./config";
+import { UsageError } from "./usage-error";
 import { readStudyFile } from "./study-file";
 import { describeStudy, studyFor } from "./study-progress";
 import { runStudyExport, runStudyFollow, runStudyWait } from "./study-watch-command";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { UsageError } from "./config";
+import { UsageError } from "./usage-error";
 import { readStudyFile } from "./study-file";
 import { CliInputError } from "./workflow-cli";
 

@@ -29,12 +29,15 @@ export function progressLine(study: StudyView): string {
     .join(" ");
   const baseline = study.baseline ? ` · baseline ${verdictText(study.baseline)}` : "";
   const refusal = study.refusal ? ` · ${study.refusal}` : "";
-  return `${study.title} [${study.state}]${baseline} · ${study.trials.length} trials${states ? `: ${states}` : ""}${verdicts ? ` · ${verdicts}` : ""}${refusal}`;
+  return `${study.title} [${study.shownState}]${baseline} · ${study.trials.length} trials${states ? `: ${states}` : ""}${verdicts ? ` · ${verdicts}` : ""}${refusal}`;
 }
 
-/** How `study wait` and `study follow` exit for a study that is over: done → ok; refused or stopped → refused. */
+/**
+ * How `study wait` and `study follow` exit for a study that is over: done → ok; refused, stopped, or done
+ * with every trial interrupted (shown `interrupted`) → refused.
+ */
 export function exitForFinished(study: StudyView): ExitKind {
-  return study.state === "done" ? "ok" : "refused";
+  return study.shownState === "done" ? "ok" : "refused";
 }
 
 export function isFinished(study: StudyView): boolean {
@@ -73,7 +76,7 @@ export function describeStudy(study: StudyView): string {
   const lines = [
     `${study.title}  (${study.id})`,
     `  project    ${study.projectName}`,
-    `  state      ${study.state}${study.refusal ? ` — ${study.refusal}` : ""}`,
+    `  state      ${study.shownState}${study.refusal ? ` — ${study.refusal}` : ""}`,
     `  baseline   ${verdictText(study.baseline)}`,
     `  tests      ${study.testCommand}`,
   ];

@@ -1,5 +1,5 @@
 import { studyOutput } from "./cli-views";
-import { UsageError } from "./config";
+import { UsageError } from "./usage-error";
 import { downloadText } from "./dashboard-download";
 import { writeWhole } from "./export-command";
 import { describeStudy, exitForFinished, progressLine, studyFor, watchStudy } from "./study-progress";

@@ -1,4 +1,4 @@
-import { UsageError } from "./config";
+import { UsageError } from "./usage-error";
 import { downloadText } from "./dashboard-download";
 import { onePositional, runWorkflow, usageFailure, type WorkflowOptions } from "./workflow-cli";
 

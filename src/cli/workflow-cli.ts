@@ -11,7 +11,8 @@ import {
   type CliError,
   type ExitKind,
 } from "./cli-schemas";
-import { UsageError, type CliConfig } from "./config";
+import { type CliConfig } from "./config";
+import { UsageError } from "./usage-error";
 import type { connectDashboard } from "./dashboard-client";
 
 /**

@@ -1,5 +1,23 @@
 import path from "node:path";
-import { wholeNumber, type WorkflowFlags } from "./config";
+import { wholeNumber } from "./usage-error";
+
+/**
+ * Flags of the workflow commands (`project`, `study`, `trial`, `apply --trial`): --file (study create),
+ * --last (the most recent study or project), --trial (repeatable: apply, study choose/retry), --timeout
+ * (study wait/follow; null: no limit), --note and --clear (study choose), --set key=value (repeatable:
+ * project settings), --name (project add), --tail (trial log).
+ */
+export interface WorkflowFlags {
+  file: string | null;
+  last: boolean;
+  trials: string[];
+  timeoutSec: number | null;
+  note: string | null;
+  clear: boolean;
+  set: string[];
+  name: string | null;
+  tailBytes: number | null;
+}
 
 /** The workflow commands' flags (project, study, trial, apply --trial). */
 export function workflowFlags(values: {

@@ -1,5 +1,5 @@
-import { z } from "zod";
-import { modelPriceSchema, priceOf, tokenCost, type ModelPrice } from "./model-prices";
+import { priceOf, tokenCost, type ModelPrice } from "./model-prices";
+import type { StudyBudget, StudyCosts } from "./study-cost-schemas";
 import { median } from "./study-aggregates";
 import type { ReportTrial } from "./study-report";
 import type { TrialState } from "./vocabulary";
@@ -10,26 +10,6 @@ import { isTerminalTrialState } from "./vocabulary";
  * (median over finished trials, total over all) and for the study. A model without a price makes its
  * costs `null` ("unknown price"), and the study's total too while such a trial used tokens.
  */
-const dollars = z.number().finite().nonnegative();
-
-export const studyCostsSchema = z.object({
-  currency: z.literal("USD"),
-  /** The prices used, one per priced model of the study. */
-  prices: z.array(modelPriceSchema),
-  /** Models of the study with no price: their costs are unknown. */
-  unknownModels: z.array(z.string()),
-  trials: z.array(z.object({ trialId: z.string().min(1), cost: dollars.nullable() })),
-  configurations: z.array(
-    z.object({
-      choice: z.int().positive(),
-      model: z.string(),
-      median: dollars.nullable(),
-      total: dollars.nullable(),
-    }),
-  ),
-  total: dollars.nullable(),
-});
-export type StudyCosts = z.infer<typeof studyCostsSchema>;
 
 type CostedTrial = Pick<ReportTrial, "id" | "choice" | "tokens"> & { state: TrialState };
 
@@ -76,13 +56,6 @@ export function studyCosts(options: {
       : trials.reduce((sum, trial) => sum + (trial.cost ?? 0), 0),
   };
 }
-
-/** A study's budget over all its trials: tokens, or US dollars priced by the table; null fields: none. */
-export const studyBudgetSchema = z.object({
-  tokens: z.int().positive().nullable(),
-  money: z.number().finite().positive().nullable(),
-});
-export type StudyBudget = z.infer<typeof studyBudgetSchema>;
 
 /** Why the queued trials stop, or null while the budget holds (or there is none). */
 export function budgetReached(options: {

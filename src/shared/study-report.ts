@@ -6,7 +6,7 @@ import { studyEnvironmentSchema, testFileViewSchema, trialAttemptViewSchema, tri
 import { testsMissingSchema } from "./test-integrity";
 import { testMatrixSchema } from "./test-matrix";
 import { trialManifestSchema } from "./trial-manifest";
-import { studyBudgetSchema, studyCostsSchema } from "./study-costs";
+import { studyBudgetSchema, studyCostsSchema } from "./study-cost-schemas";
 import { trialOutcomeSchema, VERDICT_LEVELS } from "./trial-outcome";
 import { testCountsSchema } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";

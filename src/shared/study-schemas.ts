@@ -8,6 +8,7 @@ import { testSteeringChangeSchema } from "./test-steering";
 import { trialManifestSchema } from "./trial-manifest";
 import { trialResultSchema } from "./trial-result";
 import { verdictSchema, type VerdictView } from "./verdict-summary";
+import type { ShownStudyState } from "./study-state";
 import { harnessKindSchema, reasoningEffortSchema, trialStateSchema, type StudyState } from "./vocabulary";
 import { count, isoDate } from "./zod-fields";
 
@@ -136,6 +137,8 @@ export interface StudySummaryView {
   projectName: string;
   title: string;
   state: StudyState;
+  /** The state as shown: `interrupted` for a `done` study whose trials all ended interrupted (study-state.ts). */
+  shownState: ShownStudyState;
   refusal: string | null;
   baseline: VerdictView | null;
   counts: StudyCounts;

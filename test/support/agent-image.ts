@@ -2,7 +2,7 @@ import { BASE_IMAGE } from "./environment-harness";
 import { locateCodexBinary } from "../../src/server/core/agents/codex-binary";
 import { prepareEnvironment } from "../../src/server/core/environments/environment-builder";
 import { LABEL } from "../../src/server/core/runtime/container-spec";
-import type { ContainerRuntime } from "../../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../src/server/core/runtime/container-runtime";
 
 /** An environment image with the pinned Codex CLI, built once per engine through the real builder. */
 export const AGENT_IMAGE = "invariant-test/agent:codex";

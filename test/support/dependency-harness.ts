@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { EnvironmentVersionView } from "../../src/server/core/environments/environments.queries";
+import type { EnvironmentVersionView } from "../../src/server/web/environments/environments.queries";
 import type { StudyWeb } from "./study-harness";
 
 /** Runs the project's dependency step and waits for its version to finish (ready or failed, with its log on failure). */

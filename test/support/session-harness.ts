@@ -1,6 +1,6 @@
 import { Terminal } from "@xterm/headless";
 import { openWebCore, type WebCore } from "../../src/server/web/wiring/web-core";
-import type { ContainerRuntime } from "../../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../src/server/core/runtime/container-runtime";
 import type { SessionView } from "../../src/shared/session-schemas";
 import { REPO_ROOT } from "./temp";
 

@@ -1,5 +1,5 @@
 import { startPrivateRedis, type PrivateRedis } from "../../src/server/core/redis/private-redis";
-import type { ContainerRuntime } from "../../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../src/server/core/runtime/container-runtime";
 import { openSessionWeb, type SessionWeb } from "./session-harness";
 import { addCalendarProject, FAKE_KEY, scriptsDir, startMock, tempDir } from "./study-harness";
 

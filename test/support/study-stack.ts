@@ -1,4 +1,4 @@
-import type { ContainerRuntime } from "../../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../src/server/core/runtime/container-runtime";
 import { startWorker, type RunningWorker, type WorkerOptions } from "../../worker/main";
 import { connectRedis, FAKE_KEY, openStudyWeb, scriptsDir, startMock, tempDir, type StudyWeb } from "./study-harness";
 

@@ -3,7 +3,7 @@ import {
   type EnvironmentBuilderDeps,
 } from "../../src/server/core/environments/environment-builder";
 import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../../src/server/core/jobs/environment-jobs";
-import type { ContainerRuntime } from "../../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../src/server/core/runtime/container-runtime";
 import type { JobHandler } from "../job-handler";
 
 export function createPrepareEnvironmentHandler(

@@ -1,6 +1,6 @@
 import { Transform } from "node:stream";
 import { sendImageJob } from "../../src/server/core/jobs/image-jobs";
-import type { ContainerRuntime } from "../../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../src/server/core/runtime/container-runtime";
 import type { JobContext, JobHandler } from "../job-handler";
 
 /**

@@ -1,7 +1,7 @@
 import os from "node:os";
 import { runDoctor } from "../../src/server/core/diagnostics/doctor";
 import { selfcheckJob } from "../../src/server/core/jobs/job-catalog";
-import type { ContainerRuntime } from "../../src/server/core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../src/server/core/runtime/container-runtime";
 import type { JobHandler } from "../job-handler";
 
 /** Runs the doctor's checks on the worker's own host: its Docker engine, disk and Codex binary. */

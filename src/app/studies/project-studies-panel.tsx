@@ -59,7 +59,7 @@ export function ProjectStudiesPanel({ projectId, isAdmin }: { projectId: string;
                 >
                   {study.title}
                 </Link>
-                <StudyStateBadge state={study.state} />
+                <StudyStateBadge state={study.shownState} />
                 <span className="text-xs text-muted">{formatDateTime(study.createdAt)}</span>
               </span>
               <StudyProgress counts={study.counts} />

@@ -1,11 +1,13 @@
 import type { TrialView } from "../../shared/study-schemas";
-import type { StudyState, TrialState } from "../../shared/vocabulary";
+import type { TrialState } from "../../shared/vocabulary";
+import type { ShownStudyState } from "../../shared/study-state";
 import { studyStateStyle, trialStateLabel, trialStateStyle } from "./study-format";
 import { outcomeLabel, outcomeStyle } from "./verdict-style";
 
 const badge = "inline-block rounded-full border px-2 py-0.5 text-xs";
 
-export function StudyStateBadge({ state }: { state: StudyState }) {
+/** A study's state as shown (`interrupted` when every trial of a done study was: study-state.ts). */
+export function StudyStateBadge({ state }: { state: ShownStudyState }) {
   return <span className={`${badge} ${studyStateStyle[state]}`}>{state}</span>;
 }
 

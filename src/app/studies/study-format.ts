@@ -1,5 +1,6 @@
 import type { VerdictView } from "../../shared/verdict-summary";
-import type { StudyState, TrialState } from "../../shared/vocabulary";
+import type { TrialState } from "../../shared/vocabulary";
+import type { ShownStudyState } from "../../shared/study-state";
 
 /** `23/23`, `13/23`, `pass`/`fail` for exit-code verdicts, `—` for none. */
 export function formatVerdict(verdict: VerdictView | null): string {
@@ -57,13 +58,14 @@ export function formatElapsed(totalSeconds: number): string {
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
 }
 
-export const studyStateStyle: Record<StudyState, string> = {
+export const studyStateStyle: Record<ShownStudyState, string> = {
   preflight: "border-info-strong/50 text-info-soft",
   refused: "border-danger-strong/60 text-danger-soft",
   running: "border-accent/60 text-accent",
   stopping: "border-warn-strong/50 text-warn-soft",
   done: "border-ok-strong/50 text-ok-soft",
   stopped: "border-line text-muted",
+  interrupted: "border-warn-strong/50 text-warn-soft",
 };
 
 /** The stored state as the product says it: `succeeded` → "completed", `failed` → "agent failed". */

@@ -135,7 +135,7 @@ const studyColumns: Column<StudySummaryView>[] = [
       </Link>
     ),
   },
-  { key: "state", header: "State", cell: (study) => <StudyStateBadge state={study.state} /> },
+  { key: "state", header: "State", cell: (study) => <StudyStateBadge state={study.shownState} /> },
   { key: "progress", header: "Progress", cell: (study) => <StudyProgress counts={study.counts} /> },
   {
     key: "baseline",

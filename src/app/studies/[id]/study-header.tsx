@@ -37,7 +37,7 @@ export function StudyHeader({
           <div className="flex flex-wrap items-center gap-3">
             <h1 className="text-2xl font-semibold tracking-tight">{study.title}</h1>
             <span data-testid="study-state" data-state={study.state}>
-              <StudyStateBadge state={study.state} />
+              <StudyStateBadge state={study.shownState} />
             </span>
             <LiveIndicator />
           </div>

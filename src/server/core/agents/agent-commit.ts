@@ -1,13 +1,14 @@
 import { LABEL } from "../runtime/container-spec";
-import type { AgentRunDeps, ParsedAgentRunInput } from "./agent-run";
+import { DiskBudgetExceededError, type DiskOverrun } from "../runtime/disk-budget";
+import type { ContainerRuntime } from "../runtime/container-runtime";
 
 /** Commits the finished container to an image when the input asks; a failed commit is reported, not thrown. */
 export async function commitIfAsked(options: {
-  deps: AgentRunDeps;
-  input: ParsedAgentRunInput;
+  deps: { runtime: Pick<ContainerRuntime, "commitContainer"> };
+  input: { projectId: string; runId: string; commit: { repository: string; tag: string } | null };
   containerId: string;
   overDisk: boolean; // a container past its disk budget is not kept: its image would hold all it wrote
-}): Promise<{ committedImageId: string | null; commitError: string | null }> {
+}): Promise<{ committedImageId: string | null; commitError: string | null; overDisk?: DiskOverrun }> {
   const { input } = options;
   if (!input.commit || options.overDisk) return { committedImageId: null, commitError: null };
   try {
@@ -17,6 +18,9 @@ export async function commitIfAsked(options: {
     });
     return { committedImageId, commitError: null };
   } catch (error) {
+    // measured once more before the commit: past its budget, it is stopped for that reason, not kept
+    if (error instanceof DiskBudgetExceededError)
+      return { committedImageId: null, commitError: null, overDisk: error.overrun };
     return {
       committedImageId: null,
       commitError: `Could not keep the agent's container as an image: ${error instanceof Error ? error.message : String(error)}`,

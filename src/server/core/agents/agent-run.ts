@@ -5,15 +5,15 @@ import { DEFAULT_RUN_TOKEN_BUDGET, networkModeSchema } from "../../../shared/pro
 import type { EventInput } from "../events/event-stream";
 import type { ModelGateway } from "../gateway/model-gateway";
 import { containerLimitsSchema } from "../runtime/container-limits";
-import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { ContainerRuntime } from "../runtime/container-runtime";
 import { createCodexEventParser, type CodexEvent, type CodexRunState } from "./codex-events";
 import { codexRunOutcome, type RunOutcome } from "./codex-outcome";
 import { agentScript, CONTAINER_PATHS, harnessSchema } from "./harness";
 import { createEventBatch } from "./agent-event-batch";
-import { budgetReason, runPolicy } from "./run-policy";
-import { tokenUsageSchema, totalTokens, type TokenUsage } from "../../../shared/token-usage";
+import { runPolicy } from "./run-policy";
+import { limitReason } from "./run-limits";
+import { tokenUsageSchema, type TokenUsage } from "../../../shared/token-usage";
 import type { ContainerSpec, WorkerIdentity } from "../runtime/container-spec";
-import { diskBudgetReason } from "../runtime/disk-budget";
 import { workspaceMount } from "../workspaces/workspace-mount";
 import { commitIfAsked } from "./agent-commit";
 import { wireModelName } from "../../../shared/model-source";
@@ -140,13 +140,14 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
     const ran = await deps.runtime.runToExit(containerId, (chunk) => handle(parser.push(chunk)), {
       timeoutMs: input.timeoutMs,
     });
-    const { exitCode, timedOut, overDisk } = ran;
+    const { exitCode, timedOut } = ran;
     handle(parser.end());
-    if (overDisk) stoppedBecause ??= diskBudgetReason(overDisk);
-    if (timedOut) stoppedBecause ??= `Stopped after ${Math.round(input.timeoutMs / 1000)} s: the agent time limit.`;
+    const kept = await commitIfAsked({ deps, input, containerId, overDisk: ran.overDisk !== null });
+    const overDisk = ran.overDisk ?? kept.overDisk ?? null;
     const budgetReached = deps.gateway.budgetReached(input.runId);
-    if (budgetReached) stoppedBecause ??= budgetStop({ gateway: deps.gateway, input });
-    const agentSeconds = (clock() - started) / 1000;
+    stoppedBecause ??= limitReason({ gateway: deps.gateway, input, overDisk, timedOut, budgetReached });
+    // the engine's own figure when it has one: this loop's clock runs late when the loop is busy
+    const agentSeconds = (ran.ranMs ?? clock() - started) / 1000;
     const state = parser.state();
     const outcome = runOutcome({
       input,
@@ -156,7 +157,8 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       upstreamError: () => deps.gateway.lastUpstreamError(input.runId),
     });
     const result: AgentRunResult = {
-      ...(await commitIfAsked({ deps, input, containerId, overDisk: overDisk !== null })),
+      committedImageId: kept.committedImageId,
+      commitError: kept.commitError,
       outcome,
       threadId: state.threadId,
       meteredUsage: deps.gateway.usage(input.runId),
@@ -230,12 +232,6 @@ function agentContainerSpec(options: { deps: AgentRunDeps; input: ParsedAgentRun
       ...input.extraMounts.map((mount) => ({ ...mount, readOnly: true })),
     ],
   };
-}
-
-/** Why a run that reached its token budget stopped, with the gateway's figures. */
-function budgetStop(options: { gateway: ModelGateway; input: ParsedAgentRunInput }): string {
-  const used = options.gateway.usage(options.input.runId);
-  return budgetReason({ usedTokens: used ? totalTokens(used) : 0, budgetTokens: options.input.budgetTokens });
 }
 
 /** `agent.finished`: how the run ended, its thread, seconds and metered tokens. */

@@ -1,5 +1,7 @@
 import type { RunPolicy } from "../gateway/request-policy";
-import type { AgentRunInput } from "./agent-run";
+import type { z } from "zod";
+import type { harnessSchema } from "./harness";
+import type { NetworkMode } from "../../../shared/project-schemas";
 import { scriptedModelScript, wireModelName } from "../../../shared/model-source";
 
 /**
@@ -10,8 +12,8 @@ import { scriptedModelScript, wireModelName } from "../../../shared/model-source
  * scripted model instead of the provider.
  */
 export function runPolicy(input: {
-  harness: AgentRunInput["harness"];
-  network: AgentRunInput["network"];
+  harness: z.input<typeof harnessSchema>;
+  network: NetworkMode;
   allowHostedTools?: boolean;
 }): RunPolicy {
   const model = input.harness.model ?? "";

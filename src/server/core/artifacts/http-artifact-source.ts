@@ -4,7 +4,7 @@ import path from "node:path";
 import { writeBundle } from "../../../lib/files/file-bundle";
 import { requireInstalledDependencies } from "../dependencies/dependency-runtime";
 import { createKeyedLock } from "../locks/keyed-lock";
-import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { ContainerRuntime } from "../runtime/container-runtime";
 import { dataDirPaths } from "../storage/data-dir";
 import { removeWorkspace } from "../workspaces/workspace-store";
 import { touchCacheEntry } from "./artifact-cache";

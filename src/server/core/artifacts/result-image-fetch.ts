@@ -3,7 +3,7 @@ import { Transform, type Readable } from "node:stream";
 import { AppError } from "../errors/app-error";
 import { sendImageJob, sendsImage, type SendImageJob } from "../jobs/image-jobs";
 import type { JobQueue } from "../jobs/job-queue";
-import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { ContainerRuntime } from "../runtime/container-runtime";
 import type { WorkerInfo } from "../jobs/worker-registry";
 
 /** How long a fetch may take in all (a large image over a slow link), how long the job may wait for its worker. */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { LABEL, type ContainerRole, type ContainerSpec, type Mount } from "../runtime/container-spec";
-import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { ContainerRuntime } from "../runtime/container-runtime";
 import { AppError } from "../errors/app-error";
 import { dataDirPaths } from "../storage/data-dir";
 

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { countCertificates, localCaFiles, resolveHostCaBundle } from "../runtime/host-ca";
-import type { DoctorCheck } from "./doctor";
+import type { DoctorCheck } from "./doctor-check";
 
 const TITLE = "Host certificates";
 

@@ -1,23 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { CODEX_HINT, locateCodexBinary } from "../agents/codex-binary";
-import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { ContainerRuntime } from "../runtime/container-runtime";
 import { DOCKER_HINT } from "../runtime/docker-runtime";
 import { checkCertificates } from "./certificates-check";
+import type { DoctorCheck } from "./doctor-check";
 import { probeRedis, redactRedisUrl } from "../redis/connection";
 import { REDIS_INSTALL_HINT, findRedisServer } from "../redis/private-redis";
-
-export type CheckStatus = "ok" | "warn" | "fail";
-
-export interface DoctorCheck {
-  id: "node" | "docker" | "redis" | "disk" | "codex" | "certificates";
-  title: string;
-  status: CheckStatus;
-  required: boolean;
-  detail: string;
-  /** What to do when the status is not ok. */
-  fix: string | null;
-}
 
 export interface DoctorReport {
   ok: boolean;

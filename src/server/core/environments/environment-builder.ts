@@ -4,7 +4,7 @@ import type { CodexBinary } from "../agents/codex-binary";
 import type { EventInput } from "../events/event-stream";
 import type { PrepareEnvironmentJob } from "../jobs/environment-jobs";
 import { LABEL } from "../runtime/container-spec";
-import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { ContainerRuntime } from "../runtime/container-runtime";
 import { planDependencyStep } from "../dependencies/dependency-step-plan";
 import type { Mount, WorkerIdentity } from "../runtime/container-spec";
 
@@ -198,27 +198,13 @@ export async function prepareEnvironment(
   job: PrepareEnvironmentJob,
 ): Promise<{ status: "ready" | "failed" }> {
   const finish = finisher(deps, job);
-  const image = await deps.runtime.inspectImage(job.fromImage);
-  if (!image)
-    return finish({
-      status: "failed",
-      error: `Image ${job.fromImage} is not available on this worker's Docker engine. ${BASE_IMAGE_HINT}`,
-    });
-  const plan = await buildPlan({ deps, job, imageArchitecture: image.architecture });
-  if ("error" in plan) return finish({ status: "failed", error: plan.error });
-
-  const containerId = await deps.runtime.createContainer({
-    image: job.fromImage,
-    command: ["/bin/sh", "-c", plan.script],
-    env: plan.env ?? { HOME: "/root", DEBIAN_FRONTEND: "noninteractive" },
-    workingDir: plan.workingDir ?? "/root",
-    labels: { project: job.projectId, role: "prepare", environment: job.versionId, worker: deps.worker },
-    limits: job.limits,
-    network: job.network,
-    // builds run as root whatever the setting; with it off, their end hands /root to the host user
-    runAsRoot: job.runAsRoot ?? false,
-    mounts: plan.mounts,
-  });
+  let containerId: string;
+  try {
+    containerId = await createBuildContainer(deps, job);
+  } catch (error) {
+    // announced, so whoever follows the build (the CLI, the project page) hears of it now, not from a sweep
+    return finish({ status: "failed", error: error instanceof Error ? error.message : String(error) });
+  }
   deps.active.add(containerId);
   const result = await runAndCommit({ deps, job, containerId }); // never throws: failures are its result
   try {
@@ -230,4 +216,25 @@ export async function prepareEnvironment(
     deps.active.delete(containerId);
   }
   return finish(result);
+}
+
+/** The build's container, created (not started); throws why it cannot be made (no image, no engine, …). */
+async function createBuildContainer(deps: EnvironmentBuilderDeps, job: PrepareEnvironmentJob): Promise<string> {
+  const image = await deps.runtime.inspectImage(job.fromImage);
+  if (!image)
+    throw new Error(`Image ${job.fromImage} is not available on this worker's Docker engine. ${BASE_IMAGE_HINT}`);
+  const plan = await buildPlan({ deps, job, imageArchitecture: image.architecture });
+  if ("error" in plan) throw new Error(plan.error);
+  return deps.runtime.createContainer({
+    image: job.fromImage,
+    command: ["/bin/sh", "-c", plan.script],
+    env: plan.env ?? { HOME: "/root", DEBIAN_FRONTEND: "noninteractive" },
+    workingDir: plan.workingDir ?? "/root",
+    labels: { project: job.projectId, role: "prepare", environment: job.versionId, worker: deps.worker },
+    limits: job.limits,
+    network: job.network,
+    // builds run as root whatever the setting; with it off, their end hands /root to the host user
+    runAsRoot: job.runAsRoot ?? false,
+    mounts: plan.mounts,
+  });
 }

@@ -3,11 +3,12 @@ import type Docker from "dockerode";
 import { LABEL, type ContainerSpec, type Mount } from "./container-spec";
 import { giveLowersToContainerUser, giveToContainerUser, managedWritablePaths } from "./container-files";
 import { containerIdentity, idsText, withHomeHandover, type ContainerIdentity, type UnixUser } from "./container-user";
-import { folderBytes } from "./disk-budget";
+import { DiskBudgetExceededError, folderBytes } from "./disk-budget";
+import { createLimitsWatchdog } from "./limits-watchdog";
 import { handBack, helperImageOnce } from "./hand-back";
 import type { HelperImage } from "./helper-image";
 import { containerCreateOptions, runToExit } from "./docker-container";
-import type { ContainerRuntime } from "./docker-runtime";
+import type { ContainerRuntime } from "./container-runtime";
 import {
   ensureProjectNetwork,
   isNetworkAmbiguous,
@@ -175,20 +176,37 @@ async function createContainer(life: Lifecycle, requested: ContainerSpec): Promi
 }
 
 /** What a container wrote so far: its writable layer (Docker's SizeRw) and its folders' growth since it was created. */
+async function writtenSoFar(life: Lifecycle, id: string, record: ContainerRecord, baseline: number): Promise<number> {
+  // `size` is a query parameter dockerode passes on, though its types do not list it
+  const sized = { size: true } as Docker.ContainerInspectOptions;
+  const info = (await life.docker.getContainer(id).inspect(sized)) as { SizeRw?: number };
+  return (info.SizeRw ?? 0) + (await folderBytes(record.writable)) - baseline;
+}
+
+/** A container's disk budget as the watchdog holds it: the budget, the baseline, the folders to measure. */
 function diskWatch(life: Lifecycle, id: string) {
   const record = life.records.get(id);
   const disk = record?.disk;
   if (!record || !disk) return null;
   return {
     budgetBytes: disk.budgetBytes,
+    baseline: disk.baseline,
+    folders: record.writable,
     intervalMs: life.settings.diskCheckIntervalMs,
-    measure: async () => {
-      // `size` is a query parameter dockerode passes on, though its types do not list it
-      const sized = { size: true } as Docker.ContainerInspectOptions;
-      const info = (await life.docker.getContainer(id).inspect(sized)) as { SizeRw?: number };
-      return (info.SizeRw ?? 0) + (await folderBytes(record.writable)) - disk.baseline;
-    },
+    measure: () => writtenSoFar(life, id, record, disk.baseline),
   };
+}
+
+/**
+ * Measures a container with a disk budget once more before it is committed: one that ended past its
+ * budget between two checks (or wrote it all just before it exited) is refused, never kept as an image.
+ */
+async function refuseOverBudget(life: Lifecycle, id: string): Promise<void> {
+  const record = life.records.get(id);
+  if (!record?.disk) return;
+  const usedBytes = await writtenSoFar(life, id, record, record.disk.baseline);
+  if (usedBytes > record.disk.budgetBytes)
+    throw new DiskBudgetExceededError({ usedBytes, budgetBytes: record.disk.budgetBytes });
 }
 
 /** The project bridge a container is on (asked of the engine: a resumed session may have changed it). */
@@ -233,6 +251,7 @@ export function lifecycleMethods(options: { docker: Docker; settings: LifecycleS
     helperImage: helperImageOnce(options.docker),
   };
   const { docker } = options;
+  const watchdog = createLimitsWatchdog({ docker, log: options.settings.log });
   return {
     createContainer: (requested) => createContainer(life, requested),
     startContainer: (id) => start(life, id, { alreadyStartedIsFine: false }),
@@ -244,10 +263,12 @@ export function lifecycleMethods(options: { docker: Docker; settings: LifecycleS
         ...runOptions,
         start: () => start(life, id, { alreadyStartedIsFine: true }),
         disk: diskWatch(life, id),
+        watchdog,
       }),
     removeContainer: (id) => removeContainer(life, id),
     async commitContainer(id, commitOptions) {
       // a build's image says whom it handed /root to
+      await refuseOverBudget(life, id);
       const homeOwner = life.records.get(id)?.identity.homeOwner;
       const labels = { ...commitOptions.labels, ...(homeOwner ? { [LABEL.homeOwner]: idsText(homeOwner) } : {}) };
       const result = (await docker.getContainer(id).commit({

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import { promisify } from "node:util";
 import { formatBytes } from "../../../lib/format-bytes";
+import { AppError } from "../errors/app-error";
 
 const run = promisify(execFile);
 
@@ -12,6 +13,16 @@ export const DISK_CHECK_INTERVAL_MS = 2_000;
 export interface DiskOverrun {
   usedBytes: number;
   budgetBytes: number;
+}
+
+/** A commit refused because the container is past its disk budget (its image would hold all it wrote). */
+export class DiskBudgetExceededError extends AppError {
+  readonly overrun: DiskOverrun;
+
+  constructor(overrun: DiskOverrun) {
+    super({ code: "CONFLICT", message: `Not kept as an image: ${diskBudgetReason(overrun)}` });
+    this.overrun = overrun;
+  }
 }
 
 /** The reason a trial shows: what was written, against which budget, and where to change it. */

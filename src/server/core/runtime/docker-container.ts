@@ -2,7 +2,9 @@ import type Docker from "dockerode";
 import { DEFAULT_OPEN_FILES, toDockerLabels, type ContainerSpec, type Mount } from "./container-spec";
 import { idsText, type ContainerIdentity } from "./container-user";
 import { watchDisk, type DiskOverrun } from "./disk-budget";
-import { demux, envList, textSink } from "./docker-streams";
+import { envList } from "./docker-streams";
+import type { ContainerLimits, LimitsWatchdog } from "./limits-watchdog";
+import { boundedTextSink, frameDemuxer } from "./output-flow";
 
 /**
  * An anonymous `local` volume that mounts overlayfs: `hostPath` (and `lowerDirs` above it) below, the
@@ -36,6 +38,9 @@ function overlayVolume(
     },
   };
 }
+
+/** The engine's own log of a container's output (replayed when attaching to one already started) stops here. */
+const CONTAINER_LOG_MAX_SIZE = "16m";
 
 /**
  * The engine's create options for a spec: its user and capabilities (container-user.ts: `CapDrop: ALL`
@@ -85,11 +90,49 @@ export function containerCreateOptions(options: {
         mount.overlay ? [overlayVolume(mount, mount.overlay, toDockerLabels(spec.labels))] : [],
       ),
       Privileged: false,
+      // what the engine keeps of the output for a later attach's replay, bounded: a flood never fills its disk
+      LogConfig: { Type: "json-file", Config: { "max-size": CONTAINER_LOG_MAX_SIZE, "max-file": "1" } },
     },
   };
 }
 
-/** Starts the container (if not yet), streams its output until it exits, and stops it past `timeoutMs` or its disk budget. */
+/** The in-loop holding of limits, for a runtime whose watchdog thread cannot run (limits-watchdog.ts). */
+function holdInLoop(options: {
+  timeoutMs: number | null;
+  disk: { budgetBytes: number; intervalMs: number; measure: () => Promise<number> } | null;
+  stop: () => void;
+  verdict: { timedOut: boolean; overDisk: DiskOverrun | null };
+}): () => void {
+  const { verdict, disk } = options;
+  const timer = options.timeoutMs
+    ? setTimeout(() => {
+        verdict.timedOut = true;
+        options.stop();
+      }, options.timeoutMs)
+    : null;
+  const unwatch = disk
+    ? watchDisk({
+        budgetBytes: disk.budgetBytes,
+        intervalMs: disk.intervalMs,
+        measure: disk.measure,
+        onOverrun: (overrun) => {
+          verdict.overDisk ??= overrun;
+          options.stop();
+        },
+      })
+    : () => undefined;
+  return () => {
+    if (timer) clearTimeout(timer);
+    unwatch();
+  };
+}
+
+/**
+ * Starts the container (if not yet), streams its output until it exits, and stops it past `timeoutMs` or
+ * its disk budget. The limits are held by the runtime's watchdog thread (limits-watchdog.ts), so a busy
+ * event loop delays neither; the output is read back-pressured and bounded (output-flow.ts), so one
+ * container's flood costs this loop at most its allowance.
+ */
 export async function runToExit(options: {
   docker: Docker;
   id: string;
@@ -98,40 +141,66 @@ export async function runToExit(options: {
   /** Starts the container (the runtime's start, which recreates a project bridge that went away). */
   start: () => Promise<void>;
   /** What the container wrote so far, and its budget (disk-budget.ts). */
-  disk?: { budgetBytes: number; intervalMs: number; measure: () => Promise<number> } | null;
-}): Promise<{ exitCode: number; timedOut: boolean; overDisk: DiskOverrun | null }> {
+  disk?: (NonNullable<ContainerLimits["disk"]> & { measure: () => Promise<number> }) | null;
+  /** The runtime's watchdog; null: the limits are held on this loop (as a last resort). */
+  watchdog: LimitsWatchdog | null;
+}): Promise<{ exitCode: number; timedOut: boolean; overDisk: DiskOverrun | null; ranMs: number | null }> {
   const container = options.docker.getContainer(options.id);
   // a container not started yet has no output to replay: Docker's replay (logs) racing the live stream of a
   // container that starts meanwhile delivered output twice under load
   const started = (await container.inspect()).State.Status !== "created";
-  const stream = await container.attach({ stream: true, stdout: true, stderr: true, logs: started });
-  const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
-  demux({ docker: options.docker, stream, into: textSink(options.onOutput) });
-  await options.start();
-  let timedOut = false;
-  let overDisk: DiskOverrun | null = null;
+  const stream = (await container.attach({
+    stream: true,
+    stdout: true,
+    stderr: true,
+    logs: started,
+  })) as NodeJS.ReadableStream & { destroy?: () => void };
+  const sink = boundedTextSink({ onText: options.onOutput });
+  const ended = new Promise<void>((resolve) => {
+    sink.once("finish", () => resolve());
+    sink.once("error", () => resolve());
+  });
+  const demuxer = frameDemuxer();
+  stream.on("error", () => demuxer.end());
+  stream.pipe(demuxer).pipe(sink);
+  const { disk } = options;
+  const timeoutMs = options.timeoutMs ?? null;
+  const watch = options.watchdog?.watch(options.id, {
+    timeoutMs,
+    disk: disk
+      ? { budgetBytes: disk.budgetBytes, baseline: disk.baseline, folders: disk.folders, intervalMs: disk.intervalMs }
+      : null,
+  });
+  const verdict = { timedOut: false, overDisk: null as DiskOverrun | null };
   const stop = () => void container.stop({ t: 2 }).catch(() => undefined);
-  const timer = options.timeoutMs
-    ? setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, options.timeoutMs)
-    : null;
-  const unwatch = options.disk
-    ? watchDisk({
-        ...options.disk,
-        onOverrun: (overrun) => {
-          overDisk ??= overrun;
-          stop();
-        },
-      })
-    : () => undefined;
-  const result = (await container.wait()) as { StatusCode: number };
-  if (timer) clearTimeout(timer);
-  unwatch();
-  // let the attached stream deliver its last bytes
+  const release = watch ? () => undefined : holdInLoop({ timeoutMs, disk: disk ?? null, stop, verdict });
+  let result: { StatusCode: number };
+  try {
+    await options.start();
+    watch?.started();
+    result = (await container.wait()) as { StatusCode: number };
+  } finally {
+    release();
+    const decided = await watch?.finish();
+    if (decided) Object.assign(verdict, decided);
+  }
+  // what is in flight is read at once; the attached stream gets a moment to deliver its last bytes
+  sink.unbound();
   let grace: NodeJS.Timeout | undefined;
   await Promise.race([ended, new Promise<void>((resolve) => (grace = setTimeout(resolve, 1000)))]);
   clearTimeout(grace);
-  return { exitCode: result.StatusCode, timedOut: timedOut && !overDisk, overDisk };
+  stream.destroy?.();
+  return {
+    exitCode: result.StatusCode,
+    timedOut: verdict.timedOut && !verdict.overDisk,
+    overDisk: verdict.overDisk,
+    ranMs: await ranMs(container),
+  };
+}
+
+/** How long the container ran, by the engine's clock (null when it cannot say). */
+async function ranMs(container: Docker.Container): Promise<number | null> {
+  const state = (await container.inspect().catch(() => null))?.State;
+  const ran = Date.parse(state?.FinishedAt ?? "") - Date.parse(state?.StartedAt ?? "");
+  return Number.isFinite(ran) && ran >= 0 ? ran : null;
 }

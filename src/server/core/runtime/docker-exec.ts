@@ -1,5 +1,5 @@
 import type Docker from "dockerode";
-import type { TtyProcess } from "./docker-runtime";
+import type { TtyProcess } from "./container-runtime";
 import { demux, envList, textSink } from "./docker-streams";
 
 /** Runs a command in a running container and collects its output (no TTY). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventInput } from "../events/event-stream";
 import { LABEL } from "./container-spec";
-import type { ContainerRuntime, ContainerSummary } from "./docker-runtime";
+import type { ContainerRuntime, ContainerSummary } from "./container-runtime";
 import { reconcileContainers } from "./reconciler";
 
 /** The decision logic, over a listed set of containers (the real-engine path is in test/reconciler.test.ts). */

@@ -1,6 +1,6 @@
 import type { EventInput } from "../events/event-stream";
 import { LABEL } from "./container-spec";
-import type { ContainerRuntime, ContainerSummary } from "./docker-runtime";
+import type { ContainerRuntime, ContainerSummary } from "./container-runtime";
 
 export interface ReconcilerDeps {
   runtime: ContainerRuntime;

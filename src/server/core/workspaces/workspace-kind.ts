@@ -3,7 +3,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import type { ContainerRuntime } from "../runtime/docker-runtime";
+import type { ContainerRuntime } from "../runtime/container-runtime";
 import { dataDirPaths } from "../storage/data-dir";
 import { isOpaqueDir, isWhiteout } from "./overlay-layers";
 

@@ -1,4 +1,4 @@
-import type { Conflict } from "./apply-preflight";
+import type { Conflict } from "./apply-conflict";
 
 /** The project or workspace changed between the preflight and the commit. */
 export class ApplyConflictError extends Error {

@@ -12,43 +12,10 @@ import {
 import { hashRegularFile, NotRegularFileError, sha256Of } from "../../../lib/files/file-read";
 import { alwaysExcludedRule } from "../../../lib/files/tree-walker";
 import type { ApplyPlan, PlanStep } from "./apply-plan";
+import type { Conflict, CurrentState } from "./apply-conflict";
 import { escapingLinks } from "./link-conflicts";
 
-/**
- * Checks a plan against the project as it is now. Any conflict refuses the whole plan:
- *  - a path that is unsafe (absolute, "..", ".", empty segments, NUL) or always excluded (.git, secrets);
- *  - a parent directory that is a symlink (writing through it could leave the project) or a file;
- *  - a file changed, deleted, created, re-moded or swapped for a symlink since the snapshot;
- *  - a new symlink that leads outside the project once every link on its way is followed (in the tree
- *    the apply would leave), or an existing link the plan makes lead outside (link-conflicts.ts).
- */
-export type ConflictReason =
-  | "unsafe-path"
-  | "excluded-path"
-  | "duplicate-path"
-  | "root-not-directory"
-  | "symlink-in-path"
-  | "not-a-directory"
-  | "exists"
-  | "missing"
-  | "changed"
-  | "mode-changed"
-  | "type-changed"
-  | "symlink-escapes"
-  | "workspace-changed"
-  | "plan-changed";
-
 /** What is at a project path now, without following links. */
-export type CurrentState = FileState | { type: "directory" } | { type: "other" } | null;
-
-export interface Conflict {
-  path: BytePath;
-  reason: ConflictReason;
-  message: string;
-  /** The path's state when the conflict was found (undefined when it was not read). */
-  current?: CurrentState;
-}
-
 export async function currentState(root: string, rel: BytePath): Promise<CurrentState> {
   const fsPath = toFsPath(root, rel);
   let stat;
@@ -189,6 +156,13 @@ function staticConflicts(step: PlanStep, seen: Set<BytePath>): Conflict | null {
 }
 
 /**
+ * Checks a plan against the project as it is now. Any conflict refuses the whole plan:
+ *  - a path that is unsafe (absolute, "..", ".", empty segments, NUL) or always excluded (.git, secrets);
+ *  - a parent directory that is a symlink (writing through it could leave the project) or a file;
+ *  - a file changed, deleted, created, re-moded or swapped for a symlink since the snapshot;
+ *  - a new symlink that leads outside the project once every link on its way is followed (in the tree
+ *    the apply would leave), or an existing link the plan makes lead outside (link-conflicts.ts).
+ *
  * Every conflict of the plan with the project at `projectRoot`; empty means it can be applied.
  * `restoring`: the plan puts back what an apply replaced (an undo), so a symlink that was there
  * before may point anywhere it pointed then.

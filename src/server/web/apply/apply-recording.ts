@@ -5,7 +5,7 @@ import type { ApplyOutcome, ApplyRecordView, ConflictView, CurrentFileView } fro
 import { commitPlan, type CommitOptions, type CommitResult } from "./apply-commit";
 import { ApplyConflictError, ApplyRollbackIncompleteError, ApplyRolledBackError } from "./apply-errors";
 import type { ApplyPlan } from "./apply-plan";
-import type { Conflict, CurrentState } from "./apply-preflight";
+import type { Conflict, CurrentState } from "./apply-conflict";
 import type { ApplyQueries } from "./apply.queries";
 
 /** Recording apply and undo attempts: every outcome is an ApplyRecord. */

@@ -1,26 +1,18 @@
 import { AppError } from "../../core/errors/app-error";
 import { diffWorkspace, type DiffCaps } from "../../core/diffs/workspace-diff";
-import type { ProjectQueries } from "../projects/projects.queries";
 import { createKeyedLock } from "../../core/locks/keyed-lock";
 import { readManifest } from "../../core/snapshots/manifest";
+import { requireProjectFolder } from "../../core/storage/project-folder";
 import { readWorkspace } from "../../core/workspaces/workspace-store";
 import type { ApplyPreviewView, ApplyRecordView } from "../../../shared/snapshot-schemas";
 import { isTerminalTrialState } from "../../../shared/vocabulary";
-import type { ApplyFs } from "./apply-commit";
+import type { ApplyServiceDeps } from "./apply-deps";
 import { keepBackups, readKeptApply, writeKeptApply } from "./apply-backup";
 import { planFromDiff, stepView, type ApplyPlan } from "./apply-plan";
 import { preflightPlan } from "./apply-preflight";
 import { commitAndRecord, conflictView, recordRun } from "./apply-recording";
 import { undoApply } from "./apply-undo";
-import type { ApplyQueries, TrialSource } from "./apply.queries";
-
-export interface ApplyServiceDeps {
-  dataDir: string;
-  projects: Pick<ProjectQueries, "findById">;
-  records: ApplyQueries;
-  /** Filesystem calls of the commit step (tests inject failures here). */
-  fs?: ApplyFs;
-}
+import type { TrialSource } from "./apply.queries";
 
 /** A plan needs hashes, not patch text. */
 const NO_PATCHES: DiffCaps = { maxPatchBytesPerFile: 0, maxTotalPatchBytes: 0, maxTextBytes: 0 };
@@ -33,6 +25,7 @@ async function locate(deps: ApplyServiceDeps, workspaceId: string) {
       code: "NOT_FOUND",
       message: `The project of workspace ${workspaceId} (${workspace.projectId}) no longer exists.`,
     });
+  requireProjectFolder(project.hostPath); // a plan is checked against it and written into it
   return { workspace, project };
 }
 

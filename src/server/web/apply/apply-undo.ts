@@ -1,12 +1,14 @@
 import fs from "node:fs/promises";
 import { AppError } from "../../core/errors/app-error";
+import { requireProjectFolder } from "../../core/storage/project-folder";
 import { fromPathText, toFsPath } from "../../../lib/files/byte-path";
 import type { ApplyRecordView } from "../../../shared/snapshot-schemas";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import { readKeptApply, removeKeptApply, undoPlanOf, type KeptApply } from "./apply-backup";
-import { preflightPlan, type Conflict } from "./apply-preflight";
+import type { Conflict } from "./apply-conflict";
+import { preflightPlan } from "./apply-preflight";
 import { commitAndRecord, recordRun } from "./apply-recording";
-import type { ApplyServiceDeps } from "./apply-service";
+import type { ApplyServiceDeps } from "./apply-deps";
 
 /**
  * Undoing the most recent apply of a project: the reversed plan (apply-backup.ts) is preflighted
@@ -52,6 +54,7 @@ async function findUndoable(deps: ApplyServiceDeps, recordId: string): Promise<{
     });
   const project = await deps.projects.findById(record.projectId);
   if (!project) throw new AppError({ code: "NOT_FOUND", message: `The project ${record.projectId} no longer exists.` });
+  requireProjectFolder(project.hostPath); // undo writes the kept files back into it
   return { kept, hostPath: project.hostPath };
 }
 

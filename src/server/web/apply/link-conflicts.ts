@@ -1,5 +1,5 @@
 import { displayPath, type BytePath } from "../../../lib/files/byte-path";
-import type { Conflict } from "./apply-preflight";
+import type { Conflict } from "./apply-conflict";
 import type { ApplyPlan } from "./apply-plan";
 import { escapeDescription, finalTreeLookup, projectLookup, resolveLink } from "./link-resolution";
 

@@ -2,7 +2,7 @@ import fsp from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { LABEL } from "../../core/runtime/container-spec";
-import type { ContainerRuntime, ImageSummary } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime, ImageSummary } from "../../core/runtime/container-runtime";
 import { removeTree } from "../../core/workspaces/workspace-store";
 import { dataDirPaths, isWorkspaceId } from "../../core/storage/data-dir";
 import type { StorageReferences } from "./storage-references.queries";

@@ -3,7 +3,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { LABEL } from "../../core/runtime/container-spec";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { removeTree, removeWorkspace } from "../../core/workspaces/workspace-store";
 import { dataDirPaths } from "../../core/storage/data-dir";
 

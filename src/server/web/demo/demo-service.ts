@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AppError } from "../../core/errors/app-error";
-import type { EnvironmentService } from "../../core/environments/environment-service";
+import type { EnvironmentService } from "../environments/environment-service";
 import type { ProjectService } from "../projects/project-service";
 import type { StudyService } from "../studies/study-service";
 import type { ModelAccessView } from "../../../shared/setup-schemas";

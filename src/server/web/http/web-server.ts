@@ -4,6 +4,7 @@ import next from "next";
 import type { GuardOptions } from "../access/request-guard";
 import { openWebCore } from "../wiring/web-core";
 import type { SupervisionSource } from "../system/health";
+import { answerClientErrors } from "./client-errors";
 import { createRequestHandler } from "./request-handler";
 import { createSocketLayer } from "./socket-server";
 import type { SessionsOptions } from "../sessions/session-wiring";
@@ -55,6 +56,7 @@ function displayHost(host: string): string {
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const guard: GuardOptions = { bindHost: options.host, port: options.port, allowedHosts: options.allowedHosts };
   const httpServer = http.createServer();
+  answerClientErrors(httpServer);
   const sockets = createSocketLayer({ httpServer, guard });
   const publicUrl = `http://${displayHost(options.host)}:${options.port}`;
   const core = await openWebCore({

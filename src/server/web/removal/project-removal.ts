@@ -1,7 +1,8 @@
+import path from "node:path";
 import { keptAppliesOfProject } from "../apply/apply-backup";
 import { AppError } from "../../core/errors/app-error";
-import type { EnvironmentQueries } from "../../core/environments/environments.queries";
-import type { SnapshotQueries } from "../../core/snapshots/snapshots.queries";
+import type { EnvironmentQueries } from "../environments/environments.queries";
+import type { SnapshotQueries } from "../snapshots/snapshots.queries";
 import { LABEL } from "../../core/runtime/container-spec";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import type { RemovalJournal } from "../cleanup/removal-journal";
@@ -9,23 +10,43 @@ import type { StudyQueries } from "../studies/studies.queries";
 import { studyRemovalParts } from "../studies/study-deletion";
 import { workspacesOfProject } from "../../core/workspaces/workspace-store";
 import type { ProjectQueries } from "../projects/projects.queries";
+import type { CodexHomeKind } from "../sessions/codex-home";
 
 export interface ProjectRemovalDeps {
   projects: Pick<ProjectQueries, "findById" | "remove">;
   studies: Pick<StudyQueries, "list" | "deletionPlan">;
   environments: Pick<EnvironmentQueries, "list">;
   snapshots: Pick<SnapshotQueries, "listForProject">;
+  /** The project's terminal sessions: their folders (control, saved screen) go with it. */
+  sessions: { list(options: { projectId: string; limit?: number }): Promise<{ id: string; state: string }[]> };
   journal: RemovalJournal;
   dataDir: string;
 }
 
 const BUSY_STUDY_STATES = new Set(["preflight", "running", "stopping"]);
+/** More sessions than any project keeps (the list is bounded; a project past it keeps its oldest folders). */
+const MAX_SESSIONS = 100_000;
+const SESSION_HOME_KINDS: readonly CodexHomeKind[] = ["direct", "private", "continue"];
+
+/**
+ * What the data dir keeps per project outside its rows' own folders (data-dir.ts): the Codex homes of
+ * its sessions, one per mode, the old shared one, and the package managers' caches of its dependency steps.
+ */
+function projectHomes(dataDir: string, projectId: string): string[] {
+  const paths = dataDirPaths(dataDir);
+  return [
+    ...SESSION_HOME_KINDS.map((kind) => paths.sessionCodexHome(projectId, kind)),
+    paths.absolute(path.join("sessions", "codex-homes", projectId)),
+    path.dirname(paths.cache({ projectId, name: "npm" })),
+  ].map(paths.relative);
+}
 
 /**
  * Forgets a project: its rows (studies, environment versions, snapshots, events) in one transaction,
  * then what it left in the data dir and in Docker — its studies' files and trial images, its
- * environment images, snapshots, workspaces and kept apply backups — through the removal journal. The files in the
- * project's own directory are never touched. Refused while one of its studies or builds is running.
+ * environment images, snapshots, workspaces and kept apply backups, its sessions' folders, agent homes and package
+ * caches — through the removal journal. The files in the project's own directory are never touched. Refused while
+ * one of its studies or builds is running, or one of its sessions is not finished (its container is still there).
  */
 export async function removeProject(
   deps: ProjectRemovalDeps,
@@ -50,6 +71,15 @@ export async function removeProject(
     throw new AppError({
       code: "CONFLICT",
       message: `Environment v${building.version} is still being prepared; wait for it to finish, then remove the project.`,
+    });
+
+  // an unfinished session still has its container (exit keeps it): finishing removes it, and the lease with it
+  const sessions = await deps.sessions.list({ projectId: id, limit: MAX_SESSIONS });
+  const live = sessions.find((session) => session.state !== "finished");
+  if (live)
+    throw new AppError({
+      code: "CONFLICT",
+      message: `Session ${live.id} of this project is ${live.state}, and its container is kept until it is finished; finish it first (Sessions), then remove the project.`,
     });
 
   const parts = await Promise.all(studies.map((study) => studyRemovalParts(deps.studies, study.id)));
@@ -79,6 +109,9 @@ export async function removeProject(
         // installed dependencies (dependencies/<id>/), once per folder however many versions carry it
         ...new Set(versions.flatMap((version) => (version.dependencies ? [version.dependencies.dir] : []))),
         ...(await keptAppliesOfProject({ dataDir: deps.dataDir, projectId: id })).map(paths.relative),
+        // its sessions' folders (control, saved screen), its agent homes and its package caches
+        ...sessions.map((session) => paths.relative(paths.session(session.id).dir)),
+        ...projectHomes(deps.dataDir, id),
       ],
     },
     () => deps.projects.remove(id),

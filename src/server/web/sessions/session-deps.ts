@@ -1,7 +1,7 @@
-import type { EnvironmentQueries } from "../../core/environments/environments.queries";
+import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { ProjectQueries } from "../projects/projects.queries";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
-import type { SnapshotService } from "../../core/snapshots/snapshot-service";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
+import type { SnapshotService } from "../snapshots/snapshot-service";
 import type { SessionView } from "../../../shared/session-schemas";
 import type { SessionGateway } from "./session-gateway";
 import type { SessionQueries, SessionRecord } from "./sessions.queries";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { AppError } from "../../core/errors/app-error";
-import { imageRepository } from "../../core/environments/environment-build-queue";
+import { imageRepository } from "../environments/environment-build-queue";
 import { LABEL } from "../../core/runtime/container-spec";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import { RESUMABLE_SESSION_STATES } from "../../../shared/session-schemas";

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import type * as XtermHeadless from "@xterm/headless";
 import type { Terminal } from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
-import type { ContainerRuntime, ContainerTty } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime, ContainerTty } from "../../core/runtime/container-runtime";
 import { createScreenFeed, type ScreenFeed } from "./screen-feed";
 
 // @xterm/headless is CommonJS whose named exports Node's ESM loader cannot detect (the bundled dashboard

@@ -2,10 +2,10 @@ import os from "node:os";
 import path from "node:path";
 import { packageRoot } from "../../../lib/package-info";
 import { createDemoService } from "../demo/demo-service";
-import { DEFAULT_BASE_IMAGE, type EnvironmentService } from "../../core/environments/environment-service";
+import { DEFAULT_BASE_IMAGE, type EnvironmentService } from "../environments/environment-service";
 import { createProjectService } from "../projects/project-service";
 import type { ProjectQueries } from "../projects/projects.queries";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { StudyService } from "../studies/study-service";
 import { createSetupService } from "./setup-service";
 

@@ -4,7 +4,7 @@ import { describeModelAccess, type ModelAccessOptions } from "../../core/credent
 import { removeStoredApiKey, storeApiKey } from "../../core/credentials/stored-api-key";
 import { browseFolders } from "../projects/folder-browser";
 import { createBaseImageBuilder } from "./base-image-build";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { ModelAccessView, SetupCheckView, SetupStatusView } from "../../../shared/setup-schemas";
 
 export interface SetupServiceDeps {

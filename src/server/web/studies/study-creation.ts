@@ -1,12 +1,13 @@
 import fsp from "node:fs/promises";
 import type { Redis } from "ioredis";
 import { AppError } from "../../core/errors/app-error";
-import type { EnvironmentQueries } from "../../core/environments/environments.queries";
+import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { JobQueue } from "../../core/jobs/job-queue";
 import { preflightJobId, studyPreflightJob } from "../../core/jobs/study-jobs";
 import type { ProjectQueries } from "../projects/projects.queries";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
-import type { SnapshotService } from "../../core/snapshots/snapshot-service";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
+import type { SnapshotService } from "../snapshots/snapshot-service";
+import { requireProjectFolder } from "../../core/storage/project-folder";
 import { readTestFiles, storeTestFiles, testFilesDir } from "../../core/trial-records/test-files";
 import { containerLimitsOf, type ProjectView } from "../../../shared/project-schemas";
 import { createStudyInputSchema, type CreateStudyInput } from "../../../shared/study-inputs";
@@ -128,6 +129,7 @@ export async function createStudy(
 ): Promise<StudyView> {
   const input = createStudyInputSchema.parse(options.raw);
   const { project, environment, image } = await frozenEnvironment(deps, input.projectId);
+  requireProjectFolder(project.hostPath); // its tests and its snapshot are read from it
   const files = await readTestFiles({ projectRoot: project.hostPath, files: input.testFiles });
   const snapshot = await deps.snapshots.create({ projectId: project.id });
   const concurrency = input.concurrency ?? (await studyDefaults({ ...deps, projectId: project.id })).concurrency;

@@ -1,5 +1,5 @@
 import { AppError } from "../../core/errors/app-error";
-import type { EnvironmentQueries } from "../../core/environments/environments.queries";
+import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { ProjectQueries } from "../projects/projects.queries";
 import { displayPath } from "../../../lib/files/byte-path";
 import { walkTree } from "../../../lib/files/tree-walker";

@@ -1,11 +1,11 @@
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { createKeyedLock } from "../../core/locks/keyed-lock";
 import type { InvariantEvent } from "../../../shared/event-catalog";
 import type { ChooseTrialInput, CreateStudyInput, RerunInput, RetryTrialsInput } from "../../../shared/study-inputs";
 import { rerunStudy } from "./study-rerun";
 import { checkBudgetPrices, enforceStudyBudget, pricesInForce } from "./study-budget";
 import { modelPriceSchema, type ModelPrice } from "../../../shared/model-prices";
-import type { SnapshotService } from "../../core/snapshots/snapshot-service";
+import type { SnapshotService } from "../snapshots/snapshot-service";
 import type { StudySummaryView } from "../../../shared/study-schemas";
 import { createTrialDispatcher } from "./trial-dispatcher";
 import { deleteStudy } from "./study-deletion";

@@ -14,6 +14,7 @@ import { judgedVerdict, testsMissing } from "../../../shared/test-integrity";
 import { parseManifestInputs, type TrialManifest } from "../../../shared/trial-manifest";
 import { tokensWithTotal } from "../../../shared/token-usage";
 import { verdictSchema, type VerdictView } from "../../../shared/verdict-summary";
+import { shownStudyState } from "../../../shared/study-state";
 import {
   harnessKindSchema,
   isActiveTrialState,
@@ -233,6 +234,7 @@ export function summary(row: StudyRow & { project: { name: string } }, counts: S
     projectName: row.project.name,
     title: row.title,
     state: row.state as StudyState,
+    shownState: shownStudyState(row.state as StudyState, counts),
     refusal: row.refusal,
     baseline: verdictFromColumns("baseline", row),
     counts,

@@ -3,13 +3,14 @@ import type { EventInput } from "../../core/events/event-stream";
 import { preflightJobId, trialJobId } from "../../core/jobs/study-jobs";
 import { LABEL } from "../../core/runtime/container-spec";
 import { ACTIVE_TRIAL_STATES } from "../../../shared/vocabulary";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialDispatcher } from "./trial-dispatcher";
 import type { SlotHolder } from "./trial-dispatch.queries";
 import { readFinishReport } from "../../core/trial-records/finish-outbox";
 import { isRedisOutage } from "../../core/redis/redis-errors";
 import { DEFAULT_HEARTBEAT } from "../../core/jobs/worker-registry";
+import { whileStep } from "../../../shared/trial-steps";
 
 export interface TrialSweeperDeps {
   studies: StudyQueries;
@@ -95,7 +96,7 @@ async function sweepRunning(
   }
   if (workers.patient && !(trial.workerId && live.has(trial.workerId))) return null;
   let state: "error" | "interrupted" = "interrupted";
-  let reason = `Interrupted: the worker running it (${trial.workerId ?? "unknown"}) stopped while the trial was ${trial.state}. Its containers were removed; retry it to run it again.`;
+  let reason = `Interrupted: the worker running it (${trial.workerId ?? "unknown"}) stopped ${whileStep(trial.state)}. Its containers were removed; retry it to run it again.`;
   if (trial.workerId && live.has(trial.workerId)) {
     // the worker is alive; a job that failed outside the trial's own error handling still ends the trial
     const jobId = trialJobId({ trialId: trial.id, attempt: trial.attempt });

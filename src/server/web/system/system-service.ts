@@ -2,8 +2,8 @@ import type { Redis } from "ioredis";
 import type { JobQueue } from "../../core/jobs/job-queue";
 import { AppError } from "../../core/errors/app-error";
 import { runDoctor, type DoctorReport } from "../../core/diagnostics/doctor";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
-import type { EventQueries } from "../../core/events/events.queries";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
+import type { EventQueries } from "../events/events.queries";
 import { selfcheckJob, type SelfcheckResult } from "../../core/jobs/job-catalog";
 import { listWorkers, type WorkerInfo } from "../../core/jobs/worker-registry";
 import { checkHealth, type SupervisionSource } from "./health";
@@ -28,7 +28,12 @@ export function createSystemService(deps: SystemServiceDeps) {
       runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl }),
     workers: (): Promise<WorkerInfo[]> => listWorkers(deps.redis),
     /** What /api/health and the System page report: ok, or degraded with the reasons. */
-    health: (): Promise<HealthReport> => checkHealth({ redis: deps.redis, supervision: deps.supervision?.() ?? [] }),
+    health: (): Promise<HealthReport> =>
+      checkHealth({
+        redis: deps.redis,
+        supervision: deps.supervision?.() ?? [],
+        docker: () => deps.runtime.version(),
+      }),
     recentEvents: (limit: number) => deps.events.recent({ limit }),
 
     /** Runs a self-check job on whichever worker picks it up: proves the queue round trip end to end. */

@@ -4,27 +4,28 @@ import type { Db } from "../../core/db/client";
 import { createAccessService, type AccessService } from "../access/access-service";
 import { createBrowserSessionQueries } from "../access/browser-sessions.queries";
 import { createViewerLinkQueries } from "../access/viewer-links.queries";
-import { createEventQueries, type EventQueries } from "../../core/events/events.queries";
+import { createEventQueries, type EventQueries } from "../events/events.queries";
 import { createJobQueue, type JobQueue } from "../../core/jobs/job-queue";
 import { createProjectQueries } from "../projects/projects.queries";
 import { createProjectService, type ProjectService } from "../projects/project-service";
 import { removeProject } from "../removal/project-removal";
 import { createRemovalJournal } from "../cleanup/removal-journal";
 import { connectRedis } from "../../core/redis/connection";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { createSystemService, type SystemService } from "../system/system-service";
-import { createEnvironmentQueries } from "../../core/environments/environments.queries";
-import { createDependencyQueries } from "../../core/dependencies/dependencies.queries";
-import { createDependencyService, type DependencyService } from "../../core/environments/dependency-service";
+import { createSessionQueries } from "../sessions/sessions.queries";
+import { createEnvironmentQueries } from "../environments/environments.queries";
+import { createDependencyQueries } from "../environments/dependencies.queries";
+import { createDependencyService, type DependencyService } from "../environments/dependency-service";
 import {
   createEnvironmentService,
   DEFAULT_BASE_IMAGE,
   type EnvironmentService,
-} from "../../core/environments/environment-service";
+} from "../environments/environment-service";
 import { createApplyQueries } from "../apply/apply.queries";
 import { createApplyService, type ApplyService } from "../apply/apply-service";
-import { createSnapshotQueries } from "../../core/snapshots/snapshots.queries";
-import { createSnapshotService, type SnapshotService } from "../../core/snapshots/snapshot-service";
+import { createSnapshotQueries } from "../snapshots/snapshots.queries";
+import { createSnapshotService, type SnapshotService } from "../snapshots/snapshot-service";
 import { createWorkspaceService, type WorkspaceService } from "../workspaces/workspace-service";
 import { createReviewQueries } from "../review/review.queries";
 import { createReviewService, type ReviewService } from "../review/review-service";
@@ -186,6 +187,7 @@ function wireStudies(deps: {
     studies: studyQueries,
     environments: environmentQueries,
     snapshots: snapshotQueries,
+    sessions: createSessionQueries(options.db),
     journal,
     dataDir: options.dataDir,
   };

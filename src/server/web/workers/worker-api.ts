@@ -6,7 +6,7 @@ import type { BundleEntry } from "../../../lib/files/file-bundle";
 import { hasSnapshot, snapshotBundle } from "../../core/artifacts/snapshot-transfer";
 import { receiveTrialResults } from "../../core/artifacts/trial-results";
 import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { LABEL } from "../../core/runtime/container-spec";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import { readWorkspace } from "../../core/workspaces/workspace-store";

@@ -2,7 +2,7 @@ import type { Db } from "../../core/db/client";
 import type { ModelGatewayOptions } from "../../core/gateway/model-gateway";
 import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
 import { createJobLocks } from "../../core/jobs/job-locks";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { createJobLeases, type JobLeases } from "./job-leases";
 import { createRemoteModelRelay, type RemoteModelRelay } from "./remote-model-relay";
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload-limits";

@@ -2,7 +2,7 @@ import { AppError } from "../../core/errors/app-error";
 import { diffView } from "../../core/diffs/diff-view";
 import { diffWorkspace, type DiffCaps } from "../../core/diffs/workspace-diff";
 import { readManifest } from "../../core/snapshots/manifest";
-import type { SnapshotQueries } from "../../core/snapshots/snapshots.queries";
+import type { SnapshotQueries } from "../snapshots/snapshots.queries";
 import type { WorkspaceDiffView, WorkspaceView } from "../../../shared/snapshot-schemas";
 import {
   createWorkspace,

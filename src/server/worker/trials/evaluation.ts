@@ -4,7 +4,7 @@ import { FileTooLargeError, NotRegularFileError } from "../../../lib/files/file-
 import { checkRealParents, PathThroughSymlinkError, readFileInsideTree } from "../../../lib/files/tree-read";
 import type { NetworkMode } from "../../../shared/project-schemas";
 import type { ContainerLabels, Mount, ResourceLimits } from "../../core/runtime/container-spec";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { DiskOverrun } from "../../core/runtime/disk-budget";
 import { parseVerdict } from "../verdicts/parse-verdict";
 import type { Verdict } from "../verdicts/verdict";

@@ -4,7 +4,7 @@ import type { StudyPreflightJob } from "../../core/jobs/study-jobs";
 import { verdictSummary } from "../../../shared/verdict-summary";
 import type { PreflightStatus } from "../../../shared/vocabulary";
 import type { WorkerIdentity } from "../../core/runtime/container-spec";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { diskBudgetReason } from "../../core/runtime/disk-budget";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import { dependencyHint } from "../verdicts/dependency-hint";

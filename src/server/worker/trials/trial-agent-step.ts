@@ -102,6 +102,8 @@ export async function runAgentStep(options: {
   } finally {
     stopTicker();
   }
+  // its worker is stopping and removed the container: the trial's interruption says so, not "Agent failed"
+  if (deps.leaving?.()) return agent;
   note(
     `Agent ${agent.outcome.status}${agent.outcome.status === "succeeded" ? "" : `: ${agent.outcome.reason}`} after ${agent.agentSeconds.toFixed(1)} s`,
   );

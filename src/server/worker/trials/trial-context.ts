@@ -7,7 +7,7 @@ import type { ActiveTrialState } from "../../../shared/vocabulary";
 import type { EventInput } from "../../core/events/event-stream";
 import type { TrialRunJob } from "../../core/jobs/study-jobs";
 import type { WorkerIdentity } from "../../core/runtime/container-spec";
-import type { ContainerRuntime } from "../../core/runtime/docker-runtime";
+import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { dataDirPaths, type DataDirPaths } from "../../core/storage/data-dir";
 import { openTrialLog, type TrialLog } from "../../core/trial-records/trial-log";
 import type { WorkspaceKindSetting } from "../../core/workspaces/workspace-kind";
@@ -26,6 +26,8 @@ export interface TrialRunDeps {
   meteredUsage: (runId: string) => TokenUsage | null;
   /** A stop requested for this trial (a sentence saying by whom), or null. */
   stopRequested: (trialId: string) => Promise<string | null>;
+  /** Why this worker gave up on its running trials (it is stopping, their containers removed), or null. */
+  leaving?: () => string | null;
   /** Where snapshots, test files and images come from and results go (default: the shared data dir, nothing to do). */
   artifacts?: ArtifactSource;
   pollMs?: number;
@@ -47,6 +49,8 @@ export interface TrialContext {
   log: TrialLog;
   /** A timestamped line in the trial log. */
   note: (text: string) => void;
+  /** The state of the last step published (null before the first). */
+  state: () => TrialProgressState | null;
   /** A step: noted in the log and published as `trial.progress`. */
   progress: (
     state: TrialProgressState,
@@ -65,6 +69,7 @@ export function openTrialContext(deps: TrialRunDeps, job: TrialRunJob): TrialCon
     publish: (text) => deps.publish({ type: "trial.log", ...ids, data: { attempt: job.attempt, text } }),
   });
   const note = (text: string) => log.writeNote(`[${new Date(clock()).toISOString().slice(11, 19)}] ${text}\n`);
+  let state: TrialProgressState | null = null;
   return {
     deps,
     job,
@@ -73,12 +78,20 @@ export function openTrialContext(deps: TrialRunDeps, job: TrialRunJob): TrialCon
     files,
     log,
     note,
-    progress: (state, step, extra = {}) => {
+    state: () => state,
+    progress: (next, step, extra = {}) => {
+      state = next;
       note(step);
       return deps.publish({
         type: "trial.progress",
         ...ids,
-        data: { attempt: job.attempt, state, step, usage: extra.usage ?? null, commandsRun: extra.commandsRun ?? null },
+        data: {
+          attempt: job.attempt,
+          state: next,
+          step,
+          usage: extra.usage ?? null,
+          commandsRun: extra.commandsRun ?? null,
+        },
       });
     },
   };

@@ -9,6 +9,7 @@ import { openTrialContext, type TrialContext, type TrialRunDeps } from "./trial-
 import { recordDiff, runEvaluationStep } from "./trial-evaluation-step";
 import { finishTrial, type TrialEndState, type TrialOutcome } from "./trial-finish";
 import { watchForStop, type TrialStopWatch } from "./trial-stop-watch";
+import { whileStep } from "../../../shared/trial-steps";
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -49,7 +50,7 @@ async function runSteps(options: {
   // the workspace's .git borrows the snapshot's objects: containers see them at the same path
   const gitObjects = dataDirPaths(deps.dataDir).snapshot(job.snapshotId).gitObjects;
   const extraMounts = [{ hostPath: gitObjects, containerPath: gitObjects }];
-  if (stop.stoppedBy) return;
+  if (stop.stoppedBy || deps.leaving?.()) return;
 
   outcome.agent = await runAgentStep({ context, workspace, extraMounts, counter: outcome });
   const where = deps.artifacts?.imageLocation;
@@ -65,12 +66,25 @@ async function runSteps(options: {
     });
   // the agent's .git may now name programs (fsmonitor, hooks, filters): put its config back to the template
   await resetAgentGitDir({ tree: workspace.path });
-  // past its disk budget: no copy of the workspace for the test command (it would double what was written)
-  if (stop.stoppedBy || outcome.agent.diskExceeded) return;
+  // past its disk budget: no copy of the workspace for the test command (it would double what was written);
+  // a worker that is stopping removed the agent's container: its trial is interrupted, not evaluated
+  if (stop.stoppedBy || outcome.agent.diskExceeded || deps.leaving?.()) return;
 
   const recorded = await recordDiff({ context, workspace });
   outcome.diff = recorded.totals;
   await runEvaluationStep({ context, workspace, diff: recorded.diff, extraMounts, stop, outcome });
+}
+
+/**
+ * A trial its stopping worker gave up on: the log says so, naming the step it was in, and nothing is
+ * reported (no finish, no report on disk), so the web process's sweeper records it `interrupted` with the
+ * same step. The job fails with the same sentence.
+ */
+async function interrupt(context: TrialContext, leaving: string): Promise<never> {
+  const sentence = `Interrupted: ${leaving} ${whileStep(context.state())}. Its containers were removed; retry it to run it again.`;
+  context.note(sentence);
+  await context.log.close();
+  throw new Error(sentence);
 }
 
 /**
@@ -80,7 +94,8 @@ async function runSteps(options: {
  *   evaluating — the diff, then the test command in a fresh container on a copy of the workspace (or a
  *                fresh layer over it) holding the snapshot plus exactly the diff's changes, with the captured
  *                test files restored byte for byte, and the verdict (with the test-steering files changed).
- * Every step is published as it happens; the result is a `trial.finished` event the web process records.
+ * Every step is published as it happens; the result is a `trial.finished` event the web process records
+ * (none when the worker gave up on it while stopping: see `interrupt`).
  * The agent's workspace is kept (diff, apply, continuation); the evaluation's copy is removed.
  */
 export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ state: TrialEndState }> {
@@ -101,11 +116,16 @@ export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ 
   try {
     if (!(await stop.checkNow())) await runSteps({ context, stop, outcome });
   } catch (caught) {
-    outcome.error = `The trial could not finish: ${message(caught)}`;
-    context.note(outcome.error);
+    // a step that failed because the stopping worker removed its container is no error of the trial's
+    if (!deps.leaving?.()) {
+      outcome.error = `The trial could not finish: ${message(caught)}`;
+      context.note(outcome.error);
+    }
   } finally {
     stop.close();
   }
+  const leaving = deps.leaving?.();
+  if (leaving) return interrupt(context, leaving);
   outcome.stoppedBy = stop.stoppedBy;
   return { state: await finishTrial({ context, outcome }) };
 }

@@ -1,15 +1,14 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { AppError } from "../errors/app-error";
-import { enqueueBuild, findProject } from "./environment-build-queue";
-import type { EnvironmentServiceDeps } from "./environment-service";
+import { AppError } from "../../core/errors/app-error";
+import { enqueueBuild, findProject, type EnvironmentDeps } from "./environment-build-queue";
 import type { EnvironmentVersionView } from "./environments.queries";
 import type { SnapshotService } from "../snapshots/snapshot-service";
 import { displayPath } from "../../../lib/files/byte-path";
-import { readManifest } from "../snapshots/manifest";
-import { openSnapshotContent } from "../snapshots/snapshot-content";
-import { dataDirPaths } from "../storage/data-dir";
+import { readManifest } from "../../core/snapshots/manifest";
+import { openSnapshotContent } from "../../core/snapshots/snapshot-content";
+import { dataDirPaths } from "../../core/storage/data-dir";
 import {
   dependencyStepSchema,
   type DependencyStatusView,
@@ -17,11 +16,11 @@ import {
   type InstalledDependencies,
   type ManifestHash,
 } from "../../../shared/dependency-schemas";
-import { detectDependencyStep, outputFolderProblem } from "../dependencies/dependency-detection";
-import { dependencyWarning, manifestChanges, rootFiles } from "../dependencies/dependency-status";
-import type { DependencyQueries } from "../dependencies/dependencies.queries";
+import { detectDependencyStep, outputFolderProblem } from "../../core/dependencies/dependency-detection";
+import { dependencyWarning, manifestChanges, rootFiles } from "../../core/dependencies/dependency-status";
+import type { DependencyQueries } from "./dependencies.queries";
 
-export interface DependencyServiceDeps extends EnvironmentServiceDeps {
+export interface DependencyServiceDeps extends EnvironmentDeps {
   dependencies: DependencyQueries;
   snapshots: Pick<SnapshotService, "create">;
 }

@@ -1,8 +1,13 @@
 import type { Redis } from "ioredis";
-import { MAX_EVENT_ENTRY_BYTES } from "./event-limits";
+import { MAX_EVENT_ENTRY_BYTES } from "../../core/events/event-limits";
 import { invariantEventSchema, roomsFor, type RecordedEvent } from "../../../shared/event-catalog";
 import type { EventQueries } from "./events.queries";
-import { EVENT_STREAM_KEY, MAX_STREAM_LENGTH, RECORDER_GROUP, trimBehindRecorder } from "./event-stream";
+import {
+  EVENT_STREAM_KEY,
+  MAX_STREAM_LENGTH,
+  RECORDER_GROUP,
+  trimBehindRecorder,
+} from "../../core/events/event-stream";
 
 export interface RecorderDeps {
   /** A dedicated connection: the recorder blocks on XREADGROUP. */

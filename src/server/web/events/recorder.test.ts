@@ -2,9 +2,9 @@ import { type Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { migratedDb, redisUrlFor } from "../../../../test/support/temp";
 import type { RecordedEvent } from "../../../shared/event-catalog";
-import type { Db } from "../db/client";
-import { connectRedis } from "../redis/connection";
-import { EVENT_STREAM_KEY, RECORDER_GROUP, publishEvent } from "./event-stream";
+import type { Db } from "../../core/db/client";
+import { connectRedis } from "../../core/redis/connection";
+import { EVENT_STREAM_KEY, RECORDER_GROUP, publishEvent } from "../../core/events/event-stream";
 import { createEventQueries } from "./events.queries";
 import { createRecorder } from "./recorder";
 

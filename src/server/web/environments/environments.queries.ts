@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Db } from "../../core/db/client";
 import { installedDependenciesSchema, type InstalledDependencies } from "../../../shared/dependency-schemas";
 
 export type EnvironmentStatus = "building" | "ready" | "failed";

@@ -1,10 +1,10 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migratedDb, tempDir } from "../../../../test/support/temp";
-import type { Db } from "../db/client";
-import { connectRedis } from "../redis/connection";
-import { startPrivateRedis, type PrivateRedis } from "../redis/private-redis";
-import { EVENT_STREAM_KEY, MAX_STREAM_LENGTH, publishEvent } from "./event-stream";
+import type { Db } from "../../core/db/client";
+import { connectRedis } from "../../core/redis/connection";
+import { startPrivateRedis, type PrivateRedis } from "../../core/redis/private-redis";
+import { EVENT_STREAM_KEY, MAX_STREAM_LENGTH, publishEvent } from "../../core/events/event-stream";
 import { createEventQueries } from "./events.queries";
 import { createRecorder } from "./recorder";
 

@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Db } from "../../core/db/client";
 import { invariantEventSchema, type InvariantEvent, type RecordedEvent } from "../../../shared/event-catalog";
 
 export function createEventQueries(db: Db) {

@@ -1,12 +1,12 @@
 import type { ProjectLookup } from "../../../shared/project-schemas";
-import { AppError } from "../errors/app-error";
+import { AppError } from "../../core/errors/app-error";
 import type { SnapshotLimitsInput, SnapshotSummaryView, SnapshotView } from "../../../shared/snapshot-schemas";
 import { toPathText } from "../../../lib/files/byte-path";
-import type { GitRunner } from "./git-repo";
-import { createKeyedLock } from "../locks/keyed-lock";
-import { readManifest, type Manifest } from "./manifest";
-import { DEFAULT_SNAPSHOT_LIMITS, type SnapshotLimits } from "./snapshot-limits";
-import { createSnapshot } from "./snapshot-store";
+import type { GitRunner } from "../../core/snapshots/git-repo";
+import { createKeyedLock } from "../../core/locks/keyed-lock";
+import { readManifest, type Manifest } from "../../core/snapshots/manifest";
+import { DEFAULT_SNAPSHOT_LIMITS, type SnapshotLimits } from "../../core/snapshots/snapshot-limits";
+import { createSnapshot } from "../../core/snapshots/snapshot-store";
 import type { SnapshotQueries, SnapshotRecord } from "./snapshots.queries";
 
 export interface SnapshotServiceDeps {

@@ -1,25 +1,13 @@
-import type { ProjectLookup } from "../../../shared/project-schemas";
 import fs from "node:fs/promises";
-import type { JobQueue } from "../jobs/job-queue";
-import { AppError } from "../errors/app-error";
+import { AppError } from "../../core/errors/app-error";
 import type { InvariantEvent } from "../../../shared/event-catalog";
-import { removeEnvironmentImageJob } from "../jobs/environment-jobs";
-import type { EnvironmentQueries, EnvironmentVersionView } from "./environments.queries";
-import { enqueueBuild, findProject, sweepStalledBuilds } from "./environment-build-queue";
+import { removeEnvironmentImageJob } from "../../core/jobs/environment-jobs";
+import type { EnvironmentVersionView } from "./environments.queries";
+import { enqueueBuild, findProject, sweepStalledBuilds, type EnvironmentDeps } from "./environment-build-queue";
 import { recordEnvironmentEvent } from "./environment-events";
-import { dataDirPaths } from "../storage/data-dir";
+import { dataDirPaths } from "../../core/storage/data-dir";
 
 export const DEFAULT_BASE_IMAGE = "invariant-base:bookworm";
-
-export interface EnvironmentServiceDeps {
-  environments: EnvironmentQueries;
-  projects: ProjectLookup;
-  queue: JobQueue;
-  dataDir: string;
-  /** The global default base image (INVARIANT_BASE_IMAGE); a project's own setting wins. */
-  defaultBaseImage: string;
-  prepareTimeoutMs?: number;
-}
 
 export interface EnvironmentOverview {
   versions: EnvironmentVersionView[];
@@ -31,7 +19,7 @@ export interface EnvironmentOverview {
  * Environment versions of a project (web side). Builds run on a worker; their results arrive as
  * events that `recordEvent` applies, so this process stays the only database writer.
  */
-export function createEnvironmentService(deps: EnvironmentServiceDeps) {
+export function createEnvironmentService(deps: EnvironmentDeps) {
   async function version(versionId: string): Promise<EnvironmentVersionView> {
     const found = await deps.environments.findById(versionId);
     if (!found) throw new AppError({ code: "NOT_FOUND", message: `No environment version with id ${versionId}.` });
@@ -129,7 +117,7 @@ export function createEnvironmentService(deps: EnvironmentServiceDeps) {
 }
 
 /** A deleted dependency version's installed folder, unless a version built on it still carries it. */
-async function removeUnusedDependencies(deps: EnvironmentServiceDeps, removed: EnvironmentVersionView): Promise<void> {
+async function removeUnusedDependencies(deps: EnvironmentDeps, removed: EnvironmentVersionView): Promise<void> {
   const dir = removed.origin === "dependencies" ? removed.dependencies?.dir : undefined;
   if (!dir) return;
   const others = await deps.environments.list(removed.projectId);

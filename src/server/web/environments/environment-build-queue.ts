@@ -1,10 +1,22 @@
-import { AppError } from "../errors/app-error";
-import { prepareEnvironmentJob, type PrepareEnvironmentJob } from "../jobs/environment-jobs";
-import type { EnvironmentServiceDeps } from "./environment-service";
-import type { EnvironmentVersionView } from "./environments.queries";
-import type { DependencyBuild } from "../dependencies/dependency-step-plan";
+import { AppError } from "../../core/errors/app-error";
+import { prepareEnvironmentJob, type PrepareEnvironmentJob } from "../../core/jobs/environment-jobs";
+import type { EnvironmentQueries, EnvironmentVersionView } from "./environments.queries";
+import type { JobQueue } from "../../core/jobs/job-queue";
+import type { ProjectLookup } from "../../../shared/project-schemas";
+import type { DependencyBuild } from "../../core/dependencies/dependency-step-plan";
 import type { InstalledDependencies } from "../../../shared/dependency-schemas";
 import { containerLimitsOf } from "../../../shared/project-schemas";
+
+/** What the environment service and its build queue need (environment-service.ts, dependency-service.ts). */
+export interface EnvironmentDeps {
+  environments: EnvironmentQueries;
+  projects: ProjectLookup;
+  queue: JobQueue;
+  dataDir: string;
+  /** The global default base image (INVARIANT_BASE_IMAGE); a project's own setting wins. */
+  defaultBaseImage: string;
+  prepareTimeoutMs?: number;
+}
 
 export const DEFAULT_PREPARE_TIMEOUT_MS = 30 * 60 * 1000;
 
@@ -17,7 +29,7 @@ function buildJobId(versionId: string): string {
   return `environment-${versionId}`;
 }
 
-export async function findProject(deps: Pick<EnvironmentServiceDeps, "projects">, projectId: string) {
+export async function findProject(deps: Pick<EnvironmentDeps, "projects">, projectId: string) {
   const found = await deps.projects.findById(projectId);
   if (!found) throw new AppError({ code: "NOT_FOUND", message: `No project with id ${projectId}.` });
   return found;
@@ -25,7 +37,7 @@ export async function findProject(deps: Pick<EnvironmentServiceDeps, "projects">
 
 /** A new `building` version row and its `environment.prepare` job; one build per project at a time. */
 export async function enqueueBuild(
-  deps: EnvironmentServiceDeps,
+  deps: EnvironmentDeps,
   input: {
     projectId: string;
     fromImage: string;
@@ -93,9 +105,7 @@ export async function enqueueBuild(
  * gave up on it) or is gone from Redis. They become `failed` with the reason, so the project can be
  * prepared again. A build whose job still waits or runs is left alone.
  */
-export async function sweepStalledBuilds(
-  deps: Pick<EnvironmentServiceDeps, "environments" | "queue">,
-): Promise<string[]> {
+export async function sweepStalledBuilds(deps: Pick<EnvironmentDeps, "environments" | "queue">): Promise<string[]> {
   const swept: string[] = [];
   for (const building of await deps.environments.allBuilding()) {
     // a session's "save installed tools" commits in the web process itself, with no job (sessions settle those)

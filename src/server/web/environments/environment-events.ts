@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import type { InvariantEvent } from "../../../shared/event-catalog";
-import { dataDirPaths } from "../storage/data-dir";
+import { dataDirPaths } from "../../core/storage/data-dir";
 import type { EnvironmentQueries } from "./environments.queries";
 
 /**

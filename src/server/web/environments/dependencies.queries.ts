@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Db } from "../../core/db/client";
 import { dependencyStepSchema, type DependencyStep } from "../../../shared/dependency-schemas";
 
 /** A project's edited dependency step (Project.dependencyStep, JSON); null = use the detected one. */

@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Db } from "../../core/db/client";
 
 type SnapshotRow = Awaited<ReturnType<Db["snapshot"]["findUniqueOrThrow"]>>;
 

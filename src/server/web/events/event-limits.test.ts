@@ -1,12 +1,12 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { migratedDb, redisUrlFor } from "../../../../test/support/temp";
-import type { Db } from "../db/client";
-import { createEventBatch } from "../agents/agent-event-batch";
-import type { CodexEvent } from "../agents/codex-events";
-import { connectRedis } from "../redis/connection";
-import { MAX_EVENT_ENTRY_BYTES } from "./event-limits";
-import { EVENT_STREAM_KEY, publishEvent, type EventInput } from "./event-stream";
+import type { Db } from "../../core/db/client";
+import { createEventBatch } from "../../core/agents/agent-event-batch";
+import type { CodexEvent } from "../../core/agents/codex-events";
+import { connectRedis } from "../../core/redis/connection";
+import { MAX_EVENT_ENTRY_BYTES } from "../../core/events/event-limits";
+import { EVENT_STREAM_KEY, publishEvent, type EventInput } from "../../core/events/event-stream";
 import { createEventQueries } from "./events.queries";
 import { createRecorder } from "./recorder";
 
