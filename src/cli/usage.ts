@@ -50,7 +50,7 @@ Options:
   --last              the most recent study (study commands) or project (project, environment)
   -f, --file FILE     study create: the study (the form's fields) in JSON, or YAML (.yaml/.yml)
   --trial T           apply, study choose, study retry: a trial id (retry takes several)
-  --timeout S         study wait/follow: give up after S seconds (exit 4)
+  --timeout S         study wait/follow, environment prepare: give up after S seconds (exit 4)
   --project P         a project's id, name or directory
   --set key=value     project settings: change a setting (cpus=2, memoryBytes=4GiB, …); repeatable
   --command "..."     a shell command to run in the active environment version
