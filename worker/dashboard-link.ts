@@ -12,6 +12,7 @@ import { agentRunJob } from "../src/server/core/jobs/agent-jobs";
 import { sendImageJob, sendsImage } from "../src/server/core/jobs/image-jobs";
 import type { WorkerInfo } from "../src/server/core/jobs/worker-registry";
 import type { WorkerOptions } from "./main";
+import { messageOf } from "../src/shared/error-message";
 
 /**
  * Jobs whose effect belongs on the dashboard's host: an environment build (its image and dependency
@@ -90,8 +91,7 @@ export function linkToDashboard(options: {
           },
           (error: unknown) => {
             // a refusal went to onRefused; an unreachable dashboard is said once until it answers again
-            if (!unreachable && !(error instanceof WorkerRefusedError))
-              options.log(error instanceof Error ? error.message : String(error));
+            if (!unreachable && !(error instanceof WorkerRefusedError)) options.log(messageOf(error));
             unreachable = true;
           },
         );

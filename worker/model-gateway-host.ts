@@ -15,6 +15,7 @@ import type { RemoteModelRuns } from "./jobs/study";
 import { startMockModel, type MockModelServer } from "../src/server/core/mock-model/mock-model-server";
 import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import { packageRoot } from "../src/lib/package-info";
+import { messageOf } from "../src/shared/error-message";
 
 export type ModelGatewayConfig = ModelAccessConfig;
 
@@ -80,7 +81,7 @@ export async function startGatewayHost(options: {
   try {
     scripted = await startMockModel({ scriptsDir: path.join(packageRoot(), "mock-scripts"), host: "127.0.0.1" });
   } catch (error) {
-    options.log(`scripted model: not available (${error instanceof Error ? error.message : String(error)})`);
+    options.log(`scripted model: not available (${messageOf(error)})`);
   }
   const gateway = await startModelGateway({
     ...modelAccessOptions({ config: options.config, dataDir: options.dataDir, log: options.log }),

@@ -7,6 +7,7 @@ import { totalTokens } from "../src/shared/token-usage";
 import type { DashboardChannel, JobLease, RemoteRunStatus } from "../src/server/core/artifacts/dashboard-channel";
 import type { ModelGateway } from "../src/server/core/gateway/model-gateway";
 import type { RemoteModelRuns } from "./jobs/study";
+import { messageOf } from "../src/shared/error-message";
 
 /** How often an open run's metering is read from the dashboard (and after each model request). */
 const STATUS_EVERY_MS = 1_000;
@@ -121,18 +122,11 @@ export function createRelayedGateway(options: {
     }
   }
   const refreshQuietly = (runId: string) =>
-    void refresh(runId).catch((error: unknown) =>
-      options.log(`model relay: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    void refresh(runId).catch((error: unknown) => options.log(`model relay: ${messageOf(error)}`));
 
   const server = http.createServer((req, res) => {
     relay({ channel, runs, refresh, req, res }).catch((error: unknown) => {
-      if (!res.headersSent)
-        answer(
-          res,
-          502,
-          `The dashboard's model gateway could not be reached: ${error instanceof Error ? error.message : String(error)}`,
-        );
+      if (!res.headersSent) answer(res, 502, `The dashboard's model gateway could not be reached: ${messageOf(error)}`);
       else res.destroy();
     });
   });

@@ -2,13 +2,14 @@
 import Link from "next/link";
 import { useEffect } from "react";
 import { buttonClass, focusRing, secondaryButtonClass } from "./_components/ui";
+import { messageOf } from "../shared/error-message";
 
 /** A page failed while rendering: say so, offer to try again (re-fetches and re-renders the page) or go home. */
 export default function ErrorPage({ error, retry }: { error: unknown; retry: () => void }) {
   useEffect(() => {
     console.error(error);
   }, [error]);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const digest = error instanceof Error && "digest" in error ? String(error.digest) : null;
   return (
     <div role="alert" className="rounded-xl border border-danger-strong/60 bg-danger-strong/10 p-6">

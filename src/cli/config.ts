@@ -7,6 +7,7 @@ import { workspaceKindSettingSchema } from "../server/core/workspaces/workspace-
 import { UsageError, wholeNumber } from "./usage-error";
 import { workflowFlags, type WorkflowFlags } from "./workflow-flags";
 import { remoteWorker, type RemoteWorkerConfig } from "./remote-worker-config";
+import { messageOf } from "../shared/error-message";
 
 /**
  * The CLI's configuration: flags first, then environment variables, then defaults. This is the only
@@ -192,9 +193,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
       options: CLI_OPTIONS,
     });
   } catch (error) {
-    throw new UsageError(
-      `${error instanceof Error ? error.message : String(error)}. Run invariant-web --help for usage.`,
-    );
+    throw new UsageError(`${messageOf(error)}. Run invariant-web --help for usage.`);
   }
   const { values, positionals } = parsed;
   const command = positionals[0] ?? "start";

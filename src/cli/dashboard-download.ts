@@ -1,13 +1,5 @@
+import { appErrorCodeOf } from "../server/core/errors/app-error";
 import { CliRefusal, type WorkflowContext } from "./workflow-cli";
-
-const STATUS_CODES: Record<number, string> = {
-  400: "BAD_REQUEST",
-  401: "UNAUTHORIZED",
-  403: "FORBIDDEN",
-  404: "NOT_FOUND",
-  409: "CONFLICT",
-  412: "PRECONDITION_FAILED",
-};
 
 /** A download from the dashboard (a report, a patch) as text; its refusals become CliRefusal. */
 export async function downloadText(options: {
@@ -26,7 +18,7 @@ export async function downloadText(options: {
   } catch {
     // not JSON: the text itself
   }
-  const code = STATUS_CODES[response.status];
+  const code = appErrorCodeOf(response.status);
   if (code) throw new CliRefusal(message, code);
   throw new Error(`the dashboard answered ${response.status}: ${message}`);
 }

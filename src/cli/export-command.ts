@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { isAppError } from "../server/core/errors/app-error";
 import type { CliConfig } from "./config";
 import { openDatabaseOffline, runningLauncher } from "./database-access";
+import { messageOf } from "../shared/error-message";
 
 const FORMATS = ["md", "json", "csv"] as const;
 type Format = (typeof FORMATS)[number];
@@ -62,7 +63,7 @@ export function writeWhole(file: string, body: string): void {
     fs.renameSync(temp, file);
   } catch (error) {
     fs.rmSync(temp, { force: true });
-    throw new Error(`could not write ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`could not write ${file}: ${messageOf(error)}`);
   }
 }
 
@@ -112,9 +113,7 @@ export async function runExportCommand(options: {
     err.write(`Wrote the ${format} report of "${report.title}" to ${config.output}\n`);
     return 0;
   } catch (error) {
-    err.write(
-      `invariant-web export: ${isAppError(error) ? error.message : error instanceof Error ? error.message : String(error)}\n`,
-    );
+    err.write(`invariant-web export: ${isAppError(error) ? error.message : messageOf(error)}\n`);
     return 1;
   }
 }

@@ -10,6 +10,7 @@ import type { CliConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
 import { workerHint } from "./worker-hint";
 import { supervise, type Supervisable, type Supervisor } from "./supervisor";
+import { messageOf } from "../shared/error-message";
 
 const log = (message: string) => writeQuietly(process.stderr, `[invariant-web] ${message}\n`);
 
@@ -92,7 +93,7 @@ async function findRedis(config: CliConfig): Promise<{ redisUrl: string; private
   if (config.redisUrl) {
     const url = config.redisUrl;
     await probeRedis({ url }).catch((error: unknown) => {
-      const why = error instanceof Error ? error.message.replace(/\.$/, "") : String(error);
+      const why = messageOf(error).replace(/\.$/, "");
       throw new Error(
         `Cannot reach Redis at ${redactRedisUrl(url)} (${why}). Check the URL, or omit --redis-url to use a private Redis.`,
       );
@@ -268,7 +269,7 @@ export async function launch(options: {
     writeQuietly(process.stdout, `invariant-web ${options.version} is running at ${link}\n`);
     if (config.open) openBrowser(web.signInUrl());
   } catch (error) {
-    log(error instanceof Error ? error.message : String(error));
+    log(messageOf(error));
     await shutdown("startup failed", 1);
   }
 }

@@ -3,6 +3,7 @@ import { parseCli } from "./config";
 import { UsageError } from "./usage-error";
 import { USAGE } from "./usage";
 import { packageRoot, packageVersion } from "../lib/package-info";
+import { messageOf } from "../shared/error-message";
 
 /** Entry of the `invariant-web` command (bundled to dist/cli.mjs). Subcommands load lazily. */
 export async function main(argv: readonly string[]): Promise<void> {
@@ -86,6 +87,6 @@ export async function main(argv: readonly string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`invariant-web: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`invariant-web: ${messageOf(error)}\n`);
   process.exit(1);
 });

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { configurationInputSchema, createStudyInputSchema, type CreateStudyInput } from "../shared/study-inputs";
 import { UsageError } from "./usage-error";
 import { CliInputError } from "./workflow-cli";
+import { messageOf } from "../shared/error-message";
 
 /**
  * A study definition file for `invariant-web study create --file FILE`: the study form's input
@@ -26,7 +27,7 @@ function parseText(file: string, text: string): unknown {
       return yaml.load(text, { schema: yaml.JSON_SCHEMA });
     } catch (error) {
       throw new CliInputError(`${file} is not valid YAML.`, {
-        "": [error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error)],
+        "": [messageOf(error).split("\n")[0] ?? ""],
       });
     }
   }
@@ -34,7 +35,7 @@ function parseText(file: string, text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch (error) {
     throw new CliInputError(`${file} is not valid JSON (name it .yaml or .yml for YAML).`, {
-      "": [error instanceof Error ? error.message : String(error)],
+      "": [messageOf(error)],
     });
   }
 }
@@ -79,7 +80,7 @@ export function readStudyFile(options: { file: string; projectId?: string | null
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`cannot read ${file}: ${messageOf(error)}`);
   }
   const raw = parseText(file, text);
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))

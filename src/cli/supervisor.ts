@@ -1,5 +1,6 @@
 import os from "node:os";
 import type { SupervisedProcess } from "../shared/system-health";
+import { messageOf } from "../shared/error-message";
 
 /** A running child the supervisor watches: its pid, and how it ended. */
 export interface Supervisable {
@@ -101,7 +102,7 @@ export function supervise(options: {
         }, STABLE_AFTER_MS).unref();
         return;
       } catch (error) {
-        state.lastError = error instanceof Error ? error.message : String(error);
+        state.lastError = messageOf(error);
         state.lastExit = `could not start: ${state.lastError}`;
       }
     }

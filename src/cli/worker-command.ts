@@ -3,6 +3,7 @@ import { startWorker, type WorkerOptions } from "../../worker/main";
 import { pruneArtifactCache } from "../server/core/artifacts/artifact-cache";
 import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";
+import { messageOf } from "../shared/error-message";
 
 const log = (message: string) => writeQuietly(process.stderr, `[invariant-worker] ${message}\n`);
 
@@ -41,7 +42,7 @@ function workerToken(remote: NonNullable<CliConfig["remote"]>): string {
 async function pruneCache(config: CliConfig): Promise<void> {
   const pruned = await pruneArtifactCache({ dataDir: config.dataDir, maxAgeDays: config.workerCacheDays }).catch(
     (error: unknown) => {
-      log(`could not prune the artifact cache: ${error instanceof Error ? error.message : String(error)}`);
+      log(`could not prune the artifact cache: ${messageOf(error)}`);
       return null;
     },
   );

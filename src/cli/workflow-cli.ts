@@ -14,6 +14,7 @@ import {
 import { type CliConfig } from "./config";
 import { UsageError } from "./usage-error";
 import type { connectDashboard } from "./dashboard-client";
+import { messageOf } from "../shared/error-message";
 
 /**
  * What the workflow commands (project, environment, study, trial, apply --trial) share: the connection to
@@ -106,7 +107,7 @@ export function classifyError(error: unknown): CliError {
       : `could not reach the dashboard (${error.message}). Is invariant-web still running for this data dir?`;
     return of("failure", { message, code });
   }
-  return of("failure", { message: error instanceof Error ? error.message : String(error) });
+  return of("failure", { message: messageOf(error) });
 }
 
 export interface WorkflowContext {

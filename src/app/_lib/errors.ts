@@ -1,4 +1,5 @@
 import { TRPCClientError } from "@trpc/client";
+import { messageOf } from "../../shared/error-message";
 
 /** The message and the field an API error is about (set by the server's error formatter). */
 export function describeError(error: unknown): {
@@ -14,5 +15,5 @@ export function describeError(error: unknown): {
     const fieldErrors = data.fieldErrors ?? {};
     return { message: error.message, field: data.field ?? null, fieldErrors };
   }
-  return { message: error instanceof Error ? error.message : String(error), field: null, fieldErrors: {} };
+  return { message: messageOf(error), field: null, fieldErrors: {} };
 }

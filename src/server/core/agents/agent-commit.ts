@@ -1,6 +1,7 @@
 import { LABEL } from "../runtime/container-spec";
 import { DiskBudgetExceededError, type DiskOverrun } from "../runtime/disk-budget";
 import type { ContainerRuntime } from "../runtime/container-runtime";
+import { messageOf } from "../../../shared/error-message";
 
 /** Commits the finished container to an image when the input asks; a failed commit is reported, not thrown. */
 export async function commitIfAsked(options: {
@@ -23,7 +24,7 @@ export async function commitIfAsked(options: {
       return { committedImageId: null, commitError: null, overDisk: error.overrun };
     return {
       committedImageId: null,
-      commitError: `Could not keep the agent's container as an image: ${error instanceof Error ? error.message : String(error)}`,
+      commitError: `Could not keep the agent's container as an image: ${messageOf(error)}`,
     };
   }
 }

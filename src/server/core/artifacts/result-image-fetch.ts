@@ -5,6 +5,7 @@ import { sendImageJob, sendsImage, type SendImageJob } from "../jobs/image-jobs"
 import type { JobQueue } from "../jobs/job-queue";
 import type { ContainerRuntime } from "../runtime/container-runtime";
 import type { WorkerInfo } from "../jobs/worker-registry";
+import { asError, messageOf } from "../../../shared/error-message";
 
 /** How long a fetch may take in all (a large image over a slow link), how long the job may wait for its worker. */
 const TIMEOUT_MS = 30 * 60_000;
@@ -182,7 +183,7 @@ export function createResultImageFetcher(deps: ResultImageFetchDeps) {
           `sessions: fetched image ${short(request.imageId)} from ${request.host} in ${Date.now() - started} ms`,
         );
       } catch (error) {
-        const failure = error instanceof Error ? error : new Error(String(error));
+        const failure = asError(error);
         entry.reject(failure);
         throw failure;
       } finally {
@@ -219,7 +220,7 @@ export function createResultImageFetcher(deps: ResultImageFetchDeps) {
       } catch (error) {
         const failure = refused(
           entry.request,
-          `loading what worker "${options.worker}" sent failed: ${error instanceof Error ? error.message : String(error)}`,
+          `loading what worker "${options.worker}" sent failed: ${messageOf(error)}`,
         );
         entry.reject(failure);
         throw failure;

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { countCertificates, localCaFiles, resolveHostCaBundle } from "../runtime/host-ca";
 import type { DoctorCheck } from "./doctor-check";
+import { messageOf } from "../../../shared/error-message";
 
 const TITLE = "Host certificates";
 
@@ -23,7 +24,7 @@ export function checkCertificates(options: { setting: string; localDirs?: readon
       title: TITLE,
       status: "fail",
       required: false,
-      detail: error instanceof Error ? error.message : String(error),
+      detail: messageOf(error),
       fix: 'Set INVARIANT_HOST_CA to "auto", "off" or an existing PEM bundle.',
     };
   }

@@ -7,6 +7,7 @@ import { checkCertificates } from "./certificates-check";
 import type { DoctorCheck } from "./doctor-check";
 import { probeRedis, redactRedisUrl } from "../redis/connection";
 import { REDIS_INSTALL_HINT, findRedisServer } from "../redis/private-redis";
+import { messageOf } from "../../../shared/error-message";
 
 export interface DoctorReport {
   ok: boolean;
@@ -81,7 +82,7 @@ async function checkRedis(redisUrl: string | null): Promise<DoctorCheck> {
         title: "Redis",
         status: "fail",
         required: true,
-        detail: `Cannot reach ${redactRedisUrl(redisUrl)}: ${error instanceof Error ? error.message : String(error)}`,
+        detail: `Cannot reach ${redactRedisUrl(redisUrl)}: ${messageOf(error)}`,
         fix: "Check that Redis runs at that URL, or leave --redis-url unset so invariant-web starts its own.",
       };
     }
@@ -142,7 +143,7 @@ function checkDisk(dataDir: string, minFreeBytes: number): DoctorCheck {
       title: "Data directory",
       status: "fail",
       required: true,
-      detail: `${dataDir} is not writable: ${error instanceof Error ? error.message : String(error)}`,
+      detail: `${dataDir} is not writable: ${messageOf(error)}`,
       fix: "Choose a writable directory with --data-dir or INVARIANT_DATA_DIR.",
     };
   }

@@ -7,6 +7,7 @@ import { LABEL } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/container-runtime";
 import { planDependencyStep } from "../dependencies/dependency-step-plan";
 import type { Mount, WorkerIdentity } from "../runtime/container-spec";
+import { messageOf } from "../../../shared/error-message";
 
 export const CODEX_MOUNT = "/opt/invariant/codex";
 export const BASE_IMAGE_HINT =
@@ -180,7 +181,7 @@ async function runAndCommit(options: {
   } catch (error) {
     clearInterval(timer);
     await flush().catch(() => undefined);
-    return { status: "failed", error: error instanceof Error ? error.message : String(error) };
+    return { status: "failed", error: messageOf(error) };
   } finally {
     clearInterval(timer);
   }
@@ -203,7 +204,7 @@ export async function prepareEnvironment(
     containerId = await createBuildContainer(deps, job);
   } catch (error) {
     // announced, so whoever follows the build (the CLI, the project page) hears of it now, not from a sweep
-    return finish({ status: "failed", error: error instanceof Error ? error.message : String(error) });
+    return finish({ status: "failed", error: messageOf(error) });
   }
   deps.active.add(containerId);
   const result = await runAndCommit({ deps, job, containerId }); // never throws: failures are its result

@@ -6,6 +6,7 @@ import {
   writeRefreshedTokens,
   type ChatgptTokens,
 } from "../credentials/codex-auth-file";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * A ChatGPT-account sign-in of the host's Codex, used by the model gateway the way Codex uses it: the
@@ -75,7 +76,7 @@ async function exchangeRefreshToken(options: {
       signal: AbortSignal.timeout(30_000),
     });
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = messageOf(error);
     return { reason: `the sign-in service did not answer: ${why}`, refused: false };
   }
   const text = await response.text();

@@ -3,6 +3,7 @@ import { isAppError } from "../errors/app-error";
 import { bearerOf, type GatewayCredential } from "./gateway-credentials";
 import { sendGatewayError } from "./gateway-error";
 import type { RunRecord } from "./run-tokens";
+import { messageOf } from "../../../shared/error-message";
 
 /** At most this many secrets are remembered for redaction (rotated keys, refreshed tokens). */
 const MAX_REMEMBERED = 16;
@@ -25,7 +26,7 @@ export function createGatewayKey(options: {
   };
 
   function refuse(res: http.ServerResponse, run: RunRecord, error: unknown): null {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     options.log(`model gateway: ${message}`);
     const expired = isAppError(error) && error.code === "UNAUTHORIZED";
     run.lastUpstreamError = message;

@@ -14,6 +14,7 @@ import { DEFAULT_RATE_LIMIT, type RateLimit } from "./run-rate-limit";
 import { createPackageProxy, isProxyRequest } from "./package-proxy";
 import { createRunTokens } from "./run-tokens";
 import { listenHttp } from "../../../lib/listen";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * The host-side model gateway. Containers use it as their provider `base_url` with a per-run token;
@@ -102,7 +103,7 @@ function gatewayServer(options: {
       if (isProxyRequest(req)) return options.packages.handle(req, res);
       options.handle(req, res);
     } catch (error) {
-      options.log(error instanceof Error ? error.message : String(error));
+      options.log(messageOf(error));
       sendGatewayError({
         res,
         status: 500,

@@ -10,6 +10,7 @@ import type { SseUsageMeter } from "./sse-usage-meter";
 import type { UpstreamClient } from "./upstream-client";
 import type { UpstreamExchange, UpstreamHandlers, UpstreamRequest } from "./upstream-exchange";
 import type { UpstreamResponseHead } from "./upstream-response-head";
+import { messageOf } from "../../../shared/error-message";
 
 const ERROR_BODY_LIMIT = 256 * 1024;
 
@@ -214,7 +215,7 @@ class UpstreamRelay implements UpstreamHandlers {
         if (!request) return fail("The upstream refused the credential (HTTP 401).");
         this.exchange = this.options.client.request({ request, handlers: this });
       },
-      (error: unknown) => fail(this.options.redact(error instanceof Error ? error.message : String(error))),
+      (error: unknown) => fail(this.options.redact(messageOf(error))),
     );
   }
 

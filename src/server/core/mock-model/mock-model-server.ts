@@ -12,6 +12,7 @@ import {
 } from "./mock-script";
 import { responsesRequestSchema, stepIndexOf, type ResponsesRequest } from "./responses-request";
 import { listenHttp } from "../../../lib/listen";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * A local OpenAI Responses API (`POST /v1/responses`: `text/event-stream`, or one JSON body for
@@ -177,7 +178,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       sendApiError({
         res,
         status: isAppError(error) ? 400 : 500,
-        message: error instanceof Error ? error.message : String(error),
+        message: messageOf(error),
       });
     });
   });

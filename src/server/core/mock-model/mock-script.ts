@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
 import { tokenUsageSchema } from "../../../shared/token-usage";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * A mock-model script: what the scripted "model" answers, one step per model response. The request's
@@ -124,7 +125,7 @@ export function readMockScript(options: { dir: string; name: string }): MockScri
   } catch (error) {
     throw new AppError({
       code: "BAD_REQUEST",
-      message: `Mock script "${options.name}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      message: `Mock script "${options.name}" is not valid JSON: ${messageOf(error)}`,
     });
   }
   return parseMockScript({ name: options.name, json });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { Mount } from "./container-spec";
 import { idsText, type UnixUser } from "./container-user";
+import { messageOf } from "../../../shared/error-message";
 
 const run = promisify(execFile);
 
@@ -66,7 +67,7 @@ export async function giveToContainerUser(options: { paths: string[]; user: Unix
     });
   } catch (error) {
     throw new Error(
-      `Could not give the container's user (${idsText(user)}) its folders ${dirs.join(", ")}: ${error instanceof Error ? error.message : String(error)}`,
+      `Could not give the container's user (${idsText(user)}) its folders ${dirs.join(", ")}: ${messageOf(error)}`,
       { cause: error },
     );
   }

@@ -16,6 +16,7 @@ import {
   projectNetworkOf,
   removeIdleNetwork,
 } from "./project-network";
+import { messageOf } from "../../../shared/error-message";
 
 /** What the runtime needs to know about the containers it creates and the process it runs in. */
 export interface LifecycleSettings {
@@ -56,7 +57,7 @@ function statusOf(error: unknown): number | undefined {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 /** The owner of `userFrom`, when the worker is root and that owner is not: who a direct session runs as. */

@@ -1,3 +1,4 @@
+import { asError } from "../../../shared/error-message";
 /**
  * An engine that cannot be reached (no socket, nobody listening, no permission, no answer) fails every
  * call the same way: a `DockerUnreachableError` saying so and what to do, instead of a raw `connect
@@ -36,7 +37,7 @@ export function isDockerUnreachable(error: unknown): error is DockerUnreachableE
 /** The error to throw for `error`: a DockerUnreachableError when it is a connection failure, else itself. */
 export function asReachabilityError(error: unknown): Error {
   if (isConnectionFailure(error)) return new DockerUnreachableError((error as Error).message, { cause: error });
-  return error instanceof Error ? error : new Error(String(error));
+  return asError(error);
 }
 
 /**

@@ -12,6 +12,7 @@ import { withHostCa } from "./host-ca";
 import { checkMounts, type MountPolicy } from "./mount-policy";
 import { switchContainerNetwork } from "./project-network";
 import { loadImage, saveImage } from "./image-transfer";
+import { messageOf } from "../../../shared/error-message";
 
 export interface DockerRuntimeOptions {
   /** unix socket path; defaults to DOCKER_HOST handling in dockerode, else /var/run/docker.sock */
@@ -119,7 +120,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
         const info = await versionClient.version();
         return { version: info.Version, apiVersion: info.ApiVersion, os: info.Os, arch: info.Arch };
       } catch (error) {
-        throw new DockerUnreachableError(error instanceof Error ? error.message : String(error), { cause: error });
+        throw new DockerUnreachableError(messageOf(error), { cause: error });
       }
     },
 

@@ -4,6 +4,7 @@ import fs from "node:fs/promises";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import type Docker from "dockerode";
+import { messageOf } from "../../../shared/error-message";
 
 const run = promisify(execFile);
 
@@ -53,7 +54,7 @@ async function programFiles(name: string): Promise<LayerFile[]> {
     if (/not a dynamic executable|statically linked/.test(String((error as { stderr?: string }).stderr ?? error)))
       return files;
     throw new Error(
-      `Could not list the libraries of ${program} with ldd (${error instanceof Error ? error.message : String(error)}): install libc-bin (Debian/Ubuntu) or run the worker as root.`,
+      `Could not list the libraries of ${program} with ldd (${messageOf(error)}): install libc-bin (Debian/Ubuntu) or run the worker as root.`,
       { cause: error },
     );
   }

@@ -1,5 +1,6 @@
 import type Docker from "dockerode";
 import { LABEL } from "./container-spec";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * Containers in network mode `internet` go on their project's own bridge, never Docker's default one:
@@ -25,7 +26,7 @@ function statusOf(error: unknown): number | undefined {
 
 /** Docker's "network … not found" at create or start: the bridge went away in between (another worker removed it idle). */
 export function isNetworkMissing(error: unknown): boolean {
-  return /network\b.*\bnot found/i.test(error instanceof Error ? error.message : String(error));
+  return /network\b.*\bnot found/i.test(messageOf(error));
 }
 
 const POOLS_HINT =
@@ -51,7 +52,7 @@ async function keepOldest(docker: Docker, name: string): Promise<void> {
 
 /** Docker's "network … is ambiguous": two networks share the bridge's name (see keepOldest). */
 export function isNetworkAmbiguous(error: unknown): boolean {
-  return /ambiguous/i.test(error instanceof Error ? error.message : String(error));
+  return /ambiguous/i.test(messageOf(error));
 }
 
 /** Creations in this process, one per bridge name at a time (two trials of one project on one worker). */
@@ -91,7 +92,7 @@ async function createOnce(options: { docker: Docker; projectId: string; name: st
     });
   } catch (error) {
     if (statusOf(error) === 409) return name; // created meanwhile
-    const text = error instanceof Error ? error.message : String(error);
+    const text = messageOf(error);
     if (/non-overlapping|address pool/i.test(text)) throw new Error(`${POOLS_HINT} (${text})`, { cause: error });
     throw error;
   }

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { ContainerRuntime } from "../runtime/container-runtime";
 import { dataDirPaths } from "../storage/data-dir";
 import { isOpaqueDir, isWhiteout } from "./overlay-layers";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * Which kind of workspace a process makes: `overlay` (copy-on-write: an overlay over the snapshot's
@@ -32,7 +33,7 @@ let probed: Promise<WorkspaceKindProbe> | null = null;
 const PROBE_SCRIPT = "rm /probe/a && rm -r /probe/d && mkdir /probe/d && echo ok > /probe/d/y";
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 /** What the probe container left in its upper layer: a whiteout, an opaque directory and a file. */

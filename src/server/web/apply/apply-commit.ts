@@ -6,6 +6,7 @@ import { ApplyConflictError, ApplyRollbackIncompleteError, ApplyRolledBackError 
 import type { ApplyPlan, PlanStep } from "./apply-plan";
 import { checkParents, compareState, currentState, targetBytes } from "./apply-preflight";
 import { stagePlan, stagingIn, type Staging } from "./apply-staging";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * Applies a preflighted plan all-or-nothing.
@@ -134,14 +135,14 @@ async function rollBackAndThrow(options: {
   const failures = await rollback(options.undo, options.ops);
   if (failures.length > 0) {
     throw new ApplyRollbackIncompleteError(
-      `Apply failed (${error instanceof Error ? error.message : String(error)}) and ${failures.length} change(s) could not be undone: ${failures.join("; ")}. The replaced files are kept in ${staging.dir}/backup (see journal.json there).`,
+      `Apply failed (${messageOf(error)}) and ${failures.length} change(s) could not be undone: ${failures.join("; ")}. The replaced files are kept in ${staging.dir}/backup (see journal.json there).`,
       staging.dir,
     );
   }
   await fs.rm(staging.dir, { recursive: true, force: true });
   const conflicts = error instanceof ApplyConflictError ? error.conflicts : [];
   throw new ApplyRolledBackError(
-    `Apply failed midway (${error instanceof Error ? error.message : String(error)}); every change was undone and the project is as it was.`,
+    `Apply failed midway (${messageOf(error)}); every change was undone and the project is as it was.`,
     conflicts,
     { cause: error },
   );
@@ -233,7 +234,7 @@ async function rollback(undo: Undo[], ops: ApplyFs): Promise<string[]> {
       else await ops.rename(item.backup, item.target);
     } catch (error) {
       const where = item.kind === "restore" ? item.target : item.kind === "rmdir" ? item.dir : item.target;
-      failures.push(`${item.kind} ${where.toString()}: ${error instanceof Error ? error.message : String(error)}`);
+      failures.push(`${item.kind} ${where.toString()}: ${messageOf(error)}`);
     }
   }
   return failures;

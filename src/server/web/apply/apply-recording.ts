@@ -7,6 +7,7 @@ import { ApplyConflictError, ApplyRollbackIncompleteError, ApplyRolledBackError 
 import type { ApplyPlan } from "./apply-plan";
 import type { Conflict, CurrentState } from "./apply-conflict";
 import type { ApplyQueries } from "./apply.queries";
+import { messageOf } from "../../../shared/error-message";
 
 /** Recording apply and undo attempts: every outcome is an ApplyRecord. */
 
@@ -74,7 +75,7 @@ async function recordFailure(options: {
       conflicts: reword(error.conflicts),
       error: error.message,
     });
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   await recordRun(records, { ...base, outcome: "failed", error: message });
   if (error instanceof ApplyRollbackIncompleteError)
     throw new AppError({ code: "INTERNAL_SERVER_ERROR", message, cause: error });
@@ -115,8 +116,7 @@ export async function commitAndRecord(options: {
   }
   const error = await (options.afterCommit?.(result, id) ?? Promise.resolve()).then(
     () => null,
-    (failure: unknown) =>
-      `${options.afterCommitFailure ?? "A step after the commit failed"}: ${failure instanceof Error ? failure.message : String(failure)}`,
+    (failure: unknown) => `${options.afterCommitFailure ?? "A step after the commit failed"}: ${messageOf(failure)}`,
   );
   return recordRun(records, { ...base, id, outcome: options.success, ...(error ? { error } : {}) });
 }

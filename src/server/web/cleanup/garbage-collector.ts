@@ -6,6 +6,7 @@ import type { ContainerRuntime, ImageSummary } from "../../core/runtime/containe
 import { removeTree } from "../../core/workspaces/workspace-store";
 import { dataDirPaths, isWorkspaceId } from "../../core/storage/data-dir";
 import type { StorageReferences } from "./storage-references.queries";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * The periodic garbage collector of the web process: removes what no row and no live run refers to —
@@ -49,7 +50,7 @@ interface Pass {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 async function entries(dir: string): Promise<string[]> {

@@ -6,6 +6,7 @@ import { LABEL } from "../../core/runtime/container-spec";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { removeTree, removeWorkspace } from "../../core/workspaces/workspace-store";
 import { dataDirPaths } from "../../core/storage/data-dir";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * Removing what a deleted study or project left on disk and in Docker, crash-safely. What must go is
@@ -47,7 +48,7 @@ const removalSchema = z.object({
 });
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 /** Removes one image if it is the project's own; null when it is gone (or kept as another's), else why it is still there. */

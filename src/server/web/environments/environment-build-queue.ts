@@ -6,6 +6,7 @@ import type { ProjectLookup } from "../../../shared/project-schemas";
 import type { DependencyBuild } from "../../core/dependencies/dependency-step-plan";
 import type { InstalledDependencies } from "../../../shared/dependency-schemas";
 import { containerLimitsOf } from "../../../shared/project-schemas";
+import { messageOf } from "../../../shared/error-message";
 
 /** What the environment service and its build queue need (environment-service.ts, dependency-service.ts). */
 export interface EnvironmentDeps {
@@ -93,7 +94,7 @@ export async function enqueueBuild(
     await deps.environments.remove(created.id); // nothing half-made stays behind
     throw new AppError({
       code: "INTERNAL_SERVER_ERROR",
-      message: `Could not queue the build: ${error instanceof Error ? error.message : String(error)}`,
+      message: `Could not queue the build: ${messageOf(error)}`,
       cause: error,
     });
   }

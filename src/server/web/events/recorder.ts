@@ -8,6 +8,7 @@ import {
   RECORDER_GROUP,
   trimBehindRecorder,
 } from "../../core/events/event-stream";
+import { messageOf } from "../../../shared/error-message";
 
 export interface RecorderDeps {
   /** A dedicated connection: the recorder blocks on XREADGROUP. */
@@ -115,8 +116,7 @@ export function createRecorder(deps: RecorderDeps) {
             failing = false;
           } catch (error) {
             if (!running) break;
-            if (!failing)
-              deps.log(`recorder: ${error instanceof Error ? error.message : String(error)}; retrying every second`);
+            if (!failing) deps.log(`recorder: ${messageOf(error)}; retrying every second`);
             failing = true;
             await new Promise((resolve) => setTimeout(resolve, 1000));
           }

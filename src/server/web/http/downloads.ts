@@ -2,7 +2,7 @@ import fs from "node:fs";
 import type http from "node:http";
 import { pipeline } from "node:stream/promises";
 import type { AppServices } from "../wiring/app-services";
-import { isAppError } from "../../core/errors/app-error";
+import { HTTP_STATUS, isAppError } from "../../core/errors/app-error";
 import { reviewDownload, sendDownload } from "./review-downloads";
 
 const REPORT_PATH = /^\/api\/studies\/([\w-]+)\/report\.(md|json|csv)$/;
@@ -11,13 +11,6 @@ const TRIAL_LOG_PATH = /^\/api\/trials\/([\w-]+)\/log$/;
 function attachment(fileName: string): string {
   return `attachment; filename="${fileName.replace(/["\\\r\n]/g, "_")}"`;
 }
-
-const STATUS: Partial<Record<string, number>> = {
-  NOT_FOUND: 404,
-  BAD_REQUEST: 400,
-  PRECONDITION_FAILED: 409,
-  CONFLICT: 409,
-};
 
 function refuseDownload(res: http.ServerResponse, message: string, status = 404): void {
   res.statusCode = status;
@@ -78,9 +71,8 @@ export async function handleDownload(options: {
     await sendLogFile(res, file.path);
     return true;
   } catch (error) {
-    const status = isAppError(error) ? STATUS[error.code] : undefined;
-    if (isAppError(error) && status) {
-      refuseDownload(res, error.message, status);
+    if (isAppError(error) && error.code !== "INTERNAL_SERVER_ERROR") {
+      refuseDownload(res, error.message, HTTP_STATUS[error.code]);
       return true;
     }
     throw error;

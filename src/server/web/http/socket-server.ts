@@ -7,6 +7,7 @@ import type { SessionService } from "../sessions/session-service";
 import type { SessionView } from "../../../shared/session-schemas";
 import { createTerminalSocket } from "./terminal-socket";
 import { credentialsFromHeaders, isAllowedHost, isAllowedOrigin, type GuardOptions } from "../access/request-guard";
+import { asError } from "../../../shared/error-message";
 
 /**
  * socket.io on the web server: the handshake is refused for a foreign Host (DNS rebinding) or Origin
@@ -59,7 +60,7 @@ export function createSocketLayer(options: { httpServer: http.Server; guard: Gua
             (socket.data as { identity?: Identity }).identity = identity;
             next();
           })
-          .catch((error: unknown) => next(error instanceof Error ? error : new Error(String(error))));
+          .catch((error: unknown) => next(asError(error)));
       });
       io.on("connection", (socket) => {
         const identity = identityOf(socket);

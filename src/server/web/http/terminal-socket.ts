@@ -11,6 +11,7 @@ import {
 import type { Identity } from "../../../shared/roles";
 import type { SessionService } from "../sessions/session-service";
 import type { ScreenNow } from "../sessions/terminal-hub";
+import { messageOf } from "../../../shared/error-message";
 
 const room = (sessionId: string) => `terminal:${sessionId}`;
 
@@ -71,7 +72,7 @@ function createWatching(options: {
           socket.emit(terminalEvents.state, {
             sessionId,
             state: "finished",
-            reason: error instanceof Error ? error.message : String(error),
+            reason: messageOf(error),
           });
         });
     },

@@ -4,7 +4,8 @@ import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import { writeBundle } from "../../../lib/files/file-bundle";
 import type { AppServices } from "../wiring/app-services";
-import { isAppError } from "../../core/errors/app-error";
+import { messageOf } from "../../../shared/error-message";
+import { HTTP_STATUS, isAppError } from "../../core/errors/app-error";
 import { credentialsFromHeaders } from "../access/request-guard";
 import type { JobLease, LeaseGrant } from "../workers/job-leases";
 import { drainRefused, limitedBody, UploadTooLargeError } from "../workers/upload-limits";
@@ -15,15 +16,6 @@ import type { WorkerTokenView } from "../workers/worker-tokens.queries";
  * services.workers (src/server/web/workers/worker-api.ts). Only a worker token opens it (the admin token and
  * viewer links do not), and a worker token opens nothing else; a revoked one is refused at once (401).
  */
-const STATUS: Record<string, number> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  PRECONDITION_FAILED: 412,
-};
-
 const id = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, "An id is letters, digits, - and _.");
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, "A sha256 is 64 lowercase hex digits.");
 const routes = {
@@ -201,16 +193,12 @@ export async function handleWorkerApi(options: {
     await route({ ...options, token: check.token });
   } catch (error) {
     const status = isAppError(error)
-      ? (STATUS[error.code] ?? 500)
+      ? HTTP_STATUS[error.code]
       : error instanceof z.ZodError
         ? 400
         : ((error as { status?: number }).status ?? 500);
     const message =
-      error instanceof z.ZodError
-        ? error.issues.map((issue) => issue.message).join("; ")
-        : error instanceof Error
-          ? error.message
-          : String(error);
+      error instanceof z.ZodError ? error.issues.map((issue) => issue.message).join("; ") : messageOf(error);
     if (status === 500) options.log(`worker api ${url.pathname} (${check.token.name}): ${message}`);
     if (status === 413) drainRefused(req); // so a sender still sending reads the answer
     if (!res.headersSent) refuse(res, status, status === 500 ? `The dashboard could not answer: ${message}` : message);

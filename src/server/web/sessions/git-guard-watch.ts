@@ -4,6 +4,7 @@ import { readGitGuard } from "./git-guard";
 import type { SessionDeps } from "./session-deps";
 import { checkRunningGitGuard, gitGuardDir } from "./session-git-guard";
 import type { SessionRecord } from "./sessions.queries";
+import { messageOf } from "../../../shared/error-message";
 
 /** Entries of `.git` whose change is checked at once. */
 const WATCHED = new Set(["config", "config.worktree", "commondir", "hooks", "info", "modules", "worktrees"]);
@@ -110,9 +111,7 @@ function guardChecks(options: {
     if (checking.has(sessionId)) return void again.add(sessionId);
     checking.add(sessionId);
     check(sessionId)
-      .catch((error: unknown) =>
-        deps.log(`session ${sessionId}: git guard: ${error instanceof Error ? error.message : String(error)}`),
-      )
+      .catch((error: unknown) => deps.log(`session ${sessionId}: git guard: ${messageOf(error)}`))
       .finally(() => {
         checking.delete(sessionId);
         if (again.delete(sessionId)) trigger(sessionId);

@@ -6,6 +6,7 @@ import { enforceGitGuard, gitGuardDifferences, readGitGuard, snapshotGitGuard } 
 import { gitGuardMounts } from "./git-guard-paths";
 import type { SessionDeps } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
+import { messageOf } from "../../../shared/error-message";
 
 const MAX_NOTICE = 4000;
 
@@ -89,7 +90,7 @@ async function undo(options: {
     undone = enforceGitGuard({ snapshot, saveDir });
   } catch (error) {
     undone = [
-      `could not check (${error instanceof Error ? error.message : String(error)}); look at .git/config and .git/hooks yourself before running git there`,
+      `could not check (${messageOf(error)}); look at .git/config and .git/hooks yourself before running git there`,
     ];
   }
   if (undone.length === 0) return { record, undone };

@@ -12,6 +12,7 @@ import { removeSessionFiles } from "./session-dependencies";
 import type { SessionDeps } from "./session-deps";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
 import { addUsage, ZERO_USAGE } from "../../../shared/token-usage";
+import { messageOf } from "../../../shared/error-message";
 
 export async function sessionOf(deps: SessionDeps, sessionId: string): Promise<SessionRecord> {
   const record = await deps.sessions.find(sessionId);
@@ -209,7 +210,7 @@ export async function saveInstalledTools(options: { deps: SessionDeps; sessionId
     await deps.sessions.update(record.id, { savedVersionId: version.id });
     return ready ?? version;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     await deps.environments.finish(version.id, { status: "failed", durationMs: 0, error: message });
     throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `Could not save the session's tools: ${message}` });
   }

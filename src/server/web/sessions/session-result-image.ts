@@ -4,6 +4,7 @@ import type { ProjectView } from "../../../shared/project-schemas";
 import { toSessionView, type SessionDeps, type TrialOrigin } from "./session-deps";
 import { filesOf, type SessionFiles } from "./session-files";
 import type { SessionRecord } from "./sessions.queries";
+import { messageOf } from "../../../shared/error-message";
 
 const short = (imageId: string) => imageId.replace(/^sha256:/, "").slice(0, 12);
 
@@ -45,8 +46,6 @@ export async function resultImageOf(
 
 /** What a started container resolves to (session-start.ts `launch`). */
 type Launch = (files: SessionFiles, record: SessionRecord) => Promise<{ started: Promise<SessionRecord> }>;
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * A continue-a-result session whose image is on another host: the record says "fetching" at once (state

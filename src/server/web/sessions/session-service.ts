@@ -16,6 +16,7 @@ import { createGitGuardWatch } from "./git-guard-watch";
 import { createSessionDiskCheck } from "./session-disk";
 import type { SessionRecord } from "./sessions.queries";
 import type { ScreenNow } from "./terminal-hub";
+import { messageOf } from "../../../shared/error-message";
 
 /** Upkeep runs this often: direct sessions' leases, idle sessions, token counts. */
 const UPKEEP_EVERY_MS = 5_000;
@@ -49,9 +50,7 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
       const { record, started } = await startSession(deps, input);
       baseline.set(record.id, record.tokens);
       // running (or why it could not start) follows as a change: lists and its page hear of it
-      started.then(changed, (error: unknown) =>
-        deps.log(`sessions: ${record.id}: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      started.then(changed, (error: unknown) => deps.log(`sessions: ${record.id}: ${messageOf(error)}`));
       return view(changed(record) ?? record);
     },
     async list(input: { projectId?: string }): Promise<SessionView[]> {
@@ -130,8 +129,7 @@ function sessionChanges(deps: SessionDeps, watchers: Map<string, number>) {
 /** Runs `task` every UPKEEP_EVERY_MS once started (a failure is logged); `stop` runs it a last time. */
 function periodicUpkeep(task: () => Promise<void>, log: (message: string) => void) {
   let timer: NodeJS.Timeout | null = null;
-  const run = () =>
-    task().catch((error: unknown) => log(`sessions: ${error instanceof Error ? error.message : String(error)}`));
+  const run = () => task().catch((error: unknown) => log(`sessions: ${messageOf(error)}`));
   return {
     start() {
       timer = setInterval(() => void run(), UPKEEP_EVERY_MS);

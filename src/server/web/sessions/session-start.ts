@@ -15,6 +15,7 @@ import { filesOf, type SessionFiles } from "./session-files";
 import { fetchThenLaunch, resultImageOf } from "./session-result-image";
 import { deliverSessionToken, freshSessionToken, sessionRunId } from "./session-token";
 import { checkGitGuard, guardDirectSession } from "./session-git-guard";
+import { messageOf } from "../../../shared/error-message";
 
 const projectLock = createKeyedLock();
 
@@ -156,7 +157,7 @@ async function launch(options: {
     removeSessionFiles(deps, record.id);
     return deps.sessions.update(record.id, {
       state: "finished",
-      reason: `Could not start: ${error instanceof Error ? error.message : String(error)}`,
+      reason: `Could not start: ${messageOf(error)}`,
       leaseExpiresAt: null,
       endedAt: deps.clock(),
     });

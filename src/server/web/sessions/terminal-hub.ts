@@ -6,6 +6,7 @@ import type { Terminal } from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
 import type { ContainerRuntime, ContainerTty } from "../../core/runtime/container-runtime";
 import { createScreenFeed, type ScreenFeed } from "./screen-feed";
+import { messageOf } from "../../../shared/error-message";
 
 // @xterm/headless is CommonJS whose named exports Node's ESM loader cannot detect (the bundled dashboard
 // failed to start on `import { Terminal }`): load it with require
@@ -69,7 +70,7 @@ function writeScreen(entry: LiveTerminal, log?: (message: string) => void): void
     fs.writeFileSync(temporary, JSON.stringify(screenOf(entry)));
     fs.renameSync(temporary, entry.screenFile);
   } catch (error) {
-    log?.(`sessions: could not save a screen: ${error instanceof Error ? error.message : String(error)}`);
+    log?.(`sessions: could not save a screen: ${messageOf(error)}`);
   }
 }
 
@@ -172,8 +173,7 @@ function watchExit(options: {
         writeScreen(entry, deps.log);
         deps.onExit(sessionId, exitCode);
       }),
-    (error: unknown) =>
-      deps.log?.(`sessions: lost a container: ${error instanceof Error ? error.message : String(error)}`),
+    (error: unknown) => deps.log?.(`sessions: lost a container: ${messageOf(error)}`),
   );
 }
 

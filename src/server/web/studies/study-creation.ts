@@ -16,6 +16,7 @@ import type { StudyQueries } from "./studies.queries";
 import { announceStudyChange, requireStudy } from "./study-control";
 import { studyDefaults } from "./study-defaults";
 import type { NewStudy } from "./study-write.queries";
+import { messageOf } from "../../../shared/error-message";
 
 /** Creating a study: check, freeze the snapshot and the environment image, capture the tests, queue the preflight. */
 
@@ -113,7 +114,7 @@ async function queuePreflight(
     await fsp.rm(testFilesDir({ dataDir: deps.dataDir, studyId }), { recursive: true, force: true });
     throw new AppError({
       code: "INTERNAL_SERVER_ERROR",
-      message: `Could not queue the study's preflight: ${error instanceof Error ? error.message : String(error)}`,
+      message: `Could not queue the study's preflight: ${messageOf(error)}`,
       cause: error,
     });
   }

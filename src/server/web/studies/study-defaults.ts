@@ -4,6 +4,7 @@ import type { ProjectQueries } from "../projects/projects.queries";
 import { displayPath } from "../../../lib/files/byte-path";
 import { walkTree } from "../../../lib/files/tree-walker";
 import type { ProjectFileView, StudyDefaultsView } from "../../../shared/study-schemas";
+import { messageOf } from "../../../shared/error-message";
 
 const MAX_DEFAULT_CONCURRENCY = 8;
 const MAX_LISTED_FILES = 500;
@@ -66,7 +67,7 @@ export async function listProjectFiles(options: {
   const walked = await walkTree({ root: project.hostPath }).catch((error: unknown) => {
     throw new AppError({
       code: "PRECONDITION_FAILED",
-      message: `Could not read ${project.hostPath}: ${error instanceof Error ? error.message : String(error)}`,
+      message: `Could not read ${project.hostPath}: ${messageOf(error)}`,
     });
   });
   const needle = options.query.trim().toLowerCase();

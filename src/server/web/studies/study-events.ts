@@ -5,6 +5,7 @@ import { testResultSchema } from "../../../shared/verdict-summary";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialFinish } from "./trial-write.queries";
+import { messageOf } from "../../../shared/error-message";
 
 const MAX_TEST_ROWS = 5000;
 
@@ -29,9 +30,7 @@ async function testsFrom(options: {
     const parsed = evaluationFileSchema.parse(JSON.parse(await fsp.readFile(file, "utf8")));
     return parsed.verdict.tests.slice(0, MAX_TEST_ROWS);
   } catch (error) {
-    log(
-      `studies: could not read per-test results from ${file}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    log(`studies: could not read per-test results from ${file}: ${messageOf(error)}`);
     return [];
   }
 }

@@ -14,6 +14,7 @@ import type { ManifestInputs, TrialManifest } from "../../../shared/trial-manife
 import type { StudyQueries } from "./studies.queries";
 import { announceStudyChange, requireStudy } from "./study-control";
 import type { NewStudy } from "./study-write.queries";
+import { messageOf } from "../../../shared/error-message";
 
 /**
  * Rerunning a trial or a whole study exactly from its manifests: a new study on the same snapshot,
@@ -165,7 +166,7 @@ async function queueRerunPreflight(
     await fsp.rm(testFilesDir({ dataDir: deps.dataDir, studyId }), { recursive: true, force: true });
     throw new AppError({
       code: "INTERNAL_SERVER_ERROR",
-      message: `Could not queue the rerun's preflight: ${error instanceof Error ? error.message : String(error)}`,
+      message: `Could not queue the rerun's preflight: ${messageOf(error)}`,
       cause: error,
     });
   }

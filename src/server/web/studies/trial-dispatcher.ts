@@ -4,6 +4,7 @@ import { createKeyedLock } from "../../core/locks/keyed-lock";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialJobSource } from "./trial-dispatch.queries";
 import { MANIFEST_VERSION, type ManifestInputs } from "../../../shared/trial-manifest";
+import { messageOf } from "../../../shared/error-message";
 
 /** A trial's job from its parsed rows; the schema checks it once more before it is queued. */
 function jobFor(source: TrialJobSource): TrialRunJob {
@@ -103,9 +104,7 @@ export function createTrialDispatcher(deps: {
             await deps.studies.markEnqueued({ trialId, now: deps.clock(), manifest: manifestOf(trial) });
             queued += 1;
           } catch (error) {
-            deps.log(
-              `studies: could not queue trial ${trialId}: ${error instanceof Error ? error.message : String(error)}; will try again`,
-            );
+            deps.log(`studies: could not queue trial ${trialId}: ${messageOf(error)}; will try again`);
             break;
           }
         }

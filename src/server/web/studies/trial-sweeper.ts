@@ -10,7 +10,8 @@ import type { SlotHolder } from "./trial-dispatch.queries";
 import { readFinishReport } from "../../core/trial-records/finish-outbox";
 import { isRedisOutage } from "../../core/redis/redis-errors";
 import { DEFAULT_HEARTBEAT } from "../../core/jobs/worker-registry";
-import { whileStep } from "../../../shared/trial-steps";
+import { INTERRUPTED, whileStep } from "../../../shared/trial-steps";
+import { messageOf } from "../../../shared/error-message";
 
 export interface TrialSweeperDeps {
   studies: StudyQueries;
@@ -115,8 +116,13 @@ async function sweepRunning(
       });
     }
     if (jobState !== "failed") return null;
-    state = "error";
-    reason = `The worker failed this trial: ${(await failedReason(deps, jobId)) ?? "unknown error"}.`;
+    const failure = await failedReason(deps, jobId);
+    // a stopping worker gave up on it (its containers removed): interrupted, with the worker's own sentence
+    if (failure?.startsWith(INTERRUPTED)) reason = failure;
+    else {
+      state = "error";
+      reason = `The worker failed this trial: ${failure ?? "unknown error"}.`;
+    }
   }
   return deps.studies.endTrials({
     trialIds: [trial.id],
@@ -231,7 +237,7 @@ export function createTrialSweeper(deps: TrialSweeperDeps & { heartbeatTtlMs?: n
     running = sweep(deps, now < patientUntil)
       .catch((error: unknown) => {
         outage ||= isRedisOutage(error);
-        deps.log(`sweeper: ${error instanceof Error ? error.message : String(error)}`);
+        deps.log(`sweeper: ${messageOf(error)}`);
       })
       .finally(() => (running = null));
   };

@@ -1,3 +1,4 @@
+import { asError, messageOf } from "../../../shared/error-message";
 /**
  * How health asks a dependency (Redis, Docker) whether it answers, without crying wolf under load:
  * - a deadline that fires after the event loop was busy gives the answer one more turn to land (timers
@@ -39,7 +40,7 @@ export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
+        reject(asError(error));
       },
     );
   });
@@ -58,7 +59,7 @@ export async function probeTwice<T>(
     try {
       return { ok: true, value: await within(ask(), deadlines.second) };
     } catch (error) {
-      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+      return { ok: false, reason: messageOf(error) };
     }
   }
 }

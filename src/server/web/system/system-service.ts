@@ -8,6 +8,7 @@ import { selfcheckJob, type SelfcheckResult } from "../../core/jobs/job-catalog"
 import { listWorkers, type WorkerInfo } from "../../core/jobs/worker-registry";
 import { checkHealth, type SupervisionSource } from "./health";
 import type { HealthReport } from "../../../shared/system-health";
+import { messageOf } from "../../../shared/error-message";
 
 export interface SystemServiceDeps {
   runtime: ContainerRuntime;
@@ -54,7 +55,7 @@ export function createSystemService(deps: SystemServiceDeps) {
       } catch (error) {
         throw new AppError({
           code: "INTERNAL_SERVER_ERROR",
-          message: `The worker self-check did not finish: ${error instanceof Error ? error.message : String(error)}`,
+          message: `The worker self-check did not finish: ${messageOf(error)}`,
           cause: error,
         });
       }

@@ -43,6 +43,7 @@ import type { SetupService } from "../setup/setup-service";
 import type { DemoService } from "../demo/demo-service";
 import { wireFirstRun } from "../setup/first-run-wiring";
 import { wireWorkers, type WorkerServices } from "../workers/worker-wiring";
+import { messageOf } from "../../../shared/error-message";
 
 export interface AppServices {
   version: string;
@@ -111,8 +112,7 @@ function createUpkeep(deps: {
   sessions: Pick<SessionService, "begin" | "close"> & { closeGateway(): Promise<void> };
   log: (message: string) => void;
 }) {
-  const report = (what: string) => (error: unknown) =>
-    deps.log(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+  const report = (what: string) => (error: unknown) => deps.log(`${what}: ${messageOf(error)}`);
   let buildSweep: NodeJS.Timeout | null = null;
   return {
     start(everyMs: number) {

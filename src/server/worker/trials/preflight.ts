@@ -16,6 +16,7 @@ import { prepareEvaluationLayer } from "./evaluation-layer";
 import { runEvaluation } from "./evaluation";
 import { clearJunitPath } from "./captured-changes";
 import { restoreTestFiles } from "../../core/trial-records/test-files";
+import { messageOf } from "../../../shared/error-message";
 
 export interface PreflightDeps {
   runtime: ContainerRuntime;
@@ -128,7 +129,7 @@ export async function runPreflight(deps: PreflightDeps, job: StudyPreflightJob):
     workspaceId = workspace.id;
     result = await evaluateUntouched({ deps, job, workspace });
   } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
+    const text = messageOf(error);
     result = {
       status: "refused",
       refusal: `The test command could not be run: ${text}`,

@@ -9,10 +9,11 @@ import { openTrialContext, type TrialContext, type TrialRunDeps } from "./trial-
 import { recordDiff, runEvaluationStep } from "./trial-evaluation-step";
 import { finishTrial, type TrialEndState, type TrialOutcome } from "./trial-finish";
 import { watchForStop, type TrialStopWatch } from "./trial-stop-watch";
-import { whileStep } from "../../../shared/trial-steps";
+import { INTERRUPTED, whileStep } from "../../../shared/trial-steps";
+import { messageOf } from "../../../shared/error-message";
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 /** The steps in order; each is skipped once a stop was requested. */
@@ -78,10 +79,11 @@ async function runSteps(options: {
 /**
  * A trial its stopping worker gave up on: the log says so, naming the step it was in, and nothing is
  * reported (no finish, no report on disk), so the web process's sweeper records it `interrupted` with the
- * same step. The job fails with the same sentence.
+ * same step. The job fails with the same sentence, which the sweeper takes for an interruption too (a
+ * Redis that was down while the worker stopped may hear of the failure before the heartbeat expires).
  */
 async function interrupt(context: TrialContext, leaving: string): Promise<never> {
-  const sentence = `Interrupted: ${leaving} ${whileStep(context.state())}. Its containers were removed; retry it to run it again.`;
+  const sentence = `${INTERRUPTED}${leaving} ${whileStep(context.state())}. Its containers were removed; retry it to run it again.`;
   context.note(sentence);
   await context.log.close();
   throw new Error(sentence);
