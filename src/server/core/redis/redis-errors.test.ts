@@ -1,6 +1,7 @@
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { isRedisOutage } from "./redis-errors";
+import { createDockerRuntime } from "../runtime/docker-runtime";
 import { tempDir } from "../../../../test/support/temp";
 
 /** The real error Node gives for connecting to `target` (a unix socket path or a TCP port on loopback). */
@@ -35,5 +36,15 @@ describe("telling a Redis outage from other failures", () => {
     expect(isRedisOutage(await connectError(port), { DOCKER_HOST: `tcp://127.0.0.1:${port}` })).toBe(false);
     expect(isRedisOutage(new Error("(HTTP code 404) no such container"), {})).toBe(false);
     expect(isRedisOutage("not an error", {})).toBe(false);
+  });
+
+  it("does not call the runtime's 'Docker is not reachable' a Redis outage, whatever socket it names", async () => {
+    const missing = createDockerRuntime({ socketPath: `${tempDir("docker-nowhere")}/engine.sock` });
+    const error = await missing.listManagedContainers().then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect((error as Error).message).toMatch(/^Docker is not reachable \(connect ENOENT .*engine\.sock\)\. Start/);
+    expect(isRedisOutage(error, {})).toBe(false);
   });
 });

@@ -6,6 +6,8 @@
  */
 export function isRedisOutage(error: unknown, env: Partial<Record<string, string>> = process.env): boolean {
   if (!(error instanceof Error)) return false;
+  // the container runtime's own sentence for an engine it cannot reach (runtime/docker-reachability.ts)
+  if (error.name === "DockerUnreachableError") return false;
   if (error.name === "MaxRetriesPerRequestError") return true;
   const connect = /connect (?:ECONNREFUSED|ENOENT) (\S+)/.exec(error.message);
   if (connect) return !isDockerAddress(connect[1] ?? "", env.DOCKER_HOST);
