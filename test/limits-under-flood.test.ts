@@ -20,14 +20,20 @@ import { startStudyStack, type StudyStack } from "./support/study-stack";
  * ended `completed` and was committed as a 1 GiB image, and time limits overshot by tens of seconds:
  * both were measured and acted on by the worker's own event loop, which the flood kept busy. Now a
  * watchdog thread measures and stops (runtime/limits-watchdog.ts), the flood is read back-pressured,
- * and a container over its budget is never committed.
+ * and a container over its budget is never committed. The time limit's drill also blocks the worker's
+ * loop (it runs in this process) across the limit, as the flood did on a busy machine: only something
+ * off that loop can stop the container in time.
  */
 const REDIS_URL = redisUrlFor(inject("redisUrl"), 29);
 const runtime = createDockerRuntime();
 const DISK_BUDGET = 64 * 1024 * 1024;
 const AGENT_TIMEOUT_SEC = 20;
-// written 14 s past the time limit: a limit that holds within a few seconds never lets it happen
-const OVERSTAY = `sleep ${AGENT_TIMEOUT_SEC + 14}; echo overstayed > overstayed.txt; sleep 120`;
+// written 5 s past the time limit: a limit that holds within a few seconds never lets it happen
+const OVERSTAY = `sleep ${AGENT_TIMEOUT_SEC + 5}; echo overstayed > overstayed.txt; sleep 120`;
+/** The worker's loop is left alone this long into the waiting trial's agent, then blocked until 9 s past its limit. */
+const FREE_MS = 12_000;
+// two `yes` at once: as much output as the engine passes on
+const FLOOD = "yes & yes & wait";
 // past the budget while it runs (the watchdog's measure stops it), and past it just before it exits (the
 // measure before the commit refuses it): 1 GiB of apparent size in the container's own layer, at once
 const OVERRUN = "sleep 6; truncate -s 1G /tmp/overrun.bin; sleep 15; echo survived";
@@ -49,8 +55,13 @@ afterAll(async () => {
   if (projectId) removeImages(`invariant-trial/${projectId.toLowerCase()}`);
 });
 
-/** A study of a `yes` flood beside `commands`, two at a time, waited for to the end: its trials in that order. */
-async function floodBeside(options: { title: string; commands: string[] }): Promise<TrialView[]> {
+/** A study of a flood (FLOOD) beside `commands`, two at a time, waited for to the end: its trials in that order. */
+async function floodBeside(options: {
+  title: string;
+  commands: string[];
+  /** Runs once the trial of `commands[0]` is at its agent step. */
+  duringAgent?: () => Promise<void>;
+}): Promise<TrialView[]> {
   const created = await web.services.studies.create(
     {
       projectId,
@@ -60,7 +71,7 @@ async function floodBeside(options: { title: string; commands: string[] }): Prom
       concurrency: 2,
       agentTimeoutSec: AGENT_TIMEOUT_SEC,
       configurations: [
-        { harness: "command", model: "", reasoningEffort: "low", command: "yes", repeats: 1 },
+        { harness: "command", model: "", reasoningEffort: "low", command: FLOOD, repeats: 1 },
         ...options.commands.map((command) => ({
           harness: "command" as const,
           model: "",
@@ -72,6 +83,16 @@ async function floodBeside(options: { title: string; commands: string[] }): Prom
     },
     "admin",
   );
+  if (options.duringAgent) {
+    await waitForStudy({
+      web,
+      studyId: created.id,
+      until: (view) => view.trials.find((t) => t.configurationId === view.configurations[1]?.id)?.state === "agent",
+      timeoutMs: 120_000,
+      what: "the second trial's agent to start",
+    });
+    await options.duringAgent();
+  }
   const done: StudyView = await waitForStudy({
     web,
     studyId: created.id,
@@ -85,6 +106,11 @@ async function floodBeside(options: { title: string; commands: string[] }): Prom
     if (!trial) throw new Error(`No trial of configuration ${configuration.id}.`);
     return trial;
   });
+}
+
+/** Blocks this thread (and so the worker's and the web side's event loop) without yielding. */
+function blockEventLoop(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 describe("limits with a flooding trial beside", () => {
@@ -106,8 +132,16 @@ describe("limits with a flooding trial beside", () => {
     expect(flood).toMatchObject({ outcome: "timed-out" });
   }, 300_000);
 
-  it("holds a time limit beside the flood: the waiting trial is stopped before it could write its marker", async () => {
-    const [flood, overstay] = await floodBeside({ title: "Flood and overstay", commands: [OVERSTAY] });
+  it("holds a time limit beside the flood, while the worker's loop is blocked past it: the waiting trial is stopped before it could write its marker", async () => {
+    const [flood, overstay] = await floodBeside({
+      title: "Flood and overstay",
+      commands: [OVERSTAY],
+      // what a flood did to the worker of before, for sure: no timer of this process runs across the limit
+      duringAgent: async () => {
+        await new Promise((resolve) => setTimeout(resolve, FREE_MS));
+        blockEventLoop(AGENT_TIMEOUT_SEC * 1000 + 9_000 - FREE_MS);
+      },
+    });
     expect(overstay).toMatchObject({ state: "failed", outcome: "timed-out" });
     expect(overstay?.error).toMatch(new RegExp(`^Stopped after ${AGENT_TIMEOUT_SEC} s: the agent time limit\\.`));
     const workspace = dataDirPaths(stack?.dataDir ?? "").workspace(overstay?.workspaceId ?? "");

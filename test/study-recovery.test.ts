@@ -102,7 +102,7 @@ describe("recovery", () => {
         what: "the interruption",
       });
       expect(ended.trials[0]).toMatchObject({ state: "interrupted" });
-      expect(ended.trials[0]?.error).toMatch(/stopped while the trial was agent/);
+      expect(ended.trials[0]?.error).toMatch(/stopped while the agent was running\. /);
       expect(containersWithLabel(`invariant.trial=${trialId}`)).toEqual([]);
     } finally {
       child.kill("SIGKILL");

@@ -11,7 +11,7 @@ import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../src/server/
 import { agentRunJob } from "../src/server/core/jobs/agent-jobs";
 import { sendImageJob, sendsImage } from "../src/server/core/jobs/image-jobs";
 import type { WorkerInfo } from "../src/server/core/jobs/worker-registry";
-import type { WorkerOptions } from "./main";
+import type { WorkerOptions } from "./worker-options";
 import { messageOf } from "../src/shared/error-message";
 
 /**

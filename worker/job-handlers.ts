@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { runAgent, stopRun, type AgentRunDeps } from "../src/server/core/agents/agent-run";
-import type { EventInput } from "../src/server/core/events/event-stream";
-import { trialStopKey } from "../src/server/core/jobs/study-jobs";
+import type { EventPublisher } from "../src/server/core/events/event-stream";
+import { redisTrialStopFlags } from "../src/server/core/jobs/study-jobs";
 import type { WorkerIdentity } from "../src/server/core/runtime/container-spec";
 import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
 import { withInstalledDependencies } from "../src/server/core/dependencies/dependency-runtime";
@@ -24,7 +24,7 @@ export function createJobHandlers(options: {
   redis: Redis;
   redisUrl: string;
   dataDir: string;
-  publish: (event: EventInput) => Promise<unknown>;
+  publish: EventPublisher;
   /** Why this worker gave up on its running trials (it is stopping), or null (worker-publisher.ts). */
   leaving?: () => string | null;
   identity: WorkerIdentity;
@@ -89,7 +89,7 @@ export function createJobHandlers(options: {
         runAgent: (input, onEvent) => runAgent({ ...agentDeps, onEvent }, input),
         stopAgent: stopRun,
         meteredUsage: (runId) => gatewayHost.gateway.usage(runId),
-        stopRequested: (trialId) => redis.get(trialStopKey(trialId)),
+        stopRequested: (trialId) => redisTrialStopFlags(redis).read(trialId),
         ...(options.leaving ? { leaving: options.leaving } : {}),
         workspaceKind,
         modelRuns: options.modelRuns,

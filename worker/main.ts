@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { publishEvent } from "../src/server/core/events/event-stream";
+import { publishEvent, type EventPublisher } from "../src/server/core/events/event-stream";
 import { connectRedis } from "../src/server/core/redis/connection";
 import { sweepScratch } from "../src/server/core/dependencies/dependency-runtime";
 import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
@@ -18,49 +18,19 @@ import {
 } from "../src/server/core/jobs/worker-registry";
 import { startHeartbeat, type Heartbeat } from "./heartbeat";
 import { stopAwarePublisher } from "./worker-publisher";
-import { DEFAULT_FLOORS, type CapacityFloors, type CapacityTracker } from "./capacity";
+import { DEFAULT_FLOORS, type CapacityTracker } from "./capacity";
 import { createJobHandlers } from "./job-handlers";
 import { createQueueWorker } from "./queue-worker";
 import { handsBackFor, openDashboardLink, type DashboardLink } from "./dashboard-link";
 import { closableRuntime, workerRuntime } from "./worker-runtime";
 import { startContainerWarden } from "./container-warden";
 import { shutdown } from "./worker-shutdown";
-import type { EventInput } from "../src/server/core/events/event-stream";
+import type { WorkerOptions } from "./worker-options";
 import type { WorkerIdentity } from "../src/server/core/runtime/container-spec";
 import type { RegisteredJob } from "./job-handler";
-import { startWorkerGatewayHost, type GatewayHost, type ModelGatewayConfig } from "./model-gateway-host";
-import type { WorkspaceKindSetting } from "../src/server/core/workspaces/workspace-kind";
+import { startWorkerGatewayHost, type GatewayHost } from "./model-gateway-host";
 
 const INSTANCE_KEY = "invariant:instance";
-
-export interface WorkerOptions {
-  redisUrl: string;
-  dataDir: string;
-  concurrency: number;
-  version: string;
-  log: (message: string) => void;
-  /** The model gateway's credential sources and upstream (see docs/agents.md). */
-  modelGateway: ModelGatewayConfig;
-  /** How often the reconciler looks for orphaned containers (ms). */
-  reconcileEveryMs?: number;
-  /** The host CA bundle for containers with network: "auto" (default), "off" or a path (INVARIANT_HOST_CA). */
-  hostCa?: string;
-  /** The heartbeat's timing (worker-registry.ts DEFAULT_HEARTBEAT); tests shorten it. */
-  heartbeat?: Partial<HeartbeatTiming>;
-  /** Free disk and memory under which it takes no new job (capacity.ts DEFAULT_FLOORS; INVARIANT_WORKER_MIN_FREE_*). */
-  floors?: Partial<CapacityFloors>;
-  /** Which kind of workspace trials get: "auto" (default: probed once), "copy" or "overlay" (INVARIANT_WORKSPACE_KIND). */
-  workspaceKind?: WorkspaceKindSetting;
-  /**
-   * A worker on another host, with a data dir and Docker engine of its own: the dashboard it fetches
-   * snapshots, test files and images from and delivers results to, and its worker token (docs/scaling.md).
-   */
-  dashboard?: { url: string; token: string };
-  /** A warden process removes this worker's containers if it dies without doing so (default true; container-warden.ts). */
-  warden?: boolean;
-  /** Told when this worker must stop by itself (its worker token was refused); the caller stops it. */
-  onSelfStop?: (reason: string) => void;
-}
 
 export interface RunningWorker {
   info: WorkerInfo;
@@ -143,7 +113,7 @@ async function startJobSide(o: {
   redis: Redis;
   identity: WorkerIdentity;
   active: Set<string>;
-  publish: (event: EventInput) => Promise<unknown>;
+  publish: EventPublisher;
   leaving: () => string | null;
   link: DashboardLink | null;
 }): Promise<{ gatewayHost: GatewayHost; handlers: Map<string, RegisteredJob> }> {

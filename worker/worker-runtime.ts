@@ -6,7 +6,7 @@ import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
 import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
 import { resolveHostCaBundle } from "../src/server/core/runtime/host-ca";
 import { dataDirMountPolicy } from "../src/server/core/runtime/mount-policy";
-import type { WorkerOptions } from "./main";
+import type { WorkerOptions } from "./worker-options";
 
 /** This worker's container runtime: its mount policy, host CA bundle and the user its containers run as. */
 export function workerRuntime(options: WorkerOptions, hostUser: UnixUser) {

@@ -1,5 +1,6 @@
 import fs from "node:fs";
-import { startWorker, type WorkerOptions } from "../../worker/main";
+import { startWorker } from "../../worker/main";
+import type { WorkerOptions } from "../../worker/worker-options";
 import { pruneArtifactCache } from "../server/core/artifacts/artifact-cache";
 import { guardStandardStreams, writeQuietly } from "../lib/standard-streams";
 import type { CliConfig } from "./config";

@@ -1,5 +1,6 @@
 import type { ContainerRuntime } from "../../src/server/core/runtime/container-runtime";
-import { startWorker, type RunningWorker, type WorkerOptions } from "../../worker/main";
+import { startWorker, type RunningWorker } from "../../worker/main";
+import type { WorkerOptions } from "../../worker/worker-options";
 import { connectRedis, FAKE_KEY, openStudyWeb, scriptsDir, startMock, tempDir, type StudyWeb } from "./study-harness";
 
 /** The whole study stack of an integration test: the web side, a worker with its model gateway, the mock model. */

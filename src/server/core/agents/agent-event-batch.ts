@@ -1,5 +1,5 @@
 import { cutLongStrings, MAX_EVENT_STRING_CHARS } from "../events/event-limits";
-import type { EventInput } from "../events/event-stream";
+import type { EventPublisher } from "../events/event-stream";
 import type { CodexEvent } from "./codex-events";
 
 /** At most this many events wait between flushes; more are counted and left out. */
@@ -32,7 +32,7 @@ function splitBySize(events: CodexEvent[]): CodexEvent[][] {
  * warning event), and a message never exceeds MAX_AGENT_EVENTS_MESSAGE_BYTES.
  */
 export function createEventBatch(options: {
-  publish: (event: EventInput) => Promise<unknown>;
+  publish: EventPublisher;
   ids: { projectId: string; studyId?: string; trialId?: string; sessionId?: string };
   runId: string;
 }) {

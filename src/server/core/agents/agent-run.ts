@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { z } from "zod";
 import { jobHostPathSchema } from "../../../shared/job-path-schemas";
 import { DEFAULT_RUN_TOKEN_BUDGET, networkModeSchema } from "../../../shared/project-schemas";
-import type { EventInput } from "../events/event-stream";
+import type { EventPublisher } from "../events/event-stream";
 import type { ModelGateway } from "../gateway/model-gateway";
 import { containerLimitsSchema } from "../runtime/container-limits";
 import type { ContainerRuntime } from "../runtime/container-runtime";
@@ -80,7 +80,7 @@ export interface AgentRunDeps {
   gatewaySocketPath: string;
   /** Host directory holding the gateway bridges (gateway-bridge.pl, gateway-bridge.cjs). */
   bridgeDir: string;
-  publish: (event: EventInput) => Promise<unknown>;
+  publish: EventPublisher;
   worker: WorkerIdentity;
   active: Set<string>;
   codexVersion: string | null;

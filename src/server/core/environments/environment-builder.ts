@@ -1,7 +1,7 @@
 import path from "node:path";
 import { createBuildLog } from "./build-log";
 import type { CodexBinary } from "../agents/codex-binary";
-import type { EventInput } from "../events/event-stream";
+import type { EventPublisher } from "../events/event-stream";
 import type { PrepareEnvironmentJob } from "../jobs/environment-jobs";
 import { LABEL } from "../runtime/container-spec";
 import type { ContainerRuntime } from "../runtime/container-runtime";
@@ -16,7 +16,7 @@ export const BASE_IMAGE_HINT =
 export interface EnvironmentBuilderDeps {
   runtime: ContainerRuntime;
   codex: CodexBinary | null;
-  publish: (event: EventInput) => Promise<unknown>;
+  publish: EventPublisher;
   worker: WorkerIdentity;
   /** The data dir (dependency steps install into dependencies/<id>/ and mount caches/); base and command builds need none. */
   dataDir?: string;

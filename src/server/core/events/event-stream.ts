@@ -15,6 +15,9 @@ export const MAX_STREAM_LENGTH = 100_000;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type EventInput = DistributiveOmit<InvariantEvent, "v" | "at">;
 
+/** The port modules publish events through (the wiring binds it to publishEvent on its Redis). */
+export type EventPublisher = (event: EventInput) => Promise<unknown>;
+
 /**
  * Publishes one catalog event; validates before writing so a bad event never reaches the stream, and
  * keeps every entry within MAX_EVENT_ENTRY_BYTES (a log chunk is cut, an oversized event refused).

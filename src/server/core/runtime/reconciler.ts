@@ -1,4 +1,4 @@
-import type { EventInput } from "../events/event-stream";
+import type { EventPublisher } from "../events/event-stream";
 import { LABEL } from "./container-spec";
 import type { ContainerRuntime, ContainerSummary } from "./container-runtime";
 
@@ -11,7 +11,7 @@ export interface ReconcilerDeps {
   liveWorkers: () => Promise<Set<string>>;
   /** Whether a process exists on this host (for workers of this host, whose heartbeat may not have expired yet). */
   isProcessAlive: (pid: number) => boolean;
-  publish: (event: EventInput) => Promise<unknown>;
+  publish: EventPublisher;
   log: (message: string) => void;
   /** A dangling volume younger than this is left alone (default 10 minutes). */
   volumeMinAgeMs?: number;

@@ -1,4 +1,3 @@
-import type { Redis } from "ioredis";
 import { AppError } from "../../core/errors/app-error";
 import { effectivePrices, priceOf } from "../../../shared/model-prices";
 import { budgetReached, studyCosts } from "../../../shared/study-costs";
@@ -6,6 +5,7 @@ import type { CreateStudyInput } from "../../../shared/study-inputs";
 import type { StudyView } from "../../../shared/study-schemas";
 import type { StudyQueries } from "./studies.queries";
 import { announceStudyChange } from "./study-control";
+import type { EventPublisher } from "../../core/events/event-stream";
 
 /**
  * A study's budget over all its trials (tokens, or dollars by the price table): when what its trials used
@@ -14,7 +14,7 @@ import { announceStudyChange } from "./study-control";
  */
 export interface StudyBudgetDeps {
   studies: StudyQueries;
-  redis: Redis;
+  publish: EventPublisher;
   log: (message: string) => void;
 }
 

@@ -10,7 +10,7 @@ import { announceStudyChange, requireStudy, type StudyControlDeps } from "./stud
  * viewer hears of it through `study.changed`.
  */
 export async function chooseStudyTrial(
-  deps: Pick<StudyControlDeps, "studies" | "redis" | "log" | "now">,
+  deps: Pick<StudyControlDeps, "studies" | "publish" | "log" | "now">,
   options: { input: ChooseTrialInput; by: string },
 ): Promise<StudyView> {
   const { studyId, trialId } = options.input;

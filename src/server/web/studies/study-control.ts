@@ -1,9 +1,8 @@
-import type { Redis } from "ioredis";
 import { AppError } from "../../core/errors/app-error";
 import { isRedisOutage } from "../../core/redis/redis-errors";
-import { publishEvent } from "../../core/events/event-stream";
+import type { EventPublisher } from "../../core/events/event-stream";
 import type { JobQueue } from "../../core/jobs/job-queue";
-import { preflightJobId, trialJobId, trialStopKey } from "../../core/jobs/study-jobs";
+import { preflightJobId, trialJobId, type TrialStopFlags } from "../../core/jobs/study-jobs";
 import { retryConfigurationEditSchema, type RetryTrialsInput } from "../../../shared/study-inputs";
 import type { StudyView } from "../../../shared/study-schemas";
 import { OPEN_TRIAL_STATES } from "../../../shared/vocabulary";
@@ -12,12 +11,11 @@ import type { TrialDispatcher } from "./trial-dispatcher";
 
 /** Stopping a study and retrying its trials, and telling every viewer what changed. */
 
-const STOP_KEY_TTL_SECONDS = 7 * 24 * 3600;
-
 export interface StudyControlDeps {
   studies: StudyQueries;
   queue: JobQueue;
-  redis: Redis;
+  publish: EventPublisher;
+  stopFlags: TrialStopFlags;
   dispatcher: TrialDispatcher;
   log: (message: string) => void;
   now: () => Date;
@@ -35,13 +33,13 @@ export async function requireStudy(studies: Pick<StudyQueries, "find">, studyId:
 
 /** Publishes `study.changed` (the web process's own changes), so every viewer hears of them; a failure is only logged. */
 export async function announceStudyChange(
-  deps: Pick<StudyControlDeps, "redis" | "log">,
+  deps: Pick<StudyControlDeps, "publish" | "log">,
   change: { studyId: string; projectId: string; reason: string; trialIds?: string[] },
 ): Promise<void> {
   const { studyId, projectId, reason, trialIds = [] } = change;
-  await publishEvent(deps.redis, { type: "study.changed", projectId, studyId, data: { reason, trialIds } }).catch(
-    (error: unknown) => deps.log(`studies: could not publish a change: ${String(error)}`),
-  );
+  await deps
+    .publish({ type: "study.changed", projectId, studyId, data: { reason, trialIds } })
+    .catch((error: unknown) => deps.log(`studies: could not publish a change: ${String(error)}`));
 }
 
 async function endStopped(deps: StudyControlDeps, options: { trialIds: string[]; reason: string }): Promise<void> {
@@ -66,7 +64,7 @@ export async function carryOutStop(
   const enqueued = await deps.studies.enqueuedTrialIds(studyId);
   const cancelled = queued.filter((trial) => !enqueued.has(trial.id)).map((trial) => trial.id);
   await endStopped(deps, { trialIds: cancelled, reason });
-  for (const trial of open) await deps.redis.set(trialStopKey(trial.id), reason, "EX", STOP_KEY_TTL_SECONDS);
+  for (const trial of open) await deps.stopFlags.raise(trial.id, reason);
   const removed: string[] = [];
   for (const trial of queued.filter((candidate) => enqueued.has(candidate.id)))
     if (await deps.queue.remove(trialJobId({ trialId: trial.id, attempt: trial.attempt }))) removed.push(trial.id);
@@ -169,7 +167,7 @@ export async function retryStudyTrials(
   const found = await requireStudy(deps.studies, studyId);
   checkRetryable(found, trialIds);
   checkEdit(found, options.input);
-  for (const trialId of trialIds) await deps.redis.del(trialStopKey(trialId));
+  for (const trialId of trialIds) await deps.stopFlags.clear(trialId);
   const { reset, createdConfiguration } = await deps.studies.retry({
     studyId,
     trialIds,

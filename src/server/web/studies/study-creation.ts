@@ -1,5 +1,4 @@
 import fsp from "node:fs/promises";
-import type { Redis } from "ioredis";
 import { AppError } from "../../core/errors/app-error";
 import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { JobQueue } from "../../core/jobs/job-queue";
@@ -17,6 +16,7 @@ import { announceStudyChange, requireStudy } from "./study-control";
 import { studyDefaults } from "./study-defaults";
 import type { NewStudy } from "./study-write.queries";
 import { messageOf } from "../../../shared/error-message";
+import type { EventPublisher } from "../../core/events/event-stream";
 
 /** Creating a study: check, freeze the snapshot and the environment image, capture the tests, queue the preflight. */
 
@@ -27,7 +27,7 @@ export interface StudyCreationDeps {
   snapshots: Pick<SnapshotService, "create">;
   runtime: Pick<ContainerRuntime, "inspectImage">;
   queue: JobQueue;
-  redis: Redis;
+  publish: EventPublisher;
   dataDir: string;
   host: { cpus: number; memoryBytes: number };
   /** Ids and concurrency of the workers alive now (heartbeats). */

@@ -1,5 +1,4 @@
 import fsp from "node:fs/promises";
-import type { Redis } from "ioredis";
 import path from "node:path";
 import { AppError } from "../../core/errors/app-error";
 import type { JobQueue } from "../../core/jobs/job-queue";
@@ -15,6 +14,7 @@ import type { StudyQueries } from "./studies.queries";
 import { announceStudyChange, requireStudy } from "./study-control";
 import type { NewStudy } from "./study-write.queries";
 import { messageOf } from "../../../shared/error-message";
+import type { EventPublisher } from "../../core/events/event-stream";
 
 /**
  * Rerunning a trial or a whole study exactly from its manifests: a new study on the same snapshot,
@@ -28,7 +28,7 @@ export interface StudyRerunDeps {
   snapshots: Pick<SnapshotService, "get">;
   runtime: Pick<ContainerRuntime, "inspectImage">;
   queue: JobQueue;
-  redis: Redis;
+  publish: EventPublisher;
   dataDir: string;
   log: (message: string) => void;
 }

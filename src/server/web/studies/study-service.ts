@@ -18,12 +18,14 @@ import { createStudy, type StudyCreationDeps } from "./study-creation";
 import { announceStudyChange, carryOutStop, requireStudy, retryStudyTrials, stopStudy } from "./study-control";
 import { trialLogFile, trialLogTail } from "./trial-log-files";
 import { chooseStudyTrial } from "./study-choice";
+import type { TrialStopFlags } from "../../core/jobs/study-jobs";
 
 /** What creating a study needs (study-creation.ts), plus the removal journal for deletions. */
 export interface StudyServiceDeps extends Omit<StudyCreationDeps, "runtime" | "snapshots"> {
   snapshots: Pick<SnapshotService, "create" | "get">;
   runtime: Pick<ContainerRuntime, "inspectImage" | "listManagedContainers" | "removeContainer">;
   journal: RemovalJournal;
+  stopFlags: TrialStopFlags;
   clock?: () => Date;
 }
 

@@ -1,5 +1,5 @@
 import type { JobQueue } from "../../core/jobs/job-queue";
-import type { EventInput } from "../../core/events/event-stream";
+import type { EventPublisher } from "../../core/events/event-stream";
 import { preflightJobId, trialJobId } from "../../core/jobs/study-jobs";
 import { LABEL } from "../../core/runtime/container-spec";
 import { ACTIVE_TRIAL_STATES } from "../../../shared/vocabulary";
@@ -19,7 +19,7 @@ export interface TrialSweeperDeps {
   runtime: Pick<ContainerRuntime, "listManagedContainers" | "removeContainer">;
   liveWorkers: () => Promise<{ id: string }[]>;
   dispatcher: TrialDispatcher;
-  publish: (event: EventInput) => Promise<unknown>;
+  publish: EventPublisher;
   log: (message: string) => void;
   clock: () => Date;
   /** Where workers on this host keep their finish reports (see finish-outbox.ts). */

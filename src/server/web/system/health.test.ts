@@ -4,6 +4,7 @@ import { tempDir } from "../../../../test/support/temp";
 import { connectRedis } from "../../core/redis/connection";
 import { startPrivateRedis, type PrivateRedis } from "../../core/redis/private-redis";
 import { checkHealth } from "./health";
+import { redisQueueProbe } from "../../core/jobs/queue-probe";
 import { createDockerRuntime } from "../../core/runtime/docker-runtime";
 import { removeHeartbeat, writeHeartbeat, type WorkerInfo } from "../../core/jobs/worker-registry";
 
@@ -35,18 +36,18 @@ const REMOTE_ONLY = /^Every worker online is on another host: environment builds
 
 describe("health with workers on other hosts", () => {
   it("says builds wait when every worker online is on another host, and nothing once one shares the data dir", async () => {
-    expect((await checkHealth({ redis, supervision: [] })).problems).toEqual([
+    expect((await checkHealth({ queue: redisQueueProbe(redis), supervision: [] })).problems).toEqual([
       expect.stringMatching(/^No worker is online/),
     ]);
     await writeHeartbeat(redis, worker("remote-1", "build-box-2"));
-    const remoteOnly = await checkHealth({ redis, supervision: [] });
+    const remoteOnly = await checkHealth({ queue: redisQueueProbe(redis), supervision: [] });
     expect(remoteOnly.status).toBe("degraded");
     expect(remoteOnly.problems).toEqual([expect.stringMatching(REMOTE_ONLY)]);
     await writeHeartbeat(redis, worker("local-1", null));
-    const both = await checkHealth({ redis, supervision: [] });
+    const both = await checkHealth({ queue: redisQueueProbe(redis), supervision: [] });
     expect(both).toMatchObject({ status: "ok", problems: [], workers: { online: 2 } });
     await removeHeartbeat(redis, "remote-1");
-    expect((await checkHealth({ redis, supervision: [] })).status).toBe("ok");
+    expect((await checkHealth({ queue: redisQueueProbe(redis), supervision: [] })).status).toBe("ok");
   });
 });
 
@@ -62,7 +63,7 @@ describe("health under load (issue 24, point 7)", () => {
   it("counts a ping answered while the event loop was blocked past the deadline as an answer, not an outage", async () => {
     await writeHeartbeat(redis, worker("busy-1", null));
     for (let round = 0; round < 3; round++) {
-      const report = checkHealth({ redis, supervision: [] });
+      const report = checkHealth({ queue: redisQueueProbe(redis), supervision: [] });
       // the answer arrives during the block; the 1 s deadline expires during it too
       blockLoop(1500);
       const seen = await report;
@@ -76,12 +77,16 @@ describe("health under load (issue 24, point 7)", () => {
 describe("health reports Docker (issue 24, point 3)", () => {
   it("names the engine's version when it answers, and says Docker is not reachable, with what to do, when it does not", async () => {
     await writeHeartbeat(redis, worker("docker-1", null));
-    const up = await checkHealth({ redis, supervision: [], docker: () => createDockerRuntime().version() });
+    const up = await checkHealth({
+      queue: redisQueueProbe(redis),
+      supervision: [],
+      docker: () => createDockerRuntime().version(),
+    });
     expect(up).toMatchObject({ status: "ok", docker: { reachable: true, error: null } });
     expect(up.docker.version).toMatch(/^\d+\./);
 
     const missing = createDockerRuntime({ socketPath: "/nonexistent-invariant-test.sock" });
-    const down = await checkHealth({ redis, supervision: [], docker: () => missing.version() });
+    const down = await checkHealth({ queue: redisQueueProbe(redis), supervision: [], docker: () => missing.version() });
     expect(down.status).toBe("degraded");
     expect(down.docker).toMatchObject({ reachable: false, version: null });
     expect(down.problems).toEqual([

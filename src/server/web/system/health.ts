@@ -1,7 +1,6 @@
-import type { Redis } from "ioredis";
 import type { HealthReport, SupervisedProcess, WorkerRoom } from "../../../shared/system-health";
-import { EVENT_STREAM_KEY, RECORDER_GROUP } from "../../core/events/event-stream";
-import { listWorkers, type WorkerInfo } from "../../core/jobs/worker-registry";
+import type { WorkerInfo } from "../../core/jobs/worker-registry";
+import type { QueueProbe } from "../../core/jobs/queue-probe";
 import { probeTwice, SECOND_DEADLINE_MS, within } from "./health-probes";
 
 /** The launcher's view of the children it keeps running (empty for a web process without one). */
@@ -23,26 +22,16 @@ function supervisionProblems(processes: SupervisedProcess[]): string[] {
   });
 }
 
-/** The recorder group's backlog: XINFO GROUPS gives `lag` (not yet read) and `pending` (read, not acknowledged). */
-async function recorderBacklog(redis: Redis): Promise<HealthReport["recorder"]> {
-  const groups = (await redis.xinfo("GROUPS", EVENT_STREAM_KEY).catch(() => [])) as unknown[][];
-  for (const group of groups) {
-    const fields = new Map<string, unknown>();
-    for (let i = 0; i + 1 < group.length; i += 2) fields.set(String(group[i]), group[i + 1]);
-    if (fields.get("name") !== RECORDER_GROUP) continue;
-    const number = (value: unknown) => (typeof value === "number" ? value : null);
-    return { lag: number(fields.get("lag")), pending: number(fields.get("pending")) };
-  }
-  return { lag: null, pending: null };
-}
-
 /** What the web process can see right now: Redis, the workers' heartbeats, the recorder's backlog. */
-async function probe(redis: Redis) {
+async function probe(queue: QueueProbe) {
   try {
-    const ping = await probeTwice(() => redis.ping());
+    // a connection known to be down is an outage now (a ping would wait in ioredis' offline queue, and the
+    // requests that need Redis would wait longer the older the outage); a ready one is asked twice
+    if (!queue.connected()) throw new Error("the connection to Redis is down");
+    const ping = await probeTwice(() => queue.ping());
     if (!ping.ok) throw new Error(ping.reason);
     const [workers, recorder] = await within(
-      Promise.all([listWorkers(redis), recorderBacklog(redis)]),
+      Promise.all([queue.workers(), queue.recorderBacklog()]),
       SECOND_DEADLINE_MS,
     );
     const remoteOnly = workers.length > 0 && workers.every((worker) => worker.remoteAs !== null);
@@ -104,11 +93,11 @@ function dockerProblem(docker: HealthReport["docker"]): string[] {
  * child keeps failing. Each dependency is asked twice before it counts as down (health-probes.ts).
  */
 export async function checkHealth(options: {
-  redis: Redis;
+  queue: QueueProbe;
   supervision: SupervisedProcess[];
   docker?: DockerProbe;
 }): Promise<HealthReport> {
-  const [seen, docker] = await Promise.all([probe(options.redis), probeDocker(options.docker)]);
+  const [seen, docker] = await Promise.all([probe(options.queue), probeDocker(options.docker)]);
   const problems: string[] = [];
   if (!seen.reachable)
     problems.push(

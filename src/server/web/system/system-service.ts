@@ -1,18 +1,18 @@
-import type { Redis } from "ioredis";
 import type { JobQueue } from "../../core/jobs/job-queue";
 import { AppError } from "../../core/errors/app-error";
 import { runDoctor, type DoctorReport } from "../../core/diagnostics/doctor";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { EventQueries } from "../events/events.queries";
 import { selfcheckJob, type SelfcheckResult } from "../../core/jobs/job-catalog";
-import { listWorkers, type WorkerInfo } from "../../core/jobs/worker-registry";
+import type { WorkerInfo } from "../../core/jobs/worker-registry";
+import type { QueueProbe } from "../../core/jobs/queue-probe";
 import { checkHealth, type SupervisionSource } from "./health";
 import type { HealthReport } from "../../../shared/system-health";
 import { messageOf } from "../../../shared/error-message";
 
 export interface SystemServiceDeps {
   runtime: ContainerRuntime;
-  redis: Redis;
+  queueProbe: QueueProbe;
   redisUrl: string;
   dataDir: string;
   events: EventQueries;
@@ -27,11 +27,11 @@ export function createSystemService(deps: SystemServiceDeps) {
   return {
     doctor: (): Promise<DoctorReport> =>
       runDoctor({ runtime: deps.runtime, dataDir: deps.dataDir, redisUrl: deps.redisUrl }),
-    workers: (): Promise<WorkerInfo[]> => listWorkers(deps.redis),
+    workers: (): Promise<WorkerInfo[]> => deps.queueProbe.workers(),
     /** What /api/health and the System page report: ok, or degraded with the reasons. */
     health: (): Promise<HealthReport> =>
       checkHealth({
-        redis: deps.redis,
+        queue: deps.queueProbe,
         supervision: deps.supervision?.() ?? [],
         docker: () => deps.runtime.version(),
       }),
@@ -39,7 +39,7 @@ export function createSystemService(deps: SystemServiceDeps) {
 
     /** Runs a self-check job on whichever worker picks it up: proves the queue round trip end to end. */
     async selfcheck(options: { timeoutMs?: number } = {}): Promise<SelfcheckResult> {
-      const workers = await listWorkers(deps.redis);
+      const workers = await deps.queueProbe.workers();
       if (workers.length === 0) {
         throw new AppError({
           code: "PRECONDITION_FAILED",

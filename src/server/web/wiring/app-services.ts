@@ -34,7 +34,9 @@ import { createStudyService, type StudyService } from "../studies/study-service"
 import { createTrialSweeper } from "../studies/trial-sweeper";
 import { listWorkers } from "../../core/jobs/worker-registry";
 import type { SupervisionSource } from "../system/health";
-import { publishEvent } from "../../core/events/event-stream";
+import { publishEvent, type EventPublisher } from "../../core/events/event-stream";
+import { redisTrialStopFlags } from "../../core/jobs/study-jobs";
+import { redisQueueProbe } from "../../core/jobs/queue-probe";
 import type { InvariantEvent } from "../../../shared/event-catalog";
 import { wireSessions, type SessionsOptions } from "../sessions/session-wiring";
 import { createResultImageFetcher } from "../../core/artifacts/result-image-fetch";
@@ -157,10 +159,12 @@ function wireStudies(deps: {
   const { projectQueries, snapshotQueries, environmentQueries, studyQueries } = queries;
   const liveWorkers = () => listWorkers(redis);
   const journal = createRemovalJournal({ dataDir: options.dataDir, runtime: options.runtime, log });
-  const studyDeps = { studies: studyQueries, runtime: options.runtime, queue, redis, liveWorkers, log };
+  const publish: EventPublisher = (event) => publishEvent(redis, event);
+  const studyDeps = { studies: studyQueries, runtime: options.runtime, queue, publish, liveWorkers, log };
   const studies = createStudyService({
     ...studyDeps,
     journal,
+    stopFlags: redisTrialStopFlags(redis),
     projects: projectQueries,
     environments: environmentQueries,
     snapshots,
@@ -170,7 +174,6 @@ function wireStudies(deps: {
   const sweeper = createTrialSweeper({
     ...studyDeps,
     dispatcher: studies.dispatcher,
-    publish: (event) => publishEvent(redis, event),
     clock: () => new Date(),
     dataDir: options.dataDir,
     carryOutStops: () => studies.carryOutStops(),
@@ -286,7 +289,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     apply: createApplyService({ ...options, projects: projectQueries, records: createApplyQueries(options.db) }),
     system: createSystemService({
       runtime: options.runtime,
-      redis,
+      queueProbe: redisQueueProbe(redis),
       redisUrl: options.redisUrl,
       dataDir: options.dataDir,
       events,

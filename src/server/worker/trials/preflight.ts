@@ -1,5 +1,5 @@
 import type { ArtifactSource } from "../../core/artifacts/artifact-source";
-import type { EventInput } from "../../core/events/event-stream";
+import type { EventPublisher } from "../../core/events/event-stream";
 import type { StudyPreflightJob } from "../../core/jobs/study-jobs";
 import { verdictSummary } from "../../../shared/verdict-summary";
 import type { PreflightStatus } from "../../../shared/vocabulary";
@@ -21,7 +21,7 @@ import { messageOf } from "../../../shared/error-message";
 export interface PreflightDeps {
   runtime: ContainerRuntime;
   dataDir: string;
-  publish: (event: EventInput) => Promise<unknown>;
+  publish: EventPublisher;
   worker: WorkerIdentity;
   active: Set<string>;
   /** Where the snapshot, test files and image come from (default: the shared data dir). */

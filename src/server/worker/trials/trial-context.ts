@@ -4,7 +4,7 @@ import type { AgentRunInput, AgentRunResult } from "../../core/agents/agent-run"
 import type { CodexEvent } from "../../core/agents/codex-events";
 import type { TokenUsage } from "../../../shared/token-usage";
 import type { ActiveTrialState } from "../../../shared/vocabulary";
-import type { EventInput } from "../../core/events/event-stream";
+import type { EventPublisher } from "../../core/events/event-stream";
 import type { TrialRunJob } from "../../core/jobs/study-jobs";
 import type { WorkerIdentity } from "../../core/runtime/container-spec";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
@@ -15,7 +15,7 @@ import type { WorkspaceKindSetting } from "../../core/workspaces/workspace-kind"
 export interface TrialRunDeps {
   runtime: ContainerRuntime;
   dataDir: string;
-  publish: (event: EventInput) => Promise<unknown>;
+  publish: EventPublisher;
   worker: WorkerIdentity;
   /** Containers this worker is running (the reconciler leaves them alone). */
   active: Set<string>;
