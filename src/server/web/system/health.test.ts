@@ -14,6 +14,7 @@ let redis: Redis;
 beforeAll(async () => {
   server = await startPrivateRedis({ dataDir: tempDir("health-redis") }); // the shared Redis's databases are all taken
   redis = connectRedis({ url: server.url, name: "health-test" });
+  await redis.ping(); // connected: health counts a connection still being opened as down
 });
 afterAll(async () => {
   await redis.quit();
