@@ -28,11 +28,19 @@ export interface LimitsWatchdog {
   watch(id: string, limits: ContainerLimits): LimitsWatch | null;
 }
 
-/** What the thread needs to reach the same engine as `docker` (its socket, or host, port and TLS files). */
+/**
+ * What the thread needs to reach the same engine as `docker` (its socket, or host, port and TLS files).
+ * Only plain values cross to a thread: a default socket path the modem resolves lazily (a function) is
+ * left out, and the thread's client resolves it the same way.
+ */
 function connectionOf(docker: Docker): Docker.DockerOptions {
   const modem = docker.modem as unknown as Record<string, unknown>;
   const keys = ["socketPath", "host", "port", "protocol", "ca", "cert", "key", "version", "timeout"] as const;
-  return Object.fromEntries(keys.flatMap((key) => (modem[key] === undefined ? [] : [[key, modem[key]]])));
+  const plain = (value: unknown) =>
+    ["string", "number", "boolean"].includes(typeof value) ||
+    Buffer.isBuffer(value) ||
+    (Array.isArray(value) && value.every((item) => typeof item === "string" || Buffer.isBuffer(item)));
+  return Object.fromEntries(keys.flatMap((key) => (plain(modem[key]) ? [[key, modem[key]]] : [])));
 }
 
 /**
