@@ -51,6 +51,7 @@ beforeAll(async () => {
     publicUrl: "http://127.0.0.1:1",
     version: "test",
     runtime: createDockerRuntime(),
+    sessionRuntime: (policy) => createDockerRuntime(policy),
   });
   // one real project, so queries that take its id reach past the lookup with hostile paths and fields
   projectDir = tempDir("hostile-project");

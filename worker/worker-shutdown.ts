@@ -81,7 +81,8 @@ async function abandonJobs(options: ShutdownOptions): Promise<void> {
  * (the sweeper sees this worker gone), each naming the step it was in. Redis calls are bounded, so a
  * Redis that went away first (a killed launcher takes its private Redis along) does not keep a
  * container running. Once all is done the container warden is released; a stop that never gets there
- * (its process exits at its deadline) leaves the warden to remove what is left.
+ * (its process exits at its deadline) or that could not reach Redis leaves the warden to remove what is
+ * left and drop the heartbeat.
  */
 export async function shutdown(options: ShutdownOptions): Promise<void> {
   const { worker, redis, info } = options;
@@ -100,17 +101,13 @@ export async function shutdown(options: ShutdownOptions): Promise<void> {
   }
   await options.gatewayHost.close();
   await options.heartbeat.stop();
+  // with Redis away nobody hears these: the warden is not released, and tries again once this process is gone
   const reachable = redis.status === "ready";
-  if (reachable) await bounded(removeHeartbeat(redis, info.id), REDIS_CALL_MS);
-  if (reachable)
-    await bounded(
-      publishEvent(redis, {
-        type: "worker.offline",
-        workerId: info.id,
-        data: { host: info.host, pid: info.pid, reason: options.reason },
-      }),
-      REDIS_CALL_MS,
-    );
+  if (reachable) {
+    await bounded(removeHeartbeat(redis, info.id), REDIS_CALL_MS);
+    const offline = { host: info.host, pid: info.pid, reason: options.reason };
+    await bounded(publishEvent(redis, { type: "worker.offline", workerId: info.id, data: offline }), REDIS_CALL_MS);
+  }
   if (!reachable || !(await bounded(redis.quit(), REDIS_CALL_MS))) redis.disconnect();
-  options.warden?.release();
+  if (reachable) options.warden?.release();
 }

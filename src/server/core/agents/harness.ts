@@ -40,8 +40,30 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'"'"'`)}'`;
 }
 
-function tomlString(value: string): string {
+export function tomlString(value: string): string {
   return JSON.stringify(value); // a TOML basic string is JSON-compatible for these characters
+}
+
+/** The provider every Codex run talks to: the gateway, through the container's loopback bridge, with the run's token. */
+const GATEWAY_PROVIDER = `model_providers.gw={ name="invariant-gateway", base_url=${tomlString(`http://127.0.0.1:${BRIDGE_PORT}/v1`)}, env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
+
+/**
+ * The flags every Codex run gets, headless or the TUI: no sandbox of its own (the container is one),
+ * the model and effort, the gateway as its only provider, and no web search unless the gateway lets
+ * hosted tools through (in network mode none it refuses them: do not offer the model one).
+ */
+export function codexGatewayFlags(options: { model: string; reasoningEffort: string | null; hostedTools: boolean }) {
+  return [
+    "--dangerously-bypass-approvals-and-sandbox",
+    "-m",
+    options.model,
+    ...(options.reasoningEffort ? ["-c", `model_reasoning_effort=${tomlString(options.reasoningEffort)}`] : []),
+    "-c",
+    GATEWAY_PROVIDER,
+    "-c",
+    'model_provider="gw"',
+    ...(options.hostedTools ? [] : ["-c", 'web_search="disabled"']),
+  ];
 }
 
 /** The `codex exec` argument list for a configuration (a new thread, or `resume` of an earlier one). */
@@ -53,22 +75,15 @@ export function codexArguments(options: {
   hostedTools?: boolean;
 }): string[] {
   const { harness } = options;
-  const provider = `model_providers.gw={ name="invariant-gateway", base_url=${tomlString(`http://127.0.0.1:${BRIDGE_PORT}/v1`)}, env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
   const prompt = harness.instructions.trim() ? `${harness.instructions.trim()}\n\n${options.prompt}` : options.prompt;
   const flags = [
     "--json",
     "--skip-git-repo-check",
-    "--dangerously-bypass-approvals-and-sandbox",
-    "-m",
-    wireModelName(harness.model),
-    "-c",
-    `model_reasoning_effort=${tomlString(harness.reasoningEffort)}`,
-    "-c",
-    provider,
-    "-c",
-    'model_provider="gw"',
-    // the gateway refuses hosted tools in network mode none: do not offer the model one
-    ...(options.hostedTools ? [] : ["-c", 'web_search="disabled"']),
+    ...codexGatewayFlags({
+      model: wireModelName(harness.model),
+      reasoningEffort: harness.reasoningEffort,
+      hostedTools: options.hostedTools ?? false,
+    }),
     ...harness.overrides.flatMap((override) => ["-c", override]),
   ];
   // `--` ends the options: a task that starts with "-" (say "--help me fix…") is the prompt, not a flag

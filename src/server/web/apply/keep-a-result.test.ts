@@ -41,6 +41,7 @@ beforeAll(async () => {
     publicUrl: "http://127.0.0.1:1",
     version: "test",
     runtime: createDockerRuntime(),
+    sessionRuntime: (policy) => createDockerRuntime(policy),
   });
 });
 afterAll(async () => {

@@ -7,7 +7,7 @@ import type { SupervisionSource } from "../system/health";
 import { answerClientErrors } from "./client-errors";
 import { createRequestHandler } from "./request-handler";
 import { createSocketLayer } from "./socket-server";
-import type { SessionsOptions } from "../sessions/session-wiring";
+import type { SessionsOptions } from "../wiring/session-wiring";
 
 export interface WebServerOptions {
   root: string;

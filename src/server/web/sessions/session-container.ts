@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { BRIDGE_PORT, CONTAINER_PATHS, shellQuote } from "../../core/agents/harness";
+import { BRIDGE_PORT, CONTAINER_PATHS, codexGatewayFlags, shellQuote, tomlString } from "../../core/agents/harness";
 import { packageProxyLines } from "../../core/agents/package-proxy-env";
 import type { ContainerSpec, ResourceLimits } from "../../core/runtime/container-spec";
 import type { NetworkMode } from "../../../shared/project-schemas";
@@ -15,26 +15,13 @@ export const SESSION_PATHS = {
   control: "/run/invariant/session",
 } as const;
 
-function tomlString(value: string): string {
-  return JSON.stringify(value);
-}
-
-/** The Codex TUI's flags: the gateway as its provider (a per-session token), the model, no sandbox of its own (the container is), /workspace trusted. */
+/** The Codex TUI's flags: the gateway's (a per-session token), and /workspace trusted. */
 export function codexTuiFlags(options: { model: string; reasoningEffort: string | null; hostedTools: boolean }) {
-  const provider = `model_providers.gw={ name="invariant-gateway", base_url=${tomlString(`http://127.0.0.1:${BRIDGE_PORT}/v1`)}, env_key="GW_TOKEN", wire_api="responses", request_max_retries=0, stream_max_retries=0 }`;
   return [
-    "--dangerously-bypass-approvals-and-sandbox",
-    "-m",
-    options.model,
-    ...(options.reasoningEffort ? ["-c", `model_reasoning_effort=${tomlString(options.reasoningEffort)}`] : []),
-    "-c",
-    provider,
-    "-c",
-    'model_provider="gw"',
+    ...codexGatewayFlags(options),
     // a private copy is a git repository, for which Codex would first ask whether to trust the folder
     "-c",
     `projects={ ${tomlString(CONTAINER_PATHS.workspace)} = { trust_level = "trusted" } }`,
-    ...(options.hostedTools ? [] : ["-c", 'web_search="disabled"']),
   ];
 }
 

@@ -4,48 +4,33 @@ import type { Db } from "../../core/db/client";
 import { createAccessService, type AccessService } from "../access/access-service";
 import { createBrowserSessionQueries } from "../access/browser-sessions.queries";
 import { createViewerLinkQueries } from "../access/viewer-links.queries";
-import { createEventQueries, type EventQueries } from "../events/events.queries";
-import { createJobQueue, type JobQueue } from "../../core/jobs/job-queue";
-import { createProjectQueries } from "../projects/projects.queries";
+import type { EventQueries } from "../events/events.queries";
+import { createJobQueue } from "../../core/jobs/job-queue";
 import { createProjectService, type ProjectService } from "../projects/project-service";
-import { removeProject } from "../removal/project-removal";
-import { createRemovalJournal } from "../cleanup/removal-journal";
+import type { removeProject } from "../removal/project-removal";
 import { connectRedis } from "../../core/redis/connection";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { createSystemService, type SystemService } from "../system/system-service";
-import { createSessionQueries } from "../sessions/sessions.queries";
-import { createEnvironmentQueries } from "../environments/environments.queries";
-import { createDependencyQueries } from "../environments/dependencies.queries";
-import { createDependencyService, type DependencyService } from "../environments/dependency-service";
-import {
-  createEnvironmentService,
-  DEFAULT_BASE_IMAGE,
-  type EnvironmentService,
-} from "../environments/environment-service";
+import type { DependencyService } from "../environments/dependency-service";
+import type { EnvironmentService } from "../environments/environment-service";
 import { createApplyQueries } from "../apply/apply.queries";
 import { createApplyService, type ApplyService } from "../apply/apply-service";
-import { createSnapshotQueries } from "../snapshots/snapshots.queries";
 import { createSnapshotService, type SnapshotService } from "../snapshots/snapshot-service";
 import { createWorkspaceService, type WorkspaceService } from "../workspaces/workspace-service";
 import { createReviewQueries } from "../review/review.queries";
 import { createReviewService, type ReviewService } from "../review/review-service";
-import { createStudyQueries } from "../studies/studies.queries";
-import { createStudyService, type StudyService } from "../studies/study-service";
-import { createTrialSweeper } from "../studies/trial-sweeper";
+import type { StudyService } from "../studies/study-service";
 import { listWorkers } from "../../core/jobs/worker-registry";
 import type { SupervisionSource } from "../system/health";
-import { publishEvent, type EventPublisher } from "../../core/events/event-stream";
-import { redisTrialStopFlags } from "../../core/jobs/study-jobs";
 import { redisQueueProbe } from "../../core/jobs/queue-probe";
 import type { InvariantEvent } from "../../../shared/event-catalog";
-import { wireSessions, type SessionsOptions } from "../sessions/session-wiring";
+import { wireSessions, type SessionRuntimeFactory, type SessionsOptions } from "./session-wiring";
 import { createResultImageFetcher } from "../../core/artifacts/result-image-fetch";
 import type { SessionService } from "../sessions/session-service";
 import type { SetupService } from "../setup/setup-service";
 import type { DemoService } from "../demo/demo-service";
-import { wireFirstRun } from "../setup/first-run-wiring";
-import { wireWorkers, type WorkerServices } from "../workers/worker-wiring";
-import { messageOf } from "../../../shared/error-message";
+import { wireFirstRun } from "./first-run-wiring";
+import { wireWorkers, type WorkerServices } from "./worker-wiring";
 
 export interface AppServices {
   version: string;
@@ -88,6 +73,8 @@ export interface AppServicesOptions {
   publicUrl: string;
   version: string;
   runtime: ContainerRuntime;
+  /** Builds the runtime a direct session's container is created with: its own mount policy (that project's folders). */
+  sessionRuntime: SessionRuntimeFactory;
   /** A viewer link or a browser session was revoked (its id): drop its open connections. */
   onViewerRevoked?: (id: string) => void;
   /** How long a browser stays signed in; 30 days by default. */
@@ -103,126 +90,12 @@ export interface AppServicesOptions {
   supervision?: SupervisionSource;
 }
 
-/**
- * The web process's background upkeep: the trial sweeper, stalled environment builds, and removals a
- * crash interrupted (once at start).
- */
-function createUpkeep(deps: {
-  sweeper: { start(everyMs: number): void; stop(): Promise<void> };
-  sweepBuilds: () => Promise<unknown>;
-  resumeRemovals: () => Promise<void>;
-  sessions: Pick<SessionService, "begin" | "close"> & { closeGateway(): Promise<void> };
-  log: (message: string) => void;
-}) {
-  const report = (what: string) => (error: unknown) => deps.log(`${what}: ${messageOf(error)}`);
-  let buildSweep: NodeJS.Timeout | null = null;
-  return {
-    start(everyMs: number) {
-      deps.sweeper.start(everyMs);
-      void deps.resumeRemovals().catch(report("storage"));
-      const sweepBuilds = () => void deps.sweepBuilds().catch(report("environments"));
-      sweepBuilds();
-      buildSweep = setInterval(sweepBuilds, everyMs);
-      void deps.sessions.begin().catch(report("sessions"));
-    },
-    async stop() {
-      if (buildSweep) clearInterval(buildSweep);
-      await deps.sweeper.stop();
-      await deps.sessions.close();
-      await deps.sessions.closeGateway();
-    },
-  };
-}
-
-/** The web process's query modules (the only ones that touch Prisma). */
-function createQueries(db: Db) {
-  return {
-    events: createEventQueries(db),
-    projectQueries: createProjectQueries(db),
-    snapshotQueries: createSnapshotQueries(db),
-    environmentQueries: createEnvironmentQueries(db),
-    studyQueries: createStudyQueries(db),
-  };
-}
-
-/** Studies and what removes them: the study service, its trial sweeper, and the crash-safe removal journal. */
-function wireStudies(deps: {
-  options: AppServicesOptions;
-  queries: ReturnType<typeof createQueries>;
-  queue: JobQueue;
-  redis: Redis;
-  snapshots: SnapshotService;
-  host: { cpus: number; memoryBytes: number };
-  log: (message: string) => void;
-}) {
-  const { options, queries, queue, redis, snapshots, host, log } = deps;
-  const { projectQueries, snapshotQueries, environmentQueries, studyQueries } = queries;
-  const liveWorkers = () => listWorkers(redis);
-  const journal = createRemovalJournal({ dataDir: options.dataDir, runtime: options.runtime, log });
-  const publish: EventPublisher = (event) => publishEvent(redis, event);
-  const studyDeps = { studies: studyQueries, runtime: options.runtime, queue, publish, liveWorkers, log };
-  const studies = createStudyService({
-    ...studyDeps,
-    journal,
-    stopFlags: redisTrialStopFlags(redis),
-    projects: projectQueries,
-    environments: environmentQueries,
-    snapshots,
-    dataDir: options.dataDir,
-    host,
-  });
-  const sweeper = createTrialSweeper({
-    ...studyDeps,
-    dispatcher: studies.dispatcher,
-    clock: () => new Date(),
-    dataDir: options.dataDir,
-    carryOutStops: () => studies.carryOutStops(),
-  });
-  // finishes removals a crash or a busy image interrupted; an owner whose rows are still there was not deleted
-  const resumeRemovals = () =>
-    journal.resume(async (owner) =>
-      owner.kind === "study"
-        ? (await studyQueries.state(owner.id)) !== null
-        : (await projectQueries.findById(owner.id)) !== null,
-    );
-  const removalDeps = {
-    projects: projectQueries,
-    studies: studyQueries,
-    environments: environmentQueries,
-    snapshots: snapshotQueries,
-    sessions: createSessionQueries(options.db),
-    journal,
-    dataDir: options.dataDir,
-  };
-  return { studies, sweeper, resumeRemovals, removeProjectById: (id: string) => removeProject(removalDeps, id) };
-}
-
-/** Environment versions and the dependency step that builds them too. */
-function wireEnvironments(deps: {
-  options: AppServicesOptions;
-  queries: ReturnType<typeof createQueries>;
-  queue: JobQueue;
-  snapshots: SnapshotService;
-}) {
-  const { options } = deps;
-  const environmentDeps = {
-    environments: deps.queries.environmentQueries,
-    projects: deps.queries.projectQueries,
-    queue: deps.queue,
-    dataDir: options.dataDir,
-    defaultBaseImage: options.defaultBaseImage ?? DEFAULT_BASE_IMAGE,
-  };
-  return {
-    environments: createEnvironmentService(environmentDeps),
-    dependencies: createDependencyService({
-      ...environmentDeps,
-      dependencies: createDependencyQueries(options.db),
-      snapshots: deps.snapshots,
-    }),
-  };
-}
-
 /** Wires the domain services of the web process. Transport layers receive this object and nothing else. */
+import { createQueries } from "./queries";
+import { createUpkeep } from "./upkeep";
+import { wireStudies } from "./study-wiring";
+import { wireEnvironments } from "./environment-wiring";
+
 export function createAppServices(options: AppServicesOptions): AppServices {
   const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web", failFast: true });
   const queue = createJobQueue({ redisUrl: options.redisUrl });

@@ -13,7 +13,7 @@ import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import { createGarbageCollector, type GarbageCollector } from "../cleanup/garbage-collector";
 import { createStorageReferenceQueries } from "../cleanup/storage-references.queries";
-import type { SessionsOptions } from "../sessions/session-wiring";
+import type { SessionsOptions } from "./session-wiring";
 
 /**
  * The composition root of the web side: the one place that opens the database (migrations first),
@@ -98,6 +98,7 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     publicUrl: options.publicUrl,
     version: options.version,
     runtime,
+    sessionRuntime: (policy) => createDockerRuntime(policy),
     log,
     ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
     ...(options.sessions ? { sessions: options.sessions } : {}),

@@ -7,7 +7,7 @@ import { createProjectService } from "../projects/project-service";
 import type { ProjectQueries } from "../projects/projects.queries";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { StudyService } from "../studies/study-service";
-import { createSetupService } from "./setup-service";
+import { createSetupService } from "../setup/setup-service";
 
 /** The web process's first-run services: the setup checklist (model access, the stored key) and the one-click demo. */
 export function wireFirstRun(deps: {

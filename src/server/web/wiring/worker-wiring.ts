@@ -3,13 +3,13 @@ import type { ModelGatewayOptions } from "../../core/gateway/model-gateway";
 import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
 import { createJobLocks } from "../../core/jobs/job-locks";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
-import { createJobLeases, type JobLeases } from "./job-leases";
-import { createRemoteModelRelay, type RemoteModelRelay } from "./remote-model-relay";
-import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload-limits";
-import { createWorkerApi, type WorkerApi } from "./worker-api";
-import { createWorkerApiQueries } from "./worker-api.queries";
-import { createWorkerTokenService, type WorkerTokenService } from "./worker-token-service";
-import { createWorkerTokenQueries } from "./worker-tokens.queries";
+import { createJobLeases, type JobLeases } from "../workers/job-leases";
+import { createRemoteModelRelay, type RemoteModelRelay } from "../workers/remote-model-relay";
+import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "../workers/upload-limits";
+import { createWorkerApi, type WorkerApi } from "../workers/worker-api";
+import { createWorkerApiQueries } from "../workers/worker-api.queries";
+import { createWorkerTokenService, type WorkerTokenService } from "../workers/worker-token-service";
+import { createWorkerTokenQueries } from "../workers/worker-tokens.queries";
 
 export interface WorkerServices {
   /** Worker tokens: created and revoked on the System page; they open the worker API only. */

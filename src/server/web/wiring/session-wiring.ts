@@ -5,21 +5,26 @@ import { stagePackageFiles } from "../../core/agents/package-files";
 import type { ModelGatewayOptions } from "../../core/gateway/model-gateway";
 import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { ProjectQueries } from "../projects/projects.queries";
-import { createDockerRuntime } from "../../core/runtime/docker-runtime";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
-import { dataDirMountPolicy } from "../../core/runtime/mount-policy";
+import { dataDirMountPolicy, type MountPolicy } from "../../core/runtime/mount-policy";
 import type { SnapshotService } from "../snapshots/snapshot-service";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import type { SessionView } from "../../../shared/session-schemas";
-import { startSessionGateway, type SessionGateway } from "./session-gateway";
-import { createSessionService, type SessionService } from "./session-service";
-import { createSessionQueries, createTrialOriginQuery } from "./sessions.queries";
-import { createTerminalHub } from "./terminal-hub";
+import { startSessionGateway, type SessionGateway } from "../sessions/session-gateway";
+import { createSessionService, type SessionService } from "../sessions/session-service";
+import { createSessionQueries, createTrialOriginQuery } from "../sessions/sessions.queries";
+import { createTerminalHub } from "../sessions/terminal-hub";
 import type { WorkspaceKindSetting } from "../../core/workspaces/workspace-kind";
 
 /** A direct session's lease lasts this long without renewal (upkeep renews it every 5 s). */
 const LEASE_MS = 30_000;
 const DEFAULT_IDLE_STOP_MS = 4 * 3600_000;
+
+/** Builds a container runtime with a mount policy of its own (the composition root binds it to Docker). */
+export type SessionRuntimeFactory = (options: {
+  hostCaBundle: string | null;
+  mountPolicy: MountPolicy;
+}) => ContainerRuntime;
 
 export interface SessionsOptions {
   /** The model gateway's upstream and credential (the same as the workers' gateways get). */
@@ -62,6 +67,7 @@ export function wireSessions(
     db: Db;
     dataDir: string;
     runtime: ContainerRuntime;
+    sessionRuntime: SessionRuntimeFactory;
     sessions?: Partial<SessionsOptions>;
     log?: (message: string) => void;
     /** Continue a result of a trial whose image is on a worker on another host: fetches it from there. */
@@ -106,7 +112,7 @@ export function wireSessions(
     },
     runtime: options.runtime,
     creatingRuntime: (projectDirs) =>
-      createDockerRuntime({
+      options.sessionRuntime({
         hostCaBundle: config.hostCaBundle ?? null,
         mountPolicy: dataDirMountPolicy({
           dataDir: options.dataDir,
