@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { NetworkMode } from "./project-schemas";
+import type { Tokens } from "./token-usage";
 import { reasoningEffortSchema } from "./vocabulary";
 
 /**
@@ -77,7 +78,7 @@ export interface SessionView {
   network: NetworkMode;
   columns: number;
   rows: number;
-  tokens: { input: number; cachedInput: number; output: number; reasoning: number };
+  tokens: Tokens;
   createdAt: string;
   lastActivityAt: string;
   endedAt: string | null;

@@ -28,6 +28,16 @@ export function tokensWithTotal(options: Omit<Tokens, "total">): Tokens {
   return { ...options, total: options.input + options.output };
 }
 
+/** A run's usage (a job, an event, a database row: they carry the four counts by these names) as views show it. */
+export function tokensOf(usage: TokenUsage): Tokens {
+  return tokensWithTotal({
+    input: usage.inputTokens,
+    cachedInput: usage.cachedInputTokens,
+    output: usage.outputTokens,
+    reasoning: usage.reasoningTokens,
+  });
+}
+
 export const ZERO_USAGE: TokenUsage = Object.freeze({
   inputTokens: 0,
   cachedInputTokens: 0,

@@ -20,7 +20,7 @@ export function sessionStateLabel(session: SessionView): string {
 }
 
 function tokensText(session: SessionView): string {
-  const total = session.tokens.input + session.tokens.output;
+  const { total } = session.tokens;
   return total === 0 ? "—" : total.toLocaleString("en-US");
 }
 

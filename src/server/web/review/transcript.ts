@@ -1,7 +1,7 @@
 import { codexEventSchema, type CodexEvent } from "../../core/agents/codex-events";
 import type { InvariantEvent } from "../../../shared/event-catalog";
 import type { TranscriptItem } from "../../../shared/review-schemas";
-import { tokensWithTotal } from "../../../shared/token-usage";
+import { tokensOf } from "../../../shared/token-usage";
 
 /**
  * A trial attempt's transcript: its recorded events (trial.* and the Codex events the agent run
@@ -20,17 +20,7 @@ function fromCodex(event: CodexEvent, at: string): TranscriptItem | null {
     case "file.changed":
       return { at, kind: "file-change", status: event.status, changes: event.changes };
     case "token.usage": {
-      const usage = event.run;
-      return {
-        at,
-        kind: "usage",
-        tokens: tokensWithTotal({
-          input: usage.inputTokens,
-          cachedInput: usage.cachedInputTokens,
-          output: usage.outputTokens,
-          reasoning: usage.reasoningTokens,
-        }),
-      };
+      return { at, kind: "usage", tokens: tokensOf(event.run) };
     }
     case "error":
       return { at, kind: "error", message: event.message, fatal: event.fatal };

@@ -9,7 +9,7 @@ import {
   type SessionState,
   type SessionView,
 } from "../../../shared/session-schemas";
-import type { TokenUsage } from "../../../shared/token-usage";
+import { tokensOf, type TokenUsage } from "../../../shared/token-usage";
 import { networkModeSchema, type NetworkMode } from "../../../shared/project-schemas";
 
 type SessionRow = Prisma.SessionGetPayload<{ include: { project: { select: { name: true } } } }>;
@@ -46,12 +46,7 @@ function toRecord(row: SessionRow): SessionRecord {
     network: networkModeSchema.catch("none").parse(row.network),
     columns: row.columns,
     rows: row.rows,
-    tokens: {
-      input: row.inputTokens,
-      cachedInput: row.cachedInputTokens,
-      output: row.outputTokens,
-      reasoning: row.reasoningTokens,
-    },
+    tokens: tokensOf(row),
     createdAt: row.createdAt.toISOString(),
     lastActivityAt: row.lastActivityAt.toISOString(),
     endedAt: row.endedAt?.toISOString() ?? null,

@@ -12,7 +12,7 @@ import type {
 import { TRIAL_OUTCOMES, trialOutcome, type TrialOutcome } from "../../../shared/trial-outcome";
 import { judgedVerdict, testsMissing } from "../../../shared/test-integrity";
 import { parseManifestInputs, type TrialManifest } from "../../../shared/trial-manifest";
-import { tokensWithTotal } from "../../../shared/token-usage";
+import { tokensOf } from "../../../shared/token-usage";
 import { verdictSchema, type VerdictView } from "../../../shared/verdict-summary";
 import { shownStudyState } from "../../../shared/study-state";
 import {
@@ -83,15 +83,6 @@ export function verdictFromColumns<P extends VerdictPrefix>(prefix: P, row: Verd
   ) as { [K in keyof VerdictView]: VerdictView[K] | null };
   if (!value.source) return null;
   return { ...value, source: value.source, ok: value.ok ?? false };
-}
-
-function tokensOf(row: Pick<TrialRow, "inputTokens" | "cachedInputTokens" | "outputTokens" | "reasoningTokens">) {
-  return tokensWithTotal({
-    input: row.inputTokens,
-    cachedInput: row.cachedInputTokens,
-    output: row.outputTokens,
-    reasoning: row.reasoningTokens,
-  });
 }
 
 /** The verdict in a row's columns judged against the study's baseline, with the integrity flag. */

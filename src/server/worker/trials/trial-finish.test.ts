@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentRunResult } from "../../core/agents/agent-run";
 import type { EvaluationResult } from "./evaluation";
 import { trialEndLine } from "../../../shared/trial-outcome";
-import { endState, type TrialOutcome } from "./trial-finish";
+import { endState, type TrialResults } from "./trial-finish";
 
 const verdict = (passed: number, total: number) => ({
   passed,
@@ -39,7 +39,7 @@ const evaluation = (fields: Partial<EvaluationResult> = {}): EvaluationResult =>
   ...fields,
 });
 
-const outcome = (fields: Partial<TrialOutcome>): TrialOutcome => ({
+const outcome = (fields: Partial<TrialResults>): TrialResults => ({
   stoppedBy: null,
   error: null,
   commandsRun: 0,

@@ -5,15 +5,13 @@ import type { EvaluationResult } from "./evaluation";
 import type { TrialContext } from "./trial-context";
 import type { DiffTotals } from "./trial-evaluation-step";
 import { verdictSummary } from "../../../shared/verdict-summary";
-import { trialEndLine, type TrialOutcome as TrialRunOutcome } from "../../../shared/trial-outcome";
+import { trialEndLine, type TrialOutcome } from "../../../shared/trial-outcome";
 import type { TrialEndState } from "../../../shared/vocabulary";
 import { writeFinishReport } from "../../core/trial-records/finish-outbox";
 import { dataDirPaths } from "../../core/storage/data-dir";
 
-export type { TrialEndState };
-
 /** Everything a trial attempt produced, filled in step by step; what a step did not reach stays null. */
-export interface TrialOutcome {
+export interface TrialResults {
   stoppedBy: string | null;
   error: string | null;
   commandsRun: number;
@@ -35,9 +33,9 @@ export interface TrialOutcome {
  * budget is `budget` ("stopped: budget"), its work so far evaluated; an agent or test command stopped at
  * the disk budget is `disk` ("stopped: disk").
  */
-export function endState(outcome: TrialOutcome): {
+export function endState(outcome: TrialResults): {
   state: TrialEndState;
-  outcome: TrialRunOutcome;
+  outcome: TrialOutcome;
   reason: string | null;
 } {
   const { stoppedBy, error, agent, evaluation } = outcome;
@@ -49,7 +47,7 @@ export function endState(outcome: TrialOutcome): {
   const overDisk =
     (state === "failed" && agent?.diskExceeded === true) ||
     (state === "error" && (evaluation?.overDisk ?? null) !== null);
-  const shown: TrialRunOutcome = overDisk
+  const shown: TrialOutcome = overDisk
     ? "disk"
     : timedOut
       ? "timed-out"
@@ -64,7 +62,7 @@ export function endState(outcome: TrialOutcome): {
 }
 
 /** Closes the log and publishes `trial.finished`, the result the web process records. */
-export async function finishTrial(options: { context: TrialContext; outcome: TrialOutcome }): Promise<TrialEndState> {
+export async function finishTrial(options: { context: TrialContext; outcome: TrialResults }): Promise<TrialEndState> {
   const { context, outcome } = options;
   const { deps, job, ids, runId } = context;
   const { agent, evaluation } = outcome;

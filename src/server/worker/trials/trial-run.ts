@@ -7,7 +7,8 @@ import { resetAgentGitDir } from "../../core/snapshots/host-git";
 import { runAgentStep } from "./trial-agent-step";
 import { openTrialContext, type TrialContext, type TrialRunDeps } from "./trial-context";
 import { recordDiff, runEvaluationStep } from "./trial-evaluation-step";
-import { finishTrial, type TrialEndState, type TrialOutcome } from "./trial-finish";
+import { finishTrial, type TrialResults } from "./trial-finish";
+import type { TrialEndState } from "../../../shared/vocabulary";
 import { watchForStop, type TrialStopWatch } from "./trial-stop-watch";
 import { INTERRUPTED, whileStep } from "../../../shared/trial-steps";
 import { messageOf } from "../../../shared/error-message";
@@ -20,7 +21,7 @@ function message(error: unknown): string {
 async function runSteps(options: {
   context: TrialContext;
   stop: TrialStopWatch;
-  outcome: TrialOutcome;
+  outcome: TrialResults;
 }): Promise<void> {
   const { context, stop, outcome } = options;
   const { deps, job, ids } = context;
@@ -103,7 +104,7 @@ async function interrupt(context: TrialContext, leaving: string): Promise<never>
 export async function runTrial(deps: TrialRunDeps, job: TrialRunJob): Promise<{ state: TrialEndState }> {
   const context = openTrialContext(deps, job);
   const stop = watchForStop(context);
-  const outcome: TrialOutcome = {
+  const outcome: TrialResults = {
     stoppedBy: null,
     error: null,
     commandsRun: 0,
