@@ -8,13 +8,12 @@ import { useTRPC } from "../_lib/trpc";
 import { SessionsTable } from "./sessions-table";
 import { StartSessionForm } from "./start-session-form";
 import { useSessionsLive } from "./use-sessions";
+import { CONTAINER_SESSION_STATES } from "../../shared/session-schemas";
 
 /** Sessions whose container still runs on the network mode the project had before a change. */
 export function sessionsOnOldNetwork(sessions: readonly SessionView[], projectMode: NetworkMode): SessionView[] {
   return sessions.filter(
-    (session) =>
-      session.network !== projectMode &&
-      (session.state === "running" || session.state === "starting" || session.state === "exited"),
+    (session) => session.network !== projectMode && CONTAINER_SESSION_STATES.includes(session.state),
   );
 }
 

@@ -7,6 +7,7 @@ import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
 import { dangerButtonClass, ErrorMessage, smallButtonClass } from "../_components/ui";
 import { useRole } from "../_components/use-role";
+import { CONTAINER_SESSION_STATES, LIVE_SESSION_STATES, RESUMABLE_SESSION_STATES } from "../../shared/session-schemas";
 
 /** Attach, resume, save installed tools and finish, as the session's state allows (admins only but attach). */
 export function SessionActions({ session, compact = false }: { session: SessionView; compact?: boolean }) {
@@ -29,8 +30,8 @@ export function SessionActions({ session, compact = false }: { session: SessionV
     }),
   );
   const error = resume.error ?? finish.error ?? save.error;
-  const open = session.state === "running" || session.state === "starting";
-  const hasContainer = (open || session.state === "exited") && !session.fetchingImage;
+  const open = LIVE_SESSION_STATES.includes(session.state);
+  const hasContainer = CONTAINER_SESSION_STATES.includes(session.state) && !session.fetchingImage;
   return (
     <div className={`flex flex-wrap items-center gap-2 ${compact ? "" : "mt-1"}`}>
       {compact && session.state !== "finished" ? (
@@ -38,7 +39,7 @@ export function SessionActions({ session, compact = false }: { session: SessionV
           {open ? "Attach" : "Open"}
         </Link>
       ) : null}
-      {isAdmin && (session.state === "exited" || session.state === "interrupted") ? (
+      {isAdmin && RESUMABLE_SESSION_STATES.includes(session.state) ? (
         <button
           type="button"
           className={smallButtonClass}
