@@ -4,9 +4,9 @@
 // with a pipe to the worker on stdin. The worker writes one line of settings, and "done" once its stop
 // removed its containers itself. When the pipe closes without "done" (the worker was killed, crashed, or
 // gave up on its stop) or the worker's pid stops being its parent, the warden removes every container
-// labelled with the worker's id (its agents, evaluations, builds), then the worker's heartbeat key, so the
-// dashboard's sweeper ends the worker's trials `interrupted` at its next sweep instead of after the key's
-// TTL. Plain JavaScript: it runs as is from the package, next to the bundle, in tests and in production.
+// labelled with the worker's id (its agents, evaluations, builds), then the worker's heartbeat key, and
+// publishes the worker's `worker.offline`, so the dashboard's sweeper ends the worker's trials
+// `interrupted` at once instead of after the key's TTL. Plain JavaScript: it runs as is from the package, next to the bundle, in tests and in production.
 import readline from "node:readline";
 import Docker from "dockerode";
 import { Redis } from "ioredis";
@@ -55,7 +55,8 @@ async function removeContainers(docker, workerId) {
   return removed;
 }
 
-async function removeHeartbeat(redisOptions, key) {
+/** Drops the worker's heartbeat and publishes its `worker.offline` (the dashboard sweeps on it); false if Redis did not answer. */
+async function forgetWorker(redisOptions, key, offline) {
   const redis = new Redis({
     ...redisOptions,
     connectionName: "invariant-warden",
@@ -65,8 +66,9 @@ async function removeHeartbeat(redisOptions, key) {
   });
   redis.on("error", () => undefined);
   try {
+    const event = JSON.stringify({ ...offline.event, at: new Date().toISOString() });
     await Promise.race([
-      redis.del(key),
+      redis.del(key).then(() => redis.xadd(offline.streamKey, "*", "event", event)),
       new Promise((_, reject) => setTimeout(() => reject(new Error("Redis did not answer")), REDIS_DEADLINE_MS)),
     ]);
     return true;
@@ -81,14 +83,14 @@ async function act(why) {
   if (acting || done || !settings) return;
   acting = true;
   const started = Date.now();
-  const { workerId, workerPid, heartbeatKey, redisOptions } = settings;
+  const { workerId, workerPid, heartbeatKey, redisOptions, offline } = settings;
   let removed = 0;
   try {
     removed = await removeContainers(new Docker(), workerId);
   } catch (error) {
     log(`could not list worker ${workerId}'s containers: ${error?.message ?? String(error)}`);
   }
-  const forgotten = await removeHeartbeat(redisOptions, heartbeatKey);
+  const forgotten = await forgetWorker(redisOptions, heartbeatKey, offline);
   log(
     `worker ${workerId} (pid ${workerPid}) ${why}: removed its ${removed} containers in ${Date.now() - started} ms` +
       (forgotten ? "; its trials are handed to recovery" : "; Redis did not answer, its heartbeat expires by itself"),

@@ -32,7 +32,7 @@ export { startMockModel } from "./src/server/core/mock-model/mock-model-server.t
 export { createDockerRuntime } from "./src/server/core/runtime/docker-runtime.ts";
 export { ensureAgentImage } from "./test/support/agent-image.ts";
 export { startWorker } from "./worker/main.ts";
-export { writeHeartbeat } from "./src/server/core/jobs/worker-registry.ts";
+export { writeHeartbeat } from "./src/server/core/redis/worker-registry.ts";
 `;
 
 let loaded = null;

@@ -80,10 +80,10 @@ export const LAYERS = [
   },
   {
     importer: /^src\/server\//,
-    except: /^src\/server\/(core\/(redis|events|jobs)|web\/(events|wiring))\/|\.test\.ts$/,
+    except: /^src\/server\/(core\/(redis|events)|web\/(events|wiring))\/|\.test\.ts$/,
     target: /^ioredis$/,
     message:
-      "Redis is infrastructure: only core/redis, core/events, core/jobs and the wiring use ioredis; take a port (publish, stop flags, …) built in the wiring.",
+      "Redis is infrastructure: only the redis and events folders and the wiring use ioredis; take a port (publish, stop flags, …) built in the wiring.",
   },
   {
     importer: /^src\/server\//,

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateRedis, type PrivateRedis } from "../src/server/core/redis/private-redis";
-import { listWorkers } from "../src/server/core/jobs/worker-registry";
+import { listWorkers } from "../src/server/core/redis/worker-registry";
 import { startStudyStack, type StudyStack } from "./support/study-stack";
 import {
   addCalendarProject,

@@ -9,7 +9,7 @@ import { createJobQueue } from "../src/server/core/jobs/job-queue";
 import { connectRedis } from "../src/server/core/redis/connection";
 import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
 import { dataDirPaths } from "../src/server/core/storage/data-dir";
-import { listWorkers, removeHeartbeat, writeHeartbeat } from "../src/server/core/jobs/worker-registry";
+import { listWorkers, removeHeartbeat, writeHeartbeat } from "../src/server/core/redis/worker-registry";
 import { wireWorkers } from "../src/server/web/wiring/worker-wiring";
 import { createWorkspace } from "../src/server/core/workspaces/workspace-store";
 import { startHttpHarness, type HttpHarness } from "./support/http-harness";

@@ -93,12 +93,16 @@ describe("the import layers (eslint/layers.mjs)", () => {
     ).toEqual([]);
   });
 
-  it("keeps ioredis in the redis, events and jobs folders and the wiring", () => {
+  it("keeps ioredis in the redis and events folders and the wiring", () => {
     const code = 'import type { Redis } from "ioredis";\n';
     expect(violations("src/server/web/studies/study-control.ts", code)).toEqual([
       expect.stringMatching(/^Redis is infrastructure/),
     ]);
+    expect(violations("src/server/core/jobs/job-queue.ts", code)).toEqual([
+      expect.stringMatching(/^Redis is infrastructure/),
+    ]);
     expect(violations("src/server/core/redis/connection.ts", code)).toEqual([]);
+    expect(violations("src/server/web/events/recorder.ts", code)).toEqual([]);
     expect(violations("src/server/web/wiring/app-services.ts", code)).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateRedis, type PrivateRedis } from "../src/server/core/redis/private-redis";
-import { listWorkers, type WorkerInfo } from "../src/server/core/jobs/worker-registry";
+import { listWorkers, type WorkerInfo } from "../src/server/core/redis/worker-registry";
 import { ACTIVE_TRIAL_STATES } from "../src/shared/vocabulary";
 import type { RunningWorker } from "../worker/main";
 import { startStackWorker, startStudyStack, type StudyStack } from "./support/study-stack";

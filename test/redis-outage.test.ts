@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { supervise, type Supervisor } from "../src/cli/supervisor";
 import { startPrivateRedis, type PrivateRedis } from "../src/server/core/redis/private-redis";
 import { readFinishReport } from "../src/server/core/trial-records/finish-outbox";
-import { DEFAULT_HEARTBEAT } from "../src/server/core/jobs/worker-registry";
+import { DEFAULT_HEARTBEAT } from "../src/server/core/redis/worker-registry";
 import type { StudyView } from "../src/shared/study-schemas";
 import { signalProcess } from "./support/launch";
 import { startStudyStack, type StudyStack } from "./support/study-stack";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import os from "node:os";
-import type { WorkerCapacity } from "../src/server/core/jobs/worker-registry";
+import type { WorkerCapacity } from "../src/server/core/redis/worker-registry";
 
 /** Under either floor a worker takes no new job (it finishes what it runs); see docs/architecture.md, "Placement". */
 export interface CapacityFloors {

@@ -10,7 +10,7 @@ import type { ContainerRuntime } from "../src/server/core/runtime/container-runt
 import { prepareEnvironmentJob, removeEnvironmentImageJob } from "../src/server/core/jobs/environment-jobs";
 import { agentRunJob } from "../src/server/core/jobs/agent-jobs";
 import { sendImageJob, sendsImage } from "../src/server/core/jobs/image-jobs";
-import type { WorkerInfo } from "../src/server/core/jobs/worker-registry";
+import type { WorkerInfo } from "../src/server/core/redis/worker-registry";
 import type { WorkerOptions } from "./worker-options";
 import { messageOf } from "../src/shared/error-message";
 

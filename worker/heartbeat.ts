@@ -7,7 +7,7 @@ import {
   type HeartbeatTiming,
   type WorkerCapacity,
   type WorkerInfo,
-} from "../src/server/core/jobs/worker-registry";
+} from "../src/server/core/redis/worker-registry";
 
 export interface Heartbeat {
   /** Hands the thread the worker's current capacity at once (a job started or ended); it goes out with the next beat. */

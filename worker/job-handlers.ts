@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { runAgent, stopRun, type AgentRunDeps } from "../src/server/core/agents/agent-run";
 import type { EventPublisher } from "../src/server/core/events/event-stream";
-import { redisTrialStopFlags } from "../src/server/core/jobs/study-jobs";
+import { redisTrialStopFlags } from "../src/server/core/redis/trial-stop-flags";
 import type { WorkerIdentity } from "../src/server/core/runtime/container-spec";
 import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
 import { withInstalledDependencies } from "../src/server/core/dependencies/dependency-runtime";

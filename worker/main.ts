@@ -15,7 +15,7 @@ import {
   writeHeartbeat,
   type HeartbeatTiming,
   type WorkerInfo,
-} from "../src/server/core/jobs/worker-registry";
+} from "../src/server/core/redis/worker-registry";
 import { startHeartbeat, type Heartbeat } from "./heartbeat";
 import { stopAwarePublisher } from "./worker-publisher";
 import { DEFAULT_FLOORS, type CapacityTracker } from "./capacity";
@@ -157,7 +157,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const warden =
     options.warden === false
       ? null
-      : startContainerWarden({ workerId: info.id, redisUrl: options.redisUrl, log: options.log });
+      : startContainerWarden({ workerId: info.id, host: info.host, redisUrl: options.redisUrl, log: options.log });
   const active = new Set<string>();
   const { publish, abandon, leaving } = stopAwarePublisher(redis, options.dataDir, options.log);
   const link = await openDashboardLink({ options, runtime, info, onRefused: (reason) => options.onSelfStop?.(reason) });

@@ -1,6 +1,6 @@
 import type { CapacityFloors } from "./capacity";
 import type { ModelGatewayConfig } from "./model-gateway-host";
-import type { HeartbeatTiming } from "../src/server/core/jobs/worker-registry";
+import type { HeartbeatTiming } from "../src/server/core/redis/worker-registry";
 import type { WorkspaceKindSetting } from "../src/server/core/workspaces/workspace-kind";
 
 /** How a worker process is started (main.ts startWorker; the CLI's `invariant-web worker` builds it). */

@@ -1,7 +1,7 @@
 import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { publishEvent } from "../src/server/core/events/event-stream";
-import { removeHeartbeat, type WorkerInfo } from "../src/server/core/jobs/worker-registry";
+import { removeHeartbeat, type WorkerInfo } from "../src/server/core/redis/worker-registry";
 import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
 import type { ContainerWarden } from "./container-warden";
 import type { Heartbeat } from "./heartbeat";

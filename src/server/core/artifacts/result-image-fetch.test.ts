@@ -7,7 +7,7 @@ import { redisUrlFor, tempDir } from "../../../../test/support/temp";
 import { createJobQueue } from "../jobs/job-queue";
 import { connectRedis } from "../redis/connection";
 import { createDockerRuntime } from "../runtime/docker-runtime";
-import { listWorkers, removeHeartbeat, writeHeartbeat, type WorkerInfo } from "../jobs/worker-registry";
+import { listWorkers, removeHeartbeat, writeHeartbeat, type WorkerInfo } from "../redis/worker-registry";
 import { createResultImageFetcher } from "./result-image-fetch";
 
 /**

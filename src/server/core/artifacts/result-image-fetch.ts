@@ -4,7 +4,7 @@ import { AppError } from "../errors/app-error";
 import { sendImageJob, sendsImage, type SendImageJob } from "../jobs/image-jobs";
 import type { JobQueue } from "../jobs/job-queue";
 import type { ContainerRuntime } from "../runtime/container-runtime";
-import type { WorkerInfo } from "../jobs/worker-registry";
+import type { WorkerInfo } from "../redis/worker-registry";
 import { asError, messageOf } from "../../../shared/error-message";
 
 /** How long a fetch may take in all (a large image over a slow link), how long the job may wait for its worker. */

@@ -90,7 +90,8 @@ export function boundedTextSink(options: {
       const text = decoder.write(piece);
       if (text) options.onText(text);
       const waitMs = bounded ? allowance.charge(piece.length, countLines(piece)) : 0;
-      if (waitMs <= 0) return done();
+      // the next piece comes in a later turn of the loop at the earliest: timers and other I/O run between
+      if (waitMs <= 0) return void setImmediate(done);
       held = { timer: setTimeout(() => ((held = null), done()), waitMs), resume: done };
     },
     final(done) {

@@ -18,7 +18,7 @@ import { createStudy, type StudyCreationDeps } from "./study-creation";
 import { announceStudyChange, carryOutStop, requireStudy, retryStudyTrials, stopStudy } from "./study-control";
 import { trialLogFile, trialLogTail } from "./trial-log-files";
 import { chooseStudyTrial } from "./study-choice";
-import type { TrialStopFlags } from "../../core/jobs/study-jobs";
+import type { TrialStopFlags } from "../../core/redis/trial-stop-flags";
 
 /** What creating a study needs (study-creation.ts), plus the removal journal for deletions. */
 export interface StudyServiceDeps extends Omit<StudyCreationDeps, "runtime" | "snapshots"> {

@@ -9,7 +9,7 @@ import type { TrialDispatcher } from "./trial-dispatcher";
 import type { SlotHolder } from "./trial-dispatch.queries";
 import { readFinishReport } from "../../core/trial-records/finish-outbox";
 import { isRedisOutage } from "../../core/redis/redis-errors";
-import { DEFAULT_HEARTBEAT } from "../../core/jobs/worker-registry";
+import { DEFAULT_HEARTBEAT } from "../../core/redis/worker-registry";
 import { INTERRUPTED, whileStep } from "../../../shared/trial-steps";
 import { messageOf } from "../../../shared/error-message";
 
@@ -243,6 +243,10 @@ export function createTrialSweeper(deps: TrialSweeperDeps & { heartbeatTtlMs?: n
   };
   return {
     sweep: () => sweep(deps),
+    /** Sweeps now rather than at the next interval (a worker went offline); nothing before `start`. */
+    sweepSoon() {
+      if (timer) tick();
+    },
     start(everyMs: number) {
       tick();
       timer = setInterval(tick, everyMs);

@@ -4,9 +4,9 @@ import { tempDir } from "../../../../test/support/temp";
 import { connectRedis } from "../../core/redis/connection";
 import { startPrivateRedis, type PrivateRedis } from "../../core/redis/private-redis";
 import { checkHealth } from "./health";
-import { redisQueueProbe } from "../../core/jobs/queue-probe";
+import { redisQueueProbe } from "../../core/events/queue-probe";
 import { createDockerRuntime } from "../../core/runtime/docker-runtime";
-import { removeHeartbeat, writeHeartbeat, type WorkerInfo } from "../../core/jobs/worker-registry";
+import { removeHeartbeat, writeHeartbeat, type WorkerInfo } from "../../core/redis/worker-registry";
 
 let server: PrivateRedis;
 let redis: Redis;

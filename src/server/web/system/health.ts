@@ -1,6 +1,6 @@
 import type { HealthReport, SupervisedProcess, WorkerRoom } from "../../../shared/system-health";
-import type { WorkerInfo } from "../../core/jobs/worker-registry";
-import type { QueueProbe } from "../../core/jobs/queue-probe";
+import type { WorkerInfo } from "../../core/redis/worker-registry";
+import type { QueueProbe } from "../../core/events/queue-probe";
 import { probeTwice, SECOND_DEADLINE_MS, within } from "./health-probes";
 
 /** The launcher's view of the children it keeps running (empty for a web process without one). */

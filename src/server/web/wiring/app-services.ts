@@ -20,9 +20,9 @@ import { createWorkspaceService, type WorkspaceService } from "../workspaces/wor
 import { createReviewQueries } from "../review/review.queries";
 import { createReviewService, type ReviewService } from "../review/review-service";
 import type { StudyService } from "../studies/study-service";
-import { listWorkers } from "../../core/jobs/worker-registry";
+import { listWorkers } from "../../core/redis/worker-registry";
 import type { SupervisionSource } from "../system/health";
-import { redisQueueProbe } from "../../core/jobs/queue-probe";
+import { redisQueueProbe } from "../../core/events/queue-probe";
 import type { InvariantEvent } from "../../../shared/event-catalog";
 import { wireSessions, type SessionRuntimeFactory, type SessionsOptions } from "./session-wiring";
 import { createResultImageFetcher } from "../../core/artifacts/result-image-fetch";
@@ -155,6 +155,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     async recordEvent(event, recordOptions) {
       await environments.recordEvent(event, recordOptions);
       await studies.recordEvent(event, recordOptions);
+      // its trials are interrupted within the sweep, not at the next interval
+      if (event.type === "worker.offline" && recordOptions.firstTime) sweeper.sweepSoon();
     },
     resumeRemovals,
     start: (startOptions = {}) => upkeep.start(startOptions.sweepEveryMs ?? 5_000),

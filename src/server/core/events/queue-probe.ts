@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { HealthReport } from "../../../shared/system-health";
-import { EVENT_STREAM_KEY, RECORDER_GROUP } from "../events/event-stream";
-import { listWorkers, type WorkerInfo } from "./worker-registry";
+import { EVENT_STREAM_KEY, RECORDER_GROUP } from "./event-stream";
+import { listWorkers, type WorkerInfo } from "../redis/worker-registry";
 
 type RecorderBacklog = HealthReport["recorder"];
 
