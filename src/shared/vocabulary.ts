@@ -21,6 +21,10 @@ export type StudyState = z.infer<typeof studyStateSchema>;
 export const BUSY_STUDY_STATES: readonly StudyState[] = ["preflight", "running", "stopping"];
 /** A study in these states is over: nothing of it runs any more. */
 export const FINISHED_STUDY_STATES: readonly StudyState[] = ["refused", "done", "stopped"];
+/** A Stop can be pressed for a study in these states (a `stopping` one is already being stopped). */
+export const STOPPABLE_STUDY_STATES: readonly StudyState[] = ["preflight", "running"];
+/** Trials of a study in these states can be run again (its preflight passed). */
+export const RETRYABLE_STUDY_STATES: readonly StudyState[] = ["running", "stopping", "done", "stopped"];
 
 /** How a study's preflight (the test command on the untouched snapshot) ended. */
 export const preflightStatusSchema = z.enum(["passed", "refused"]);

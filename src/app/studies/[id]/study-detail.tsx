@@ -19,6 +19,7 @@ import { CostPanel } from "./cost-panel";
 import { TrialDetail } from "./trial-detail";
 import { TrialsTable } from "./trials-table";
 import { useOpenTrials } from "./use-open-trials";
+import { FINISHED_STUDY_STATES, RETRYABLE_STUDY_STATES, STOPPABLE_STUDY_STATES } from "../../../shared/vocabulary";
 
 // recharts measures the DOM: render it in the browser only
 const TestsChart = dynamic(() => import("./study-chart").then((module) => module.TestsChart), {
@@ -52,7 +53,7 @@ function TrialsPanel({ study, tails, isAdmin }: { study: StudyView; tails: LogTa
     [mutate, study.id],
   );
   const configurations = study.configurations;
-  const canRetry = isAdmin && study.state !== "preflight" && study.state !== "refused";
+  const canRetry = isAdmin && RETRYABLE_STUDY_STATES.includes(study.state);
   const retryProps = useMemo(
     () => ({
       canRetry,
@@ -110,8 +111,8 @@ export function StudyDetail({ study, tails }: { study: StudyView; tails: LogTail
     () => configurationChartPoints({ trials: study.trials, configurations: study.configurations }),
     [study.trials, study.configurations],
   );
-  const canStop = isAdmin && (study.state === "preflight" || study.state === "running");
-  const canDelete = isAdmin && (study.state === "done" || study.state === "stopped" || study.state === "refused");
+  const canStop = isAdmin && STOPPABLE_STUDY_STATES.includes(study.state);
+  const canDelete = isAdmin && FINISHED_STUDY_STATES.includes(study.state);
   const hasMeasurements = points.some((point) => point.tokens !== null || point.seconds !== null);
   return (
     <>

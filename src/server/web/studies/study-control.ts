@@ -6,7 +6,7 @@ import { preflightJobId, trialJobId } from "../../core/jobs/study-jobs";
 import type { TrialStopFlags } from "../../core/redis/trial-stop-flags";
 import { retryConfigurationEditSchema, type RetryTrialsInput } from "../../../shared/study-inputs";
 import type { StudyView } from "../../../shared/study-schemas";
-import { OPEN_TRIAL_STATES } from "../../../shared/vocabulary";
+import { OPEN_TRIAL_STATES, RETRYABLE_STUDY_STATES } from "../../../shared/vocabulary";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialDispatcher } from "./trial-dispatcher";
 
@@ -120,7 +120,7 @@ export async function stopStudy(deps: StudyControlDeps, options: { studyId: stri
 }
 
 function checkRetryable(study: StudyView, trialIds: string[]): void {
-  if (study.state === "preflight" || study.state === "refused") {
+  if (!RETRYABLE_STUDY_STATES.includes(study.state)) {
     throw new AppError({
       code: "CONFLICT",
       message:
