@@ -27,6 +27,8 @@ export type SessionState = z.infer<typeof sessionStateSchema>;
 export const LIVE_SESSION_STATES: readonly SessionState[] = ["starting", "running"];
 /** States from which a session can be resumed. */
 export const RESUMABLE_SESSION_STATES: readonly SessionState[] = ["exited", "interrupted"];
+/** A session in these states is ending or over: nothing of it is started or resumed again. */
+export const ENDING_SESSION_STATES: readonly SessionState[] = ["finishing", "finished"];
 /** States in which the session still has its container (running, or stopped and kept). */
 export const CONTAINER_SESSION_STATES: readonly SessionState[] = [...LIVE_SESSION_STATES, "exited"];
 

@@ -31,7 +31,7 @@ describe("frameDemuxer", () => {
     expect(await demuxed([...stream].map((byte) => Buffer.from([byte])))).toBe("out one\nerr ✓\nout two");
   });
 
-  it("hands a big payload on in pieces of at most 16 KiB", async () => {
+  it("hands a big payload on in pieces of at most 4 KiB", async () => {
     const pieces: number[] = [];
     const demuxer = frameDemuxer();
     demuxer.on("data", (piece: Buffer) => pieces.push(piece.length));
@@ -39,7 +39,7 @@ describe("frameDemuxer", () => {
     demuxer.end(frame(1, "y\n".repeat(40_000)));
     await ended;
     expect(pieces.reduce((sum, length) => sum + length, 0)).toBe(80_000);
-    expect(Math.max(...pieces)).toBe(16 * 1024);
+    expect(Math.max(...pieces)).toBe(4 * 1024);
   });
 });
 

@@ -11,7 +11,7 @@ export const OUTPUT_BYTES_PER_SECOND = 4 * 1024 * 1024;
 /** Lines cost the event loop more than bytes (each is parsed, logged, maybe published): they are bounded too. */
 export const OUTPUT_LINES_PER_SECOND = 10_000;
 /** Output is handed on in pieces of at most this many bytes, so no single one blocks the loop for long. */
-const MAX_PIECE_BYTES = 16 * 1024;
+const MAX_PIECE_BYTES = 4 * 1024;
 const FRAME_HEADER_BYTES = 8;
 
 /**

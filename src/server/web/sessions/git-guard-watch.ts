@@ -5,6 +5,7 @@ import type { SessionDeps } from "./session-deps";
 import { checkRunningGitGuard, gitGuardDir } from "./session-git-guard";
 import type { SessionRecord } from "./sessions.queries";
 import { messageOf } from "../../../shared/error-message";
+import { RESUMABLE_SESSION_STATES } from "../../../shared/session-schemas";
 
 /** Entries of `.git` whose change is checked at once. */
 const WATCHED = new Set(["config", "config.worktree", "commondir", "hooks", "info", "modules", "worktrees"]);
@@ -93,7 +94,7 @@ function guardChecks(options: {
       deps,
       sessionId,
       stop: async (record, found) => {
-        if (!record.containerId || record.state === "exited" || record.state === "interrupted") return;
+        if (!record.containerId || RESUMABLE_SESSION_STATES.includes(record.state)) return;
         reasons.set(
           sessionId,
           `Stopped: it changed what git runs on your host (${found.join("; ")}), which was undone.`,

@@ -3,7 +3,7 @@ import { AppError } from "../../core/errors/app-error";
 import { imageRepository } from "../environments/environment-build-queue";
 import { LABEL } from "../../core/runtime/container-spec";
 import { dataDirPaths } from "../../core/storage/data-dir";
-import { RESUMABLE_SESSION_STATES } from "../../../shared/session-schemas";
+import { ENDING_SESSION_STATES, RESUMABLE_SESSION_STATES } from "../../../shared/session-schemas";
 import { latestThreadSince } from "./codex-threads";
 import { codexHomeKindOf } from "./codex-home";
 import { deliverSessionToken, freshSessionToken, issueSessionToken, sessionRunId, tokenInFile } from "./session-token";
@@ -53,7 +53,7 @@ export async function recordExit(options: {
 }): Promise<SessionRecord | null> {
   const { deps } = options;
   const found = await deps.sessions.find(options.sessionId);
-  if (!found || found.state === "finishing" || found.state === "finished") return null;
+  if (!found || ENDING_SESSION_STATES.includes(found.state)) return null;
   await deps.hub.close(found.id);
   const { record } = await checkGitGuard({ deps, record: found });
   const threadId =
@@ -180,7 +180,7 @@ export async function saveInstalledTools(options: { deps: SessionDeps; sessionId
   const { deps } = options;
   const record = await sessionOf(deps, options.sessionId);
   const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
-  if (!record.containerId || !status || record.state === "finishing" || record.state === "finished")
+  if (!record.containerId || !status || ENDING_SESSION_STATES.includes(record.state))
     throw new AppError({
       code: "PRECONDITION_FAILED",
       message: `Session ${record.id} has no container any more; save installed tools before finishing it.`,
