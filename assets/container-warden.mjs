@@ -30,28 +30,25 @@ let settings = null;
 let done = false;
 let acting = false;
 
+/** One look for the worker's containers, each removed; returns how many went. */
 async function removeContainers(docker, workerId) {
+  const containers = await docker.listContainers({
+    all: true,
+    filters: JSON.stringify({ label: [`${WORKER_LABEL}=${workerId}`] }),
+  });
   let removed = 0;
-  // a create the worker sent just before it died may land after the first look: look again, briefly
-  for (const waitMs of [0, 1_000, 2_000]) {
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
-    const containers = await docker.listContainers({
-      all: true,
-      filters: JSON.stringify({ label: [`${WORKER_LABEL}=${workerId}`] }),
-    });
-    await Promise.all(
-      containers.map((container) =>
-        docker
-          .getContainer(container.Id)
-          .remove({ force: true, v: true })
-          .then(() => (removed += 1))
-          .catch((error) => {
-            if (error?.statusCode !== 404 && !/already in progress/.test(String(error)))
-              log(`could not remove ${container.Id.slice(0, 12)}: ${error?.message ?? String(error)}`);
-          }),
-      ),
-    );
-  }
+  await Promise.all(
+    containers.map((container) =>
+      docker
+        .getContainer(container.Id)
+        .remove({ force: true, v: true })
+        .then(() => (removed += 1))
+        .catch((error) => {
+          if (error?.statusCode !== 404 && !/already in progress/.test(String(error)))
+            log(`could not remove ${container.Id.slice(0, 12)}: ${error?.message ?? String(error)}`);
+        }),
+    ),
+  );
   return removed;
 }
 
@@ -84,15 +81,25 @@ async function act(why) {
   acting = true;
   const started = Date.now();
   const { workerId, workerPid, heartbeatKey, redisOptions, offline } = settings;
+  const docker = new Docker();
   let removed = 0;
-  try {
-    removed = await removeContainers(new Docker(), workerId);
-  } catch (error) {
-    log(`could not list worker ${workerId}'s containers: ${error?.message ?? String(error)}`);
-  }
+  const look = async () => {
+    try {
+      removed += await removeContainers(docker, workerId);
+    } catch (error) {
+      log(`could not list worker ${workerId}'s containers: ${error?.message ?? String(error)}`);
+    }
+  };
+  await look();
+  // the containers are gone: the dashboard may end the trials now
   const forgotten = await forgetWorker(redisOptions, heartbeatKey, offline);
+  // a create the worker sent just before it died may land after the first look: look again, briefly
+  for (const waitMs of [1_000, 2_000]) {
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    await look();
+  }
   log(
-    `worker ${workerId} (pid ${workerPid}) ${why}: removed its ${removed} containers in ${Date.now() - started} ms` +
+    `worker ${workerId} (pid ${workerPid}) ${why}: removed its ${removed} containers (the last look ${Date.now() - started} ms after)` +
       (forgotten ? "; its trials are handed to recovery" : "; Redis did not answer, its heartbeat expires by itself"),
   );
   process.exit(0);

@@ -171,5 +171,5 @@ writeResult({
   unit: "s",
   value: s(Math.max(...workerKill.gone)),
   baseline: s(median(floor)),
-  notes: `worst of ${RUNS}: kill -9 of the worker child with ${SLEEPERS} agents running → none running (each run: ${workerKill.gone.map(s).join(", ")} s; its container warden removes them). Trials shown interrupted after ${workerKill.interrupted.map(s).join(", ")} s (the warden drops the heartbeat; the sweeper runs every 5 s). Baseline: docker rm -f of ${SLEEPERS} running containers (median).`,
+  notes: `worst of ${RUNS}: kill -9 of the worker child with ${SLEEPERS} agents running → none running (each run: ${workerKill.gone.map(s).join(", ")} s; its container warden removes them). Trials shown interrupted after ${workerKill.interrupted.map(s).join(", ")} s (the warden drops the heartbeat and publishes worker.offline, on which the dashboard sweeps at once). Baseline: docker rm -f of ${SLEEPERS} running containers (median).`,
 });
