@@ -50,8 +50,10 @@ async function startLauncher(dataDir) {
   return { ...app, api: trpcClient(url.origin, url.searchParams.get("token")) };
 }
 
+const projectDir = calendarProject();
+
 async function readyProject(api) {
-  const project = await api.mutate("projects.add", { hostPath: calendarProject(), name: "kill-drill" });
+  const project = await api.mutate("projects.add", { hostPath: projectDir, name: "kill-drill" });
   await api.mutate("environments.prepare", { projectId: project.id });
   const overview = await until(
     "the environment",
@@ -156,6 +158,7 @@ try {
   const images = docker(["images", "-q", "--filter", `label=invariant.project=${projectId}`]);
   if (images.length > 0) spawnSync("docker", ["rmi", "-f", ...new Set(images)], { stdio: "ignore" });
   fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(path.dirname(projectDir), { recursive: true, force: true });
 }
 
 const s = (ms) => round(ms / 1000, 1);
