@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { stableTestName } from "./test-name";
 import { count } from "./zod-fields";
 
 /**
@@ -16,7 +17,10 @@ export const testMatrixSchema = z.object({
   trials: z.array(z.object({ id: z.string().min(1), choice: z.int().positive(), repeat: z.int().positive() })),
   tests: z.array(
     z.object({
-      /** The runner's name for the test; a name a trial reported twice gets " (2)", " (3)" ... */
+      /**
+       * The runner's name for the test as a stable key (src/shared/test-name.ts: no TAP `# time=`,
+       * durations or seeds); a name a trial reported twice gets " (2)", " (3)" ...
+       */
       name: z.string(),
       /** One status per column of `trials`, in that order. */
       cells: z.array(testCellStatusSchema),
@@ -35,13 +39,17 @@ export interface MatrixTrial {
   repeat: number;
 }
 
-/** A trial's names made unique in the order reported: the second "adds" is "adds (2)". */
+/**
+ * A trial's names as stable keys (rows stored before the verdict parsers normalized names still match),
+ * made unique in the order reported: the second "adds" is "adds (2)".
+ */
 function uniqueNames(tests: readonly { name: string; status: "passed" | "failed" | "skipped" }[]) {
   const seen = new Map<string, number>();
   return tests.map((test) => {
-    const n = (seen.get(test.name) ?? 0) + 1;
-    seen.set(test.name, n);
-    return { name: n === 1 ? test.name : `${test.name} (${n})`, status: test.status };
+    const name = stableTestName(test.name);
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    return { name: n === 1 ? name : `${name} (${n})`, status: test.status };
   });
 }
 

@@ -70,14 +70,15 @@ describe("JUnit scanner", () => {
 describe("TAP details", () => {
   const tap = (text: string) => parseTap({ lines: outputLines({ output: text }) });
 
-  it("unescapes Node's names and finds the directive after the first unescaped #", () => {
+  it("unescapes Node's names and finds the directive after the first unescaped #; a time directive is a duration, not a name", () => {
     const result = tap(
-      "TAP version 13\nok 1 - a \\# b # SKIP why not\nok 2 - c\\\\ # todo\nnot ok 3 multi\\nline # TIME=3ms\n1..3\n",
+      "TAP version 13\nok 1 - a \\# b # SKIP why not\nok 2 - c\\\\ # todo\nnot ok 3 multi\\nline # TIME=3ms\nok 4 - e # SKIP slow # time=0.5s\n1..4\n",
     );
     expect(result?.tests).toEqual<TestCaseResult[]>([
       { name: "a # b", status: "skipped", durationMs: null, message: "why not" },
       { name: "c\\", status: "skipped", durationMs: null, message: null },
-      { name: "multi\nline # TIME=3ms", status: "failed", durationMs: null, message: null },
+      { name: "multi\nline", status: "failed", durationMs: 3, message: null },
+      { name: "e", status: "skipped", durationMs: 500, message: "slow" },
     ]);
   });
 

@@ -19,6 +19,7 @@ const row = (verdict: Verdict, name: string): TestCaseResult | undefined =>
   verdict.tests.find((test) => test.name === name);
 
 // every fixture: [source, passed, failed, skipped, rows]; the sample projects have 5 passing, 2 failing, 1 skipped tests
+// (cargo's first binary has 7 of them: without --no-fail-fast cargo stops before the other two; see fixtures/README.md)
 const EXPECTED: Record<string, [VerdictSource, number | null, number | null, number | null, number]> = {
   "node20-tap.txt": ["tap", 5, 2, 1, 8],
   "node18-tap.txt": ["tap", 5, 2, 1, 8],
@@ -46,6 +47,16 @@ const EXPECTED: Record<string, [VerdictSource, number | null, number | null, num
   "pytest-ra.txt": ["pytest", 5, 2, 1, 8],
   "pytest-verbose.txt": ["pytest", 5, 2, 1, 8],
   "pytest-junit.xml": ["junit", 5, 2, 1, 8],
+  "node-tap.txt": ["tap", 5, 2, 1, 8],
+  "node-tap-second-run.txt": ["tap", 5, 2, 1, 8],
+  "unittest.txt": ["unittest", 5, 2, 1, 2],
+  "unittest-verbose.txt": ["unittest", 5, 2, 1, 8],
+  "unittest-subtests.txt": ["unittest", 1, 2, 1, 4],
+  "go-test-v.txt": ["go-test", 5, 2, 1, 8],
+  "go-test-json.txt": ["go-test", 5, 2, 1, 8],
+  "go-test.txt": ["exit-code", null, null, null, 0],
+  "cargo-test.txt": ["cargo-test", 4, 2, 1, 7],
+  "cargo-test-no-fail-fast.txt": ["cargo-test", 6, 2, 1, 9],
   "summary-line.txt": ["summary-line", 20, 3, 1, 0],
   "exit-code-only.txt": ["exit-code", null, null, null, 0],
   "exit-126-sh.txt": ["exit-code", null, null, null, 0],

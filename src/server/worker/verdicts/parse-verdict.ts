@@ -1,9 +1,11 @@
 /**
  * The verdict of a test command, from the JUnit XML it wrote or its combined output, in this order
- * of preference: JUnit, TAP, node:test spec, Vitest, Jest, Mocha, pytest, a plain
- * `N passed, N failed` line, and last the exit code alone. Pure: no Docker, no files, no clock.
+ * of preference: JUnit, TAP, node:test spec, Vitest, Jest, Mocha, pytest, Python unittest, go test
+ * (`-v`/`-json`), cargo test, a plain `N passed, N failed` line, and last the exit code alone. Pure: no Docker, no files, no clock.
  * See docs/verdicts.md.
  */
+import { parseCargoTest } from "./cargo-test";
+import { parseGoTest } from "./go-test";
 import { parseJest } from "./jest";
 import { parseJunit } from "./junit";
 import { parseMocha } from "./mocha";
@@ -12,6 +14,7 @@ import { outputLines } from "./output-text";
 import { parsePytest } from "./pytest";
 import { parseSummaryLine } from "./summary-line";
 import { parseTap } from "./tap";
+import { parseUnittest } from "./unittest";
 import { exitCodeVerdict, verdictFromFormat, type FormatResult, type Verdict } from "./verdict";
 import { parseVitest } from "./vitest";
 
@@ -25,6 +28,9 @@ const OUTPUT_PARSERS: readonly OutputParser[] = [
   parseJest,
   parseMocha,
   parsePytest,
+  parseUnittest,
+  parseGoTest,
+  parseCargoTest,
   parseSummaryLine,
 ];
 

@@ -22,7 +22,6 @@ export function newTestPoint(options: { indent: number; ok: boolean; description
     indent: options.indent,
     ok: options.ok,
     ...parseDescription(options.description),
-    durationMs: null,
     error: null,
     isSuite: false,
     diagnostics: [],
@@ -36,8 +35,32 @@ export function unescapeTap(text: string): string {
   return text.replace(/\\([\\#ntr])/g, (_, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : c === "r" ? "\r" : c));
 }
 
-/** Splits `- name # SKIP reason` into name and directive (the first `#` not escaped by a backslash). */
-function parseDescription(text: string): Pick<TapTestPoint, "name" | "directive" | "reason"> {
+/** node-tap's and tape's ` # time=37.64ms` at the end of a test point: the run's time, not part of the name. */
+const TIME_DIRECTIVE = /(?<![\\\s])\s*#\s*time=(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/i;
+
+/** Splits off a trailing `# time=…` directive: the description without it, and the time in ms. */
+function splitTimeDirective(description: string): { rest: string; durationMs: number | null } {
+  const time = TIME_DIRECTIVE.exec(description);
+  if (!time) return { rest: description, durationMs: null };
+  const value = Number.parseFloat(time[1]!);
+  const durationMs = time[2]?.toLowerCase() === "s" ? value * 1000 : value;
+  return {
+    rest: description.slice(0, time.index),
+    durationMs: Number.isFinite(durationMs) ? roundMs(durationMs) : null,
+  };
+}
+
+/**
+ * Splits `- name # SKIP reason` into name and directive (the first `#` not escaped by a backslash).
+ * A `# time=…` directive is dropped from the name (its time kept as the duration); `# SKIP` and
+ * `# TODO` become the point's directive, so they are a status, never part of the name.
+ */
+function parseDescription(text: string): Pick<TapTestPoint, "name" | "directive" | "reason" | "durationMs"> {
+  const { rest, durationMs } = splitTimeDirective(text.trim());
+  return { ...parseDirective(rest), durationMs };
+}
+
+function parseDirective(text: string): Pick<TapTestPoint, "name" | "directive" | "reason"> {
   let description = text.trim();
   if (description.startsWith("- ")) description = description.slice(2);
   else if (description === "-") description = "";
@@ -83,5 +106,7 @@ export function applyYamlKey(point: TapTestPoint, key: string, value: string): v
     point.isSuite = yamlScalar(value) === "suite";
   } else if (key === "error" || (key === "message" && point.error === null)) {
     point.error = value;
+  } else if (key === "diff" && point.error === null) {
+    point.error = value; // node-tap's failed assertion: `diff: |` expected and actual, no error text
   }
 }

@@ -20,6 +20,8 @@ interface TapSummary {
   cancelled?: number;
   skipped?: number;
   todo?: number;
+  /** node-tap's closing `# { total: 8, pass: 5, fail: 2, skip: 1 }`: it counts the leaf test points only. */
+  leavesOnly?: true;
 }
 
 const SUMMARY_KEYS: Record<string, keyof TapSummary | "ignored"> = {
@@ -41,6 +43,8 @@ interface YamlState {
 }
 
 const SUMMARY_COMMENT = /^#\s*([a-z_]+)\s+(\d+)\s*$/;
+/** node-tap (18+): `# { total: 8, pass: 5, fail: 2, skip: 1 }`, also with `todo`. */
+const SUMMARY_OBJECT = /^#\s*\{\s*(total:\s*\d+(?:\s*,\s*[a-z]+:\s*\d+)*)\s*\}$/;
 const YAML_KEY = /^([A-Za-z_][\w-]*):\s?(.*)$/;
 const BLOCK_SCALAR = /^[|>][-+]?\d?$/;
 
@@ -57,6 +61,10 @@ class TapReader {
   private pending: TapTestPoint | null = null;
   private yaml: YamlState | null = null;
   private numberedPoints = 0;
+  /** The indentation of the last test point finished: a point right after a deeper one is that one's parent. */
+  private lastPointIndent = -1;
+  /** Rows of test points that had subtests (left out when the summary counts leaves only). */
+  private readonly parentRows = new WeakSet<TestCaseResult>();
 
   read(line: string): void {
     const indent = indentOf(line);
@@ -85,10 +93,11 @@ class TapReader {
     const found = this.segments.result({ requireSummary: false });
     if (!found) return null;
     const summary = found.summary;
-    const fromRows = countRows({ rows: found.rows });
+    const rows = summary?.leavesOnly ? found.rows.filter((row) => !this.parentRows.has(row)) : found.rows;
+    const fromRows = countRows({ rows });
     const hasSummaryCounts = summary !== null && (summary.pass !== undefined || summary.fail !== undefined);
     if (this.numberedPoints === 0 && !hasSummaryCounts) return null;
-    if (!hasSummaryCounts) return { source: "tap", counts: fromRows, tests: found.rows };
+    if (!hasSummaryCounts) return { source: "tap", counts: fromRows, tests: rows };
     return {
       source: "tap",
       counts: {
@@ -97,7 +106,7 @@ class TapReader {
         // Mocha's TAP summary has no skipped line: then the skipped rows (TODO included) count
         skipped: summary.skipped !== undefined ? summary.skipped + (summary.todo ?? 0) : fromRows.skipped,
       },
-      tests: found.rows,
+      tests: rows,
     };
   }
 
@@ -156,6 +165,12 @@ class TapReader {
 
   /** A summary comment (`# pass N` …); a key seen again starts a new summary: the last one printed wins as a whole. */
   private readSummary(text: string): boolean {
+    const object = SUMMARY_OBJECT.exec(text);
+    if (object) {
+      this.finishPoint();
+      this.segments.setSummary(summaryObject(object[1]!));
+      return true;
+    }
     const summary = SUMMARY_COMMENT.exec(text);
     const key = summary ? SUMMARY_KEYS[summary[1]!] : undefined;
     if (!summary || !key) return false;
@@ -178,7 +193,10 @@ class TapReader {
     this.yaml = null;
     const point = this.pending;
     this.pending = null;
-    if (!point || point.isSuite) return;
+    if (!point) return;
+    const isParent = this.lastPointIndent > point.indent;
+    this.lastPointIndent = point.indent;
+    if (point.isSuite) return;
     const status = point.directive !== null ? "skipped" : point.ok ? "passed" : "failed";
     const message =
       status === "failed"
@@ -194,5 +212,20 @@ class TapReader {
       message,
     };
     this.segments.addRow(row);
+    if (isParent) this.parentRows.add(row);
   }
+}
+
+/** `total: 8, pass: 5, fail: 2, skip: 1, todo: 1` → the summary (TODO is counted apart, as Node does). */
+function summaryObject(text: string): TapSummary {
+  const summary: TapSummary = { leavesOnly: true, pass: 0, fail: 0, skipped: 0 };
+  for (const entry of text.split(",")) {
+    const [key = "", value = ""] = entry.split(":").map((part) => part.trim());
+    const count = parseCount(value) ?? 0;
+    if (key === "pass") summary.pass = count;
+    else if (key === "fail") summary.fail = count;
+    else if (key === "skip") summary.skipped = count;
+    else if (key === "todo") summary.todo = count;
+  }
+  return summary;
 }

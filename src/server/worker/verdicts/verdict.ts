@@ -2,10 +2,22 @@
  * The verdict of one evaluation: what a study's test command reported, parsed from the JUnit XML it
  * wrote or from its output (see docs/verdicts.md). Pure data and the helpers every format parser shares.
  */
+import { stableTestName } from "../../../shared/test-name";
 import type { TestResultView } from "../../../shared/verdict-summary";
 
 export type VerdictSource =
-  "junit" | "tap" | "node-test" | "vitest" | "jest" | "mocha" | "pytest" | "summary-line" | "exit-code";
+  | "junit"
+  | "tap"
+  | "node-test"
+  | "vitest"
+  | "jest"
+  | "mocha"
+  | "pytest"
+  | "unittest"
+  | "go-test"
+  | "cargo-test"
+  | "summary-line"
+  | "exit-code";
 
 /** One test row as every parser reports it: the shared TestResultView (src/shared/verdict-summary.ts). */
 export type TestCaseResult = TestResultView;
@@ -20,7 +32,10 @@ export interface Verdict {
   total: number | null;
   /** exit-code verdicts: pass iff exit code 0. Others: failed === 0 && total > 0 */
   ok: boolean;
-  /** Per-test rows when the format gives them, at most MAX_TEST_ROWS (failed rows kept first). */
+  /**
+   * Per-test rows when the format gives them, at most MAX_TEST_ROWS (failed rows kept first), each
+   * named by its stable name (src/shared/test-name.ts: no times, durations or seeds).
+   */
   tests: TestCaseResult[];
   testsTruncated: boolean;
 }
@@ -68,7 +83,7 @@ function selectRows(rows: readonly TestCaseResult[]): { tests: TestCaseResult[];
 export function verdictFromFormat(result: FormatResult): Verdict {
   const { passed, failed, skipped } = result.counts;
   const total = passed + failed + skipped;
-  const { tests, truncated } = selectRows(result.tests);
+  const { tests, truncated } = selectRows(result.tests.map((row) => ({ ...row, name: stableTestName(row.name) })));
   return {
     source: result.source,
     passed,
