@@ -3,7 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../../../../test/support/temp";
+import { tempDir, REPO_ROOT } from "../../../../test/support/temp";
 import { AGENT_IMAGE, ensureAgentImage } from "../../../../test/support/agent-image";
 import type { EventInput } from "../events/event-stream";
 import { startModelGateway, type ModelGateway } from "../gateway/model-gateway";
@@ -19,7 +19,7 @@ import { startGatewaySocket, type GatewaySocket } from "./gateway-socket";
  * gateway (unix socket into a container without network) to the scripted mock model. Loopback only.
  */
 const KEY = "sk-test-RECOGNISABLE-123";
-const ROOT = path.resolve(import.meta.dirname, "..", "..", "..");
+const ROOT = REPO_ROOT;
 const IMAGE = AGENT_IMAGE;
 const runtime = createDockerRuntime();
 const codex = locateCodexBinary();

@@ -3,14 +3,14 @@ import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAgentImage } from "../../../../test/support/agent-image";
-import { tempDir } from "../../../../test/support/temp";
+import { tempDir, REPO_ROOT } from "../../../../test/support/temp";
 import { createDockerRuntime } from "../runtime/docker-runtime";
 
 /**
  * Both gateway bridges, for real in a no-network container: a client on the container's loopback
  * reaches an HTTP server on a host unix socket through them, request and 1 MiB response intact.
  */
-const ASSETS = path.resolve(import.meta.dirname, "..", "..", "..", "assets");
+const ASSETS = path.join(REPO_ROOT, "assets");
 const BODY = Buffer.alloc(1024 * 1024, "0123456789abcdef");
 let image: string;
 let socketDir: string;

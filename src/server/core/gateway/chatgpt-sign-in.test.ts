@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCodexOnHost } from "../../../../test/support/codex-host";
 import { STAND_IN_ACCOUNT, startChatgptStandIn, type ChatgptStandIn } from "../../../../test/support/chatgpt-stand-in";
-import { tempDir } from "../../../../test/support/temp";
+import { tempDir, REPO_ROOT } from "../../../../test/support/temp";
 import { codexRunOutcome } from "../agents/codex-outcome";
 import { startMockModel, type MockModelServer } from "../mock-model/mock-model-server";
 import { createCredentialSources } from "./gateway-credentials";
@@ -14,7 +14,7 @@ import { startModelGateway, type ModelGateway } from "./model-gateway";
  * uses it: the real Codex binary → gateway → a local stand-in of the ChatGPT endpoint (checks the
  * access token and the account header) → the mock model; a local stand-in token issuer refreshes.
  */
-const SHIPPED_SCRIPTS = path.resolve(import.meta.dirname, "..", "..", "..", "mock-scripts");
+const SHIPPED_SCRIPTS = path.join(REPO_ROOT, "mock-scripts");
 
 describe("the model gateway with the host's ChatGPT sign-in", () => {
   let mock: MockModelServer;

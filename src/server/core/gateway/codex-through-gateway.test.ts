@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCodexOnHost, type HostCodexRun } from "../../../../test/support/codex-host";
-import { tempDir } from "../../../../test/support/temp";
+import { tempDir, REPO_ROOT } from "../../../../test/support/temp";
 import { codexRunOutcome } from "../agents/codex-outcome";
 import { startMockModel, type MockModelRequest, type MockModelServer } from "../mock-model/mock-model-server";
 import { startModelGateway, type ModelGateway } from "./model-gateway";
@@ -12,7 +12,7 @@ import { startModelGateway, type ModelGateway } from "./model-gateway";
  * model (which refuses anything but the key). Loopback only.
  */
 const KEY = "sk-test-RECOGNISABLE-123";
-const SHIPPED_SCRIPTS = path.resolve(import.meta.dirname, "..", "..", "..", "mock-scripts");
+const SHIPPED_SCRIPTS = path.join(REPO_ROOT, "mock-scripts");
 
 describe("Codex through the model gateway to the mock model", () => {
   let mock: MockModelServer;

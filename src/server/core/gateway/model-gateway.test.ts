@@ -8,9 +8,10 @@ import { startMockModel, type MockModelRequest, type MockModelServer } from "../
 import type { MockScriptInput } from "../mock-model/mock-script";
 import type { TokenUsage } from "../../../shared/token-usage";
 import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "./model-gateway";
+import { REPO_ROOT } from "../../../../test/support/temp";
 
 const KEY = "sk-test-RECOGNISABLE-123";
-const SHIPPED_SCRIPTS = path.resolve(import.meta.dirname, "..", "..", "..", "mock-scripts");
+const SHIPPED_SCRIPTS = path.join(REPO_ROOT, "mock-scripts");
 const EXEC_COMMAND = {
   type: "function",
   name: "exec_command",

@@ -2,13 +2,13 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../../../../test/support/temp";
+import { tempDir, REPO_ROOT } from "../../../../test/support/temp";
 import { isAppError } from "../errors/app-error";
 import { listMockScripts, readMockScript, type MockScriptInput } from "./mock-script";
 import { startMockModel, type MockModelRequest, type MockModelServer } from "./mock-model-server";
 import { writeFileCommand } from "./responses-request";
 
-const SHIPPED = path.resolve(import.meta.dirname, "..", "..", "..", "mock-scripts");
+const SHIPPED = path.join(REPO_ROOT, "mock-scripts");
 
 // Tool declarations in the shapes Codex 0.171 sends (exec_command declares `login`); the other two as older Codex versions did.
 const EXEC_COMMAND = {

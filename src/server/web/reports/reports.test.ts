@@ -10,8 +10,9 @@ import { reportFileName, slugify } from "./report-filename";
 import { REPORT_FIXTURE } from "./report-fixture";
 import { renderJsonReport } from "./report-json";
 import { renderMarkdownReport } from "./report-markdown";
+import { REPO_ROOT } from "../../../../test/support/temp";
 
-const DOCS = path.resolve(import.meta.dirname, "../../../docs/reports.md");
+const DOCS = path.join(REPO_ROOT, "docs", "reports.md");
 
 /** A copy of the fixture with changes, deep enough that the fixture itself is never touched. */
 function variant(change: (report: StudyReport) => void): StudyReport {
