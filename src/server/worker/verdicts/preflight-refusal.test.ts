@@ -61,6 +61,13 @@ describe("preflightRefusal", () => {
     expect(refusal(fixture("jest-syntax-error.txt"), 1)).toMatch(/its Jest summary reports 0 tests/);
     expect(refusal("=========== no tests ran in 0.01s ===========\n", 5)).toMatch(/pytest summary reports 0 tests/);
     expect(refusal("crashed", 1, ['<testsuites tests="0"></testsuites>'])).toMatch(/its JUnit report reports 0 tests/);
+    expect(refusal("Ran 0 tests in 0.000s\n\nNO TESTS RAN\n", 5)).toMatch(/its unittest summary reports 0 tests/);
+    expect(refusal("./a.go:3:1: syntax error\nFAIL\texample.com/a [build failed]\nFAIL\n", 1)).toMatch(
+      /its go test output reports 0 tests/,
+    );
+    expect(
+      refusal("running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out\n", 1),
+    ).toMatch(/its cargo test summary reports 0 tests/);
   });
 
   it("does not refuse a failing baseline, a passing run, or exit 0 without counts", () => {

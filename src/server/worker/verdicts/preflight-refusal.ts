@@ -35,6 +35,9 @@ const FORMAT_NAMES: Record<VerdictSource, string> = {
   jest: "Jest summary",
   mocha: "Mocha summary",
   pytest: "pytest summary",
+  unittest: "unittest summary",
+  "go-test": "go test output",
+  "cargo-test": "cargo test summary",
   "summary-line": "summary line",
   "exit-code": "output",
 };
