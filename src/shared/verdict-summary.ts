@@ -24,6 +24,12 @@ export function verdictSummary(verdict: VerdictView | null): VerdictView | null 
 
 export const testStatusSchema = z.enum(["passed", "failed", "skipped"]);
 
+/**
+ * Per-test rows kept of one evaluation (failed rows first when there are more). Above a suite's size, so
+ * that two trials of a 10,000-test suite keep the same tests and match row for row in the matrix.
+ */
+export const MAX_TEST_ROWS = 20_000;
+
 /** One test of a trial's evaluation, in the order the runner reported it. */
 export const testResultSchema = z.object({
   name: z.string(),

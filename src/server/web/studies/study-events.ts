@@ -1,13 +1,11 @@
 import fsp from "node:fs/promises";
 import { z } from "zod";
 import type { InvariantEvent } from "../../../shared/event-catalog";
-import { testResultSchema } from "../../../shared/verdict-summary";
+import { MAX_TEST_ROWS, testResultSchema } from "../../../shared/verdict-summary";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialFinish } from "./trial-write.queries";
 import { messageOf } from "../../../shared/error-message";
-
-const MAX_TEST_ROWS = 5000;
 
 const evaluationFileSchema = z.object({ verdict: z.object({ tests: z.array(testResultSchema) }) });
 

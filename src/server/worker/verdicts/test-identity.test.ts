@@ -66,6 +66,41 @@ describe("node-tap: the same names in two runs", () => {
   });
 });
 
+describe("a 10,000-test suite in two trials", () => {
+  it("keeps every row of each, so the matrix matches them test for test (one failure in one trial is no reason to drop others)", () => {
+    const tap = (failing: number | null) =>
+      [
+        "TAP version 13",
+        ...Array.from(
+          { length: 10_000 },
+          (_, i) => `${i === failing ? "not ok" : "ok"} ${i + 1} - case ${i} # time=0.${i}ms`,
+        ),
+        "1..10000",
+      ].join("\n");
+    const clean = parseVerdict({ output: tap(null), exitCode: 0 });
+    const broken = parseVerdict({ output: tap(9_999), exitCode: 1 });
+    expect([clean.tests.length, broken.tests.length, clean.testsTruncated, broken.testsTruncated]).toEqual([
+      10_000,
+      10_000,
+      false,
+      false,
+    ]);
+    const matrix = buildTestMatrix({
+      trials: [
+        { id: "clean", choice: 1, repeat: 1 },
+        { id: "broken", choice: 1, repeat: 2 },
+      ],
+      results: new Map([
+        ["clean", clean.tests],
+        ["broken", broken.tests],
+      ]),
+    });
+    expect(matrix.tests).toHaveLength(10_000);
+    expect(matrix.tests.filter((test) => test.cells.includes("missing"))).toEqual([]);
+    expect(matrix.tests.filter((test) => test.flipsIn.length > 0).map((test) => test.name)).toEqual(["case 9999"]);
+  });
+});
+
 describe("Python unittest", () => {
   it("reads -v rows named module.Class.method, with the traceback's exception as the message", () => {
     const verdict = parse("unittest-verbose.txt");

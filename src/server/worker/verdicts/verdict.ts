@@ -3,7 +3,7 @@
  * wrote or from its output (see docs/verdicts.md). Pure data and the helpers every format parser shares.
  */
 import { stableTestName } from "../../../shared/test-name";
-import type { TestResultView } from "../../../shared/verdict-summary";
+import { MAX_TEST_ROWS, type TestResultView } from "../../../shared/verdict-summary";
 
 export type VerdictSource =
   | "junit"
@@ -40,7 +40,7 @@ export interface Verdict {
   testsTruncated: boolean;
 }
 
-export const MAX_TEST_ROWS = 5000;
+export { MAX_TEST_ROWS };
 /** Only the end of a long output matters: the summary is printed last. */
 export const OUTPUT_TAIL_CHARS = 2 * 1024 * 1024;
 export const MAX_MESSAGE_CHARS = 4000;
