@@ -8,6 +8,10 @@
  * Node marks `type: 'suite'` (its `describe` blocks). A `test()` with `t.test()` subtests counts
  * too, and fails when a subtest fails. Rows follow this rule, so they add up to Node's summary.
  * TODO tests count as skipped; cancelled tests as failed.
+ *
+ * node-tap: `ok 1 - adds # time=38.434ms` (the time is the duration, never part of the name), and
+ * the closing `# { total: 8, pass: 5, fail: 2, skip: 1 }`, which counts the leaf test points (its
+ * assertions): with that summary, points that had subtests are not rows, so the rows add up to it.
  */
 import { indentOf, parseCount } from "./output-text";
 import { RunSegments } from "./run-segments";
