@@ -14,7 +14,7 @@ import { redisUrlFor, tempDir } from "./support/temp";
 let app: HttpHarness;
 let viewerToken: string;
 beforeAll(async () => {
-  app = await startHttpHarness({ redisUrl: redisUrlFor(inject("redisUrl"), 14) });
+  app = await startHttpHarness({ redisUrl: redisUrlFor(inject("redisUrl"), 24) });
   viewerToken = (await app.services.access.createViewerLink({ label: "limits" })).token;
 });
 afterAll(async () => app?.close());

@@ -24,7 +24,7 @@ async function containersOf(versionId: string) {
 }
 
 beforeAll(async () => {
-  web = await startWebSide({ redisBase: inject("redisUrl"), redisDb: 6 });
+  web = await startWebSide({ redisBase: inject("redisUrl"), redisDb: 21 });
 });
 afterAll(async () => {
   for (const child of workers) if (child.exitCode === null) child.kill("SIGKILL");

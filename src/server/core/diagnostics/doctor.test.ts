@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { tempDir } from "../../../../test/support/temp";
+import { redisUrlFor, tempDir } from "../../../../test/support/temp";
 import { createDockerRuntime } from "../runtime/docker-runtime";
 import { runDoctor } from "./doctor";
 
@@ -10,7 +10,7 @@ describe("doctor", () => {
     const report = await runDoctor({
       runtime: createDockerRuntime(),
       dataDir: tempDir("doctor"),
-      redisUrl: inject("redisUrl"),
+      redisUrl: redisUrlFor(inject("redisUrl"), 25),
       minFreeBytes: 1,
     });
     expect(report.checks.map((check) => [check.id, check.status])).toEqual([
@@ -45,7 +45,7 @@ describe("doctor", () => {
     const report = await runDoctor({
       runtime: createDockerRuntime(),
       dataDir: tempDir("doctor"),
-      redisUrl: inject("redisUrl"),
+      redisUrl: redisUrlFor(inject("redisUrl"), 25),
       minFreeBytes: Number.MAX_SAFE_INTEGER,
     });
     expect(report.checks.find((c) => c.id === "disk")).toMatchObject({

@@ -17,7 +17,7 @@ let worker: RunningWorker;
 let projectId: string;
 
 beforeAll(async () => {
-  web = await startWebSide({ redisBase: inject("redisUrl"), redisDb: 5 });
+  web = await startWebSide({ redisBase: inject("redisUrl"), redisDb: 22 });
   worker = await startWorker({
     redisUrl: web.redisUrl,
     dataDir: web.dataDir,

@@ -6,7 +6,7 @@ let web: WebSide;
 let projectId: string;
 
 beforeAll(async () => {
-  web = await startWebSide({ redisBase: inject("redisUrl"), redisDb: 10 });
+  web = await startWebSide({ redisBase: inject("redisUrl"), redisDb: 23 });
   projectId = (await web.services.projects.add({ hostPath: tempDir("stalled-project") })).id;
 });
 afterAll(async () => {
