@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { dockerInspect, startWebSide, tempDir, waitUntilBuilt, type WebSide } from "./support/environment-harness";
 import { BIN, cleanEnv, ROOT } from "./support/launch";
@@ -17,6 +17,15 @@ function startWorkerProcess(): ChildProcess {
   });
   workers.push(child);
   return child;
+}
+
+/** The container wardens a worker started (assets/container-warden.mjs, its direct children). */
+function wardensOf(workerPid: number): number[] {
+  const listed = spawnSync("ps", ["-o", "pid=,args=", "--ppid", String(workerPid)], { encoding: "utf8" }).stdout;
+  return listed
+    .split("\n")
+    .filter((line) => line.includes("container-warden"))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 async function containersOf(versionId: string) {
@@ -43,6 +52,9 @@ describe("reconciler", () => {
     const v2 = await web.services.environments.prepareWithCommand(projectId, "echo started; sleep 600");
     await expect.poll(async () => (await containersOf(v2.id)).length, { timeout: 60_000 }).toBe(1);
     const [orphan] = await containersOf(v2.id);
+    // the worker dies with its container warden (a host crash; alone, the warden removes the container at
+    // once, test/owner-death.test.ts): only the reconciler of the next worker can clean up
+    for (const pid of wardensOf(first.pid ?? 0)) process.kill(pid, "SIGKILL");
     first.kill("SIGKILL");
     await new Promise((resolve) => first.once("exit", resolve));
     expect(dockerInspect("container", orphan?.id ?? "")).not.toBeNull();
@@ -54,7 +66,6 @@ describe("reconciler", () => {
     expect(row.error).toMatch(/^Interrupted: its worker \(pid \d+ on this host\) is gone/);
     expect((await web.db.environmentVersion.findUniqueOrThrow({ where: { id: v1.id } })).active).toBe(true);
     const tag = (await web.db.environmentVersion.findUniqueOrThrow({ where: { id: v1.id } })).imageTag;
-    const { spawnSync } = await import("node:child_process");
     spawnSync("docker", ["rmi", "-f", tag], { stdio: "ignore" });
   });
 });

@@ -389,7 +389,7 @@ describe("a trial without a workspace", () => {
     });
     await expect(viewer().review.summary({ trialId: "no-such-trial" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     const response = await get(`/api/trials/${trialOf.none.id}/patch`);
-    expect(response.status).toBe(409);
+    expect(response.status).toBe(412); // PRECONDITION_FAILED, as tRPC and the worker API answer it (one map: HTTP_STATUS)
     expect(await response.text()).toMatch(/has no workspace yet/);
   });
 });

@@ -1,15 +1,28 @@
+import { execFileSync } from "node:child_process";
 import { BASE_IMAGE } from "./environment-harness";
 import { locateCodexBinary } from "../../src/server/core/agents/codex-binary";
 import { prepareEnvironment } from "../../src/server/core/environments/environment-builder";
 import { LABEL } from "../../src/server/core/runtime/container-spec";
 import type { ContainerRuntime } from "../../src/server/core/runtime/container-runtime";
 
+function imageEnv(image: string): string[] {
+  const out = execFileSync("docker", ["image", "inspect", "--format", "{{json .Config.Env}}", image], {
+    encoding: "utf8",
+  });
+  return JSON.parse(out) as string[];
+}
+
 /** An environment image with the pinned Codex CLI, built once per engine through the real builder. */
 export const AGENT_IMAGE = "invariant-test/agent:codex";
 
 export async function ensureAgentImage(runtime: ContainerRuntime): Promise<string> {
-  // an image built before builds handed /root to the containers' user is built again
-  if ((await runtime.inspectImage(AGENT_IMAGE))?.labels[LABEL.homeOwner]) return AGENT_IMAGE;
+  // an image built before builds handed /root to the containers' user is built again, and one whose
+  // commit added an empty GW_TOKEN though its build container had none (the commit now adds it only then)
+  if (
+    (await runtime.inspectImage(AGENT_IMAGE))?.labels[LABEL.homeOwner] &&
+    !imageEnv(AGENT_IMAGE).includes("GW_TOKEN=")
+  )
+    return AGENT_IMAGE;
   const worker = { id: "test-worker", host: "test-host", pid: process.pid };
   const built = await prepareEnvironment(
     { runtime, codex: locateCodexBinary(), publish: () => Promise.resolve(), worker, active: new Set() },

@@ -272,14 +272,18 @@ export function lifecycleMethods(options: { docker: Docker; settings: LifecycleS
       await refuseOverBudget(life, id);
       const homeOwner = life.records.get(id)?.identity.homeOwner;
       const labels = { ...commitOptions.labels, ...(homeOwner ? { [LABEL.homeOwner]: idsText(homeOwner) } : {}) };
-      const result = (await docker.getContainer(id).commit({
+      // a run's gateway token never goes into an image (a continued result gets a token of its own); a
+      // container that had none (a build, a session) adds no empty GW_TOKEN to its image either
+      const container = docker.getContainer(id);
+      const env = ((await container.inspect()) as { Config?: { Env?: string[] | null } }).Config?.Env ?? [];
+      const hadToken = env.some((entry) => entry.startsWith("GW_TOKEN="));
+      const result = (await container.commit({
         repo: commitOptions.repository,
         tag: commitOptions.tag,
         pause: true,
-        // a run's gateway token never goes into an image (a continued result gets a token of its own)
         changes: [
           ...Object.entries(labels).map(([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`),
-          "ENV GW_TOKEN=",
+          ...(hadToken ? ["ENV GW_TOKEN="] : []),
         ],
       })) as { Id: string };
       return result.Id;
