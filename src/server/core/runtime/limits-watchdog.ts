@@ -3,6 +3,7 @@ import { Worker as Thread } from "node:worker_threads";
 import type Docker from "dockerode";
 import { packageRoot } from "../../../lib/package-info";
 import type { DiskOverrun } from "./disk-budget";
+import { messageOf } from "../../../shared/error-message";
 
 /** What a container may use while it runs: its time limit and its disk budget (with what to measure). */
 export interface ContainerLimits {
@@ -81,9 +82,7 @@ export function createLimitsWatchdog(options: { docker: Docker; log: (message: s
       thread = started;
     } catch (error) {
       broken = true;
-      options.log(
-        `runtime: the limits watchdog cannot start (${error instanceof Error ? error.message : String(error)})`,
-      );
+      options.log(`runtime: the limits watchdog cannot start (${messageOf(error)})`);
     }
     return thread;
   };
