@@ -183,7 +183,10 @@ describe("a command agent that spends through the model gateway", () => {
     expect(huge?.bytes).toBeLessThan(1_000);
     expect(huge?.error?.message).toContain("AAAA… (20,971,");
     expect(byName("stream false 1")).toMatchObject({ status: 200, usage: { input_tokens: 1800, output_tokens: 200 } });
-    expect(byName("stream false 2")).toMatchObject({ status: 200 });
+    // The second answer is the one that crossed the budget: the worker stops the container as soon as the gateway
+    // meters it, which may be before the agent has written it down (under load it often is). That the model answered
+    // it is held above (two requests reached the model, 4,000 tokens metered); if the agent did write it, it is a 200.
+    expect([undefined, 200]).toContain(byName("stream false 2")?.status);
     // The second answer crossed the budget, and the worker stopped the container at once: what it still
     // sent before it died (if anything: the stop is usually faster) was refused, and reached no model.
     const rest = answers.filter((answer) => /^stream false ([3-9]|10)$/.test(answer.name));
