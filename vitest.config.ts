@@ -9,6 +9,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     fileParallelism: true,
-    maxWorkers: 2,
+    // three files at a time on 2 cores: most integration files wait on Docker, Redis, npm or a heartbeat, not on
+    // the CPU (the CPU was idle half the time with two); docs/benchmarks.md "Test suite" has the figures
+    maxWorkers: 3,
   },
 });
