@@ -5,10 +5,8 @@
 // the floor for removing three running containers on this engine. Results: bench/results/kill-*.json,
 // recorded in docs/benchmarks.md ("Owner death").
 import { spawnSync } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
-import { trpcClient } from "./big-study-lib.mjs";
-import { commandOf, childrenOf, median, ROOT, startProcess, writeResult } from "./lib.mjs";
+import { docker, readyProject, removeDrillLeftovers, startLauncher, until } from "./drill-lib.mjs";
+import { commandOf, childrenOf, median, writeResult } from "./lib.mjs";
 import { calendarProject, round, tempDir } from "./study-lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -17,54 +15,10 @@ const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", INVARIANT_WORKER_CON
 delete env.REDIS_URL;
 delete env.DISPLAY;
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const docker = (args) => spawnSync("docker", args, { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
 const runningAgents = (studyId) =>
   docker(["ps", "-q", "--filter", `label=invariant.study=${studyId}`, "--filter", "label=invariant.role=agent"]);
 
-async function until(what, read, done, timeoutMs, everyMs = 200) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-async function startLauncher(dataDir) {
-  const app = startProcess(
-    process.execPath,
-    [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"],
-    { env, detached: true },
-  );
-  await until(
-    "the URL",
-    () => app.stdout(),
-    (out) => /is running at (\S+)/.test(out) || app.child.exitCode !== null,
-    60_000,
-    20,
-  );
-  if (app.child.exitCode !== null) throw new Error(`invariant-web exited: ${app.stderr()}`);
-  const url = new URL(/is running at (\S+)/.exec(app.stdout())[1]);
-  return { ...app, api: trpcClient(url.origin, url.searchParams.get("token")) };
-}
-
 const projectDir = calendarProject();
-
-async function readyProject(api) {
-  const project = await api.mutate("projects.add", { hostPath: projectDir, name: "kill-drill" });
-  await api.mutate("environments.prepare", { projectId: project.id });
-  const overview = await until(
-    "the environment",
-    () => api.query("environments.overview", { projectId: project.id }),
-    (o) => o.versions.some((version) => version.status !== "building"),
-    600_000,
-    1000,
-  );
-  if (overview.versions[0]?.status !== "ready") throw new Error(`environment ${overview.versions[0]?.status}`);
-  return project.id;
-}
 
 async function sleepers(api, projectId, title) {
   const { id } = await api.mutate("studies.create", {
@@ -122,8 +76,8 @@ function removalFloor() {
 }
 
 const dataDir = tempDir("kill-drill");
-let app = await startLauncher(dataDir);
-const projectId = await readyProject(app.api);
+let app = await startLauncher(dataDir, { env, detached: true });
+const projectId = await readyProject(app.api, projectDir, "kill-drill");
 const launcherKill = [];
 const workerKill = { gone: [], interrupted: [] };
 const floor = [];
@@ -148,17 +102,12 @@ try {
       Boolean,
       10_000,
     );
-    app = await startLauncher(dataDir);
+    app = await startLauncher(dataDir, { env, detached: true });
     await interrupted(app.api, second, Date.now());
   }
 } finally {
   await app.stop();
-  for (const id of docker(["ps", "-aq", "--filter", `label=invariant.project=${projectId}`]))
-    spawnSync("docker", ["rm", "-f", id], { stdio: "ignore" });
-  const images = docker(["images", "-q", "--filter", `label=invariant.project=${projectId}`]);
-  if (images.length > 0) spawnSync("docker", ["rmi", "-f", ...new Set(images)], { stdio: "ignore" });
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.rmSync(path.dirname(projectDir), { recursive: true, force: true });
+  removeDrillLeftovers({ projectId, dataDir, projectDir });
 }
 
 const s = (ms) => round(ms / 1000, 1);

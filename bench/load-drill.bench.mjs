@@ -5,12 +5,9 @@
 // dashboard idle (environment ready, nothing running). Figures: p50/p99/max per probe, and how many
 // health answers were not 200 (an outage reported while nothing was down). Results:
 // bench/results/load-*.json, recorded in docs/benchmarks.md ("Under load").
-import { spawnSync } from "node:child_process";
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import { trpcClient } from "./big-study-lib.mjs";
-import { ROOT, startProcess, writeResult } from "./lib.mjs";
+import { readyProject, removeDrillLeftovers, sleep, startLauncher, until } from "./drill-lib.mjs";
+import { writeResult } from "./lib.mjs";
 import { calendarProject, percentile, round, tempDir } from "./study-lib.mjs";
 
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 40);
@@ -20,38 +17,6 @@ const PROBE_MS = 250;
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", INVARIANT_WORKER_CONCURRENCY: String(CONCURRENCY) };
 delete env.REDIS_URL;
 delete env.DISPLAY;
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const docker = (args) => spawnSync("docker", args, { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
-
-async function until(what, read, done, timeoutMs, everyMs = 500) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-async function startLauncher(dataDir) {
-  const app = startProcess(
-    process.execPath,
-    [path.join(ROOT, "bin", "invariant-web.mjs"), "--data-dir", dataDir, "--port", "0", "--no-open"],
-    { env },
-  );
-  await until(
-    "the URL",
-    () => app.stdout(),
-    (out) => /is running at (\S+)/.test(out) || app.child.exitCode !== null,
-    90_000,
-    20,
-  );
-  if (app.child.exitCode !== null) throw new Error(`invariant-web exited: ${app.stderr()}`);
-  const url = new URL(/is running at (\S+)/.exec(app.stdout())[1]);
-  const token = url.searchParams.get("token");
-  return { ...app, origin: url.origin, token, api: trpcClient(url.origin, token) };
-}
 
 /** One round of the three probes; each records its ms and status. */
 async function probe(app, studyId, samples) {
@@ -92,20 +57,10 @@ const not200 = (list) => list.filter((sample) => sample.status !== 200);
 
 const projectDir = calendarProject();
 const dataDir = tempDir("load-drill");
-const app = await startLauncher(dataDir);
+const app = await startLauncher(dataDir, { env });
 let projectId = null;
 try {
-  const project = await app.api.mutate("projects.add", { hostPath: projectDir, name: "load-drill" });
-  projectId = project.id;
-  await app.api.mutate("environments.prepare", { projectId });
-  const overview = await until(
-    "the environment",
-    () => app.api.query("environments.overview", { projectId }),
-    (o) => o.versions.some((version) => version.status !== "building"),
-    600_000,
-    1000,
-  );
-  if (overview.versions[0]?.status !== "ready") throw new Error(`environment ${overview.versions[0]?.status}`);
+  projectId = await readyProject(app.api, projectDir, "load-drill");
   // a first, one-trial study: the page to probe while idle, and warm caches for both phases
   const create = (title, repeats, concurrency) =>
     app.api.mutate("studies.create", {
@@ -148,12 +103,5 @@ try {
     writeResult({ name, unit: "ms", value: stats(busy[key]).p99, baseline: stats(idle[key]).p99, notes: notes(key) });
 } finally {
   await app.stop();
-  if (projectId) {
-    for (const id of docker(["ps", "-aq", "--filter", `label=invariant.project=${projectId}`]))
-      spawnSync("docker", ["rm", "-f", id], { stdio: "ignore" });
-    const images = docker(["images", "-q", "--filter", `label=invariant.project=${projectId}`]);
-    if (images.length > 0) spawnSync("docker", ["rmi", "-f", ...new Set(images)], { stdio: "ignore" });
-  }
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.rmSync(path.dirname(projectDir), { recursive: true, force: true });
+  removeDrillLeftovers({ projectId, dataDir, projectDir });
 }
