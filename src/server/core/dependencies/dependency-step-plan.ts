@@ -3,6 +3,7 @@ import path from "node:path";
 import type { DependencyKind } from "../../../shared/dependency-schemas";
 import type { Mount } from "../runtime/container-spec";
 import { dataDirPaths } from "../storage/data-dir";
+import { withoutRootLifecycle } from "./root-lifecycle";
 
 /** What a dependency build job carries besides the command (see environment-jobs.ts). */
 export interface DependencyBuild {
@@ -89,7 +90,9 @@ export function dependencyScript(options: { kind: DependencyKind; outputs: strin
     TOOLCHAIN[options.kind],
     'echo "[2/3] installing the dependencies: $INVARIANT_DEPENDENCY_COMMAND"',
     `cd ${WORKSPACE}`,
-    'sh -c "$INVARIANT_DEPENDENCY_COMMAND"',
+    ["npm", "pnpm", "yarn"].includes(options.kind)
+      ? withoutRootLifecycle('sh -c "$INVARIANT_DEPENDENCY_COMMAND"')
+      : 'sh -c "$INVARIANT_DEPENDENCY_COMMAND"',
     'echo "[3/3] checking what it installed"',
     ...checks,
     ...sizes,
