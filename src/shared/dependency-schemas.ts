@@ -39,6 +39,27 @@ export const dependencyStepSchema = z.object({
 });
 export type DependencyStep = z.infer<typeof dependencyStepSchema>;
 
+/** A runtime a project declares (.nvmrc, engines.node, .python-version, go.mod …; see runtime-declarations.ts). */
+export const runtimeRequestSchema = z.object({
+  runtime: z.enum(["node", "python", "go"]),
+  /** A semver range for Node.js ("22", "22 >=22.12"); a version or specifier for Python and Go. */
+  range: z.string().min(1).max(100),
+  /** Where it was read, as the user would say it: ".nvmrc", "package.json engines.node". */
+  source: z.string().min(1).max(200),
+});
+export type RuntimeRequest = z.infer<typeof runtimeRequestSchema>;
+
+/** A runtime as the dependency step found or installed it (its report file, runtime-script.ts). */
+export const runtimeReportSchema = z.object({
+  runtime: z.enum(["node", "python", "go"]),
+  version: z.string().max(40),
+  requested: z.string().max(100).nullable(),
+  source: z.string().max(200).nullable(),
+  /** satisfied: the image's matched; installed: fetched to match; unavailable: not offered here; present: undeclared. */
+  outcome: z.enum(["satisfied", "installed", "unavailable", "present"]),
+});
+export type RuntimeReport = z.infer<typeof runtimeReportSchema>;
+
 export const manifestHashSchema = z.object({ path: z.string(), sha256: z.string().nullable() });
 export type ManifestHash = z.infer<typeof manifestHashSchema>;
 
@@ -51,6 +72,10 @@ export const installedDependenciesSchema = z.object({
   outputs: z.array(z.string()),
   /** sha256 of each manifest as the step saw it (null: the file was absent). */
   manifests: z.array(manifestHashSchema),
+  /** The runtimes the manifests declared when the step ran (older versions: absent). */
+  runtimes: z.array(runtimeRequestSchema).optional(),
+  /** What the step found or installed (recorded when it finished; older versions: absent). */
+  runtimeReport: z.array(runtimeReportSchema).optional(),
 });
 export type InstalledDependencies = z.infer<typeof installedDependenciesSchema>;
 

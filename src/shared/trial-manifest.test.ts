@@ -5,7 +5,7 @@ const manifest = (edit: (m: TrialManifest) => void = () => undefined): TrialMani
   const m: TrialManifest = {
     version: MANIFEST_VERSION,
     study: { id: "s1", projectId: "p1" },
-    environment: { versionId: "v1", version: 1, imageId: "sha256:aaa", imageDigest: "sha256:aaa" },
+    environment: { versionId: "v1", version: 1, imageId: "sha256:aaa", imageDigest: "sha256:aaa", runtimes: [] },
     snapshot: { id: "snap", files: 3, bytes: 100 },
     configuration: {
       harness: "codex",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { capturedFileRoleSchema } from "./captured-files";
+import { runtimeReportSchema } from "./dependency-schemas";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
 import { count } from "./zod-fields";
 
@@ -47,6 +48,8 @@ export const manifestInputsSchema = z.object({
     version: z.int().positive().nullable(),
     imageId: z.string().nullable(),
     imageDigest: z.string().nullable(),
+    /** The runtimes its dependency step found or installed ("Node.js 22.23.3 from .nvmrc"); none before that step. */
+    runtimes: z.array(runtimeReportSchema).default([]),
   }),
   /** The snapshot's id is its content address: the sha256 of its file manifest. */
   snapshot: z.object({ id: z.string().nullable(), files: count.nullable(), bytes: count.nullable() }),

@@ -8,6 +8,7 @@ import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import { useLiveQuery } from "../../_lib/use-live-query";
 import { DependencyStepForm } from "./dependency-step-form";
+import { describeRuntime } from "../../../shared/runtime-labels";
 
 const refetchOn = (event: InvariantEvent) => event.type === "environment.finished";
 
@@ -50,6 +51,15 @@ export function DependenciesPanel({ projectId, readOnly }: { projectId: string; 
               ? `in version ${data.installed.version}: ${data.installed.outputs.join(", ") || "in the image"} from ${data.installed.manifests.map((m) => m.path).join(", ")}`
               : "nothing yet"}
           </Fact>
+          {data.installed?.runtimeReport?.length ? (
+            <Fact label="Runtimes">
+              <ul data-testid="runtimes">
+                {data.installed.runtimeReport.map((report) => (
+                  <li key={report.runtime}>{describeRuntime(report)}</li>
+                ))}
+              </ul>
+            </Fact>
+          ) : null}
         </dl>
       ) : null}
       <p className="mb-3 text-sm text-muted">

@@ -1,12 +1,37 @@
 import { ALWAYS_EXCLUDED } from "../../../lib/files/exclusion-rules";
 import type { DependencyStep } from "../../../shared/dependency-schemas";
+import { RUNTIME_FILES } from "./runtime-declarations";
 
 /**
- * The dependency step a project's manifests suggest, from the names of the files at its root.
- * Lockfiles win over bare manifests; the first ecosystem found is the one proposed (a project with
- * two edits its step to run both).
+ * The dependency step a project's manifests suggest, from the names of the files at its root (and
+ * package.json's `packageManager`, which pins the pnpm or yarn version). Lockfiles win over bare manifests;
+ * the first ecosystem found is the one proposed (a project with two edits its step to run both). Files that
+ * declare a runtime (.nvmrc, .python-version …) join the manifests: the step installs or reports what they ask for.
  */
-export function detectDependencyStep(rootFiles: readonly string[]): DependencyStep | null {
+export function detectDependencyStep(
+  rootFiles: readonly string[],
+  options: { packageManager?: { name: string; version: string } | null } = {},
+): DependencyStep | null {
+  const step = detectByManifests(rootFiles, options.packageManager ?? null);
+  if (!step) return null;
+  const declarations = RUNTIME_FILES.filter((name) => rootFiles.includes(name) && !step.manifests.includes(name));
+  return { ...step, manifests: [...step.manifests, ...declarations] };
+}
+
+/** The pnpm or yarn install command, at the version packageManager pins (else pnpm 9, yarn 1). */
+function packageManagerInstall(name: "pnpm" | "yarn", pinned: { name: string; version: string } | null): string {
+  const version = pinned?.name === name ? pinned.version : null;
+  if (name === "pnpm") return `npm install -g pnpm@${version ?? "9"} && pnpm install --frozen-lockfile`;
+  // yarn 2+ ("berry") is not published as the yarn package: corepack installs the version package.json names
+  if (version && !version.startsWith("1."))
+    return "npm install -g corepack && corepack enable && yarn install --immutable";
+  return `npm install -g yarn@${version ?? "1"} && yarn install --frozen-lockfile`;
+}
+
+function detectByManifests(
+  rootFiles: readonly string[],
+  packageManager: { name: string; version: string } | null,
+): DependencyStep | null {
   const has = (name: string) => rootFiles.includes(name);
   if (has("package-lock.json") || has("npm-shrinkwrap.json")) {
     const lock = has("npm-shrinkwrap.json") ? "npm-shrinkwrap.json" : "package-lock.json";
@@ -15,14 +40,14 @@ export function detectDependencyStep(rootFiles: readonly string[]): DependencySt
   if (has("pnpm-lock.yaml"))
     return {
       kind: "pnpm",
-      command: "npm install -g pnpm@9 && pnpm install --frozen-lockfile",
+      command: packageManagerInstall("pnpm", packageManager),
       outputs: ["node_modules"],
       manifests: ["package.json", "pnpm-lock.yaml", ...(has("pnpm-workspace.yaml") ? ["pnpm-workspace.yaml"] : [])],
     };
   if (has("yarn.lock"))
     return {
       kind: "yarn",
-      command: "npm install -g yarn@1 && yarn install --frozen-lockfile",
+      command: packageManagerInstall("yarn", packageManager),
       outputs: ["node_modules"],
       manifests: ["package.json", "yarn.lock"],
     };

@@ -1,9 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { DependencyKind } from "../../../shared/dependency-schemas";
+import type { DependencyKind, RuntimeRequest } from "../../../shared/dependency-schemas";
 import type { Mount } from "../runtime/container-spec";
 import { dataDirPaths } from "../storage/data-dir";
 import { withoutRootLifecycle } from "./root-lifecycle";
+import { RUNTIME_PRESENT_SCRIPT, runtimeScript } from "./runtime-script";
 
 /** What a dependency build job carries besides the command (see environment-jobs.ts). */
 export interface DependencyBuild {
@@ -11,6 +12,8 @@ export interface DependencyBuild {
   dirId: string;
   kind: DependencyKind;
   outputs: string[];
+  /** Runtimes the manifests declare (runtime-declarations.ts); absent: none. */
+  runtimes?: RuntimeRequest[];
 }
 
 /** The container side of a dependency step: the script, its mounts, its environment and working directory. */
@@ -76,8 +79,15 @@ function quote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The step's script: toolchain, the command (from $INVARIANT_DEPENDENCY_COMMAND), then the outputs' check. */
-export function dependencyScript(options: { kind: DependencyKind; outputs: string[] }): string {
+/**
+ * The step's script: toolchain and declared runtimes, the command (from $INVARIANT_DEPENDENCY_COMMAND), then
+ * the outputs' check and the runtimes' report.
+ */
+export function dependencyScript(options: {
+  kind: DependencyKind;
+  outputs: string[];
+  runtimes?: readonly RuntimeRequest[];
+}): string {
   const checks = options.outputs.map(
     (output) =>
       `[ -d ${quote(`${WORKSPACE}/${output}`)} ] || { echo ${quote(`The command left no ${output} folder in the project. Make it install there, or change the step's outputs.`)} >&2; exit 13; }`,
@@ -88,6 +98,7 @@ export function dependencyScript(options: { kind: DependencyKind; outputs: strin
     NEED,
     'echo "[1/3] checking the toolchain"',
     TOOLCHAIN[options.kind],
+    runtimeScript(options.runtimes ?? []),
     'echo "[2/3] installing the dependencies: $INVARIANT_DEPENDENCY_COMMAND"',
     `cd ${WORKSPACE}`,
     ["npm", "pnpm", "yarn"].includes(options.kind)
@@ -96,6 +107,7 @@ export function dependencyScript(options: { kind: DependencyKind; outputs: strin
     'echo "[3/3] checking what it installed"',
     ...checks,
     ...sizes,
+    RUNTIME_PRESENT_SCRIPT,
   ].join("\n");
 }
 
@@ -125,7 +137,7 @@ export async function planDependencyStep(options: {
     mounts.push({ hostPath, containerPath: cache.containerPath, readOnly: false, shared: true });
   }
   return {
-    script: dependencyScript({ kind: options.build.kind, outputs: options.build.outputs }),
+    script: dependencyScript(options.build),
     mounts,
     env: {
       HOME: "/root",
@@ -142,6 +154,8 @@ export async function planDependencyStep(options: {
       YARN_CACHE_FOLDER: YARN.containerPath,
       PIP_CACHE_DIR: PIP.containerPath,
       PIP_DISABLE_PIP_VERSION_CHECK: "1",
+      // Go 1.21+ would download the toolchain go.mod names; the step reports the version it has instead
+      GOTOOLCHAIN: "local",
     },
     workingDir: WORKSPACE,
   };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dependencyKindSchema } from "../../../shared/dependency-schemas";
+import { dependencyKindSchema, runtimeRequestSchema } from "../../../shared/dependency-schemas";
 import { networkModeSchema } from "../../../shared/project-schemas";
 import { containerLimitsSchema } from "../runtime/container-limits";
 import type { JobDefinition } from "./job-catalog";
@@ -9,6 +9,8 @@ const dependencyBuildSchema = z.object({
   dirId: z.string().regex(/^deps-[0-9a-f]{24}$/),
   kind: dependencyKindSchema,
   outputs: z.array(z.string()),
+  /** Runtimes the manifests declare: the step installs Node.js to match and reports the others. */
+  runtimes: z.array(runtimeRequestSchema).max(3).optional(),
 });
 
 /** Build a new environment version: run a script in a container of `fromImage`, commit on exit 0. */

@@ -15,8 +15,10 @@ import {
   type DependencyStep,
   type InstalledDependencies,
   type ManifestHash,
+  type RuntimeRequest,
 } from "../../../shared/dependency-schemas";
 import { detectDependencyStep, outputFolderProblem } from "../../core/dependencies/dependency-detection";
+import { declaredRuntimes, packageManagerOf, RUNTIME_FILES } from "../../core/dependencies/runtime-declarations";
 import { dependencyWarning, manifestChanges, rootFiles } from "../../core/dependencies/dependency-status";
 import type { DependencyQueries } from "./dependencies.queries";
 
@@ -60,11 +62,23 @@ async function stageManifests(options: {
   return hashes;
 }
 
+/** Files that may declare a runtime, read from the staged manifests (what the step itself will see). */
+const DECLARING_FILES = new Set(["package.json", "pyproject.toml", "go.mod", ...RUNTIME_FILES]);
+
+/** The runtimes the step's staged manifests declare. */
+async function stagedRuntimes(tree: string, step: DependencyStep): Promise<RuntimeRequest[]> {
+  const files: Record<string, string | undefined> = {};
+  for (const file of step.manifests.filter((name) => DECLARING_FILES.has(name)))
+    files[file] = await fs.readFile(path.join(tree, file), "utf8").catch(() => undefined);
+  return declaredRuntimes(files);
+}
+
 /** A project's dependency step (web side): its status, editing it, and running it as an environment build. */
 export function createDependencyService(deps: DependencyServiceDeps) {
   async function stepOf(projectId: string, hostPath: string) {
     const edited = await deps.dependencies.step(projectId);
-    const detected = detectDependencyStep(await rootFiles(hostPath));
+    const packageJson = await fs.readFile(path.join(hostPath, "package.json"), "utf8").catch(() => undefined);
+    const detected = detectDependencyStep(await rootFiles(hostPath), { packageManager: packageManagerOf(packageJson) });
     return { edited, detected, step: edited ?? detected };
   }
 
@@ -122,12 +136,14 @@ export function createDependencyService(deps: DependencyServiceDeps) {
       const folder = dataDirPaths(deps.dataDir).dependencyDir(dirId);
       try {
         const manifests = await stageManifests({ deps, projectId: project.id, step, tree: folder.tree });
+        const runtimes = await stagedRuntimes(folder.tree, step);
         const installed: InstalledDependencies = {
           dir: dataDirPaths(deps.dataDir).relative(folder.dir),
           kind: step.kind,
           command: step.command,
           outputs: step.outputs,
           manifests,
+          runtimes,
         };
         return await enqueueBuild(deps, {
           projectId: project.id,
@@ -135,7 +151,7 @@ export function createDependencyService(deps: DependencyServiceDeps) {
           kind: "dependencies",
           command: step.command,
           parentId: active.id,
-          dependencies: { installed, build: { dirId, kind: step.kind, outputs: step.outputs } },
+          dependencies: { installed, build: { dirId, kind: step.kind, outputs: step.outputs, runtimes } },
         });
       } catch (error) {
         await fs.rm(folder.dir, { recursive: true, force: true });

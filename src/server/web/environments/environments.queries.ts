@@ -6,7 +6,8 @@ export type EnvironmentStatus = "building" | "ready" | "failed";
 export type EnvironmentOrigin = "base" | "command" | "dependencies" | "session";
 const ORIGINS: readonly string[] = ["base", "command", "dependencies", "session"];
 
-function parseDependencies(json: string | null): InstalledDependencies | null {
+/** An environment version row's dependencies column (null: none, or unreadable). */
+export function parseDependencies(json: string | null): InstalledDependencies | null {
   if (!json) return null;
   try {
     const parsed = installedDependenciesSchema.safeParse(JSON.parse(json));
@@ -120,6 +121,8 @@ async function finishVersion(options: {
   db: Db;
   id: string;
   result: BuildResult;
+  /** What its dependency step reported (the runtimes it found), recorded with the outcome. */
+  dependencies?: InstalledDependencies;
 }): Promise<EnvironmentVersionView | null> {
   const { id, result } = options;
   return options.db.$transaction(async (tx) => {
@@ -139,6 +142,7 @@ async function finishVersion(options: {
         imageId: result.imageId ?? null,
         sizeBytes: result.sizeBytes === undefined ? null : BigInt(result.sizeBytes),
         error: result.error ?? null,
+        ...(options.dependencies ? { dependencies: JSON.stringify(options.dependencies) } : {}),
       },
       include,
     });
@@ -171,7 +175,8 @@ export function createEnvironmentQueries(db: Db) {
     /** Creates the next version number atomically. */
     createBuilding: (input: NewBuildingVersion) => createBuildingVersion({ db, input }),
     /** Marks a build finished; a ready version becomes the only active one. */
-    finish: (id: string, result: BuildResult) => finishVersion({ db, id, result }),
+    finish: (id: string, result: BuildResult, dependencies?: InstalledDependencies) =>
+      finishVersion({ db, id, result, dependencies }),
     async activate(id: string): Promise<EnvironmentVersionView> {
       return db.$transaction(async (tx) => {
         const row = await tx.environmentVersion.findUniqueOrThrow({ where: { id } });

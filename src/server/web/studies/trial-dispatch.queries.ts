@@ -4,6 +4,8 @@ import type { ConfigurationView, TestFileView } from "../../../shared/study-sche
 import { ACTIVE_TRIAL_STATES, OPEN_TRIAL_STATES, type TrialState } from "../../../shared/vocabulary";
 import { containerLimitsSchema, type ManifestInputs } from "../../../shared/trial-manifest";
 import { configurationView, parseJson } from "./study-views";
+import { parseDependencies } from "../environments/environments.queries";
+import type { RuntimeReport } from "../../../shared/dependency-schemas";
 
 /** Trials as the dispatcher and the sweeper see them: slots, queue marks, and what a trial's job needs. */
 
@@ -30,14 +32,19 @@ export interface TrialJobSource {
   diskBudgetBytes: number;
   configuration: ConfigurationView;
   /** What else the trial's manifest records: the environment version, the image digest, the snapshot's size, the concurrency. */
-  environment: { versionId: string | null; version: number | null; imageDigest: string | null };
+  environment: {
+    versionId: string | null;
+    version: number | null;
+    imageDigest: string | null;
+    runtimes: RuntimeReport[];
+  };
   snapshot: { files: number | null; bytes: number | null };
   concurrency: number;
 }
 
 function manifestFacts(study: {
   environmentVersionId: string | null;
-  environment: { version: number } | null;
+  environment: { version: number; dependencies: string | null } | null;
   imageDigest: string | null;
   snapshot: { fileCount: number; bytes: bigint } | null;
   concurrency: number;
@@ -47,6 +54,7 @@ function manifestFacts(study: {
       versionId: study.environmentVersionId,
       version: study.environment?.version ?? null,
       imageDigest: study.imageDigest,
+      runtimes: parseDependencies(study.environment?.dependencies ?? null)?.runtimeReport ?? [],
     },
     snapshot: { files: study.snapshot?.fileCount ?? null, bytes: study.snapshot ? Number(study.snapshot.bytes) : null },
     concurrency: study.concurrency,
@@ -81,7 +89,7 @@ async function trialJobSource(db: Db, trialId: string): Promise<TrialJobSource |
       study: {
         include: {
           project: true,
-          environment: { select: { version: true } },
+          environment: { select: { version: true, dependencies: true } },
           snapshot: { select: { fileCount: true, bytes: true } },
         },
       },
