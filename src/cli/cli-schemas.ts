@@ -7,6 +7,7 @@ import { trialOutcomeSchema } from "../shared/trial-outcome";
 import { verdictSchema } from "../shared/verdict-summary";
 import { studyStateSchema, trialStateSchema } from "../shared/vocabulary";
 import { count, isoDate } from "../shared/zod-fields";
+import { dependencyStatusOutputSchema } from "./dependency-output";
 
 /**
  * What the workflow commands print with `--json` (docs/automation.md): one envelope per command,
@@ -215,6 +216,14 @@ export const cliDataSchemas = {
     diskBytes: z.number(),
   }),
   "environment prepare": z.object({ project: projectRefSchema, version: environmentVersionOutputSchema }),
+  "dependencies show": z.object({ project: projectRefSchema, dependencies: dependencyStatusOutputSchema }),
+  "dependencies set": z.object({ project: projectRefSchema, dependencies: dependencyStatusOutputSchema }),
+  /** The version the step made (ready, or failed with its error) and the status after it. */
+  "dependencies install": z.object({
+    project: projectRefSchema,
+    version: environmentVersionOutputSchema,
+    dependencies: dependencyStatusOutputSchema,
+  }),
   "study create": z.object({ study: studyOutputSchema }),
   "study list": z.object({ studies: z.array(studySummaryOutputSchema) }),
   "study show": z.object({ study: studyOutputSchema }),

@@ -99,7 +99,7 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   positionals: string[];
   help: boolean;
   version: boolean;
-  /** --project (id, name or host path) and --command, for `environment` */
+  /** --project (id, name or host path) and --command, for `environment` and `dependencies` */
   project: string | null;
   shellCommand: string | null;
   /** --scripts, for `mock-model` (null: the scripts shipped in the package) */
@@ -174,6 +174,10 @@ const CLI_OPTIONS = {
   set: { type: "string", multiple: true },
   name: { type: "string" },
   tail: { type: "string" },
+  kind: { type: "string" },
+  outputs: { type: "string" },
+  manifests: { type: "string" },
+  detected: { type: "boolean", default: false },
   child: { type: "boolean", default: false },
   "dashboard-url": { type: "string" },
   "worker-token-file": { type: "string" },

@@ -48,11 +48,8 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exit(await runDoctorCommand(config));
       return;
     }
-    case "environment": {
-      const { runEnvironmentCommand } = await import("./environment-command");
-      process.exit(await runEnvironmentCommand({ config }));
-      return;
-    }
+    case "environment":
+    case "dependencies":
     case "project":
     case "study":
     case "trial": {

@@ -11,6 +11,12 @@ Usage:
   invariant-web environment prepare --project P [--command "..."]
                                      build a project's environment (or a new version by running a
                                      command in the active one) through the running dashboard
+  invariant-web dependencies show|install --project P|--last
+  invariant-web dependencies set --project P|--last [--command "..."] [--kind K] [--outputs a,b]
+                                     [--manifests a,b] | --detected
+                                     a project's dependency step (detected from its manifests, or set
+                                     by hand), what the active version installed; install runs it as
+                                     a new environment version, following its log
   invariant-web apply WORKSPACE|--trial TRIAL [--yes] [--json]
                                      show the plan that applies a workspace's (or a trial's) changes
                                      to its project (and its conflicts); with --yes, apply it all-or-nothing
@@ -47,13 +53,18 @@ Options:
   --no-open           do not open a browser
   --no-worker         start no worker child (workers join separately, e.g. with Docker Compose)
   --json              machine-readable output (doctor; a versioned envelope: docs/automation.md)
-  --last              the most recent study (study commands) or project (project, environment)
+  --last              the most recent study (study commands) or project (project, environment, dependencies)
   -f, --file FILE     study create: the study (the form's fields) in JSON, or YAML (.yaml/.yml)
   --trial T           apply, study choose, study retry: a trial id (retry takes several)
-  --timeout S         study wait/follow, environment prepare: give up after S seconds (exit 4)
+  --timeout S         study wait/follow, environment prepare, dependencies install: give up after S seconds (exit 4)
   --project P         a project's id, name or directory
   --set key=value     project settings: change a setting (cpus=2, memoryBytes=4GiB, …); repeatable
-  --command "..."     a shell command to run in the active environment version
+  --command "..."     environment prepare: a shell command to run in the active environment version;
+                      dependencies set: the command that installs the dependencies (e.g. "npm ci")
+  --kind K            dependencies set: npm, pnpm, yarn, python, go, cargo or command
+  --outputs a,b       dependencies set: the folders the step leaves (node_modules, .venv, …; "" for none)
+  --manifests a,b     dependencies set: the files the step reads (package.json, package-lock.json, …)
+  --detected          dependencies set: forget the edited step and use the detected one again
   --scripts DIR       mock-model scripts (<model>.json; default: the package's mock-scripts/)
   -y, --yes           apply: apply the plan shown (refused as a whole if anything conflicts)
   --format F          export: md, json or csv (default md)
