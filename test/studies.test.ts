@@ -45,6 +45,7 @@ let mock: Awaited<ReturnType<typeof startMock>>;
 let web: StudyWeb;
 let worker: RunningWorker;
 let projectId: string;
+let projectDir: string;
 let deletable = "";
 
 beforeAll(async () => {
@@ -63,7 +64,8 @@ beforeAll(async () => {
     modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
     log: () => undefined,
   });
-  projectId = await addCalendarProject({ web, runtime, projectDir: calendarProject() });
+  projectDir = calendarProject();
+  projectId = await addCalendarProject({ web, runtime, projectDir });
 }, 300_000);
 
 afterAll(async () => {
@@ -247,6 +249,32 @@ describe("preflight refusals", () => {
       ),
     ).rejects.toMatchObject({ field: "testFiles.0.path" });
     expect(await web.db.study.count()).toBe(count);
+  });
+
+  it("captures a whole test folder, its symlinked fixture restored as a link (the snapshot, ignoring it, has neither)", async () => {
+    fs.mkdirSync(path.join(projectDir, "test/fixtures"));
+    fs.writeFileSync(path.join(projectDir, "test/fixtures/expected.json"), '{"days":31}\n');
+    fs.symlinkSync("expected.json", path.join(projectDir, "test/fixtures/latest.json"));
+    fs.writeFileSync(path.join(projectDir, ".gitignore"), "test/fixtures/\n");
+    const created = await web.services.studies.create(
+      {
+        ...base("Folder"),
+        testFiles: [{ source: "project", path: "test/" }],
+        // exit 127: refused after the preflight, before any model call, with what the container saw
+        testCommand: "readlink test/fixtures/latest.json; cat test/fixtures/latest.json; exit 127",
+        configurations: [codex("calendar-fix-all")],
+      },
+      "admin",
+    );
+    expect(created.testFiles.map((file) => [file.path, file.kind])).toEqual([
+      ["test/calendar.test.js", "file"],
+      ["test/fixtures/expected.json", "file"],
+      ["test/fixtures/latest.json", "symlink"],
+    ]);
+    const study = await waitForStudy({ web, studyId: created.id, until: finished, what: "the preflight" });
+    expect(study.preflight?.output).toContain('expected.json\n{"days":31}\n');
+    fs.rmSync(path.join(projectDir, "test/fixtures"), { recursive: true });
+    fs.rmSync(path.join(projectDir, ".gitignore"));
   });
 });
 

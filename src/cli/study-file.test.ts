@@ -61,6 +61,35 @@ describe("study files for invariant-web study create", () => {
     });
   });
 
+  it("takes whole test folders and globs (expanded by the server when the study is created)", () => {
+    const folders = `${YAML_STUDY.replace("    path: test/calendar.test.js\n", "    path: test/\n  - source: project\n    path: tests/**/*.py\n")}`;
+    const { input } = readStudyFile({ file: file("folders.yaml", folders) });
+    expect(input.testFiles).toEqual([
+      { source: "project", path: "test/", role: "test" },
+      { source: "project", path: "tests/**/*.py", role: "test" },
+    ]);
+    const bad = inputError(() =>
+      readStudyFile({
+        file: file(
+          "bad-folders.json",
+          JSON.stringify({
+            ...JSON_STUDY,
+            testFiles: [
+              { source: "project", path: "../shared/" },
+              { source: "project", path: ".git/" },
+              { source: "project", path: "test//" },
+              { source: "upload", path: "test/", contentBase64: "" },
+            ],
+          }),
+        ),
+      }),
+    );
+    expect(bad.fieldErrors["testFiles.0.path"]?.[0]).toMatch(/\.\. segments/);
+    expect(bad.fieldErrors["testFiles.1.path"]?.[0]).toMatch(/\.git/);
+    expect(bad.fieldErrors["testFiles.2.path"]?.[0]).toMatch(/empty/);
+    expect(bad.fieldErrors["testFiles.3.path"]?.[0]).toMatch(/empty/);
+  });
+
   it("lets --project win over the file's project", () => {
     const read = readStudyFile({ file: file("p.json", JSON.stringify(JSON_STUDY)), projectId: "cm-id" });
     expect(read.input.projectId).toBe("cm-id");

@@ -9,6 +9,9 @@ import { z } from "zod";
 export const CAPTURED_FILE_ROLES = ["test", "config"] as const;
 export const capturedFileRoleSchema = z.enum(CAPTURED_FILE_ROLES);
 export type CapturedFileRole = z.infer<typeof capturedFileRoleSchema>;
+/** How a captured path is held: a regular file, or a symbolic link (restored as a link, its target text as captured). */
+export const capturedFileKindSchema = z.enum(["file", "symlink"]);
+export type CapturedFileKind = z.infer<typeof capturedFileKindSchema>;
 
 /** How the agent left a captured file (or the JUnit path, role `report`) compared with what was captured. */
 export const CAPTURED_CHANGE_KINDS = ["modified", "deleted", "replaced", "report-left"] as const;

@@ -11,7 +11,10 @@ import { HARNESS_KINDS } from "./vocabulary";
 
 export const MAX_TRIALS_PER_STUDY = 200;
 export const MAX_TEST_FILE_BYTES = 5 * 1024 * 1024;
-export const MAX_TEST_FILES = 200;
+/** Captured files per study, after folders and patterns are expanded (and entries in the input). */
+export const MAX_TEST_FILES = 2000;
+/** All of a study's captured files together, after expansion. */
+export const MAX_TEST_FILES_TOTAL_BYTES = 50 * 1024 * 1024;
 /** All of a study's uploaded test files together (the form refuses a file that would pass it). */
 export const MAX_TEST_UPLOAD_TOTAL_BYTES = 16 * 1024 * 1024;
 
@@ -21,18 +24,39 @@ export function base64Bytes(base64: string): number {
   return Math.floor((base64.length * 3) / 4) - padding;
 }
 
-const relativePath = z
-  .string()
-  .trim()
-  .min(1, "Enter a path relative to the project, for example test/calendar.test.js.")
-  .max(1000, "Paths are at most 1,000 characters.")
-  .refine((value) => !value.startsWith("/"), "Use a path relative to the project root, not an absolute one.")
-  .refine(
-    (value) => !value.split("/").some((segment) => segment === ".." || segment === "." || segment === ""),
-    "A path may not contain empty, . or .. segments.",
-  )
-  .refine((value) => !value.includes("\0"), "A path may not contain a NUL byte.")
-  .refine((value) => value !== ".git" && !value.startsWith(".git/"), "Files under .git cannot be test files.");
+/** A path relative to the project; with `folder`, a trailing "/" is allowed too (a folder of test files). */
+function projectRelative(options: { folder: boolean; example: string }) {
+  const bare = (value: string) => (options.folder ? value.replace(/\/$/, "") : value);
+  return z
+    .string()
+    .trim()
+    .min(1, `Enter a path relative to the project, for example ${options.example}.`)
+    .max(1000, "Paths are at most 1,000 characters.")
+    .refine((value) => !value.startsWith("/"), "Use a path relative to the project root, not an absolute one.")
+    .refine(
+      (value) =>
+        !bare(value)
+          .split("/")
+          .some((segment) => segment === ".." || segment === "." || segment === ""),
+      "A path may not contain empty, . or .. segments.",
+    )
+    .refine((value) => !value.includes("\0"), "A path may not contain a NUL byte.")
+    .refine((value) => bare(value) !== ".git" && !value.startsWith(".git/"), "Files under .git cannot be test files.");
+}
+const relativePath = projectRelative({ folder: false, example: "test/calendar.test.js" });
+
+/**
+ * A project entry that names several files: a glob (`tests/**\/*.py`, `test/*.js`) or a folder (`test/`; a
+ * plain `test` naming a directory is one too, found when the study is created). Expanded server side.
+ */
+export function isTestFilePattern(value: string): boolean {
+  return /[*?[]/.test(value) || value.trim().endsWith("/");
+}
+/** A project path, or a folder (trailing "/") or glob of them. */
+const projectPathOrPattern = projectRelative({
+  folder: true,
+  example: "test/calendar.test.js, test/ or tests/**/*.py",
+});
 
 /** What a captured file is for: a test, or runner configuration (package.json, pytest.ini, …); both are restored. */
 const role = capturedFileRoleSchema.default("test");
@@ -53,7 +77,7 @@ function refusingUnknown(fields: readonly string[]) {
 export const testFileInputSchema = z.discriminatedUnion("source", [
   /** Read from the project directory when the study is created. */
   z.strictObject(
-    { source: z.literal("project"), path: relativePath, role },
+    { source: z.literal("project"), path: projectPathOrPattern, role },
     refusingUnknown(["source", "path", "role"]),
   ),
   /** Uploaded in the form: the bytes in base64. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AgentConfiguration } from "./project-schemas";
 import { tokensSchema } from "./token-usage";
 import { trialOutcomeSchema, type TrialOutcome } from "./trial-outcome";
-import { capturedChangeSchema, capturedFileRoleSchema } from "./captured-files";
+import { capturedChangeSchema, capturedFileKindSchema, capturedFileRoleSchema } from "./captured-files";
 import { testsMissingSchema } from "./test-integrity";
 import { testSteeringChangeSchema } from "./test-steering";
 import { trialManifestSchema } from "./trial-manifest";
@@ -99,6 +99,8 @@ export const testFileViewSchema = z.object({
   bytes: count,
   /** Absent on studies created before roles existed: a test. */
   role: capturedFileRoleSchema.default("test"),
+  /** A symbolic link is captured as one: its stored bytes are the link's target text. Absent: a file. */
+  kind: capturedFileKindSchema.optional(),
 });
 export type TestFileView = z.infer<typeof testFileViewSchema>;
 

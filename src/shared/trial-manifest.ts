@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { capturedFileRoleSchema } from "./captured-files";
+import { capturedFileKindSchema, capturedFileRoleSchema } from "./captured-files";
 import { runtimeReportSchema } from "./dependency-schemas";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
 import { count } from "./zod-fields";
@@ -17,6 +17,7 @@ const manifestFileSchema = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   bytes: count,
   role: capturedFileRoleSchema.default("test"),
+  kind: capturedFileKindSchema.optional(),
 });
 
 export const containerLimitsSchema = z.object({

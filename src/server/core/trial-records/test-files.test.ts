@@ -4,7 +4,8 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { tempDir } from "../../../../test/support/temp";
-import { readTestFiles } from "./test-files";
+import { expandTestFiles } from "./test-file-patterns";
+import { readTestFiles, restoreTestFiles, storeTestFiles } from "./test-files";
 
 /**
  * Capturing a test file from the project races with whoever else writes there: the path is checked
@@ -71,5 +72,90 @@ describe("capturing a test file that is swapped while it is read", () => {
     await expect(
       readTestFiles({ projectRoot: root, files: [{ source: "project", path: "test/a.test.js", role: "test" }] }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST", field: "testFiles.0.path" });
+  });
+});
+
+describe("symbolic links among the captured files", () => {
+  function linkedProject(): string {
+    const root = tempDir("links");
+    fs.mkdirSync(path.join(root, "test/fixtures"), { recursive: true });
+    fs.mkdirSync(path.join(root, "shared"));
+    fs.writeFileSync(path.join(root, "test/fixtures/data.json"), '{"n":1}\n');
+    fs.writeFileSync(path.join(root, "shared/helpers.js"), "module.exports = {};\n");
+    fs.writeFileSync(path.join(root, "test/a.test.js"), "test('a', () => {});\n");
+    fs.symlinkSync("data.json", path.join(root, "test/fixtures/latest.json"));
+    fs.symlinkSync("../shared", path.join(root, "test/shared"));
+    return root;
+  }
+
+  it("captures links inside test/ as links and restores them as links into a trial's tree", async () => {
+    const root = linkedProject();
+    const expanded = await expandTestFiles({
+      projectRoot: root,
+      files: [{ source: "project", path: "test/", role: "test" }],
+      junitPath: null,
+    });
+    expect(expanded.map((file) => file.path)).toEqual([
+      "test/a.test.js",
+      "test/fixtures/data.json",
+      "test/fixtures/latest.json",
+      "test/shared",
+    ]);
+    const captured = await readTestFiles({ projectRoot: root, files: expanded });
+    expect(captured.map((file) => file.kind)).toEqual(["file", "file", "symlink", "symlink"]);
+    const dataDir = tempDir("links-data");
+    const views = await storeTestFiles({ dataDir, studyId: "s1", files: captured });
+    expect(views.find((view) => view.path === "test/shared")).toMatchObject({ kind: "symlink", bytes: 9 });
+
+    // the trial's tree: the agent replaced the link with a file and the folder link with a real folder
+    const tree = tempDir("links-tree");
+    fs.mkdirSync(path.join(tree, "test/fixtures"), { recursive: true });
+    fs.writeFileSync(path.join(tree, "test/fixtures/latest.json"), '{"n":"forged"}\n');
+    fs.mkdirSync(path.join(tree, "test/shared"));
+    fs.mkdirSync(path.join(tree, "shared"));
+    fs.writeFileSync(path.join(tree, "shared/helpers.js"), "module.exports = {};\n");
+    await restoreTestFiles({ dataDir, studyId: "s1", tree, files: views });
+    expect(fs.lstatSync(path.join(tree, "test/fixtures/latest.json")).isSymbolicLink()).toBe(true);
+    expect(fs.readlinkSync(path.join(tree, "test/fixtures/latest.json"))).toBe("data.json");
+    expect(fs.readFileSync(path.join(tree, "test/fixtures/latest.json"), "utf8")).toBe('{"n":1}\n');
+    expect(fs.readlinkSync(path.join(tree, "test/shared"))).toBe("../shared");
+    expect(fs.existsSync(path.join(tree, "test/shared/helpers.js"))).toBe(true);
+  });
+
+  it("captures a link named on its own", async () => {
+    const root = linkedProject();
+    const [captured] = await readTestFiles({
+      projectRoot: root,
+      files: [{ source: "project", path: "test/fixtures/latest.json", role: "test" }],
+    });
+    expect(captured).toMatchObject({ kind: "symlink", data: Buffer.from("data.json") });
+  });
+
+  it("refuses a link whose target leaves the project, naming the link and its target", async () => {
+    const root = linkedProject();
+    fs.symlinkSync("../../../etc/passwd", path.join(root, "test/fixtures/passwd"));
+    const expanded = await expandTestFiles({
+      projectRoot: root,
+      files: [{ source: "project", path: "test/**", role: "test" }],
+      junitPath: null,
+    });
+    const refused = await readTestFiles({ projectRoot: root, files: expanded }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "BAD_REQUEST", field: "testFiles.0.path" });
+    expect((refused as Error).message).toMatch(
+      /^test\/fixtures\/passwd is a symbolic link to \.\.\/\.\.\/\.\.\/etc\/passwd, which resolves outside the project root/,
+    );
+  });
+
+  it("refuses an absolute link, even to a file of the project on this host", async () => {
+    const root = linkedProject();
+    fs.symlinkSync(path.join(root, "shared/helpers.js"), path.join(root, "test/helpers.js"));
+    const refused = await readTestFiles({
+      projectRoot: root,
+      files: [{ source: "project", path: "test/helpers.js", role: "test" }],
+    }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "BAD_REQUEST", field: "testFiles.0.path" });
+    expect((refused as Error).message).toContain(
+      `test/helpers.js is a symbolic link to the absolute path ${root}/shared/helpers.js`,
+    );
   });
 });

@@ -5,9 +5,10 @@ import path from "node:path";
 import { AppError } from "../errors/app-error";
 import { FileTooLargeError, NotRegularFileError } from "../../../lib/files/file-read";
 import { PathThroughSymlinkError, readFileInsideTree } from "../../../lib/files/tree-read";
-import type { CapturedFileRole } from "../../../shared/captured-files";
+import type { CapturedFileKind, CapturedFileRole } from "../../../shared/captured-files";
 import { dataDirPaths } from "../storage/data-dir";
-import { MAX_TEST_FILE_BYTES, type TestFileInput } from "../../../shared/study-inputs";
+import { MAX_TEST_FILE_BYTES, MAX_TEST_FILES_TOTAL_BYTES, type TestFileInput } from "../../../shared/study-inputs";
+import { readCapturedLink } from "./test-file-links";
 import type { TestFileView } from "../../../shared/study-schemas";
 
 /**
@@ -23,8 +24,15 @@ function sha256(data: Buffer): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-/** Reads a regular file inside `root` without following a symlink anywhere on the way. */
-async function readProjectFile(options: { root: string; relative: string; field: string }): Promise<Buffer> {
+/**
+ * Reads a regular file inside `root` without following a symlink anywhere on the way; a symlink as the
+ * last segment is captured as a link (its target text), refused when it points outside the project.
+ */
+async function readProjectFile(options: {
+  root: string;
+  relative: string;
+  field: string;
+}): Promise<{ kind: CapturedFileKind; data: Buffer }> {
   const { root, relative, field } = options;
   let current = root;
   const segments = relative.split("/");
@@ -37,13 +45,14 @@ async function readProjectFile(options: { root: string; relative: string; field:
         field,
         message: `${relative} is not in the project (${current} does not exist). Pick the file from the project tree or upload it.`,
       });
+    const last = index === segments.length - 1;
+    if (last && stat.isSymbolicLink()) return { kind: "symlink", data: await readCapturedLink(options) };
     if (stat.isSymbolicLink())
       throw new AppError({
         code: "BAD_REQUEST",
         field,
-        message: `${relative} goes through a symbolic link; pick the real file, or upload it.`,
+        message: `${relative} goes through the symbolic link ${segments.slice(0, index + 1).join("/")}; capture the link itself, or pick the real file it leads to.`,
       });
-    const last = index === segments.length - 1;
     if (!last && !stat.isDirectory())
       throw new AppError({
         code: "BAD_REQUEST",
@@ -66,7 +75,7 @@ async function readProjectFile(options: { root: string; relative: string; field:
   // the checks above can be raced: the read itself refuses a link anywhere on the way, never follows a
   // symlink swapped in, cannot hang on a FIFO (O_NOFOLLOW | O_NONBLOCK) and stops at the size limit
   try {
-    return await readFileInsideTree({ root, rel: relative, maxBytes: MAX_TEST_FILE_BYTES });
+    return { kind: "file", data: await readFileInsideTree({ root, rel: relative, maxBytes: MAX_TEST_FILE_BYTES }) };
   } catch (error) {
     if (
       error instanceof FileTooLargeError ||
@@ -85,21 +94,28 @@ async function readProjectFile(options: { root: string; relative: string; field:
 export interface CapturedTestFile {
   path: string;
   role: CapturedFileRole;
+  /** Absent: a file. */
+  kind?: CapturedFileKind;
+  /** The file's bytes, or a symlink's target text. */
   data: Buffer;
   sha256: string;
 }
 
-/** Reads every test file (from the project or the upload) into memory; nothing is written. Refuses with the field at fault. */
+/**
+ * Reads every test file (from the project or the upload) into memory; nothing is written. Refuses with the
+ * field at fault. Folders and patterns are expanded first (expandTestFiles), so each entry names one path.
+ */
 export async function readTestFiles(options: {
   projectRoot: string;
-  files: readonly TestFileInput[];
+  files: readonly (TestFileInput & { field?: string })[];
 }): Promise<CapturedTestFile[]> {
   const captured: CapturedTestFile[] = [];
+  let total = 0;
   for (const [index, file] of options.files.entries()) {
-    const field = `testFiles.${index}.path`;
-    const data =
+    const field = file.field ?? `testFiles.${index}.path`;
+    const { kind, data } =
       file.source === "upload"
-        ? Buffer.from(file.contentBase64, "base64")
+        ? { kind: "file" as const, data: Buffer.from(file.contentBase64, "base64") }
         : await readProjectFile({ root: options.projectRoot, relative: file.path, field });
     if (data.length > MAX_TEST_FILE_BYTES)
       throw new AppError({
@@ -107,7 +123,14 @@ export async function readTestFiles(options: {
         field,
         message: `${file.path} is ${data.length} bytes; a test file is at most 5 MiB.`,
       });
-    captured.push({ path: file.path, role: file.role, data, sha256: sha256(data) });
+    total += data.length;
+    if (total > MAX_TEST_FILES_TOTAL_BYTES)
+      throw new AppError({
+        code: "BAD_REQUEST",
+        field: "testFiles",
+        message: `The test files come to more than ${MAX_TEST_FILES_TOTAL_BYTES / 1024 / 1024} MiB (reached at ${file.path}); a study captures at most that. Narrow the folders or patterns, for example tests/unit/** instead of tests/**.`,
+      });
+    captured.push({ path: file.path, role: file.role, kind, data, sha256: sha256(data) });
   }
   return captured;
 }
@@ -131,6 +154,7 @@ export async function storeTestFiles(options: {
     sha256: file.sha256,
     bytes: file.data.length,
     role: file.role,
+    kind: file.kind ?? "file",
   }));
 }
 
@@ -158,7 +182,7 @@ async function clearPath(target: string): Promise<void> {
 }
 
 /**
- * Writes the captured bytes over `tree`. Every parent on the way is made a real directory (a symlink
+ * Writes the captured bytes over `tree` (a captured symlink as a symlink to its captured target). Every parent on the way is made a real directory (a symlink
  * the agent planted there is removed first), and each stored file's hash is checked before use.
  */
 export async function restoreTestFiles(options: {
@@ -179,6 +203,7 @@ export async function restoreTestFiles(options: {
     }
     const target = path.join(current, segments.at(-1) ?? "");
     await clearPath(target);
-    fs.writeFileSync(target, data, { mode: 0o644, flag: "wx" });
+    if (file.kind === "symlink") fs.symlinkSync(data, target);
+    else fs.writeFileSync(target, data, { mode: 0o644, flag: "wx" });
   }
 }

@@ -22,6 +22,15 @@ export interface WorkspaceFiles {
   kind(rel: string): Promise<"dir" | "file" | "symlink" | "special" | null>;
   /** The names in the directory at `rel` (none when it is not one). */
   readdir(rel: string): Promise<string[]>;
+  /** The target text of the symlink at `rel`, or null when there is none there (throws like readFile for its parents). */
+  readLink(rel: string): Promise<Buffer | null>;
+}
+
+/** The target of the symlink at `fsPath`, or null when something else (or nothing) is there. */
+async function linkAt(fsPath: string): Promise<Buffer | null> {
+  const stat = await fsp.lstat(fsPath).catch(() => null);
+  if (!stat?.isSymbolicLink()) return null;
+  return fsp.readlink(fsPath, { encoding: "buffer" }).catch(() => null);
 }
 
 export function plainFiles(root: string): WorkspaceFiles {
@@ -34,6 +43,10 @@ export function plainFiles(root: string): WorkspaceFiles {
       return stat.isDirectory() ? "dir" : stat.isFile() ? "file" : stat.isSymbolicLink() ? "symlink" : "special";
     },
     readdir: (rel) => fsp.readdir(path.join(root, rel)).catch(() => [] as string[]),
+    async readLink(rel) {
+      await checkRealParents({ root, rel });
+      return linkAt(path.join(root, rel));
+    },
   };
 }
 
@@ -70,6 +83,12 @@ export function layeredFiles(layers: readonly string[]): WorkspaceFiles {
       return Promise.resolve(
         tree.readdir(fromText(rel)).map((entry) => Buffer.from(entry.name, "latin1").toString("utf8")),
       );
+    },
+    async readLink(rel) {
+      await checkParents(rel);
+      const hit = tree.lookup(fromText(rel));
+      if (typeof hit === "string" || hit.type !== "symlink") return null;
+      return linkAt(path.join(layers[hit.layer] ?? "", rel));
     },
   };
 }

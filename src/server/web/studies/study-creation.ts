@@ -7,6 +7,7 @@ import type { ProjectQueries } from "../projects/projects.queries";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { SnapshotService } from "../snapshots/snapshot-service";
 import { requireProjectFolder } from "../../core/storage/project-folder";
+import { expandTestFiles } from "../../core/trial-records/test-file-patterns";
 import { readTestFiles, storeTestFiles, testFilesDir } from "../../core/trial-records/test-files";
 import { containerLimitsOf, type ProjectView } from "../../../shared/project-schemas";
 import { createStudyInputSchema, type CreateStudyInput } from "../../../shared/study-inputs";
@@ -121,7 +122,8 @@ async function queuePreflight(
 }
 
 /**
- * Checks everything, freezes the snapshot and the environment image, captures the test files, and
+ * Checks everything, freezes the snapshot and the environment image, captures the test files (folders and
+ * patterns expanded to the files they match: the study records those), and
  * queues the preflight. Bad input is refused before anything is written.
  */
 export async function createStudy(
@@ -131,7 +133,12 @@ export async function createStudy(
   const input = createStudyInputSchema.parse(options.raw);
   const { project, environment, image } = await frozenEnvironment(deps, input.projectId);
   requireProjectFolder(project.hostPath); // its tests and its snapshot are read from it
-  const files = await readTestFiles({ projectRoot: project.hostPath, files: input.testFiles });
+  const expanded = await expandTestFiles({
+    projectRoot: project.hostPath,
+    files: input.testFiles,
+    junitPath: input.junitPath,
+  });
+  const files = await readTestFiles({ projectRoot: project.hostPath, files: expanded });
   const snapshot = await deps.snapshots.create({ projectId: project.id });
   const concurrency = input.concurrency ?? (await studyDefaults({ ...deps, projectId: project.id })).concurrency;
   const studyId = await deps.studies.create({
@@ -145,6 +152,7 @@ export async function createStudy(
       sha256: file.sha256,
       bytes: file.data.length,
       role: file.role,
+      kind: file.kind ?? "file",
     })),
     snapshotId: snapshot.id,
     environmentVersionId: environment.id,

@@ -5,6 +5,8 @@ import { displayPath } from "../../../lib/files/byte-path";
 import { walkTree } from "../../../lib/files/tree-walker";
 import type { ProjectFileView, StudyDefaultsView } from "../../../shared/study-schemas";
 import { messageOf } from "../../../shared/error-message";
+import { isTestFilePattern } from "../../../shared/study-inputs";
+import { matchTestFilePattern } from "../../core/trial-records/test-file-patterns";
 
 const MAX_DEFAULT_CONCURRENCY = 8;
 const MAX_LISTED_FILES = 500;
@@ -55,7 +57,10 @@ export async function studyDefaults(options: {
   };
 }
 
-/** Files of the project the way a snapshot sees them (ignore rules applied), filtered by a substring, for picking test files. */
+/**
+ * Files of the project the way a snapshot sees them (ignore rules applied), filtered by a substring, for picking
+ * test files; a folder or glob (`test/`, `tests/**\/*.py`) lists what the study would capture for it instead.
+ */
 export async function listProjectFiles(options: {
   projectId: string;
   query: string;
@@ -64,6 +69,14 @@ export async function listProjectFiles(options: {
   const project = await options.projects.findById(options.projectId);
   if (!project)
     throw new AppError({ code: "NOT_FOUND", field: "projectId", message: `No project with id ${options.projectId}.` });
+  if (isTestFilePattern(options.query)) {
+    const { matches, total } = await matchTestFilePattern({
+      root: project.hostPath,
+      pattern: options.query.trim(),
+      limit: MAX_LISTED_FILES,
+    });
+    return { files: matches.map((match) => ({ path: match.path, bytes: match.bytes })), total };
+  }
   const walked = await walkTree({ root: project.hostPath }).catch((error: unknown) => {
     throw new AppError({
       code: "PRECONDITION_FAILED",

@@ -79,7 +79,7 @@ async function capturedFiles(dataDir: string, studyId: string, manifest: Manifes
     const data = await fsp.readFile(path.join(dir, file.sha256)).catch(() => null);
     if (!data || sha256(data) !== file.sha256)
       refuse(`the captured copy of ${file.path} (sha256 ${file.sha256.slice(0, 12)}) is gone or changed.`);
-    else files.push({ path: file.path, role: file.role, data, sha256: file.sha256 });
+    else files.push({ path: file.path, role: file.role, kind: file.kind, data, sha256: file.sha256 });
   }
   return files;
 }

@@ -2,7 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../../../../test/support/temp";
-import { clearJunitPath, clearStaleRunnerState } from "./captured-changes";
+import { createSnapshot } from "../../core/snapshots/snapshot-store";
+import { readTestFiles, storeTestFiles } from "../../core/trial-records/test-files";
+import { plainFiles } from "../../core/workspaces/workspace-files";
+import { clearJunitPath, clearStaleRunnerState, findCapturedChanges } from "./captured-changes";
 
 /** What the evaluation removes from its copy of the workspace before the test command runs. */
 describe("clearing what an agent could leave for the runner", () => {
@@ -35,5 +38,35 @@ describe("clearing what an agent could leave for the runner", () => {
     await clearJunitPath({ tree, junitPath: "out/junit.xml" });
     expect(fs.existsSync(path.join(tree, "out"))).toBe(false);
     expect(fs.existsSync(path.join(outside, "junit.xml"))).toBe(true); // never reached through the link
+  });
+});
+
+describe("the tamper indicator for a captured symlink", () => {
+  it("reports nothing for the link as captured, and a retargeted, replaced or deleted link", async () => {
+    const project = tempDir("link-project");
+    fs.mkdirSync(path.join(project, "test/fixtures"), { recursive: true });
+    fs.writeFileSync(path.join(project, "test/fixtures/data.json"), "{}\n");
+    fs.symlinkSync("data.json", path.join(project, "test/fixtures/latest.json"));
+    const dataDir = tempDir("link-data");
+    const captured = await readTestFiles({
+      projectRoot: project,
+      files: [{ source: "project", path: "test/fixtures/latest.json", role: "test" }],
+    });
+    const files = await storeTestFiles({ dataDir, studyId: "s1", files: captured });
+    const { manifest } = await createSnapshot({ projectRoot: project, projectId: "p1", dataDir });
+    const tree = tempDir("link-tree");
+    fs.cpSync(project, tree, { recursive: true, verbatimSymlinks: true });
+    const link = path.join(tree, "test/fixtures/latest.json");
+    const changes = () => findCapturedChanges({ workspace: plainFiles(tree), files, junitPath: null, manifest });
+
+    expect(await changes()).toEqual([]);
+    fs.unlinkSync(link);
+    fs.symlinkSync("other.json", link);
+    expect(await changes()).toEqual([{ path: "test/fixtures/latest.json", role: "test", change: "modified" }]);
+    fs.unlinkSync(link);
+    fs.writeFileSync(link, "{}\n");
+    expect(await changes()).toEqual([{ path: "test/fixtures/latest.json", role: "test", change: "replaced" }]);
+    fs.unlinkSync(link);
+    expect(await changes()).toEqual([{ path: "test/fixtures/latest.json", role: "test", change: "deleted" }]);
   });
 });

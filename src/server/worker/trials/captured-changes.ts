@@ -31,6 +31,19 @@ async function stateOf(files: WorkspaceFiles, rel: string): Promise<{ sha256: st
   }
 }
 
+/** How the tree holds a captured symlink now: the sha256 of its target text, or why it is not a symlink. */
+async function linkStateOf(files: WorkspaceFiles, rel: string): Promise<{ sha256: string } | "deleted" | "replaced"> {
+  try {
+    const target = await files.readLink(rel);
+    if (target) return { sha256: sha256Of(target) };
+    return (await files.kind(rel)) === null ? "deleted" : "replaced";
+  } catch (error) {
+    if (error instanceof PathThroughSymlinkError) return "replaced";
+    if (error instanceof NotRegularFileError) return error.reason === "missing" ? "deleted" : "replaced";
+    throw error;
+  }
+}
+
 /** Reports at the JUnit path (the file, or the *.xml files of the directory) that differ from the snapshot's. */
 async function leftReports(options: {
   files: WorkspaceFiles;
@@ -74,7 +87,10 @@ export async function findCapturedChanges(options: {
 }): Promise<CapturedChange[]> {
   const changes: CapturedChange[] = [];
   for (const file of options.files) {
-    const state = await stateOf(options.workspace, file.path);
+    const state =
+      file.kind === "symlink"
+        ? await linkStateOf(options.workspace, file.path)
+        : await stateOf(options.workspace, file.path);
     if (typeof state === "object" && state.sha256 === file.sha256) continue;
     const change = typeof state === "object" ? "modified" : state;
     changes.push({ path: file.path, role: file.role, change });

@@ -6,7 +6,8 @@ import { fromText } from "../../../lib/files/byte-path";
 import { diffWorkspace } from "../../core/diffs/workspace-diff";
 import { createSnapshot } from "../../core/snapshots/snapshot-store";
 import { createWorkspace } from "../../core/workspaces/workspace-store";
-import { leaveOutOfCopy, pathsLeftOut } from "./evaluation-layer";
+import { readTestFiles, storeTestFiles } from "../../core/trial-records/test-files";
+import { leaveOutOfCopy, pathsLeftOut, prepareEvaluationLayer } from "./evaluation-layer";
 
 const file = { sha256: "0".repeat(64), bytes: 1, role: "test" as const };
 
@@ -45,5 +46,28 @@ describe("what the evaluation leaves out of the agent's tree", () => {
     await leaveOutOfCopy({ tree, paths: pathsLeftOut({ diff, files: [] }) });
     expect(fs.readdirSync(tree).sort()).toEqual([".git", "src"]);
     expect(fs.readdirSync(path.join(tree, "src")).sort()).toEqual(["sum"]);
+  });
+});
+
+describe("captured symlinks in an evaluation layer", () => {
+  it("are written to the fresh layer as the captured links, over a file the agent left at their path", async () => {
+    const project = tempDir("eval-link-project");
+    fs.mkdirSync(path.join(project, "test/fixtures"), { recursive: true });
+    fs.writeFileSync(path.join(project, "test/fixtures/data.json"), "{}\n");
+    fs.symlinkSync("data.json", path.join(project, "test/fixtures/latest.json"));
+    const dataDir = tempDir("eval-link-data");
+    const captured = await readTestFiles({
+      projectRoot: project,
+      files: [{ source: "project", path: "test/fixtures/latest.json", role: "test" }],
+    });
+    const files = await storeTestFiles({ dataDir, studyId: "s1", files: captured });
+    const agent = tempDir("eval-link-agent");
+    fs.mkdirSync(path.join(agent, "test/fixtures"), { recursive: true });
+    fs.writeFileSync(path.join(agent, "test/fixtures/latest.json"), '{"forged":true}\n');
+    const upper = tempDir("eval-link-upper");
+    await prepareEvaluationLayer({ dataDir, studyId: "s1", upper, below: [agent, project], files });
+    const restored = path.join(upper, "test/fixtures/latest.json");
+    expect(fs.lstatSync(restored).isSymbolicLink()).toBe(true);
+    expect(fs.readlinkSync(restored)).toBe("data.json");
   });
 });

@@ -52,7 +52,7 @@ async function writable(dir: Buffer): Promise<void> {
  * agent's layer and the snapshot's tree (`below`, topmost first). It holds an empty opaque directory at
  * every path left out (`leaveOut`, as above: overlayfs deletes only through a mount, so the stand-in for
  * "absent" is an empty directory; nothing of what the agent left there is seen) and in place of stale
- * runner state, and the captured files restored byte for byte — written here, so they hide whatever the
+ * runner state, and the captured files restored byte for byte (a captured symlink as that link) — written here, so they hide whatever the
  * agent left at their paths, and every directory on their way is a real one in this layer (hiding a file
  * or link the agent put there). Nothing below is touched. The test command's own writes land in `upper`
  * too, so the JUnit report is read from `upper` alone: one the agent left cannot stand in.
@@ -77,7 +77,9 @@ export async function prepareEvaluationLayer(options: {
   for (const file of options.files) {
     const data = await readCapturedFile({ dataDir: options.dataDir, studyId: options.studyId, file });
     for (const dir of ancestorsOf(fromText(file.path))) await realDirectory({ tree, upper: options.upper, rel: dir });
-    fs.writeFileSync(path.join(options.upper, file.path), data, { mode: 0o644, flag: "wx" });
+    const target = path.join(options.upper, file.path);
+    if (file.kind === "symlink") fs.symlinkSync(data, target);
+    else fs.writeFileSync(target, data, { mode: 0o644, flag: "wx" });
   }
 }
 
