@@ -83,7 +83,10 @@ export function ChosenTestFiles({
                   <span className="flex-1 font-mono text-sm">{file.path}</span>
                 )}
                 <RoleSelect file={file} onChange={onChange} />
-                <span className="text-xs text-muted">{file.bytes === undefined ? "" : formatBytes(file.bytes)}</span>
+                <span className="text-xs text-muted">
+                  {file.matches === undefined ? "" : `${file.matches} file${file.matches === 1 ? "" : "s"}, `}
+                  {file.bytes === undefined ? "" : formatBytes(file.bytes)}
+                </span>
                 <button
                   type="button"
                   id={file.source === "project" ? pathId : undefined}

@@ -29,6 +29,8 @@ export interface TestFileDraft {
   /** Uploads only. */
   contentBase64?: string;
   bytes?: number;
+  /** A folder or glob: how many files it matched when it was added (the server expands it at creation). */
+  matches?: number;
   fileName?: string;
   /** Test or runner config; unset = guessed from the name (package.json, pytest.ini, … are config). */
   role?: CapturedFileRole;

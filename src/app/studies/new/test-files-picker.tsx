@@ -2,11 +2,13 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type ChangeEvent } from "react";
 import { MAX_TEST_FILE_BYTES, MAX_TEST_UPLOAD_TOTAL_BYTES } from "../../../shared/study-inputs";
+import type { ProjectFileView } from "../../../shared/study-schemas";
 import { FieldError, focusRing, smallButtonClass as smallButton } from "../../_components/ui";
 import { describeError } from "../../_lib/errors";
 import { formatBytes } from "../../_lib/format";
 import { useTRPC } from "../../_lib/trpc";
 import { describedBy, fieldInputClass } from "../../_components/form-field";
+import { addAllMatches } from "./add-all-matches";
 import { ChosenTestFiles } from "./chosen-test-files";
 import { fieldId, newKey, toBase64, type FieldErrors, type TestFileDraft } from "./form-model";
 
@@ -20,6 +22,38 @@ function useDebounced<T>(value: T, ms: number): T {
 }
 
 type FilesChange = (update: (files: TestFileDraft[]) => TestFileDraft[]) => void;
+
+/** One click for every match (add-all-matches.ts). */
+function AddAllMatchesButton({
+  query,
+  result,
+  files,
+  stale,
+  onChange,
+}: {
+  query: string;
+  result: { files: ProjectFileView[]; total: number };
+  files: TestFileDraft[];
+  /** The result is still the previous query's (a new search is on its way). */
+  stale: boolean;
+  onChange: FilesChange;
+}) {
+  const add = addAllMatches({ query, result, chosen: files });
+  if (!add) return null;
+  return (
+    <>
+      <button
+        type="button"
+        className={smallButton}
+        disabled={add.disabled || stale}
+        onClick={() => onChange((current) => [...current, ...add.drafts])}
+      >
+        {add.label}
+      </button>
+      {add.hint ? <span className="text-xs text-muted">{add.hint}</span> : null}
+    </>
+  );
+}
 
 /** Files of the project that match the filter, as buttons that add them (greyed once chosen). */
 function SearchResults({
@@ -67,13 +101,22 @@ function SearchResults({
               </li>
             ))}
           </ul>
-          <p className="mt-1 text-xs text-muted" aria-live="polite">
-            {search.data.total === 0
-              ? "No files match."
-              : search.data.total > search.data.files.length
-                ? `Showing ${search.data.files.length} of ${search.data.total} files; type more to narrow.`
-                : `${search.data.total} file${search.data.total === 1 ? "" : "s"}.`}
-          </p>
+          <div className="mt-1 flex flex-wrap items-center gap-2">
+            <AddAllMatchesButton
+              query={debounced}
+              result={search.data}
+              files={files}
+              stale={search.isPlaceholderData}
+              onChange={onChange}
+            />
+            <p className="text-xs text-muted" aria-live="polite">
+              {search.data.total === 0
+                ? "No files match."
+                : search.data.total > search.data.files.length
+                  ? `Showing ${search.data.files.length} of ${search.data.total} files; type more to narrow.`
+                  : `${search.data.total} file${search.data.total === 1 ? "" : "s"}.`}
+            </p>
+          </div>
         </>
       ) : search.isFetching ? (
         <p className="text-xs text-muted">Searching the project…</p>
@@ -161,7 +204,7 @@ export function TestFilesPicker({
             id={searchId}
             type="search"
             className={fieldInputClass}
-            placeholder={projectId ? "e.g. test/ or .test.js" : "Choose a project first"}
+            placeholder={projectId ? "e.g. .test.js, test/ or tests/**/*.py" : "Choose a project first"}
             disabled={projectId === ""}
             value={query}
             onChange={(e) => setQuery(e.target.value)}
