@@ -1,8 +1,10 @@
 import { z } from "zod";
+import { describeRuntime } from "../shared/runtime-labels";
 import {
   dependencyKindSchema,
   dependencyStepSchema,
   manifestHashSchema,
+  runtimeReportSchema,
   type DependencyStatusView,
   type DependencyStep,
 } from "../shared/dependency-schemas";
@@ -27,6 +29,8 @@ export const dependencyStatusOutputSchema = z.object({
       outputs: z.array(z.string()),
       /** sha256 of each manifest as the step saw it (null: the file was absent). */
       manifests: z.array(manifestHashSchema),
+      /** The runtimes the step found or installed (Node.js from .nvmrc …); empty for versions made before that. */
+      runtimeReport: z.array(runtimeReportSchema),
     })
     .nullable(),
   /** Manifests that differ from what the installed dependencies were made from. */
@@ -51,6 +55,7 @@ export function dependencyStatusOutput(status: DependencyStatusView): Dependency
       command: installed.command,
       outputs: [...installed.outputs],
       manifests: installed.manifests.map((m) => ({ path: m.path, sha256: m.sha256 })),
+      runtimeReport: (installed.runtimeReport ?? []).map((report) => ({ ...report })),
     },
     changes: status.changes.map((c) => ({ path: c.path, change: c.change })),
     warning: status.warning,
@@ -81,6 +86,7 @@ export function dependencyStatusText(projectName: string, status: DependencyStat
       ? `installed in environment v${installed.version}: ${installed.kind}: ${installed.command} → ${installed.outputs.join(", ") || "(no folders)"}`
       : "installed: nothing in the active environment version",
   );
+  for (const report of installed?.runtimeReport ?? []) lines.push(`  runtime:   ${describeRuntime(report)}`);
   for (const change of status.changes) lines.push(`  ${change.path}: ${change.change} since the install`);
   if (status.warning)
     lines.push(

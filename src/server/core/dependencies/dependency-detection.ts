@@ -6,16 +6,18 @@ import { RUNTIME_FILES } from "./runtime-declarations";
  * The dependency step a project's manifests suggest, from the names of the files at its root (and
  * package.json's `packageManager`, which pins the pnpm or yarn version). Lockfiles win over bare manifests;
  * the first ecosystem found is the one proposed (a project with two edits its step to run both). Files that
- * declare a runtime (.nvmrc, .python-version …) join the manifests: the step installs or reports what they ask for.
+ * declare a runtime (.nvmrc, .python-version …) join the manifests: the step installs or reports what they ask for;
+ * so do tarballs package.json installs from the project (`file:vendor/x.tgz`).
  */
 export function detectDependencyStep(
   rootFiles: readonly string[],
-  options: { packageManager?: { name: string; version: string } | null } = {},
+  options: { packageManager?: { name: string; version: string } | null; localTarballs?: readonly string[] } = {},
 ): DependencyStep | null {
   const step = detectByManifests(rootFiles, options.packageManager ?? null);
   if (!step) return null;
   const declarations = RUNTIME_FILES.filter((name) => rootFiles.includes(name) && !step.manifests.includes(name));
-  return { ...step, manifests: [...step.manifests, ...declarations] };
+  const tarballs = ["npm", "pnpm", "yarn"].includes(step.kind) ? (options.localTarballs ?? []) : [];
+  return { ...step, manifests: [...step.manifests, ...declarations, ...tarballs] };
 }
 
 /** The pnpm or yarn install command, at the version packageManager pins (else pnpm 9, yarn 1). */

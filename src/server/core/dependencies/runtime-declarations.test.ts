@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { declaredRuntimes, nodeRange, packageManagerOf } from "./runtime-declarations";
+import { declaredRuntimes, localTarballsOf, nodeRange, packageManagerOf } from "./runtime-declarations";
 import { detectDependencyStep } from "./dependency-detection";
 
 const pkg = (object: unknown) => JSON.stringify(object);
@@ -99,6 +99,21 @@ describe("packageManager pins the pnpm or yarn version of the detected step", ()
     expect(detectDependencyStep(["requirements.txt", ".python-version"])?.manifests).toEqual([
       "requirements.txt",
       ".python-version",
+    ]);
+  });
+});
+
+describe("tarballs package.json installs from the project", () => {
+  it("join the detected manifests; paths leaving the project and registry specs do not", () => {
+    const text = pkg({
+      dependencies: { a: "file:vendor/a-1.0.0.tgz", b: "^1.0.0", c: "file:../outside.tgz" },
+      devDependencies: { d: "file:./tools/d.tar.gz", e: "file:vendor/e" },
+    });
+    expect(localTarballsOf(text)).toEqual(["tools/d.tar.gz", "vendor/a-1.0.0.tgz"]);
+    expect(detectDependencyStep(["package.json"], { localTarballs: localTarballsOf(text) })?.manifests).toEqual([
+      "package.json",
+      "tools/d.tar.gz",
+      "vendor/a-1.0.0.tgz",
     ]);
   });
 });

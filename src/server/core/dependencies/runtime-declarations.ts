@@ -128,3 +128,21 @@ export function packageManagerOf(packageJsonText: string | undefined): { name: s
   const match = value ? /^(npm|pnpm|yarn)@(\d+\.\d+\.\d+(?:-[\w.]+)?)(?:\+.*)?$/.exec(value.trim()) : null;
   return match?.[1] && match[2] ? { name: match[1], version: match[2] } : null;
 }
+
+/**
+ * Tarballs package.json installs from the project itself (`"x": "file:vendor/x-1.0.0.tgz"`): the step needs them
+ * beside the manifests. Paths that leave the project are left out (the install then says what is missing).
+ */
+export function localTarballsOf(packageJsonText: string | undefined): string[] {
+  const pkg = packageJson(packageJsonText);
+  const found = new Set<string>();
+  for (const group of ["dependencies", "devDependencies", "optionalDependencies"]) {
+    const deps = pkg[group];
+    if (!deps || typeof deps !== "object") continue;
+    for (const spec of Object.values(deps as Record<string, unknown>)) {
+      const file = typeof spec === "string" ? /^file:(?:\.\/)?([\w./-]+\.(?:tgz|tar\.gz))$/.exec(spec)?.[1] : undefined;
+      if (file && file.split("/").every((part) => part && part !== "." && part !== "..")) found.add(file);
+    }
+  }
+  return [...found].sort();
+}

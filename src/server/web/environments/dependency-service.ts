@@ -18,7 +18,12 @@ import {
   type RuntimeRequest,
 } from "../../../shared/dependency-schemas";
 import { detectDependencyStep, outputFolderProblem } from "../../core/dependencies/dependency-detection";
-import { declaredRuntimes, packageManagerOf, RUNTIME_FILES } from "../../core/dependencies/runtime-declarations";
+import {
+  declaredRuntimes,
+  localTarballsOf,
+  packageManagerOf,
+  RUNTIME_FILES,
+} from "../../core/dependencies/runtime-declarations";
 import { dependencyWarning, manifestChanges, rootFiles } from "../../core/dependencies/dependency-status";
 import type { DependencyQueries } from "./dependencies.queries";
 
@@ -78,7 +83,10 @@ export function createDependencyService(deps: DependencyServiceDeps) {
   async function stepOf(projectId: string, hostPath: string) {
     const edited = await deps.dependencies.step(projectId);
     const packageJson = await fs.readFile(path.join(hostPath, "package.json"), "utf8").catch(() => undefined);
-    const detected = detectDependencyStep(await rootFiles(hostPath), { packageManager: packageManagerOf(packageJson) });
+    const detected = detectDependencyStep(await rootFiles(hostPath), {
+      packageManager: packageManagerOf(packageJson),
+      localTarballs: localTarballsOf(packageJson),
+    });
     return { edited, detected, step: edited ?? detected };
   }
 
