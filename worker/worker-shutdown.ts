@@ -16,6 +16,8 @@ const REDIS_CALL_MS = 2_000;
 const FORCED_CLOSE_MS = 3_000;
 /** What the given-up jobs may take to end once their containers are gone. */
 const JOBS_END_MS = 5_000;
+/** What removing the project bridges left idle may take (each waits for its bridge's lock). */
+const NETWORKS_MS = 5_000;
 
 /** Removes every container this worker started (by its label), so none outlives it; returns how many. */
 export async function removeOwnContainers(runtime: ContainerRuntime, workerId: string): Promise<number> {
@@ -100,6 +102,8 @@ export async function shutdown(options: ShutdownOptions): Promise<void> {
     await bounded(closed, JOBS_END_MS);
   }
   await options.gatewayHost.close();
+  // the project bridges no container is on any more (a trial whose container was never created leaves its bridge)
+  await bounded(options.runtime.removeIdleProjectNetworks(), NETWORKS_MS);
   await options.heartbeat.stop();
   // with Redis away nobody hears these: the warden is not released, and tries again once this process is gone
   const reachable = redis.status === "ready";

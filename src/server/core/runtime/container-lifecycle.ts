@@ -9,13 +9,8 @@ import { handBack, helperImageOnce } from "./hand-back";
 import type { HelperImage } from "./helper-image";
 import { containerCreateOptions, runToExit } from "./docker-container";
 import type { ContainerRuntime } from "./container-runtime";
-import {
-  ensureProjectNetwork,
-  isNetworkAmbiguous,
-  isNetworkMissing,
-  projectNetworkOf,
-  removeIdleNetwork,
-} from "./project-network";
+import { isNetworkMissing, projectNetworkOf, reattachToProjectNetwork, withProjectNetwork } from "./project-network";
+import { removeIdleNetwork } from "./project-network-cleanup";
 import { messageOf } from "../../../shared/error-message";
 
 /** What the runtime needs to know about the containers it creates and the process it runs in. */
@@ -42,6 +37,7 @@ interface ContainerRecord {
   shared: string[];
   /** overlayfs' work dirs: the kernel leaves a root-owned, mode-000 `work/` in each, which a worker that is not root cannot remove. */
   workDirs: string[];
+  /** The id of the project bridge it was created on. */
   network: string | null;
   /** Disk the writable folders took when the container was created (its own writes are measured on top). */
   disk: { budgetBytes: number; baseline: number } | null;
@@ -102,7 +98,7 @@ interface Lifecycle {
   helperImage: () => Promise<HelperImage>;
 }
 
-/** Starts a container; a project bridge that went away meanwhile (removed idle by another worker) is made again. */
+/** Starts a container; a project bridge that went away meanwhile (a `docker network prune`) is made again. */
 async function start(life: Lifecycle, id: string, options: { alreadyStartedIsFine: boolean }): Promise<void> {
   const container = life.docker.getContainer(id);
   const attempt = () =>
@@ -123,7 +119,7 @@ async function start(life: Lifecycle, id: string, options: { alreadyStartedIsFin
     // a container that did start (and maybe already ended) is never started twice
     const state = (await container.inspect().catch(() => null))?.State.Status;
     if (state !== "created") throw error;
-    await ensureProjectNetwork({ docker: life.docker, projectId: record.spec.labels.project });
+    await reattachToProjectNetwork({ docker: life.docker, containerId: id, projectId: record.spec.labels.project });
     await attempt();
   }
 }
@@ -132,7 +128,7 @@ async function start(life: Lifecycle, id: string, options: { alreadyStartedIsFin
 async function create(
   life: Lifecycle,
   options: { spec: ContainerSpec; mounts: Mount[]; identity: ContainerIdentity; network: string | null },
-) {
+): Promise<Docker.Container> {
   const { identity, mounts, network } = options;
   const env = await environmentFor({ docker: life.docker, spec: options.spec, identity, homeOwners: life.homeOwners });
   const command = options.spec.command;
@@ -141,16 +137,7 @@ async function create(
     env,
     command: identity.homeOwner ? withHomeHandover(command, identity.homeOwner) : command,
   };
-  const attempt = () =>
-    life.docker.createContainer(containerCreateOptions({ spec, mounts, identity, networkName: network }));
-  try {
-    return await attempt();
-  } catch (error) {
-    // the bridge went away meanwhile, or another process made a second one of its name: make it one again
-    if (!network || !(isNetworkMissing(error) || isNetworkAmbiguous(error))) throw error;
-    await ensureProjectNetwork({ docker: life.docker, projectId: spec.labels.project });
-    return attempt();
-  }
+  return life.docker.createContainer(containerCreateOptions({ spec, mounts, identity, networkId: network }));
 }
 
 async function createContainer(life: Lifecycle, requested: ContainerSpec): Promise<string> {
@@ -167,11 +154,16 @@ async function createContainer(life: Lifecycle, requested: ContainerSpec): Promi
     await giveLowersToContainerUser({ mounts, roots: settings.ownedRoots, user: identity.user });
   }
   const workDirs = mounts.flatMap((mount) => (mount.overlay ? [mount.overlay.workDir] : []));
-  const network =
-    spec.network === "internet" ? await ensureProjectNetwork({ docker, projectId: spec.labels.project }) : null;
   const budgetBytes = spec.diskBudgetBytes ?? null;
   const disk = budgetBytes ? { budgetBytes, baseline: await folderBytes(writable) } : null;
-  const container = await create(life, { spec, mounts, identity, network });
+  // on the bridge's id, created while holding its lock: no other process removes it, or makes a twin, meanwhile
+  const { container, network } =
+    spec.network === "internet"
+      ? await withProjectNetwork({ docker, projectId: spec.labels.project }, async (id) => ({
+          container: await create(life, { spec, mounts, identity, network: id }),
+          network: id,
+        }))
+      : { container: await create(life, { spec, mounts, identity, network: null }), network: null };
   life.records.set(container.id, { image: spec.image, spec, identity, writable, shared, workDirs, network, disk });
   return container.id;
 }
@@ -235,7 +227,7 @@ async function removeContainer(life: Lifecycle, id: string): Promise<void> {
         `runtime: could not hand ${record.writable.join(", ")} back to ${idsText(record.identity.filesOwner)}: ${message(error)}`,
       ),
     );
-  if (network) await removeIdleNetwork({ docker: life.docker, name: network }).catch(() => undefined);
+  if (network) await removeIdleNetwork({ docker: life.docker, network }).catch(() => undefined);
 }
 
 /**

@@ -76,6 +76,10 @@ export interface ContainerRuntime {
   waitForExit(id: string): Promise<number>;
   /** Moves a stopped container to a network mode (its project's bridge, or none). */
   switchNetwork(id: string, options: { projectId: string; network: NetworkMode }): Promise<void>;
+  /** Removes a removed project's bridges; returns why any stayed (a container is still on it). */
+  removeProjectNetworks(projectId: string): Promise<string[]>;
+  /** Removes every project bridge of ours that no container uses (any project's); returns their names. */
+  removeIdleProjectNetworks(): Promise<string[]>;
   /** What the container wrote to its own layer so far (bytes; 0 when it is gone). */
   writtenBytes(id: string): Promise<number>;
   /** Running or not, and its exit code; null when the container does not exist. */

@@ -134,8 +134,9 @@ describe("every container, whatever its role", () => {
     const probe = `node -e 'const s = require("net").connect(7000, "${address}"); s.setTimeout(2000, () => { console.log("unreachable"); process.exit(0) }); s.on("data", (d) => { console.log("reached " + d); process.exit(0) }); s.on("error", (e) => { console.log("unreachable " + e.code); process.exit(0) })'`;
     const fromB = await runIt({ labels: { project: b, role: "agent" }, network: "internet", script: probe });
     const fromA = await runIt({ labels: { project: a, role: "agent" }, network: "internet", script: probe });
-    expect(inspect(fromB.id).HostConfig.NetworkMode).toBe(projectNetworkName(b));
-    expect(inspect(fromA.id).HostConfig.NetworkMode).toBe(projectNetworkName(a));
+    // created on the bridge's id, never its name (which a twin network may share)
+    expect(inspect(fromB.id).HostConfig.NetworkMode).toBe(inspectNetwork(projectNetworkName(b))?.Id);
+    expect(inspect(fromA.id).HostConfig.NetworkMode).toBe(inspectNetwork(projectNetworkName(a))?.Id);
     expect(projectNetworkName(a)).not.toBe(projectNetworkName(b));
     expect(fromB.output).toMatch(/^unreachable/);
     expect(fromA.output).toMatch(/^unreachable/);
@@ -271,7 +272,7 @@ function owner(file: string): string {
 /** The docker CLI's view of a network (an independent check), or null when there is none. */
 function inspectNetwork(
   name: string,
-): { Driver: string; Labels: Record<string, string>; Options: Record<string, string> } | null {
+): { Id: string; Driver: string; Labels: Record<string, string>; Options: Record<string, string> } | null {
   const result = spawnSync("docker", ["network", "inspect", name], { encoding: "utf8" });
   return result.status === 0 ? ((JSON.parse(result.stdout) as ReturnType<typeof inspectNetwork>[])[0] ?? null) : null;
 }

@@ -51,8 +51,8 @@ export function containerCreateOptions(options: {
   spec: ContainerSpec;
   mounts: Mount[];
   identity: ContainerIdentity;
-  /** The project's bridge for network mode `internet`. */
-  networkName: string | null;
+  /** The id of the project's bridge for network mode `internet` (never its name, which a twin may share). */
+  networkId: string | null;
 }): Docker.ContainerCreateOptions {
   const { spec, mounts, identity } = options;
   const openFiles = spec.limits.openFiles ?? DEFAULT_OPEN_FILES;
@@ -79,7 +79,7 @@ export function containerCreateOptions(options: {
       CapAdd: identity.capAdd,
       SecurityOpt: ["no-new-privileges:true"],
       // none: Docker's null network, loopback only — no interface, no route, nothing reachable
-      NetworkMode: spec.network === "none" ? "none" : (options.networkName ?? "none"),
+      NetworkMode: spec.network === "none" ? "none" : (options.networkId ?? "none"),
       // With no network a name lookup can never succeed, but musl's resolver (the static Codex
       // binary uses it) waits its full timeout (5 s) before saying so: make it give up at once.
       ...(spec.network === "none" ? { DnsOptions: ["timeout:0", "attempts:1"] } : {}),
@@ -93,6 +93,10 @@ export function containerCreateOptions(options: {
       // what the engine keeps of the output for a later attach's replay, bounded: a flood never fills its disk
       LogConfig: { Type: "json-file", Config: { "max-size": CONTAINER_LOG_MAX_SIZE, "max-file": "1" } },
     },
+    // the endpoint names the id too: else the engine looks the network up by name again at start
+    ...(spec.network === "internet" && options.networkId
+      ? { NetworkingConfig: { EndpointsConfig: { [options.networkId]: { NetworkID: options.networkId } } } }
+      : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { DOCKER_HINT, DockerUnreachableError, guardReachability } from "./docker
 import { withHostCa } from "./host-ca";
 import { checkMounts, type MountPolicy } from "./mount-policy";
 import { switchContainerNetwork } from "./project-network";
+import { removeIdleProjectNetworks, removeProjectNetworks } from "./project-network-cleanup";
 import { loadImage, saveImage } from "./image-transfer";
 import { messageOf } from "../../../shared/error-message";
 
@@ -175,6 +176,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
     ...ttyMethods(docker),
 
     switchNetwork: (id, networkOptions) => switchContainerNetwork({ docker, containerId: id, ...networkOptions }),
+    removeProjectNetworks: (projectId) => removeProjectNetworks({ docker, projectId }),
+    removeIdleProjectNetworks: () => removeIdleProjectNetworks({ docker }),
 
     async storageDriver() {
       return String(((await docker.info()) as { Driver?: string }).Driver ?? "unknown");

@@ -59,6 +59,7 @@ describe("reconciler decisions", () => {
         removed.push(id);
         return Promise.resolve();
       },
+      removeIdleProjectNetworks: () => Promise.resolve(["invariant-project-idle"]),
     } as unknown as ContainerRuntime;
     const report = await reconcileContainers({
       runtime,
@@ -77,6 +78,7 @@ describe("reconciler decisions", () => {
     // overlay volumes no container uses: only this installation's
     expect(volumeFilters).toEqual([{ [LABEL.instance]: "ours" }]);
     expect(report.volumes).toEqual(["left-by-a-crash"]);
+    expect(report.networks).toEqual(["invariant-project-idle"]);
     expect(published).toEqual([
       expect.objectContaining({
         type: "environment.finished",

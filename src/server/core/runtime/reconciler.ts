@@ -24,6 +24,8 @@ export interface ReconcileReport {
   kept: number;
   /** Overlay volumes of this installation that no container used any more (a crash, a container removed by hand). */
   volumes: string[];
+  /** Project bridges no container used any more (trials that never got a container, a process that died). */
+  networks: string[];
 }
 
 function ownerGone(container: ContainerSummary, deps: ReconcilerDeps, live: Set<string>): string | null {
@@ -50,7 +52,7 @@ function ownerGone(container: ContainerSummary, deps: ReconcilerDeps, live: Set<
 export async function reconcileContainers(deps: ReconcilerDeps): Promise<ReconcileReport> {
   const containers = await deps.runtime.listManagedContainers();
   const live = await deps.liveWorkers();
-  const report: ReconcileReport = { removed: [], kept: 0, volumes: [] };
+  const report: ReconcileReport = { removed: [], kept: 0, volumes: [], networks: [] };
   for (const container of containers) {
     const reason = ownerGone(container, deps, live);
     if (!reason) {
@@ -84,6 +86,12 @@ export async function reconcileContainers(deps: ReconcilerDeps): Promise<Reconci
   if (report.volumes.length > 0)
     deps.log(
       `reconciler: removed ${report.volumes.length} overlay volume(s) no container uses (${report.volumes.join(", ")})`,
+    );
+  // and the project bridges no container is on (each removal holds the bridge's lock: none goes while a container is put on it)
+  report.networks = await deps.runtime.removeIdleProjectNetworks();
+  if (report.networks.length > 0)
+    deps.log(
+      `reconciler: removed ${report.networks.length} project network(s) no container uses (${report.networks.join(", ")})`,
     );
   return report;
 }

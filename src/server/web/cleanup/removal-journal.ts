@@ -9,7 +9,7 @@ import { dataDirPaths } from "../../core/storage/data-dir";
 import { messageOf } from "../../../shared/error-message";
 
 /**
- * Removing what a deleted study or project left on disk and in Docker, crash-safely. What must go is
+ * Removing what a deleted study or project left on disk and in Docker (a project's images and bridge network), crash-safely. What must go is
  * written to `<data dir>/deletions/<kind>-<id>.json` before the rows are deleted, and the file is
  * removed only once all of it is gone: a crash midway, or an image a container still uses, leaves
  * nothing that nobody owns — resume() finishes the work at the next start.
@@ -33,7 +33,7 @@ export interface Removal {
 
 export interface RemovalJournalDeps {
   dataDir: string;
-  runtime: Pick<ContainerRuntime, "inspectImage" | "removeImage" | "listImages">;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "removeImage" | "listImages" | "removeProjectNetworks">;
   log: (message: string) => void;
 }
 
@@ -114,6 +114,13 @@ async function removeImages(deps: RemovalJournalDeps, removal: Removal): Promise
 /** Removes what a journal lists, then the journal if all of it went; returns what could not be removed yet. Every step is idempotent. */
 async function sweep(deps: RemovalJournalDeps, removal: Removal): Promise<string[]> {
   const leftovers = await removeImages(deps, removal);
+  // a removed project's bridge (network mode internet), and any twin of it; kept while a container is on it
+  if (removal.owner.kind === "project")
+    leftovers.push(
+      ...(await deps.runtime
+        .removeProjectNetworks(removal.projectId)
+        .catch((error: unknown) => [`networks: ${message(error)}`])),
+    );
   for (const workspaceId of removal.workspaceIds) {
     await removeWorkspace({ dataDir: deps.dataDir, workspaceId }).catch((error: unknown) =>
       leftovers.push(`workspace ${workspaceId}: ${message(error)}`),
