@@ -52,6 +52,18 @@ describe("test folders and globs", () => {
     ]);
   });
 
+  it("takes a path that names a file as written as that file, glob characters or not", async () => {
+    const root = tempDir("bracket-project");
+    write(root, "app/[id]/page.test.tsx");
+    write(root, "app/i/page.test.tsx");
+    const expanded = await expandTestFiles({
+      projectRoot: root,
+      files: [project("app/[id]/page.test.tsx"), project("app/[i]/*.tsx")],
+      junitPath: null,
+    });
+    expect(expanded.map((file) => file.path)).toEqual(["app/[id]/page.test.tsx", "app/i/page.test.tsx"]);
+  });
+
   it("expands tests/**/*.py to the Python files at every depth below tests/ only", async () => {
     const root = tempDir("glob-project");
     for (const rel of [

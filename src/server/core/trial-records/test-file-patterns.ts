@@ -47,6 +47,7 @@ function compilePattern(pattern: string): { base: string; regex: RegExp } {
   return { base, regex: rule?.regex ?? /^$/ };
 }
 
+/** Whether every segment of `rel` is a real directory (no symlink on the way). */
 async function isRealDirectory(root: string, rel: string): Promise<boolean> {
   let current = root;
   for (const segment of rel === "" ? [] : rel.split("/")) {
@@ -154,9 +155,10 @@ export async function expandTestFiles(options: {
       named.set(file.path, { ...file, field, bytes: base64Bytes(file.contentBase64) });
       continue;
     }
-    const folder = !isTestFilePattern(file.path) && (await isRealDirectory(projectRoot, file.path));
-    if (!isTestFilePattern(file.path) && !folder) {
-      const stat = await fsp.lstat(path.join(projectRoot, file.path)).catch(() => null);
+    // a path that names a file as written is that file, glob characters or not (app/[id]/page.test.tsx)
+    const stat = await fsp.lstat(path.join(projectRoot, file.path)).catch(() => null);
+    const pattern = isTestFilePattern(file.path) ? !(stat && !stat.isDirectory()) : Boolean(stat?.isDirectory());
+    if (!pattern) {
       named.set(file.path, { ...file, field, bytes: stat?.size ?? 0 });
       continue;
     }

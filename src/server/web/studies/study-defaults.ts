@@ -75,7 +75,8 @@ export async function listProjectFiles(options: {
       pattern: options.query.trim(),
       limit: MAX_LISTED_FILES,
     });
-    return { files: matches.map((match) => ({ path: match.path, bytes: match.bytes })), total };
+    // nothing matched: the text may be part of a name after all ("[id]"), so it is searched for as such
+    if (total > 0) return { files: matches.map((match) => ({ path: match.path, bytes: match.bytes })), total };
   }
   const walked = await walkTree({ root: project.hostPath }).catch((error: unknown) => {
     throw new AppError({
