@@ -11,9 +11,10 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
-/** Bump when what the image holds changes: an engine holding an older revision rebuilds it. */
-const REVISION = "2";
-const LABEL = "org.invariant.base.revision";
+/** Bumped (in base-image.json) when what the image holds changes: an engine holding an older revision rebuilds it. */
+const { label: LABEL, revision: REVISION } = JSON.parse(
+  fs.readFileSync(new URL("./base-image.json", import.meta.url), "utf8"),
+);
 
 const { values } = parseArgs({
   options: {

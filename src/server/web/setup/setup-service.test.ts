@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -100,6 +101,30 @@ describe("setup checklist and the stored API key", () => {
       fix: expect.stringMatching(/^Build it here with the button/) as string,
     });
     expect(status.needed).toBe(true);
+  });
+
+  it("flags a base image of an older revision (Node.js 18 without npm) and offers to rebuild it", async () => {
+    const tag = "invariant-base:setup-test-old";
+    // an image as revision 1 of scripts/base-image.mjs left it: no revision label
+    execFileSync("sh", ["-c", `tar -c -T /dev/null | docker import - ${tag}`], { stdio: "ignore" });
+    try {
+      const setup = createSetupService({
+        runtime: createDockerRuntime(),
+        dataDir,
+        redisUrl: redisUrlFor(inject("redisUrl"), 2),
+        baseImage: tag,
+        modelAccess: { environmentKey: true, codexHome: tempDir("no-codex") },
+        root: REPO_ROOT,
+      });
+      expect((await setup.status()).checks.find((check) => check.id === "base-image")).toMatchObject({
+        status: "warn",
+        detail: `${tag} is an older build (revision 1: Node.js 18 from Debian, no npm, no build tools)`,
+        action: "build-base-image",
+        fix: expect.stringMatching(/^Rebuild it with the button/) as string,
+      });
+    } finally {
+      execFileSync("docker", ["rmi", "-f", tag], { stdio: "ignore" });
+    }
   });
 
   it("runs the package's base image script from the Setup page and keeps its output (offline: the image exists)", async () => {

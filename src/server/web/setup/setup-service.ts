@@ -4,6 +4,7 @@ import { describeModelAccess, type ModelAccessOptions } from "../../core/credent
 import { removeStoredApiKey, storeApiKey } from "../../core/credentials/stored-api-key";
 import { browseFolders } from "../projects/folder-browser";
 import { createBaseImageBuilder } from "./base-image-build";
+import BASE_IMAGE from "../../../../scripts/base-image.json";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { ModelAccessView, SetupCheckView, SetupStatusView } from "../../../shared/setup-schemas";
 
@@ -34,6 +35,17 @@ async function baseImageCheck(deps: SetupServiceDeps, dockerOk: boolean): Promis
       action: null,
     };
   const image = await deps.runtime.inspectImage(deps.baseImage).catch(() => null);
+  const revision = image?.labels[BASE_IMAGE.label];
+  // built by scripts/base-image.mjs: labelled since revision 2, and named invariant-base:* before
+  const ours = revision !== undefined || deps.baseImage.startsWith("invariant-base:");
+  if (image && ours && revision !== BASE_IMAGE.revision)
+    return {
+      ...common,
+      status: "warn",
+      detail: `${deps.baseImage} is an older build (revision ${revision ?? "1"}: Node.js 18 from Debian, no npm, no build tools)`,
+      fix: `Rebuild it with the button (or \`node scripts/base-image.mjs\`): the new one has Node.js 24 with npm and python3, make, g++ for native modules. Versions already built keep theirs until Rebuild from base image.`,
+      action: "build-base-image",
+    };
   return image
     ? {
         ...common,
