@@ -14,7 +14,13 @@ const testFileColumns: Column<TestFile>[] = [
     className: "text-xs",
     cell: (file) => (file.role === "config" ? "runner config" : "test"),
   },
-  { key: "bytes", header: "Size", className: "text-xs text-muted", cell: (file) => formatBytes(file.bytes) },
+  {
+    key: "bytes",
+    header: "Size",
+    className: "text-xs text-muted",
+    // a captured symlink is restored as the link; its bytes are the target's text
+    cell: (file) => (file.kind === "symlink" ? "symlink" : formatBytes(file.bytes)),
+  },
   {
     key: "sha256",
     header: "SHA-256",
@@ -73,14 +79,17 @@ export function StudyFactsPanel({ study }: { study: StudyView }) {
       {study.testFiles.length === 0 ? (
         <p className="text-sm text-muted">None: the test command judged the files as the agent left them.</p>
       ) : (
-        <DataTable
-          label="Captured test files"
-          density="flush"
-          headless
-          columns={testFileColumns}
-          rows={study.testFiles}
-          rowKey={(file) => file.path}
-        />
+        // a whole test folder can be hundreds of files
+        <div className="max-h-96 overflow-y-auto">
+          <DataTable
+            label="Captured test files"
+            density="flush"
+            headless
+            columns={testFileColumns}
+            rows={study.testFiles}
+            rowKey={(file) => file.path}
+          />
+        </div>
       )}
     </Panel>
   );
