@@ -25,7 +25,7 @@ async function sleepers(api, projectId, title) {
     projectId,
     title,
     taskPrompt: "Sleep.",
-    testCommand: "node --test test/",
+    testCommand: "node --test",
     concurrency: SLEEPERS,
     configurations: [
       { harness: "command", model: "", reasoningEffort: "low", command: "sleep 300", repeats: SLEEPERS },

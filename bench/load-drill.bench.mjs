@@ -67,7 +67,7 @@ try {
       projectId,
       title,
       taskPrompt: "Work a little, then stop.",
-      testCommand: "node --test test/",
+      testCommand: "node --test",
       concurrency,
       // at most 20 repeats a configuration: the trials split over configurations that differ only in their echo
       configurations: Array.from({ length: Math.ceil(repeats / 20) }, (_, index) => ({

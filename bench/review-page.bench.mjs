@@ -58,7 +58,7 @@ async function seed(dataDir) {
       projectId: project.id,
       title: `Review, ${TRIALS} trials × ${FILES} files`,
       taskPrompt: "Change every module.",
-      testCommand: "node --test test/",
+      testCommand: "node --test",
       snapshotId: snapshot.id,
       state: "done",
       configurations: { create: [{ position: 1, model: "bench-model", reasoningEffort: "low", repeats: TRIALS }] },

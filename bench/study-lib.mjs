@@ -20,7 +20,7 @@ export function tempDir(prefix) {
 
 export const FAKE_KEY = "sk-bench-STUDY-KEY";
 export const TASK_PROMPT = "Implement every function in src/calendar.js so that the tests pass.";
-export const TEST_COMMAND = "node --test test/";
+export const TEST_COMMAND = "node --test";
 export const TEST_FILE = "test/calendar.test.js";
 
 /** The product modules the study benches use, bundled once into a single ES module and imported. */

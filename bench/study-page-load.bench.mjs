@@ -45,7 +45,7 @@ async function seed(dataDir) {
       projectId: project.id,
       title: `Calendar, ${TRIALS} trials`,
       taskPrompt: "Implement every function in src/calendar.js so that the tests pass.",
-      testCommand: "node --test test/",
+      testCommand: "node --test",
       testFiles: JSON.stringify([{ path: "test/calendar.test.js", sha256: "b".repeat(64), bytes: 6123 }]),
       environmentVersionId: environment.id,
       imageId: environment.imageId,

@@ -1,13 +1,13 @@
 // Per-trial overhead of the study pipeline with a one-step mock script, against the same work done by
 // hand with the docker CLI. Overhead = total trial time − agent time − test command time.
 //  ours:    a study (web side + recorder + sweeper + BullMQ worker, in this process) with one trial of a
-//           one-step script (`echo ok`, then a reply) on the calendar fixture, test command `node --test test/`,
+//           one-step script (`echo ok`, then a reply) on the calendar fixture, test command `node --test`,
 //           concurrency 1. Trial time = trial.finished − trial.started (the worker's event times);
 //           agent time = agentSeconds (container start → exit); test time = evalSeconds (start → exit).
 //  by hand: cp -a project → workspace; docker create (same limits) + docker start -a of the same
 //           `codex exec` straight at the mock (host network) + docker commit + docker rm;
 //           git diff --no-index --stat; cp -a workspace → eval copy, copy the test file back;
-//           docker create + docker start -a `node --test test/` + docker rm; rm -rf the eval copy.
+//           docker create + docker start -a `node --test` + docker rm; rm -rf the eval copy.
 //           Agent/test time = the `docker start -a` calls (start → exit, like ours).
 // Interleaved: one single-trial study, then one by-hand run, BENCH_RUNS times, after one warm-up of each.
 import fs from "node:fs";

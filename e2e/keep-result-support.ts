@@ -38,7 +38,7 @@ export function contentOf(listing: TreeListing): Record<string, string> {
   );
 }
 
-/** `node --test test/` on the host, in the project directory: the counts of its summary. */
+/** `node --test` on the host, in the project directory: the counts of its summary. */
 export function runHostTests(projectDir: string): { pass: number; fail: number; output: string } {
   const result = spawnSync(process.execPath, ["--test", "test/"], { cwd: projectDir, encoding: "utf8" });
   const output = `${result.stdout}${result.stderr}`;
@@ -88,7 +88,7 @@ export async function createCalendarStudy(page: Page, projectName: string, title
   await page.getByRole("combobox", { name: "Project" }).selectOption({ label: projectName });
   await page.getByLabel("Title").fill(title);
   await page.getByLabel("Task").fill("Implement every function in src/calendar.js so that the tests in test/ pass.");
-  await page.getByLabel("Test command").fill("node --test test/");
+  await page.getByLabel("Test command").fill("node --test");
   await page.getByLabel("Find test files").fill("calendar.test");
   await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
   await page.getByLabel("Model 1").fill("calendar-fix-all");

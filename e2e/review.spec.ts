@@ -61,7 +61,7 @@ test("a finished study of three configurations to review", async () => {
   await page.getByRole("link", { name: "New study" }).first().click();
   await page.getByLabel("Title").fill("Review the calendar");
   await page.getByLabel("Task").fill("Implement every function in src/calendar.js so that the tests in test/ pass.");
-  await page.getByLabel("Test command").fill("node --test test/");
+  await page.getByLabel("Test command").fill("node --test");
   await page.getByLabel("Find test files").fill("calendar.test");
   await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
   await page.getByLabel("Model 1").fill("calendar-fix-all");
@@ -188,7 +188,7 @@ test("a trial that changed test configuration: its study row and its review warn
   await page.getByRole("link", { name: "New study" }).first().click();
   await page.getByLabel("Title").fill("Steer the calendar tests");
   await page.getByLabel("Task").fill("Make the tests pass.");
-  await page.getByLabel("Test command").fill("node --test test/");
+  await page.getByLabel("Test command").fill("node --test");
   await page.getByLabel("Find test files").fill("calendar.test");
   await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
   await page.getByLabel("Harness 1").selectOption("command");

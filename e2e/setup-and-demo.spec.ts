@@ -110,7 +110,7 @@ test("a key stored on the Setup page is what a new study's trials bring to the p
       projectId,
       title: "With the stored key",
       taskPrompt: "Implement every function in src/calendar.js so that the tests in test/ pass.",
-      testCommand: "node --test test/",
+      testCommand: "node --test",
       testFiles: [{ source: "project", path: "test/calendar.test.js" }],
       configurations: [{ harness: "codex", model: "calendar-fix-all", reasoningEffort: "low", repeats: 1 }],
     },

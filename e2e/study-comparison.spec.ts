@@ -33,7 +33,7 @@ test("four repeats each: error bars, intervals and a comparison that names the b
   await page.getByRole("combobox", { name: "Project" }).selectOption({ label: "calendar-compare" });
   await page.getByLabel("Title").fill("Fix-all against fix-none, four times each");
   await page.getByLabel("Task").fill("Implement every function in src/calendar.js so that the tests in test/ pass.");
-  await page.getByLabel("Test command").fill("node --test test/");
+  await page.getByLabel("Test command").fill("node --test");
   await page.getByLabel("Find test files").fill("calendar.test");
   await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
   await page.getByLabel("Model 1").fill("calendar-fix-all");

@@ -48,7 +48,7 @@ test("a study of 80 trials renders a window of its rows, and every row can be sc
   await page.getByRole("combobox", { name: "Project" }).selectOption({ label: "calendar-many" });
   await page.getByLabel("Title").fill("Eighty trials");
   await page.getByLabel("Task").fill("Implement every function in src/calendar.js so that the tests in test/ pass.");
-  await page.getByLabel("Test command").fill("node --test test/");
+  await page.getByLabel("Test command").fill("node --test");
   for (const [index, model] of MODELS.entries()) {
     if (index > 0) await page.getByRole("button", { name: "Add configuration" }).click();
     await page.getByLabel(`Model ${index + 1}`).fill(model);

@@ -60,7 +60,7 @@ test("create a study of three configurations from the form; the preflight shows 
   await expect(page.getByRole("combobox", { name: "Project" })).toHaveValue(/.+/);
   await page.getByLabel("Title").fill("Calendar utility");
   await page.getByLabel("Task").fill("Implement every function in src/calendar.js so that the tests in test/ pass.");
-  await page.getByLabel("Test command").fill("node --test test/");
+  await page.getByLabel("Test command").fill("node --test");
   await page.getByLabel("Find test files").fill("calendar.test");
   await page.getByRole("button", { name: "Add test/calendar.test.js" }).click();
   // a test file is restored as a test; runner config (package.json, …) could be added with role "runner config"

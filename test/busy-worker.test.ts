@@ -71,7 +71,7 @@ describe("a worker whose event loop is blocked past its heartbeat's lifetime", (
           projectId,
           title: "Busy worker",
           taskPrompt: "Fix the calendar.",
-          testCommand: "node --test test/",
+          testCommand: "node --test",
           configurations: [{ harness: "codex", model: "pausing-fix-all", reasoningEffort: "low", repeats: 1 }],
         },
         "admin",

@@ -16,7 +16,7 @@ import { tempDir } from "./support/temp";
 /**
  * The calendar fixture (the product's demo project) and its four mock scripts, for real: the real
  * Codex binary in a container of the agent test image, through the model gateway, against the
- * scripted mock model; then `node --test test/` in a fresh container without network (Node 18).
+ * scripted mock model; then `node --test` in a fresh container without network (Node 18).
  */
 const ROOT = path.resolve(import.meta.dirname, "..");
 const FIXTURE = path.join(ROOT, "fixtures", "calendar-project");
@@ -51,7 +51,7 @@ function copyFixture(): string {
   return workspace;
 }
 
-/** `node --test test/` in a fresh container of the image, the workspace mounted; the TAP summary counts. */
+/** `node --test` in a fresh container of the image, the workspace mounted; the TAP summary counts. */
 async function nodeTest(workspace: string): Promise<{ pass: number; fail: number; tests: number }> {
   const args = [
     "run",
@@ -65,7 +65,8 @@ async function nodeTest(workspace: string): Promise<{ pass: number; fail: number
     image,
     "node",
     "--test",
-    "test/",
+    // TAP, whose summary this reads (Node.js 23+ prints spec by default)
+    "--test-reporter=tap",
   ];
   // node --test exits 1 when a test fails; the output is what we judge
   const { stdout } = await run("docker", args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }).catch(
@@ -117,7 +118,7 @@ describe("the calendar fixture and its mock scripts", () => {
       workspacePath: workspace,
       codexHomePath: tempDir("codex-home"),
       harness: { kind: "codex", model: script, reasoningEffort: "low", instructions: "", overrides: [] },
-      prompt: "Implement src/calendar.js so that `node --test test/` passes.",
+      prompt: "Implement src/calendar.js so that `node --test` passes.",
       network: "none",
       limits: { cpus: 1, memoryBytes: 1024 ** 3, swapBytes: 0, pids: 512 },
       timeoutMs: 60_000,

@@ -101,7 +101,7 @@ const STUDY = {
   project: "calendar",
   title: "Calendar from the CLI",
   taskPrompt: "Implement every function in src/calendar.js so that the tests pass.",
-  testCommand: "node --test test/",
+  testCommand: "node --test",
   testFiles: [{ source: "project", path: "test/calendar.test.js" }],
   configurations: [
     { model: "calendar-fix-all", reasoningEffort: "low", repeats: 1 },

@@ -69,7 +69,7 @@ const slowStudy = (title: string) => ({
   projectId,
   title,
   taskPrompt: "Do the task.",
-  testCommand: "node --test test/",
+  testCommand: "node --test",
   configurations: [{ harness: "codex" as const, model: "slow", reasoningEffort: "low" as const, repeats: 1 }],
 });
 

@@ -43,7 +43,7 @@ describe("a finish that was never recorded", () => {
         projectId,
         title: "Lost finish",
         taskPrompt: "Fix the calendar.",
-        testCommand: "node --test test/",
+        testCommand: "node --test",
         configurations: [{ harness: "codex", model: "calendar-fix-all", reasoningEffort: "low", repeats: 1 }],
       },
       "admin",

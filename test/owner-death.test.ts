@@ -103,7 +103,7 @@ async function sleepers(title: string): Promise<string> {
     projectId,
     title,
     taskPrompt: "Sleep.",
-    testCommand: "node --test test/",
+    testCommand: "node --test",
     concurrency: SLEEPERS,
     configurations: [
       { harness: "command", model: "", reasoningEffort: "low", command: "sleep 300", repeats: SLEEPERS },

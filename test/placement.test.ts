@@ -104,7 +104,7 @@ describe("placement across workers", () => {
         projectId,
         title: "Placement",
         taskPrompt: "Say ok.",
-        testCommand: "node --test test/",
+        testCommand: "node --test",
         concurrency: 2,
         configurations: [{ harness: "codex", model: "one-step", reasoningEffort: "low", repeats: 4 }],
       },

@@ -101,7 +101,7 @@ describe("kill -9 the private Redis mid-study", () => {
         projectId,
         title: "Redis outage",
         taskPrompt: "Fix the calendar.",
-        testCommand: "node --test test/",
+        testCommand: "node --test",
         concurrency: 2,
         configurations: [
           { harness: "codex", model: "slow-fix-all", reasoningEffort: "low", repeats: 1 },

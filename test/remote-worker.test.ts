@@ -20,7 +20,7 @@ import { tempDir } from "./support/temp";
  * "Continue a result" of the remote trial fetches its committed image from that worker (an image.send
  * job, docker save streamed to the worker API, docker load here); with that worker gone it is refused.
  */
-const SLOW_TESTS = "sleep 8 && node --test test/";
+const SLOW_TESTS = "sleep 8 && node --test";
 /** Both agents first make a tool outside the workspace: it lives in their committed image, not in their files. */
 const TOOL_STEP = {
   kind: "run",
@@ -256,7 +256,7 @@ describe("a worker on another machine (own data dir, own Docker engine, HTTP and
     const projectDir = calendarProject();
     const projectId = await readyProject(projectDir);
     phase("environment ready");
-    const first = await createStudy(projectId, "node --test test/");
+    const first = await createStudy(projectId, "node --test");
     const done = await until(
       "study 1",
       () => study(first.id),

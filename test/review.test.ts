@@ -80,7 +80,7 @@ beforeAll(async () => {
       projectId,
       title: "Review",
       taskPrompt: "Implement every function in src/calendar.js so that the tests pass.",
-      testCommand: "node --test test/",
+      testCommand: "node --test",
       testFiles: [{ source: "project" as const, path: "test/calendar.test.js" }],
       concurrency: 3,
       configurations: [codex("calendar-fix-all"), codex("calendar-fix-some"), codex("calendar-fix-none")],

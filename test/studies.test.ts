@@ -79,7 +79,7 @@ const base = (title: string) => ({
   projectId,
   title,
   taskPrompt: "Implement every function in src/calendar.js so that the tests pass.",
-  testCommand: "node --test test/",
+  testCommand: "node --test",
   testFiles: [{ source: "project" as const, path: "test/calendar.test.js" }],
 });
 const codex = (model: string, repeats = 1) => ({
@@ -191,7 +191,7 @@ describe("a study on the calendar fixture", () => {
     const md = (await web.services.studies.report({ studyId: study.id, format: "md" })).body;
     expect(md).toContain("23/23");
     expect(md).toContain("13/23");
-    expect(md).toContain("node --test test/");
+    expect(md).toContain("node --test");
     const json = studyReportSchema.parse(
       JSON.parse((await web.services.studies.report({ studyId: study.id, format: "json" })).body),
     );

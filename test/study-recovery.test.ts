@@ -65,7 +65,7 @@ const study = (title: string, model: string) => ({
   projectId,
   title,
   taskPrompt: "Do the task.",
-  testCommand: "node --test test/",
+  testCommand: "node --test",
   configurations: [{ harness: "codex" as const, model, reasoningEffort: "low" as const, repeats: 1 }],
 });
 

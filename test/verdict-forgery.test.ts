@@ -65,7 +65,7 @@ beforeAll(async () => {
   });
   ({ web } = stack);
   const projectDir = calendarProject();
-  fs.writeFileSync(path.join(projectDir, "run-tests.sh"), "node --test test/\n");
+  fs.writeFileSync(path.join(projectDir, "run-tests.sh"), "node --test\n");
   projectId = await addCalendarProject({ web, runtime, projectDir });
 }, 300_000);
 

@@ -18,7 +18,7 @@ import { tempDir } from "./support/temp";
  * on its environment image before). The time until a worker is back is printed (the acceptance's 5 s;
  * docs/architecture.md records it), not asserted.
  */
-const SLOW_TESTS = "sleep 12 && node --test test/";
+const SLOW_TESTS = "sleep 12 && node --test";
 let app: Launched;
 let dataDir: string;
 let mock: Awaited<ReturnType<typeof startMock>>;

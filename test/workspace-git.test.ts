@@ -125,7 +125,7 @@ describe("an agent that plants programs in its workspace's git", () => {
         projectId,
         title: "Hostile git",
         taskPrompt: "Change the calendar.",
-        testCommand: "node --test test/",
+        testCommand: "node --test",
         testFiles: [{ source: "project", path: "test/calendar.test.js" }],
         configurations: [
           { harness: "command", model: "", reasoningEffort: "low", command: HOSTILE_GIT, repeats: 1 },

@@ -17,7 +17,7 @@ const JSON_STUDY = {
   project: "calendar",
   title: "Calendar",
   taskPrompt: "Implement src/calendar.js.",
-  testCommand: "node --test test/",
+  testCommand: "node --test",
   testFiles: [{ source: "project", path: "test/calendar.test.js" }],
   configurations: [{ model: "gpt-5", reasoningEffort: "high", repeats: 2 }],
 };
@@ -26,7 +26,7 @@ const YAML_STUDY = `# the same study in YAML
 project: calendar
 title: Calendar
 taskPrompt: Implement src/calendar.js.
-testCommand: node --test test/
+testCommand: node --test
 testFiles:
   - source: project
     path: test/calendar.test.js

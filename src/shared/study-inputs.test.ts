@@ -5,7 +5,7 @@ const valid = {
   projectId: "p1",
   title: "Calendar",
   taskPrompt: "Implement the calendar.",
-  testCommand: "node --test test/",
+  testCommand: "node --test",
   configurations: [{ harness: "codex", model: "gpt-x", reasoningEffort: "low", repeats: 1 }],
 };
 

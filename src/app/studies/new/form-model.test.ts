@@ -96,7 +96,7 @@ describe("new study form model", () => {
       projectId: "p9",
       title: "Calendar",
       taskPrompt: "Fix the calendar.",
-      testCommand: "node --test test/",
+      testCommand: "node --test",
       junitPath: null,
       testFiles: [{ path: "test/calendar.test.js", sha256: "a".repeat(64), bytes: 10, role: "test" }],
       configurations: [
@@ -124,7 +124,7 @@ describe("new study form model", () => {
       projectId: "p9",
       title: "Calendar (again)",
       taskPrompt: "Fix the calendar.",
-      testCommand: "node --test test/",
+      testCommand: "node --test",
       testFiles: [{ source: "project", path: "test/calendar.test.js", role: "test" }],
       configurations: [
         { harness: "codex", model: "gpt-5", reasoningEffort: "low", instructions: "Be brief.", repeats: 4 },

@@ -20,7 +20,7 @@ export function demoStudyInput(options: { projectId: string; scripted: boolean }
     title: `${DEMO_TITLE_PREFIX} fix the calendar — low, medium and high effort${options.scripted ? " (scripted model)" : ""}`,
     taskPrompt:
       "Implement every function in src/calendar.js (Gregorian dates as YYYY-MM-DD strings, no Date objects, no dependencies) so that the tests in test/ pass. Do not change the tests.",
-    testCommand: "node --test test/",
+    testCommand: "node --test",
     junitPath: null,
     testFiles: [{ source: "project", path: "test/calendar.test.js", role: "test" }],
     configurations: efforts.map((reasoningEffort) => ({
