@@ -42,6 +42,7 @@ const trialId = z.string().min(1, "Choose a trial.").max(100);
 export const applyTrialInputSchema = z.object({ trialId });
 export const applyTrialRunInputSchema = z.object({ trialId, planHash });
 export const applyUndoInputSchema = z.object({ recordId: z.string().min(1, "Choose an apply to undo.").max(100) });
+export const appliedTrialsInputSchema = z.object({ studyId: z.string().min(1, "Choose a study.").max(100) });
 
 export type SpecialFileKind = "fifo" | "socket" | "block-device" | "character-device" | "unknown";
 
@@ -163,6 +164,20 @@ export interface ApplyPreviewView {
   totals: DiffTotalsView;
   /** Set when the workspace is a trial's (applies.previewTrial). */
   trialId?: string;
+  /** applies.previewTrial: the trial's latest apply when it is still in place (then the plan's conflicts are that apply). */
+  applied?: AppliedTrialView | null;
+}
+
+/** A trial's latest apply that is still in place: every file it touched is as it left it, none undone. */
+export interface AppliedTrialView {
+  trialId: string;
+  recordId: string;
+  projectId: string;
+  appliedAt: string;
+  appliedBy: string;
+  files: number;
+  /** Whether applies.undo takes it now (false: a later apply of the project must be undone first). */
+  undoable: boolean;
 }
 
 /** `undone`: an undo record that restored the project as it was before the apply it names in `undoOf`. */

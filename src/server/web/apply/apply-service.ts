@@ -4,10 +4,11 @@ import { createKeyedLock } from "../../core/locks/keyed-lock";
 import { readManifest } from "../../core/snapshots/manifest";
 import { requireProjectFolder } from "../../core/storage/project-folder";
 import { readWorkspace } from "../../core/workspaces/workspace-store";
-import type { ApplyPreviewView, ApplyRecordView } from "../../../shared/snapshot-schemas";
+import type { AppliedTrialView, ApplyPreviewView, ApplyRecordView } from "../../../shared/snapshot-schemas";
 import { isTerminalTrialState } from "../../../shared/vocabulary";
 import type { ApplyServiceDeps } from "./apply-deps";
 import { keepBackups, readKeptApply, writeKeptApply } from "./apply-backup";
+import { appliedTrials } from "./apply-in-place";
 import { planFromDiff, stepView, type ApplyPlan } from "./apply-plan";
 import { preflightPlan } from "./apply-preflight";
 import { commitAndRecord, conflictView, recordRun } from "./apply-recording";
@@ -155,10 +156,20 @@ export function createApplyService(deps: ApplyServiceDeps) {
       });
     },
 
-    /** The plan for applying a finished trial's workspace to its project. */
+    /**
+     * The plan for applying a finished trial's workspace to its project, and the trial's latest apply
+     * when it is still in place (its files then read as conflicts: the UI offers Undo instead).
+     */
     async previewTrial(input: { trialId: string }): Promise<ApplyPreviewView> {
       const trial = await trialToApply(deps, input.trialId);
-      return { ...(await service.preview({ workspaceId: trial.workspaceId })), trialId: trial.trialId };
+      const [applied] = await appliedTrials(deps, { trialIds: [trial.trialId] });
+      const preview = await service.preview({ workspaceId: trial.workspaceId });
+      return { ...preview, trialId: trial.trialId, applied: applied ?? null };
+    },
+
+    /** A study's trials whose latest apply is still in place ("applied · Undo" on its pages). */
+    appliedTrials(input: { studyId: string }): Promise<AppliedTrialView[]> {
+      return appliedTrials(deps, input);
     },
 
     /** Applies a finished trial's workspace by the previewed plan hash; the record names the trial. */

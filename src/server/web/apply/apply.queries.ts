@@ -178,6 +178,24 @@ export function createApplyQueries(db: Db) {
       return rows.find((row) => !undone.has(row.id))?.id ?? null;
     },
 
+    /** Per trial (of these, or of a study), its newest applied record that no undo reversed. */
+    async latestAppliedOfTrials(input: { trialIds?: string[]; studyId?: string }): Promise<ApplyRecordView[]> {
+      const trialIds =
+        input.trialIds ??
+        (await db.trial.findMany({ where: { studyId: input.studyId ?? "" }, select: { id: true } })).map(
+          (row) => row.id,
+        );
+      if (trialIds.length === 0) return [];
+      const rows = await db.applyRecord.findMany({
+        where: { trialId: { in: trialIds }, outcome: "applied" },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: UNDO_SEARCH_LIMIT,
+      });
+      const newest = new Map<string, ApplyRow>();
+      for (const row of rows) if (row.trialId && !newest.has(row.trialId)) newest.set(row.trialId, row);
+      return (await views(db, [...newest.values()])).filter((view) => !view.undoneBy);
+    },
+
     async trialSource(trialId: string): Promise<TrialSource | null> {
       const row = await db.trial.findUnique({ where: { id: trialId }, select: TRIAL_SELECT });
       if (!row) return null;

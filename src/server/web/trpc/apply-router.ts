@@ -1,4 +1,5 @@
 import {
+  appliedTrialsInputSchema,
   applyHistoryInputSchema,
   applyRunInputSchema,
   applyTrialInputSchema,
@@ -22,5 +23,8 @@ export const applyRouter = router({
   undo: procedure
     .input(applyUndoInputSchema)
     .mutation(({ ctx, input }) => ctx.services.apply.undo({ ...input, undoneBy: ctx.identity.subject })),
+  appliedTrials: procedure
+    .input(appliedTrialsInputSchema)
+    .query(({ ctx, input }) => ctx.services.apply.appliedTrials(input)),
   history: procedure.input(applyHistoryInputSchema).query(({ ctx, input }) => ctx.services.apply.history(input)),
 });
