@@ -74,12 +74,12 @@ describe("compareAllPairs and compareConfigurations", () => {
     ]);
   });
 
-  it("labels configurations by number, model and effort, and skips those without aggregates", () => {
+  it("names configurations by number and label, and skips those without aggregates", () => {
     const pairs = compareConfigurations(
       [
-        { choice: 1, model: "gpt-5", harness: "codex", reasoningEffort: "low" },
-        { choice: 2, model: " ", harness: "command", reasoningEffort: "medium" },
-        { choice: 3, model: "gpt-5", harness: "codex", reasoningEffort: "high" },
+        { choice: 1, label: "gpt-5 · low" },
+        { choice: 2, label: "./agent.sh --fast" },
+        { choice: 3, label: "gpt-5 · high" },
       ],
       [
         { choice: 1, passedAll: 0, finished: 5 },
@@ -88,7 +88,7 @@ describe("compareAllPairs and compareConfigurations", () => {
     );
     expect(pairs).toHaveLength(1);
     expect(pairs[0]?.sentence).toMatch(
-      /^config 2 \(command · medium\) passes more often than config 1 \(gpt-5 · low\)/,
+      /^config 2 \(\.\/agent\.sh --fast\) passes more often than config 1 \(gpt-5 · low\)/,
     );
   });
 });

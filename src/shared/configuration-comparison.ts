@@ -118,19 +118,14 @@ export function meanFractionPassed(fractions: readonly number[]): {
   return { mean, interval: interval ? { low: interval.low, high: interval.high } : null };
 }
 
-/** "config 2 (gpt-5 · high)": how a comparison names a configuration. */
-export function comparisonLabel(configuration: {
-  choice: number;
-  model: string;
-  harness: string;
-  reasoningEffort: string;
-}): string {
-  return `config ${configuration.choice} (${configuration.model.trim() || configuration.harness} · ${configuration.reasoningEffort})`;
+/** "config 2 (gpt-5 · high)": how a comparison names a configuration (its label: configuration-label.ts). */
+export function comparisonLabel(configuration: { choice: number; label: string }): string {
+  return `config ${configuration.choice} (${configuration.label})`;
 }
 
 /** Every pair of a study's configurations compared, from their aggregates. */
 export function compareConfigurations(
-  configurations: readonly { choice: number; model: string; harness: string; reasoningEffort: string }[],
+  configurations: readonly { choice: number; label: string }[],
   aggregates: readonly { choice: number; passedAll: number; finished: number }[],
 ): PairComparison[] {
   const samples = configurations.flatMap((configuration) => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { capturedFileRoleSchema } from "./captured-files";
 import { agentConfigurationSchema, tokenBudgetSchema } from "./project-schemas";
+import { configurationLabelSchema } from "./configuration-label";
 import { HARNESS_KINDS } from "./vocabulary";
 
 /**
@@ -113,6 +114,8 @@ function rowCheckable(payload: { value: unknown }): boolean {
 }
 
 const configurationShape = {
+  /** The name it is shown by; empty: derived from the model and effort, or the command (configuration-label.ts). */
+  label: configurationLabelSchema,
   ...agentConfigurationSchema.shape,
   overrides: z.array(overrideSchema).max(50, "At most 50 overrides.").default([]),
   command: z.string().trim().max(10_000, "The command is at most 10,000 characters.").default(""),

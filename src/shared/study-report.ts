@@ -10,6 +10,7 @@ import { studyBudgetSchema, studyCostsSchema } from "./study-cost-schemas";
 import { trialOutcomeSchema, VERDICT_LEVELS } from "./trial-outcome";
 import { testCountsSchema } from "./verdict-summary";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
+import { configurationLabels } from "./configuration-label";
 import { count, isoDate } from "./zod-fields";
 
 /**
@@ -56,8 +57,13 @@ export const reportConfigurationSchema = z.object({
   repeats: z.int().positive(),
   /** The configuration a retry edited into this one (added in version 1 as an optional field). */
   derivedFrom: z.int().positive().nullable().optional(),
+  /**
+   * The name the study page shows (src/shared/configuration-label.ts), unique in the report. Added in
+   * version 1 as an optional field: a report without one gets the derived label when it is read.
+   */
+  label: z.string().min(1).max(200).optional(),
 });
-export type ReportConfiguration = z.infer<typeof reportConfigurationSchema>;
+export type ReportConfiguration = z.infer<typeof reportConfigurationSchema> & { label: string };
 
 /** An earlier attempt of a trial (added in version 1 as an optional field): what it ran with and measured. */
 export const reportAttemptSchema = trialAttemptViewSchema.pick({
@@ -158,6 +164,17 @@ export const studyAggregateSchema = z.object({
 });
 export type StudyAggregate = z.infer<typeof studyAggregateSchema>;
 
+/** The configurations with a label each: the recorded one, or the derived one for an older report. */
+function labelled(configurations: z.infer<typeof reportConfigurationSchema>[]) {
+  const labels = configurationLabels(
+    configurations.map((configuration) => ({ ...configuration, customLabel: configuration.label ?? null })),
+  );
+  return configurations.map((configuration) => ({
+    ...configuration,
+    label: labels.get(configuration.choice) ?? String(configuration.choice),
+  }));
+}
+
 export const studyReportSchema = z
   .object({
     schema: z.literal(STUDY_REPORT_SCHEMA_ID),
@@ -168,7 +185,7 @@ export const studyReportSchema = z
     snapshotId: z.string().nullable(),
     /** The test counts of the untouched snapshot. */
     baseline: testCountsSchema.nullable(),
-    configurations: z.array(reportConfigurationSchema),
+    configurations: z.array(reportConfigurationSchema).transform(labelled),
     trials: z.array(reportTrialSchema),
     aggregates: z.array(studyAggregateSchema),
     /** Every pair of configurations compared on their pass rates (absent from reports written before it existed). */

@@ -21,6 +21,10 @@ import { count, isoDate } from "./zod-fields";
 export interface ConfigurationView extends AgentConfiguration {
   id: string;
   choice: number;
+  /** The name every page, report and the CLI show (configuration-label.ts): unique within the study. */
+  label: string;
+  /** The label given in the form or study file; null: derived. */
+  customLabel: string | null;
   overrides: string[];
   command: string | null;
   repeats: number;

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
 import { tokensWithTotal } from "../../../shared/token-usage";
 import type { VerdictView } from "../../../shared/verdict-summary";
-import { configurationChartPoints, configurationLabels, trialChartPoints } from "./chart-data";
+import { withLabels } from "../../../shared/configuration-label";
+import { configurationChartPoints, trialChartPoints } from "./chart-data";
 
 const configuration = (
   choice: number,
@@ -20,6 +21,8 @@ const configuration = (
   command: null,
   repeats,
   derivedFrom: null,
+  customLabel: null,
+  label: `${model} · ${effort}`,
 });
 
 const counted = (passed: number, total = 23): VerdictView => ({
@@ -115,15 +118,18 @@ describe("the study page's chart data", () => {
     expect(points[1]?.fraction).toBeCloseTo(12 / 23);
   });
 
-  it("counts an exit-code verdict as 1/1 or 0/1, and names configurations that share a model and effort by number", () => {
+  it("counts an exit-code verdict as 1/1 or 0/1, and names configurations by their study-wide labels", () => {
     const exit: VerdictView = { passed: null, failed: null, skipped: null, total: null, source: "exit-code", ok: true };
     expect(trialChartPoints({ trials: [trial(1, 1, exit)], configurations })[0]).toMatchObject({ passed: 1, total: 1 });
-    const twins = [configuration(1, "m", "high"), configuration(2, "m", "high"), configuration(3, "", "low")];
-    twins[2] = { ...twins[2]!, harness: "command" };
-    expect([...configurationLabels(twins).values()]).toEqual([
-      "m · high (config 1)",
-      "m · high (config 2)",
-      "command · low",
+    const twins = withLabels([
+      configuration(1, "m", "high"),
+      configuration(2, "m", "high"),
+      { ...configuration(3, "(command)", "low"), harness: "command" as const, command: "./agent.sh --fast" },
+    ]);
+    expect(configurationChartPoints({ trials: [], configurations: twins }).map((point) => point.label)).toEqual([
+      "m · high",
+      "m · high #2",
+      "./agent.sh --fast",
     ]);
   });
 });

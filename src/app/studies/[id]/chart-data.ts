@@ -32,20 +32,6 @@ export interface ConfigurationChartPoint {
   fraction: number | null;
 }
 
-/** "model · effort" per configuration number; a configuration that shares both with another gets "(config N)". */
-export function configurationLabels(configurations: readonly ConfigurationView[]): Map<number, string> {
-  const base = (configuration: ConfigurationView) =>
-    `${configuration.model.trim() || configuration.harness} · ${configuration.reasoningEffort}`;
-  const seen = new Map<string, number>();
-  for (const configuration of configurations) seen.set(base(configuration), (seen.get(base(configuration)) ?? 0) + 1);
-  return new Map(
-    configurations.map((configuration) => {
-      const label = base(configuration);
-      return [configuration.choice, (seen.get(label) ?? 0) > 1 ? `${label} (config ${configuration.choice})` : label];
-    }),
-  );
-}
-
 function counted(verdict: VerdictView | null): { passed: number; total: number } | null {
   if (!verdict) return null;
   if (verdict.source !== "exit-code" && verdict.total !== null)
@@ -58,7 +44,7 @@ export function trialChartPoints(options: {
   trials: readonly TrialView[];
   configurations: readonly ConfigurationView[];
 }): TrialChartPoint[] {
-  const labels = configurationLabels(options.configurations);
+  const labels = new Map(options.configurations.map((configuration) => [configuration.choice, configuration.label]));
   const runs = new Map<number, number>();
   for (const trial of options.trials) runs.set(trial.choice, (runs.get(trial.choice) ?? 0) + 1);
   return [...options.trials]
@@ -84,7 +70,7 @@ export function configurationChartPoints(options: {
   trials: readonly TrialView[];
   configurations: readonly ConfigurationView[];
 }): ConfigurationChartPoint[] {
-  const labels = configurationLabels(options.configurations);
+  const labels = new Map(options.configurations.map((configuration) => [configuration.choice, configuration.label]));
   return options.configurations.map((configuration) => {
     const judged = options.trials
       .filter((trial) => trial.choice === configuration.choice)

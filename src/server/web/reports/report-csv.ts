@@ -11,6 +11,7 @@ export const CSV_COLUMNS = [
   "choice",
   "repeat",
   "attempt",
+  "configuration",
   "harness",
   "model",
   "reasoning_effort",
@@ -79,6 +80,8 @@ function row(options: {
     trial.choice,
     trial.repeat,
     trial.attempt,
+    // its label (unique in the study: configuration-label.ts)
+    text(configuration?.label ?? null),
     text(configuration?.harness ?? null),
     text(configuration?.model ?? null),
     text(configuration?.reasoningEffort ?? null),

@@ -45,6 +45,7 @@ const configurations: StudyReport["configurations"] = [
     instructions: "Keep changes small.\nNo | pipes in names.",
     command: null,
     repeats: 1,
+    label: "gpt-5-codex · high",
   },
   {
     choice: 2,
@@ -54,6 +55,7 @@ const configurations: StudyReport["configurations"] = [
     instructions: "",
     command: null,
     repeats: 3,
+    label: "o4-mini <b> · medium",
   },
   {
     choice: 3,
@@ -63,6 +65,7 @@ const configurations: StudyReport["configurations"] = [
     instructions: "",
     command: "./agents/fix.sh --fast",
     repeats: 1,
+    label: "=fix | fast",
   },
 ];
 

@@ -35,9 +35,7 @@ export function aggregatesSection(report: StudyReport): string[] {
     "",
     ...tableHead([
       "Config",
-      "harness",
-      "model",
-      "effort",
+      "configuration",
       "finished",
       "pass rate (95 % CI)",
       "mean tests passed (95 % CI)",

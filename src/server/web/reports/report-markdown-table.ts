@@ -16,13 +16,9 @@ export const formatSeconds = (value: number | null): string => (value === null ?
 export const tableRow = (cells: string[]): string => `| ${cells.join(" | ")} |`;
 export const tableHead = (cells: string[]): string[] => [tableRow(cells), tableRow(cells.map(() => "---"))];
 
+/** A table's configuration column: its label (the Configurations section spells out what it runs). */
 export function configurationCells(configuration: ReportConfiguration | undefined): string[] {
-  if (configuration === undefined) return [NONE, NONE, NONE];
-  return [
-    escapeCell(configuration.harness),
-    escapeCell(configuration.model),
-    escapeCell(configuration.reasoningEffort),
-  ];
+  return [configuration === undefined ? NONE : escapeCell(configuration.label)];
 }
 
 export function spreadCell(options: {

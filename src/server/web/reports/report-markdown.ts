@@ -116,9 +116,12 @@ function configurationsSection(report: StudyReport): string[] {
   const lines = ["## Configurations", ""];
   for (const configuration of report.configurations) {
     const runs = `${configuration.repeats} ${configuration.repeats === 1 ? "run" : "runs"}`;
-    let line = `- Config ${configuration.choice}: ${escapeInline(configuration.harness)}, model ${escapeInline(configuration.model) || NONE}, effort ${configuration.reasoningEffort}, ${runs}`;
+    const runsWith =
+      configuration.harness === "command"
+        ? `command ${codeSpan(configuration.command ?? "")}`
+        : `Codex, model ${escapeInline(configuration.model) || NONE}, effort ${configuration.reasoningEffort}`;
+    let line = `- Config ${configuration.choice} (${escapeInline(configuration.label)}): ${runsWith}, ${runs}`;
     if (configuration.derivedFrom) line += ` (config ${configuration.derivedFrom} edited on retry)`;
-    if (configuration.command !== null) line += `; command ${codeSpan(configuration.command)}`;
     if (configuration.instructions.trim() !== "") line += `; instructions: ${escapeInline(configuration.instructions)}`;
     lines.push(line);
   }
@@ -135,17 +138,7 @@ function resultsSection(options: {
     "",
     "Outcome: how the run ended (completed = the agent finished and the tests ran, whatever they said). Verdict: how many of the tests passed.",
     "",
-    ...tableHead([
-      "Config",
-      "harness",
-      "model",
-      "effort",
-      "outcome",
-      "tests passed",
-      "verdict",
-      "agent seconds",
-      "tokens",
-    ]),
+    ...tableHead(["Config", "configuration", "outcome", "tests passed", "verdict", "agent seconds", "tokens"]),
   ];
   for (const trial of options.trials) {
     lines.push(

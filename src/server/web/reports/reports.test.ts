@@ -153,12 +153,12 @@ describe("CSV", () => {
   it("writes a header and one CRLF-terminated row per trial, quoting and guarding text cells", () => {
     expect(csv.endsWith("\r\n")).toBe(true);
     expect(csv.slice(0, -2).split("\r\n")).toEqual([
-      "study_id,choice,repeat,attempt,harness,model,reasoning_effort,state,outcome,verdict,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error,chosen,chosen_note,captured_changed,tests_missing,cost_usd,test_config_changed",
-      "cm7study0001,1,1,1,codex,gpt-5-codex,high,succeeded,completed,all-passed,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,,0,,,0,,",
-      "cm7study0001,2,1,1,codex,o4-mini <b>,medium,succeeded,completed,all-passed,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,,0,,,0,,",
-      "cm7study0001,2,2,1,codex,o4-mini <b>,medium,failed,agent-failed,partial,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,,0,,,0,,",
-      'cm7study0001,2,3,2,codex,o4-mini <b>,medium,error,error,,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs",0,,,,,',
-      'cm7study0001,3,1,1,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,completed,all-passed,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",,0,,,,,',
+      "study_id,choice,repeat,attempt,configuration,harness,model,reasoning_effort,state,outcome,verdict,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error,chosen,chosen_note,captured_changed,tests_missing,cost_usd,test_config_changed",
+      "cm7study0001,1,1,1,gpt-5-codex · high,codex,gpt-5-codex,high,succeeded,completed,all-passed,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,,0,,,0,,",
+      "cm7study0001,2,1,1,o4-mini <b> · medium,codex,o4-mini <b>,medium,succeeded,completed,all-passed,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,,0,,,0,,",
+      "cm7study0001,2,2,1,o4-mini <b> · medium,codex,o4-mini <b>,medium,failed,agent-failed,partial,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,,0,,,0,,",
+      'cm7study0001,2,3,2,o4-mini <b> · medium,codex,o4-mini <b>,medium,error,error,,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs",0,,,,,',
+      'cm7study0001,3,1,1,\'=fix | fast,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,completed,all-passed,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",,0,,,,,',
     ]);
   });
 
@@ -168,6 +168,7 @@ describe("CSV", () => {
     expect(rows.slice(1).every((row) => row.length === CSV_COLUMNS.length)).toBe(true);
     expect(rows[4]?.[CSV_COLUMNS.indexOf("error")]).toBe(REPORT_FIXTURE.trials[3]?.error);
     expect(rows[5]?.[CSV_COLUMNS.indexOf("model")]).toBe("'=cmd|' /C calc'!A0");
+    expect(rows[5]?.[CSV_COLUMNS.indexOf("configuration")]).toBe("'=fix | fast");
     expect(rows[5]?.[CSV_COLUMNS.indexOf("thread_id")]).toBe('\'=HYPERLINK("http://x.example","y")');
   });
 
@@ -229,15 +230,15 @@ describe("Markdown", () => {
   });
 
   it("writes one results row per trial: the run's outcome apart from its verdict, pass/fail for exit codes, a dash for nothing", () => {
-    const head = "| Config | harness | model | effort | outcome | tests passed | verdict | agent seconds | tokens |";
+    const head = "| Config | configuration | outcome | tests passed | verdict | agent seconds | tokens |";
     expect(block(markdown, head)).toEqual([
       head,
-      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-      "| 1 | codex | gpt-5-codex | high | completed | 23/23 | all passed | 312.5 | 129,000 |",
-      "| 2 #1 | codex | o4-mini &lt;b&gt; | medium | completed | 23/23 | all passed | 200.0 | 55,000 |",
-      "| 2 #2 | codex | o4-mini &lt;b&gt; | medium | agent failed | 21/23 | partial | 250.0 | 67,000 |",
-      "| 2 #3 (attempt 2) | codex | o4-mini &lt;b&gt; | medium | error | — | no verdict | — | — |",
-      "| 3 | command | =cmd\\|' /C calc'!A0 | minimal | completed | pass | all passed | 5.0 | 0 |",
+      "| --- | --- | --- | --- | --- | --- | --- |",
+      "| 1 | gpt-5-codex · high | completed | 23/23 | all passed | 312.5 | 129,000 |",
+      "| 2 #1 | o4-mini &lt;b&gt; · medium | completed | 23/23 | all passed | 200.0 | 55,000 |",
+      "| 2 #2 | o4-mini &lt;b&gt; · medium | agent failed | 21/23 | partial | 250.0 | 67,000 |",
+      "| 2 #3 (attempt 2) | o4-mini &lt;b&gt; · medium | error | — | no verdict | — | — |",
+      "| 3 | =fix \\| fast | completed | pass | all passed | 5.0 | 0 |",
     ]);
     expect(markdown).not.toContain("succeeded");
   });
@@ -249,7 +250,7 @@ describe("Markdown", () => {
         report.trials[0]!.outcome = "completed";
       }),
     );
-    expect(zero).toContain("| 1 | codex | gpt-5-codex | high | completed | 0/23 | none passed | 312.5 | 129,000 |");
+    expect(zero).toContain("| 1 | gpt-5-codex · high | completed | 0/23 | none passed | 312.5 | 129,000 |");
     expect(
       block(
         markdown,
@@ -264,14 +265,14 @@ describe("Markdown", () => {
     expect(
       block(
         markdown,
-        "| Config | harness | model | effort | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
+        "| Config | configuration | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
       ),
     ).toEqual([
-      "| Config | harness | model | effort | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
-      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-      "| 1 | codex | gpt-5-codex | high | 1/1 | 100% (1/1; 21–100) | 100% | 23 | 312.5 | 312.5–312.5 | 129,000 | 129,000–129,000 |",
-      "| 2 | codex | o4-mini &lt;b&gt; | medium | 3/3 | 33% (1/3; 6–79) | 96% (40–100) | 22 | 225.0 | 200.0–250.0 | 61,000 | 55,000–67,000 |",
-      "| 3 | command | =cmd\\|' /C calc'!A0 | minimal | 1/1 | 100% (1/1; 21–100) | — | — | 5.0 | 5.0–5.0 | 0 | 0–0 |",
+      "| Config | configuration | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+      "| 1 | gpt-5-codex · high | 1/1 | 100% (1/1; 21–100) | 100% | 23 | 312.5 | 312.5–312.5 | 129,000 | 129,000–129,000 |",
+      "| 2 | o4-mini &lt;b&gt; · medium | 3/3 | 33% (1/3; 6–79) | 96% (40–100) | 22 | 225.0 | 200.0–250.0 | 61,000 | 55,000–67,000 |",
+      "| 3 | =fix \\| fast | 1/1 | 100% (1/1; 21–100) | — | — | 5.0 | 5.0–5.0 | 0 | 0–0 |",
     ]);
     expect(markdown).toContain("A few repeats show some of the spread");
     // the section: its heading, the method, then one sentence per pair
@@ -279,8 +280,8 @@ describe("Markdown", () => {
     expect(comparisons?.[0]).toContain("Newcombe hybrid score interval (method 10); Fisher's exact test");
     expect(comparisons?.[1]?.split("\n")).toEqual([
       "- config 1 (gpt-5-codex · high) and config 2 (o4-mini &lt;b&gt; · medium) cannot be compared with a single finished repeat (1/1 vs 1/3): to tell 33 % from 95 % apart takes about 9 repeats per configuration (α 0.05, power 0.8).",
-      "- config 1 (gpt-5-codex · high) and config 3 (=cmd\\|' /C calc'!A0 · minimal) cannot be compared with a single finished repeat (1/1 vs 1/1): to tell 50 % from 80 % apart takes about 39 repeats per configuration (α 0.05, power 0.8).",
-      "- config 2 (o4-mini &lt;b&gt; · medium) and config 3 (=cmd\\|' /C calc'!A0 · minimal) cannot be compared with a single finished repeat (1/3 vs 1/1): to tell 33 % from 95 % apart takes about 9 repeats per configuration (α 0.05, power 0.8).",
+      "- config 1 (gpt-5-codex · high) and config 3 (=fix \\| fast) cannot be compared with a single finished repeat (1/1 vs 1/1): to tell 50 % from 80 % apart takes about 39 repeats per configuration (α 0.05, power 0.8).",
+      "- config 2 (o4-mini &lt;b&gt; · medium) and config 3 (=fix \\| fast) cannot be compared with a single finished repeat (1/3 vs 1/1): to tell 33 % from 95 % apart takes about 9 repeats per configuration (α 0.05, power 0.8).",
     ]);
   });
 
@@ -352,7 +353,7 @@ describe("Markdown", () => {
         report.baseline = { passed: null, failed: null, skipped: null, total: null, source: "exit-code" };
       }),
     );
-    expect(partial).toContain("| 1 | codex | gpt-5-codex | high | completed | 7 | all passed | 312.5 | 129,000 |");
+    expect(partial).toContain("| 1 | gpt-5-codex · high | completed | 7 | all passed | 312.5 | 129,000 |");
     expect(partial).toContain("- Baseline: no test counts (exit-code)");
   });
 

@@ -47,6 +47,7 @@ async function frozenEnvironment(deps: StudyCreationDeps, projectId: string) {
       field: "projectId",
       message: `No project with id ${projectId}; choose one from the list.`,
     });
+  requireProjectFolder(project.hostPath); // its tests and its snapshot are read from it
   const environment = await deps.environments.active(project.id);
   if (!environment || environment.status !== "ready" || !environment.imageId) {
     throw new AppError({
@@ -74,6 +75,7 @@ function configurationsOf(input: ParsedInput): NewStudy["configurations"] {
     overrides: configuration.overrides,
     command: configuration.harness === "command" ? configuration.command : null,
     repeats: configuration.repeats,
+    customLabel: configuration.label || null,
   }));
 }
 
@@ -132,7 +134,6 @@ export async function createStudy(
 ): Promise<StudyView> {
   const input = createStudyInputSchema.parse(options.raw);
   const { project, environment, image } = await frozenEnvironment(deps, input.projectId);
-  requireProjectFolder(project.hostPath); // its tests and its snapshot are read from it
   const expanded = await expandTestFiles({
     projectRoot: project.hostPath,
     files: input.testFiles,

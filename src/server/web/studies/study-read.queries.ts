@@ -3,7 +3,7 @@ import type { StudyCounts, StudySummaryView, StudyView, TestFileView } from "../
 import { testStatusSchema, type TestResultView } from "../../../shared/verdict-summary";
 import type { StudyState } from "../../../shared/vocabulary";
 import {
-  configurationView,
+  labelledConfigurations,
   countInto,
   emptyCounts,
   iso,
@@ -74,7 +74,7 @@ export async function findStudy(db: Db, studyId: string): Promise<StudyView | nu
     tokenBudget: row.tokenBudget,
     createdBy: row.createdBy,
     startedAt: iso(row.startedAt),
-    configurations: row.configurations.map(configurationView),
+    configurations: labelledConfigurations(row.configurations),
     trials,
     budget: { tokens: row.budgetTokens, money: row.budgetMoney },
     rerunOf: row.rerunOf === null ? null : { studyId: row.rerunOf, trialId: row.rerunOfTrial },

@@ -92,6 +92,7 @@ export function buildStudyReport(options: {
     command: configuration.command,
     repeats: configuration.repeats,
     derivedFrom: configuration.derivedFrom,
+    label: configuration.label,
   }));
   const aggregates = aggregateByConfiguration({ configurations, trials });
   return {

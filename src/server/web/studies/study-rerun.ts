@@ -85,7 +85,11 @@ async function capturedFiles(dataDir: string, studyId: string, manifest: Manifes
 }
 
 /** One configuration per original configuration, as its manifests recorded it, with as many repeats as it had trials. */
-function configurationsOf(manifests: { manifest: TrialManifest; choice: number }[]): NewStudy["configurations"] {
+/** The configurations the manifests ran, keeping the original's labels. */
+function configurationsOf(
+  manifests: { manifest: TrialManifest; choice: number }[],
+  original: StudyView,
+): NewStudy["configurations"] {
   const byChoice = new Map<number, { manifest: TrialManifest; repeats: number }>();
   for (const { manifest, choice } of manifests) {
     const entry = byChoice.get(choice);
@@ -93,7 +97,12 @@ function configurationsOf(manifests: { manifest: TrialManifest; choice: number }
   }
   return [...byChoice.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([, { manifest, repeats }]) => ({ ...manifest.configuration, repeats }));
+    .map(([choice, { manifest, repeats }]) => ({
+      ...manifest.configuration,
+      repeats,
+      customLabel:
+        original.configurations.find((configuration) => configuration.choice === choice)?.customLabel ?? null,
+    }));
 }
 
 export async function rerunStudy(
@@ -123,7 +132,7 @@ export async function rerunStudy(
     createdBy: options.by,
     budgetTokens: original.budget.tokens,
     budgetMoney: original.budget.money,
-    configurations: configurationsOf(manifests),
+    configurations: configurationsOf(manifests, original),
     rerun: { of: original.id, trial: options.trialId ?? null, limits: first.limits },
   });
   await queueRerunPreflight(deps, { studyId, original, manifest: first, files });

@@ -13,6 +13,7 @@ import { TRIAL_OUTCOMES, trialOutcome, type TrialOutcome } from "../../../shared
 import { judgedVerdict, testsMissing } from "../../../shared/test-integrity";
 import { parseManifestInputs, type TrialManifest } from "../../../shared/trial-manifest";
 import { tokensOf } from "../../../shared/token-usage";
+import { configurationLabel, withLabels } from "../../../shared/configuration-label";
 import { verdictSchema, type VerdictView } from "../../../shared/verdict-summary";
 import { shownStudyState } from "../../../shared/study-state";
 import {
@@ -46,8 +47,9 @@ export function parseJson<T>(text: string, fallback: T): T {
   }
 }
 
+/** One configuration's view; its label is its own (`labelledConfigurations` makes a study's unique). */
 export function configurationView(row: ConfigurationRow): ConfigurationView {
-  return {
+  const view = {
     id: row.id,
     choice: row.position,
     harness: harnessKindSchema.catch("codex").parse(row.harness),
@@ -58,7 +60,14 @@ export function configurationView(row: ConfigurationRow): ConfigurationView {
     command: row.command,
     repeats: row.repeats,
     derivedFrom: row.derivedFrom,
+    customLabel: row.label,
   };
+  return { ...view, label: configurationLabel(view) };
+}
+
+/** A study's configurations, with labels made unique among them ("#2" on a collision). */
+export function labelledConfigurations(rows: readonly ConfigurationRow[]): ConfigurationView[] {
+  return withLabels(rows.map(configurationView));
 }
 
 /** Verdicts are stored flat: `verdictPassed` … `verdictOk` on a trial, `baselinePassed` … `baselineOk` on a study. */

@@ -27,7 +27,7 @@ export interface NewStudy extends Pick<
   environmentVersionId: string | null;
   imageId: string;
   imageDigest: string | null;
-  configurations: Omit<ConfigurationView, "id" | "choice" | "derivedFrom">[];
+  configurations: Omit<ConfigurationView, "id" | "choice" | "derivedFrom" | "label">[];
   /** The study's budget over all its trials (absent: none). */
   budgetTokens?: number | null;
   budgetMoney?: number | null;
@@ -46,8 +46,9 @@ async function createStudy(db: Db, input: NewStudy): Promise<string> {
       testFiles: JSON.stringify(testFiles),
       state: "preflight",
       configurations: {
-        create: configurations.map((configuration, index) => ({
+        create: configurations.map(({ customLabel, ...configuration }, index) => ({
           ...configuration,
+          label: customLabel,
           position: index + 1,
           overrides: JSON.stringify(configuration.overrides),
         })),
