@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, type ReactNode, type SyntheticEvent } from "react";
-import type { ApplyPreviewView } from "../../../shared/snapshot-schemas";
+import { useEffect, useRef, useState, type ReactNode, type SyntheticEvent } from "react";
+import type { AppliedTrialView, ApplyPreviewView, ApplyRecordView } from "../../../shared/snapshot-schemas";
 import { QueryState } from "../../_components/query-state";
 import {
   buttonClass,
@@ -15,7 +15,8 @@ import {
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import { ConflictsTable, PatchDownload } from "./apply-conflicts";
-import { ApplyOutcomeView } from "./apply-outcome";
+import { AppliedUndo, UndoResultLine, useUndoApply } from "./applied-undo";
+import { ApplyOutcomeView, okBoxClass } from "./apply-outcome";
 import { PlanSteps } from "./apply-plan";
 
 /** The plan of applying a trial (recomputed each time the dialog opens) and the run that confirms it by hash. */
@@ -27,7 +28,8 @@ function useApplyTrial(trialId: string) {
   );
   const run = useMutation(
     trpc.applies.runTrial.mutationOptions({
-      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.applies.history.queryKey() }),
+      // the history, the study's applied trials ("applied · Undo") and this preview
+      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.applies.pathKey() }),
     }),
   );
   return { preview, run };
@@ -39,13 +41,16 @@ function PlanReview({
   checking,
   onRecheck,
   onConfirm,
+  onUndone,
 }: {
   preview: ApplyPreviewView;
   trialId: string;
   checking: boolean;
   onRecheck: () => void;
   onConfirm: () => void;
+  onUndone: (record: ApplyRecordView) => void;
 }) {
+  if (preview.applied) return <AppliedReview applied={preview.applied} onUndone={onUndone} />;
   const conflicted = preview.conflicts.length > 0;
   const empty = preview.steps.length === 0;
   return (
@@ -93,6 +98,25 @@ function PlanReview({
   );
 }
 
+/** The trial's latest apply is in place: the plan's "conflicts" would be that apply's own files, so offer Undo. */
+function AppliedReview({
+  applied,
+  onUndone,
+}: {
+  applied: AppliedTrialView;
+  onUndone: (record: ApplyRecordView) => void;
+}) {
+  return (
+    <div role="status" className={okBoxClass} data-testid="plan-applied">
+      <p className="mb-2 font-semibold text-ok-soft">
+        This trial is applied: its {applied.files} file{applied.files === 1 ? " is" : "s are"} in the project as the
+        apply left {applied.files === 1 ? "it" : "them"}.
+      </p>
+      <AppliedUndo applied={applied} onUndone={onUndone} />
+    </div>
+  );
+}
+
 function Applying({ files }: { files: number }) {
   return (
     <div role="status" aria-label="Applying" className="space-y-2">
@@ -116,14 +140,16 @@ function ApplyBody({
   onClose: () => void;
   apply: ReturnType<typeof useApplyTrial>;
 }) {
+  const [undone, setUndone] = useState<ApplyRecordView | null>(null);
   if (run.data)
     return (
       <>
         <ApplyOutcomeView record={run.data} trialId={trialId} />
-        <div className="mt-4 flex gap-3">
+        <div className="mt-4 flex flex-wrap items-center gap-3">
           <button type="button" className={`${buttonClass} ${focusRing}`} onClick={onClose}>
             Done
           </button>
+          {run.data.outcome === "applied" ? <UndoAppliedRecord record={run.data} /> : null}
         </div>
       </>
     );
@@ -139,16 +165,41 @@ function ApplyBody({
           {run.error ? (
             <ErrorMessage className="mb-3 text-sm">Could not apply: {describeError(run.error).message}</ErrorMessage>
           ) : null}
+          {undone && !data.applied ? (
+            <div className={`mb-3 ${okBoxClass}`}>
+              <UndoResultLine record={undone} />
+            </div>
+          ) : null}
           <PlanReview
             preview={data}
             trialId={trialId}
             checking={preview.isFetching}
             onRecheck={() => void preview.refetch()}
             onConfirm={() => run.mutate({ trialId, planHash: data.planHash })}
+            onUndone={setUndone}
           />
         </>
       )}
     </QueryState>
+  );
+}
+
+/** The success message's Undo: the apply just made is the project's latest, so it can be undone at once. */
+function UndoAppliedRecord({ record }: { record: ApplyRecordView }) {
+  const undo = useUndoApply();
+  if (undo.data) return <UndoResultLine record={undo.data} />;
+  return (
+    <>
+      <button
+        type="button"
+        className={`${secondaryButtonClass} ${focusRing}`}
+        disabled={undo.isPending}
+        onClick={() => undo.mutate({ recordId: record.id })}
+      >
+        {undo.isPending ? "Undoing…" : "Undo"}
+      </button>
+      {undo.error ? <ErrorMessage className="text-sm">{describeError(undo.error).message}</ErrorMessage> : null}
+    </>
   );
 }
 

@@ -49,11 +49,11 @@ export function ApplyOutcomeView({ record, trialId }: { record: ApplyRecordView;
         </p>
         <RecordFiles record={record} label="Files applied" />
         <p className="mt-2 text-muted">
-          Changed your mind? The project page&apos;s{" "}
+          Changed your mind? Undo puts back what it replaced while none of these files changes (the project page&apos;s{" "}
           <Link href={`/projects/${record.projectId}#apply-history`} className={`text-accent underline ${focusRing}`}>
             apply history
           </Link>{" "}
-          can undo it while none of these files changes.
+          and the trial&apos;s &quot;applied · Undo&quot; can undo it later).
         </p>
         {record.error ? <p className="mt-2 text-warn-ink">{record.error}</p> : null}
       </div>

@@ -1,5 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useId, useState } from "react";
 import { MAX_CHOICE_NOTE_CHARS } from "../../../shared/study-inputs";
 import type { StudyView, TrialView } from "../../../shared/study-schemas";
@@ -15,6 +16,7 @@ import {
 import { useRole } from "../../_components/use-role";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
+import { AppliedUndo, useAppliedTrial } from "./applied-undo";
 import { ApplyDialog } from "./apply-dialog";
 import { ChoiceNote, ChosenBadge } from "./chosen-result";
 
@@ -150,20 +152,52 @@ function ChosenLine({ study }: { study: StudyView }) {
 }
 
 /**
- * Keeping a trial's result: "Choose this result" (with a note; change or clear it) and "Apply to project…",
- * which opens the reviewed plan. Admin-only controls; a viewer sees only whether this trial is the chosen one.
- * Used on the study page's trial panel and in the review page's header.
+ * How a finished trial's changes reach the project: "Apply to project…" (secondary: reviewing comes first),
+ * "applied · Undo" while its latest apply is in place, or "No changes" when the agent changed nothing.
  */
-export function KeepResultActions({ studyId, trialId }: { studyId: string; trialId: string }) {
+function ApplyControl({ studyId, trial, onApply }: { studyId: string; trial: TrialView; onApply: () => void }) {
+  const applied = useAppliedTrial(studyId, trial.id);
+  if (applied.data) return <AppliedUndo applied={applied.data} />;
+  if (trial.diff?.files === 0)
+    return (
+      <span className="text-sm text-muted" data-testid="trial-no-changes">
+        No changes
+      </span>
+    );
+  return (
+    <button type="button" className={`${secondaryButtonClass} ${focusRing}`} onClick={onApply}>
+      Apply to project…
+    </button>
+  );
+}
+
+/**
+ * Keeping a trial's result: "Review changes" (the primary action, where the page is not the review
+ * itself: `reviewHref`), "Choose this result" (with a note; change or clear it) and "Apply to project…",
+ * which opens the reviewed plan, or "applied · Undo". Choosing and applying are an admin's; a viewer sees
+ * whether this trial is the chosen one and whether it is applied. Used on the study page's trial panel and
+ * in the review page's header.
+ */
+export function KeepResultActions({
+  studyId,
+  trialId,
+  reviewHref,
+}: {
+  studyId: string;
+  trialId: string;
+  reviewHref?: string;
+}) {
   const trpc = useTRPC();
   const { isAdmin } = useRole();
   const study = useQuery(trpc.studies.get.queryOptions({ studyId }));
+  const applied = useAppliedTrial(studyId, trialId);
   const [applying, setApplying] = useState(false);
   const trial = study.data?.trials.find((candidate) => candidate.id === trialId);
   if (!study.data || !trial) return null;
   const isChosen = study.data.chosen?.trialId === trialId;
   const finished = isTerminalTrialState(trial.state);
-  if (!isAdmin && !isChosen) return null;
+  const review = reviewHref && trial.workspaceId && trial.diff?.files !== 0;
+  if (!isAdmin && !isChosen && !applied.data && !review) return null;
   return (
     <div
       role="group"
@@ -171,12 +205,15 @@ export function KeepResultActions({ studyId, trialId }: { studyId: string; trial
       data-testid="keep-result-actions"
       className="flex flex-wrap items-center gap-2"
     >
+      {review ? (
+        <Link href={reviewHref} className={`${buttonClass} ${focusRing}`} data-testid="trial-review-primary">
+          Review changes
+        </Link>
+      ) : null}
       {isChosen ? <ChosenLine study={study.data} /> : null}
       {isAdmin && finished ? <ChooseControls study={study.data} trial={trial} /> : null}
-      {isAdmin && finished && trial.workspaceId ? (
-        <button type="button" className={`${buttonClass} ${focusRing}`} onClick={() => setApplying(true)}>
-          Apply to project…
-        </button>
+      {finished && trial.workspaceId && (isAdmin || applied.data) ? (
+        <ApplyControl studyId={studyId} trial={trial} onApply={() => setApplying(true)} />
       ) : null}
       {isAdmin && !finished ? (
         <p className="text-xs text-muted">Choose or apply this result once the trial has finished.</p>

@@ -122,7 +122,7 @@ export function TrialDetail({
         onClose={onClose}
       />
       <div className="mb-4">
-        <KeepResultActions studyId={studyId} trialId={trial.id} />
+        <KeepResultActions studyId={studyId} trialId={trial.id} reviewHref={`/studies/${studyId}/trials/${trial.id}`} />
       </div>
       {retryable && retrying ? (
         <TrialRetryForm

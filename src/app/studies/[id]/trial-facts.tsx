@@ -82,7 +82,9 @@ function TrialFactsGrid({ studyId, trial }: { studyId: string; trial: TrialView 
         {formatDateTime(trial.finishedAt)}
       </Fact>
       <Fact label="Changes" className={wrap}>
-        {trial.workspaceId ? (
+        {trial.diff?.files === 0 ? (
+          "No changes"
+        ) : trial.workspaceId ? (
           <Link
             href={`/studies/${studyId}/trials/${trial.id}`}
             className={smallButtonClass}

@@ -8,6 +8,7 @@ import { testSteeringHeadline } from "../../../shared/test-steering";
 import { testsMissingExplanation, testsMissingText } from "../../../shared/test-integrity";
 import { TrialOutcomeBadge } from "../state-badge";
 import { formatCount, formatSeconds, formatVerdict } from "../study-format";
+import { AppliedTrialMarker } from "./applied-undo";
 import { ChosenTrialMarker } from "./chosen-result";
 import { Elapsed } from "./elapsed";
 import { outcomeLabel, verdictLevelLabel, verdictTextStyle } from "../verdict-style";
@@ -71,14 +72,13 @@ export const TrialRow = memo(function TrialRow({
       {showSelect ? <RetryCell trial={trial} retryable={retryable} checked={checked} onCheck={onCheck} /> : null}
       <td className="px-2 py-2 tabular-nums">{trial.choice}</td>
       {showRepeat ? <td className="px-2 py-2 tabular-nums">{trial.repeat}</td> : null}
-      <td className="px-2 py-2">{configuration?.harness ?? "—"}</td>
       <td
-        className="max-w-48 truncate px-2 py-2 font-mono text-xs"
-        title={configuration?.harness === "command" ? (configuration.command ?? undefined) : configuration?.model}
+        className="min-w-32 max-w-64 px-2 py-2 text-xs break-words"
+        title={configuration ? configurationDescription(configuration) : undefined}
+        data-testid="trial-configuration"
       >
-        {configuration?.model ?? "—"}
+        {configuration?.label ?? "—"}
       </td>
-      <td className="px-2 py-2">{configuration?.reasoningEffort ?? "—"}</td>
       <VerdictCell trial={trial} verdict={verdict} />
       <td className="px-2 py-2 text-right tabular-nums" data-testid="trial-seconds">
         {formatSeconds(trial.agentSeconds)}
@@ -171,6 +171,7 @@ function TrialStateCell({ trial }: { trial: TrialView }) {
     <td className="px-2 py-2" data-testid="trial-state">
       <TrialOutcomeBadge trial={trial} />
       <ChosenTrialMarker trialId={trial.id} />
+      <AppliedTrialMarker trialId={trial.id} />
       {trial.attempt > 1 ? <span className="ml-1 text-xs text-muted">attempt {trial.attempt}</span> : null}
       {active ? (
         <span className="mt-0.5 block text-xs text-muted" data-testid="trial-step">

@@ -65,19 +65,7 @@ export function ReviewHeader({ summary }: { summary: ReviewSummaryView }) {
           </dl>
         </div>
         <div className="ml-auto flex flex-col items-end gap-2">
-          {summary.workspaceId ? (
-            <a
-              href={`/api/trials/${summary.trialId}/patch`}
-              download
-              className={`${secondaryButtonClass} ${focusRing}`}
-            >
-              Download patch
-            </a>
-          ) : (
-            <span className={`${smallButtonClass} opacity-40`} aria-disabled="true">
-              No patch yet
-            </span>
-          )}
+          <PatchAction summary={summary} />
           <ContinueInSession studyId={summary.studyId} trialId={summary.trialId} prominent />
           <KeepResultActions studyId={summary.studyId} trialId={summary.trialId} />
         </div>
@@ -97,5 +85,27 @@ function HeaderFact({ label, children }: { label: string; children: ReactNode })
       <dt className="text-xs uppercase tracking-wide text-muted">{label}</dt>
       <dd className="tabular-nums">{children}</dd>
     </div>
+  );
+}
+
+/** The trial's changes as a patch, "No changes" when there are none, or "No patch yet" without a workspace. */
+function PatchAction({ summary }: { summary: ReviewSummaryView }) {
+  const { totals } = summary;
+  return (
+    <>
+      {totals?.files === 0 ? (
+        <span className="text-sm text-muted" data-testid="review-no-changes">
+          No changes
+        </span>
+      ) : summary.workspaceId ? (
+        <a href={`/api/trials/${summary.trialId}/patch`} download className={`${secondaryButtonClass} ${focusRing}`}>
+          Download patch
+        </a>
+      ) : (
+        <span className={`${smallButtonClass} opacity-40`} aria-disabled="true">
+          No patch yet
+        </span>
+      )}
+    </>
   );
 }
