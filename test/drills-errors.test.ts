@@ -135,9 +135,7 @@ describe("with the Docker socket missing (point 3)", () => {
     fs.rmSync(dir, { recursive: true, force: true });
     const gone = await call("snapshots.create", { projectId });
     expect(gone.status).toBe(412);
-    expect(gone.message).toBe(
-      `The project folder ${dir} is gone (it does not exist). Put it back (or mount it again), or remove the project and add the folder again from where it is now.`,
-    );
+    expect(gone.message).toBe(`The folder ${dir} is gone. Relink the project to its new path, or remove it.`);
   });
 });
 
@@ -170,7 +168,7 @@ describe("a project folder that is gone, and removal after sessions (points 4, 5
     try {
       const session = await refusal(web.core.services.sessions.start({ projectId, kind: "shell", mode: "direct" }));
       expect(session.code, session.message).toBe("PRECONDITION_FAILED");
-      expect(session.message).toMatch(/^The project folder .* is gone/);
+      expect(session.message).toMatch(/^The folder .* is gone\. Relink the project to its new path, or remove it\.$/);
       expect(fs.existsSync(projectDir), "Docker recreated the folder").toBe(false);
       const containers = (await runtime.listManagedContainers()).filter(
         (container) => container.labels[LABEL.project] === projectId,
@@ -190,7 +188,7 @@ describe("a project folder that is gone, and removal after sessions (points 4, 5
         ),
       );
       expect(study.code, study.message).toBe("PRECONDITION_FAILED");
-      expect(study.message).toMatch(/^The project folder .* is gone/);
+      expect(study.message).toMatch(/^The folder .* is gone\. Relink the project to its new path, or remove it\.$/);
     } finally {
       fs.renameSync(away, projectDir);
     }
@@ -211,7 +209,7 @@ describe("a project folder that is gone, and removal after sessions (points 4, 5
     const oldHome = path.join(stack.dataDir, "sessions", "codex-homes", projectId);
     fs.mkdirSync(oldHome, { recursive: true });
 
-    const removed = await services.projects.remove(projectId);
+    const removed = await services.projects.remove({ id: projectId });
     expect(removed.leftovers).toEqual([]);
     expect(fs.existsSync(paths.session(session.id).dir)).toBe(false);
     expect(fs.existsSync(home)).toBe(false);

@@ -132,7 +132,7 @@ describe("a study in network mode internet", () => {
     const [othersBridge = ""] = bridgeIds(other);
     try {
       expect(bridgeIds(projectId)).toHaveLength(1);
-      const removed = await stack.web.services.projects.remove(projectId);
+      const removed = await stack.web.services.projects.remove({ id: projectId });
       expect(removed.leftovers).toEqual([]);
       expect(bridgeIds(projectId)).toEqual([]);
       expect(bridgeIds(other)).toEqual([othersBridge]);

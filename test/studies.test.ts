@@ -293,8 +293,8 @@ describe("stop and retry", () => {
     const slowTrial = running.trials.find((t) => t.state === "agent");
     expect(containersWithLabel(`invariant.trial=${slowTrial?.id}`)).toHaveLength(1);
     await expect(web.services.studies.remove(created.id, "admin")).rejects.toThrow(/is running; stop it first/);
-    await expect(web.services.projects.remove(projectId)).rejects.toThrow(
-      /"Stop me" is running; stop it first, then remove the project/,
+    await expect(web.services.projects.remove({ id: projectId })).rejects.toThrow(
+      /still running: study "Stop me" \(running\)\. Stop them and remove/,
     );
     await web.services.studies.stop(created.id, "admin");
     const stopped = await waitForStudy({
@@ -512,7 +512,7 @@ describe("removing the project", () => {
     expect(ours("snapshots").length).toBeGreaterThanOrEqual(1);
     for (const id of [...environmentImages, ...trialImages]) expect(await runtime.inspectImage(id), id).not.toBeNull();
 
-    const result = await web.services.projects.remove(projectId);
+    const result = await web.services.projects.remove({ id: projectId });
     expect(result).toEqual({ id: projectId, hostPath: project.hostPath, leftovers: [] });
     await expect(web.services.projects.get(projectId)).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(await web.services.studies.list({ projectId })).toEqual([]);

@@ -21,6 +21,7 @@ export type MutationCoverage = { cli: CliCommand } | { reason: string };
 export const MUTATION_COVERAGE: Record<string, MutationCoverage> = {
   "projects.add": { cli: "project add" },
   "projects.update": { cli: "project settings" },
+  "projects.relink": { cli: "project relink" },
   "projects.remove": {
     reason: "not in the CLI yet: removing a project (its versions, studies and images) is on its page",
   },

@@ -204,6 +204,8 @@ export const cliDataSchemas = {
     /** The project's studies, newest first. */
     studies: z.array(studySummaryOutputSchema),
   }),
+  /** The project pointed at its folder's new path. */
+  "project relink": z.object({ project: projectOutputSchema }),
   "project settings": z.object({
     project: projectOutputSchema,
     /** The settings this call changed (empty when it only showed them). */

@@ -21,7 +21,7 @@ function describeProject(p: ProjectView): string {
   const c = p.defaultConfiguration;
   return [
     `${p.name}  (${p.id})`,
-    `  directory      ${p.hostPath}`,
+    `  directory      ${p.hostPath}${p.folder.problem ? `\n  folder         ${p.folder.state}: ${p.folder.problem}` : ""}`,
     `  network        ${p.networkMode}`,
     `  cpus           ${p.cpus}`,
     `  memory         ${(p.memoryBytes / GIB).toFixed(2).replace(/\.?0+$/, "")} GiB (swap ${(p.swapBytes / GIB).toFixed(2).replace(/\.?0+$/, "")} GiB)`,
@@ -141,6 +141,20 @@ export function runProjectCommand(options: WorkflowOptions): Promise<number> {
           human: `Added project ${project.name} (${project.id}). Next: invariant-web environment prepare --project ${project.name}`,
         };
       });
+    case "relink":
+      return runWorkflow(options, "project relink", async (context) => {
+        const example = "invariant-web project relink ~/code/app-moved --project app";
+        const dir = onePositional(config, "directory", example);
+        if (!dir) throw new UsageError(`name the project's new directory, e.g. ${example}`);
+        const found = await resolveProject(context, { ref: config.project, example });
+        const project = await (
+          await context.api()
+        ).projects.relink.mutate({ id: found.id, hostPath: path.resolve(dir) });
+        return {
+          data: { project: projectOutput(project) },
+          human: `Relinked ${project.name} (${project.id}) to ${project.hostPath}.`,
+        };
+      });
     case "show":
       return show(options);
     case "settings":
@@ -166,7 +180,7 @@ export function runProjectCommand(options: WorkflowOptions): Promise<number> {
       return usageFailure(
         options,
         "project",
-        'use "add", "list", "show" or "settings", e.g. invariant-web project add ~/code/app, invariant-web project show --last',
+        'use "add", "list", "show", "settings" or "relink", e.g. invariant-web project add ~/code/app, invariant-web project show --last',
       );
   }
 }

@@ -21,6 +21,7 @@ Usage:
                                      show the plan that applies a workspace's (or a trial's) changes
                                      to its project (and its conflicts); with --yes, apply it all-or-nothing
   invariant-web project add DIR [--name N] | list | show [P|--last] | settings [P|--last] [--set k=v …]
+  invariant-web project relink DIR --project P|--last   point a project at its folder's new path
   invariant-web study create --file study.json|.yaml [--project P|--last]
   invariant-web study list [--project P] | show|follow|wait|stop [STUDY|--last] [--timeout S]
   invariant-web study retry [STUDY|--last] [--trial T …] | choose [STUDY|--last] --trial T [--note N] | --clear

@@ -105,6 +105,24 @@ export type UpdateProjectInput = z.infer<typeof updateProjectInputSchema>;
 
 export const projectIdInputSchema = z.object({ id: z.string().min(1) });
 
+/** Point a project at its folder's new path (it was moved or renamed): an existing folder no other project has. */
+export const relinkProjectInputSchema = z.object({
+  id: z.string().min(1),
+  hostPath: addProjectInputSchema.shape.hostPath,
+});
+export type RelinkProjectInput = z.infer<typeof relinkProjectInputSchema>;
+
+/** Remove a project; with `stopRunning`, its running sessions are finished and its running studies stopped first. */
+export const removeProjectInputSchema = z.object({
+  id: z.string().min(1),
+  stopRunning: z.boolean().default(false),
+});
+export type RemoveProjectInput = z.input<typeof removeProjectInputSchema>;
+
+/** What is at a project's path: its folder, nothing (deleted or moved), something else, or a folder this user cannot read. */
+export const PROJECT_FOLDER_STATES = ["present", "missing", "not-a-folder", "unreadable"] as const;
+export type ProjectFolderState = (typeof PROJECT_FOLDER_STATES)[number];
+
 /** One directory's folders for the add-project folder picker (inside the user's home only). */
 export interface FolderListingView {
   path: string;
@@ -142,6 +160,8 @@ export function containerLimitsOf(
 export interface ProjectView extends ProjectSettings {
   id: string;
   hostPath: string;
+  /** Its folder's state when it was read, and the sentence to show when it is not present (what to do). */
+  folder: { state: ProjectFolderState; problem: string | null };
   createdAt: string;
   updatedAt: string;
 }

@@ -1,7 +1,6 @@
-import fs from "node:fs";
 import path from "node:path";
 import { AppError, isAppError } from "../errors/app-error";
-import { clipPath, projectFolderGone } from "../storage/project-folder";
+import { clipPath, projectFolderGone, projectFolderState } from "../storage/project-folder";
 
 /**
  * What a snapshot says when the file system fails it: never a raw errno (`ENOENT … lstat`) or a 500.
@@ -26,22 +25,13 @@ function entryOf(error: NodeJS.ErrnoException, root: string): { entry: string; i
   return { entry: clipPath(inside ? relative || "." : full), inside };
 }
 
-function folderGone(root: string): string | null {
-  try {
-    return fs.statSync(root).isDirectory() ? null : "it is no longer a directory";
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? "it was deleted or moved" : `it cannot be opened: ${code ?? "unknown error"}`;
-  }
-}
-
 export function asSnapshotError(error: unknown, root: string): unknown {
   if (isAppError(error)) return error;
   const errno = error as NodeJS.ErrnoException;
   const code = typeof errno?.code === "string" ? errno.code : null;
   if (!code) return error;
-  const gone = folderGone(root);
-  if (gone) return projectFolderGone(root, gone);
+  const folder = projectFolderState(root);
+  if (folder.state !== "present") return projectFolderGone(root, folder);
   const { entry, inside } = entryOf(errno, root);
   if (!inside)
     return new AppError({

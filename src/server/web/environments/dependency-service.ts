@@ -26,6 +26,7 @@ import {
 } from "../../core/dependencies/runtime-declarations";
 import { dependencyWarning, manifestChanges, rootFiles } from "../../core/dependencies/dependency-status";
 import type { DependencyQueries } from "./dependencies.queries";
+import { requireProjectFolder } from "../../core/storage/project-folder";
 
 export interface DependencyServiceDeps extends EnvironmentDeps {
   dependencies: DependencyQueries;
@@ -127,6 +128,7 @@ export function createDependencyService(deps: DependencyServiceDeps) {
      */
     async install(projectId: string): Promise<EnvironmentVersionView> {
       const project = await findProject(deps, projectId);
+      requireProjectFolder(project.hostPath); // its manifests are snapshotted from it
       const active = await deps.environments.active(project.id);
       if (active?.status !== "ready")
         throw new AppError({

@@ -14,6 +14,7 @@ import {
   type AddProjectInput,
   type ProjectSettings,
   type ProjectView,
+  type RelinkProjectInput,
   type UpdateProjectInput,
 } from "../../../shared/project-schemas";
 import type { ProjectQueries } from "./projects.queries";
@@ -181,6 +182,28 @@ export function createProjectService(deps: ProjectServiceDeps) {
       const name = input.name?.trim() || path.basename(realPath) || realPath;
       const settings = projectSettingsSchema.parse(defaultSettings({ name, host: deps.host }));
       return deps.projects.create({ hostPath: realPath, settings });
+    },
+
+    /**
+     * Points a project whose folder was moved or renamed at its new path: validated as an added folder is
+     * (exists, a directory, readable, outside the data dir) and not another project's. Its studies, versions
+     * and history stay; the next snapshot is taken from the new path.
+     */
+    async relink(input: RelinkProjectInput): Promise<ProjectView> {
+      const project = await get(input.id);
+      const realPath = await validateProjectDirectory({
+        hostPath: input.hostPath,
+        dataDir: deps.dataDir,
+        ...(deps.checkReadable ? { checkReadable: deps.checkReadable } : {}),
+      });
+      const existing = await deps.projects.findByHostPath(realPath);
+      if (existing && existing.id !== project.id)
+        throw new AppError({
+          code: "CONFLICT",
+          field: "hostPath",
+          message: `${realPath} is already the folder of project "${existing.name}". Choose this project's own folder, or remove one of the two.`,
+        });
+      return deps.projects.relink(project.id, realPath);
     },
 
     async update(input: UpdateProjectInput): Promise<ProjectView> {

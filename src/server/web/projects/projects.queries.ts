@@ -1,14 +1,18 @@
 import type { Db } from "../../core/db/client";
+import { projectFolderProblem, projectFolderState } from "../../core/storage/project-folder";
 import { agentConfigurationSchema, type ProjectSettings, type ProjectView } from "../../../shared/project-schemas";
 
 type ProjectRow = Awaited<ReturnType<Db["project"]["findUniqueOrThrow"]>>;
 
 function toView(row: ProjectRow): ProjectView {
   const parsed = agentConfigurationSchema.safeParse(JSON.parse(row.defaultConfiguration));
+  // one stat per read: a folder deleted or moved since it was added shows on every page that reads the project
+  const found = projectFolderState(row.hostPath);
   return {
     id: row.id,
     name: row.name,
     hostPath: row.hostPath,
+    folder: { state: found.state, problem: projectFolderProblem(row.hostPath, found) },
     networkMode: row.networkMode === "internet" ? "internet" : "none",
     cpus: row.cpus,
     memoryBytes: Number(row.memoryBytes),
@@ -76,6 +80,10 @@ export function createProjectQueries(db: Db) {
     },
     async update(id: string, settings: Partial<ProjectSettings>): Promise<ProjectView> {
       return toView(await db.project.update({ where: { id }, data: toColumns(settings) }));
+    },
+    /** Points the project at another folder (its own, moved): the checks are the service's. */
+    async relink(id: string, hostPath: string): Promise<ProjectView> {
+      return toView(await db.project.update({ where: { id }, data: { hostPath } }));
     },
     /** The project with everything that hangs off it, and its recorded events, in one transaction. */
     async remove(id: string): Promise<void> {

@@ -11,6 +11,14 @@ import { studyRemovalParts } from "../studies/study-deletion";
 import { workspacesOfProject } from "../../core/workspaces/workspace-store";
 import type { ProjectQueries } from "../projects/projects.queries";
 import type { CodexHomeKind } from "../sessions/codex-home";
+import {
+  BUSY_STUDY_STATES,
+  isIdle,
+  runningWorkRefusal,
+  stopRunningWork,
+  type RunningWork,
+  type WorkStopper,
+} from "./running-work";
 
 export interface ProjectRemovalDeps {
   projects: Pick<ProjectQueries, "findById" | "remove">;
@@ -18,12 +26,15 @@ export interface ProjectRemovalDeps {
   environments: Pick<EnvironmentQueries, "list">;
   snapshots: Pick<SnapshotQueries, "listForProject">;
   /** The project's terminal sessions: their folders (control, saved screen) go with it. */
-  sessions: { list(options: { projectId: string; limit?: number }): Promise<{ id: string; state: string }[]> };
+  sessions: {
+    list(options: { projectId: string; limit?: number }): Promise<{ id: string; kind: string; state: string }[]>;
+  };
+  /** Ends what runs when removal is asked to stop it (wired once the sessions and studies services exist). */
+  stopper: WorkStopper;
   journal: RemovalJournal;
   dataDir: string;
 }
 
-const BUSY_STUDY_STATES = new Set(["preflight", "running", "stopping"]);
 /** More sessions than any project keeps (the list is bounded; a project past it keeps its oldest folders). */
 const MAX_SESSIONS = 100_000;
 const SESSION_HOME_KINDS: readonly CodexHomeKind[] = ["direct", "private", "continue"];
@@ -41,29 +52,39 @@ function projectHomes(dataDir: string, projectId: string): string[] {
   ].map(paths.relative);
 }
 
+/** Its sessions that still have a container, and its studies that run. */
+async function runningWork(deps: ProjectRemovalDeps, projectId: string): Promise<RunningWork> {
+  const sessions = await deps.sessions.list({ projectId, limit: MAX_SESSIONS });
+  const studies = await deps.studies.list({ projectId });
+  return {
+    sessions: sessions
+      .filter((session) => session.state !== "finished")
+      .map(({ id, kind, state }) => ({ id, kind, state })),
+    studies: studies
+      .filter((study) => BUSY_STUDY_STATES.has(study.state))
+      .map(({ id, title, state }) => ({ id, title, state })),
+  };
+}
+
 /**
  * Forgets a project: its rows (studies, environment versions, snapshots, events) in one transaction,
  * then what it left in the data dir and in Docker — its studies' files and trial images, its
  * environment images, snapshots, workspaces and kept apply backups, its sessions' folders, agent homes and package
- * caches — through the removal journal. The files in the project's own directory are never touched. Refused while
- * one of its studies or builds is running, or one of its sessions is not finished (its container is still there).
+ * caches — through the removal journal. The files in the project's own directory are never touched. While one
+ * of its sessions is not finished (its container is still there) or one of its studies runs, it is refused
+ * with the list of them; with `stopRunning` they are finished and stopped first (running-work.ts). Refused
+ * while an environment version builds.
  */
 export async function removeProject(
   deps: ProjectRemovalDeps,
-  id: string,
+  input: { id: string; stopRunning?: boolean; by?: string },
 ): Promise<{ id: string; hostPath: string; leftovers: string[] }> {
+  const { id } = input;
   const project = await deps.projects.findById(id);
   if (!project)
     throw new AppError({
       code: "NOT_FOUND",
       message: `No project with id ${id}. It may have been removed; reload the project list.`,
-    });
-  const studies = await deps.studies.list({ projectId: id });
-  const busy = studies.find((study) => BUSY_STUDY_STATES.has(study.state));
-  if (busy)
-    throw new AppError({
-      code: "CONFLICT",
-      message: `The study "${busy.title}" is ${busy.state}; stop it first, then remove the project.`,
     });
   const versions = await deps.environments.list(id);
   const building = versions.find((version) => version.status === "building");
@@ -72,15 +93,18 @@ export async function removeProject(
       code: "CONFLICT",
       message: `Environment v${building.version} is still being prepared; wait for it to finish, then remove the project.`,
     });
-
-  // an unfinished session still has its container (exit keeps it): finishing removes it, and the lease with it
-  const sessions = await deps.sessions.list({ projectId: id, limit: MAX_SESSIONS });
-  const live = sessions.find((session) => session.state !== "finished");
-  if (live)
-    throw new AppError({
-      code: "CONFLICT",
-      message: `Session ${live.id} of this project is ${live.state}, and its container is kept until it is finished; finish it first (Sessions), then remove the project.`,
+  const work = await runningWork(deps, id);
+  if (!isIdle(work)) {
+    if (!input.stopRunning) throw runningWorkRefusal(work);
+    await stopRunningWork({
+      work,
+      stopper: deps.stopper,
+      by: input.by ?? "the project's removal",
+      current: () => runningWork(deps, id),
     });
+  }
+  const studies = await deps.studies.list({ projectId: id });
+  const sessions = await deps.sessions.list({ projectId: id, limit: MAX_SESSIONS });
 
   const parts = await Promise.all(studies.map((study) => studyRemovalParts(deps.studies, study.id)));
   const environmentImages = [...versions]

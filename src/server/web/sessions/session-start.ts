@@ -117,8 +117,9 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
       launch: (files, ready) => launch({ deps, record: ready, project, files, origin, resumeThread }),
     });
   }
-  // Docker would create a missing folder to mount, empty and owned by root: refuse before anything is made
-  if (mode === "direct") requireProjectFolder(project.hostPath);
+  // Docker would create a missing folder to mount, empty and owned by root, and a private session's snapshot is
+  // taken from it: refuse before anything is made (a trial's continuation starts from its workspace instead)
+  if (!origin) requireProjectFolder(project.hostPath);
   return projectLock(project.id, async () => {
     if (mode === "direct") await takeLease(deps, project);
     const files = await filesOf({ deps, project, mode, origin, image });

@@ -1,4 +1,5 @@
 import { AppError } from "../../core/errors/app-error";
+import { requireProjectFolder } from "../../core/storage/project-folder";
 import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { ProjectQueries } from "../projects/projects.queries";
 import { displayPath } from "../../../lib/files/byte-path";
@@ -69,6 +70,7 @@ export async function listProjectFiles(options: {
   const project = await options.projects.findById(options.projectId);
   if (!project)
     throw new AppError({ code: "NOT_FOUND", field: "projectId", message: `No project with id ${options.projectId}.` });
+  requireProjectFolder(project.hostPath); // the search reads it
   if (isTestFilePattern(options.query)) {
     const { matches, total } = await matchTestFilePattern({
       root: project.hostPath,

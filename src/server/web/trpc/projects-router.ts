@@ -3,6 +3,8 @@ import {
   addProjectInputSchema,
   browseFoldersInputSchema,
   projectIdInputSchema,
+  relinkProjectInputSchema,
+  removeProjectInputSchema,
   updateProjectInputSchema,
 } from "../../../shared/project-schemas";
 import { procedure, router } from "./init";
@@ -18,5 +20,10 @@ export const projectsRouter = router({
   }),
   add: procedure.input(addProjectInputSchema).mutation(({ ctx, input }) => ctx.services.projects.add(input)),
   update: procedure.input(updateProjectInputSchema).mutation(({ ctx, input }) => ctx.services.projects.update(input)),
-  remove: procedure.input(projectIdInputSchema).mutation(({ ctx, input }) => ctx.services.projects.remove(input.id)),
+  /** Points a project whose folder moved at its new path (an existing folder no other project has). */
+  relink: procedure.input(relinkProjectInputSchema).mutation(({ ctx, input }) => ctx.services.projects.relink(input)),
+  /** Refused with the list of running sessions and studies, unless `stopRunning`: then they are ended first. */
+  remove: procedure
+    .input(removeProjectInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.projects.remove({ ...input, by: ctx.identity.subject })),
 });

@@ -35,7 +35,9 @@ import { wireWorkers, type WorkerServices } from "./worker-wiring";
 export interface AppServices {
   version: string;
   publicUrl: string;
-  projects: ProjectService & { remove: (id: string) => ReturnType<typeof removeProject> };
+  projects: ProjectService & {
+    remove: (input: { id: string; stopRunning?: boolean; by?: string }) => ReturnType<typeof removeProject>;
+  };
   access: AccessService;
   system: SystemService;
   events: EventQueries;
@@ -108,7 +110,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     snapshots: snapshotQueries,
   });
   const host = { cpus: os.availableParallelism(), memoryBytes: os.totalmem() };
-  const { studies, sweeper, resumeRemovals, removeProjectById } = wireStudies({
+  const { studies, sweeper, resumeRemovals, projectRemoval } = wireStudies({
     options,
     queries,
     queue,
@@ -135,7 +137,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     events,
     projects: {
       ...createProjectService({ projects: projectQueries, dataDir: options.dataDir, host }),
-      remove: removeProjectById,
+      remove: projectRemoval({ finishSession: (id) => sessions.finish(id), stopStudy: studies.stop }),
     },
     access: createAccessService({
       adminToken: options.adminToken,

@@ -7,6 +7,7 @@ import { listWorkers } from "../../core/redis/worker-registry";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { createRemovalJournal } from "../cleanup/removal-journal";
 import { removeProject } from "../removal/project-removal";
+import type { WorkStopper } from "../removal/running-work";
 import { createSessionQueries } from "../sessions/sessions.queries";
 import type { SnapshotService } from "../snapshots/snapshot-service";
 import { createStudyService } from "../studies/study-service";
@@ -62,5 +63,8 @@ export function wireStudies(deps: {
     journal,
     dataDir: options.dataDir,
   };
-  return { studies, sweeper, resumeRemovals, removeProjectById: (id: string) => removeProject(removalDeps, id) };
+  // removal ends what runs through the sessions service too, which is wired after this
+  const projectRemoval = (stopper: WorkStopper) => (input: { id: string; stopRunning?: boolean; by?: string }) =>
+    removeProject({ ...removalDeps, stopper }, input);
+  return { studies, sweeper, resumeRemovals, projectRemoval };
 }
