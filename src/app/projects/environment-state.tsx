@@ -2,10 +2,19 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../_lib/trpc";
 
-/** A project's environment in the project list: its state and the next step. */
-export function EnvironmentState({ projectId }: { projectId: string }) {
+/**
+ * A project's environment in the project list: its state and the next step — unless its folder is gone (or
+ * unusable): then that is the state, and relinking or removing it the next step.
+ */
+export function EnvironmentState({ projectId, folderProblem }: { projectId: string; folderProblem: string | null }) {
   const trpc = useTRPC();
   const overview = useQuery(trpc.environments.overview.queryOptions({ projectId }));
+  if (folderProblem)
+    return (
+      <span className="block" data-testid="project-environment">
+        <span className="text-danger">folder unavailable</span> · next: relink or remove
+      </span>
+    );
   if (!overview.data) return null;
   const { versions } = overview.data;
   const active = versions.find((v) => v.active);

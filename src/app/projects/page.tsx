@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "../_lib/trpc";
 import { QueryState } from "../_components/query-state";
-import { EmptyState, focusRing, PageHeader, Panel } from "../_components/ui";
+import { dangerBoxClass, EmptyState, focusRing, PageHeader, Panel } from "../_components/ui";
 import { useRole } from "../_components/use-role";
 import { AddProjectForm } from "./add-project-form";
 import { TryDemo } from "./try-demo";
@@ -46,16 +46,21 @@ export default function ProjectsPage() {
               <li key={project.id}>
                 <Link
                   href={`/projects/${project.id}`}
-                  className={`flex items-center justify-between rounded-xl border border-line bg-panel px-5 py-4 hover:border-muted ${focusRing}`}
+                  className={`flex flex-wrap items-center justify-between gap-x-4 gap-y-2 rounded-xl border bg-panel px-5 py-4 hover:border-muted ${project.folder.problem ? "border-danger-strong/60" : "border-line"} ${focusRing}`}
                 >
                   <span>
                     <span className="block font-medium">{project.name}</span>
                     <span className="block font-mono text-xs text-muted">{project.hostPath}</span>
                   </span>
                   <span className="text-right text-xs text-muted">
-                    <EnvironmentState projectId={project.id} />
+                    <EnvironmentState projectId={project.id} folderProblem={project.folder.problem} />
                     network {project.networkMode} · {project.cpus} CPU · {formatBytes(project.memoryBytes)}
                   </span>
+                  {project.folder.problem ? (
+                    <span className={`${dangerBoxClass} basis-full`} role="alert" data-testid="project-folder-problem">
+                      {project.folder.problem}
+                    </span>
+                  ) : null}
                 </Link>
               </li>
             ))}

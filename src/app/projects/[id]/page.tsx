@@ -10,6 +10,7 @@ import { ProjectStudiesPanel } from "../../studies/project-studies-panel";
 import { ApplyHistoryPanel } from "./apply-history-panel";
 import { DependenciesPanel } from "./dependencies-panel";
 import { EnvironmentPanel } from "./environment-panel";
+import { FolderProblemBanner } from "./folder-problem-banner";
 import { RemoveProjectPanel } from "./remove-project-panel";
 import { SettingsForm } from "./settings-form";
 import { SettingsFacts } from "./settings-facts";
@@ -24,6 +25,7 @@ export default function ProjectPage() {
       {(data) => (
         <>
           <PageHeader title={data.name} description={<span className="font-mono">{data.hostPath}</span>} />
+          <FolderProblemBanner project={data} isAdmin={isAdmin} />
           <Panel title="Settings" className="mb-6">
             {isAdmin ? (
               <SettingsForm key={data.updatedAt} project={data} readOnly={false} />
