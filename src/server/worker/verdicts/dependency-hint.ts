@@ -10,6 +10,7 @@ const MISSING = [
   /ModuleNotFoundError: No module named ['"][^'"]+['"]/, // Python
   /ImportError: No module named \S+/,
   /^(?:\/bin\/)?(?:sh|bash|dash)(?:: line)?(?::? \d+)?: [^:]+: (?:command )?not found$/, // the shell (exit 127)
+  /^npm (?:error|ERR!) request to https?:\/\/\S+ failed/, // npx fetching a program that is not installed
   /cannot find package "[^"]+"/, // Go
   /unresolved import `[^`]+`/, // Rust
 ];

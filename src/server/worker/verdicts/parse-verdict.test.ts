@@ -61,6 +61,7 @@ const EXPECTED: Record<string, [VerdictSource, number | null, number | null, num
   "exit-code-only.txt": ["exit-code", null, null, null, 0],
   "exit-126-sh.txt": ["exit-code", null, null, null, 0],
   "exit-127-sh.txt": ["exit-code", null, null, null, 0],
+  "npx-offline.txt": ["exit-code", null, null, null, 0],
   "exit-137-oom.txt": ["exit-code", null, null, null, 0],
 };
 

@@ -95,4 +95,14 @@ describe("preflight refusals point at the dependency step", () => {
     expect(vitest).toContain(`"Error: Cannot find package 'dayjs' imported from /workspace/src/dates.js"`);
     expect(vitest).toMatch(/dependency step/);
   });
+
+  it("refuses when npx had to fetch the test runner from the registry (a real run in network mode none)", () => {
+    // `npx vitest run` in the default base image (npm 10) with vitest in package.json but no node_modules
+    const output = fixture("npx-offline.txt");
+    expect(refusal(output, 1)).toMatch(
+      /^The test command tried to download vitest from the npm registry \("npm error request to https:\/\/registry\.npmjs\.org\/vitest failed, reason: getaddrinfo EAI_AGAIN registry\.npmjs\.org"\): it is not installed in this environment, and tests run without network\. .*dependency step on the project page/,
+    );
+    // a suite that ran and failed is a verdict, whatever it printed about the registry before
+    expect(refusal(`${output}\n# tests 3\n# pass 1\n# fail 2\n`, 1)).toBeNull();
+  });
 });

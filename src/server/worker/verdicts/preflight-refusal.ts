@@ -2,7 +2,8 @@
  * Whether a test command's result is not a verdict at all but a broken setup: the command was
  * not found, not executable, killed, or crashed before any test ran. Returns one sentence for the
  * user (what went wrong, how to fix it), or null when the verdict stands. A failing baseline is a
- * verdict, not a refusal: an exit code 1 with no parsable counts is never refused, nor exit 0.
+ * verdict, not a refusal: an exit code 1 with no parsable counts is never refused (unless npx tried to fetch the
+ * test runner from the registry: it is not installed), nor exit 0.
  */
 import { DEPENDENCY_STEP_ADVICE, dependencyHint } from "./dependency-hint";
 import { outputLines } from "./output-text";
@@ -71,9 +72,23 @@ function signalSentence(exitCode: number): string {
   return `The test command was interrupted by ${signal} (exit code ${exitCode}) before it printed any test results. Run the evaluation again; if it repeats, run the command in a session to see what sends the signal.`;
 }
 
+/**
+ * npx (or npm exec) found the program in no node_modules and tried the registry, which trials cannot reach: the
+ * test runner is not installed, so no verdict can be had. Returns the refusal, or null.
+ */
+function registryFetchSentence(output: string): string | null {
+  const line = lastLineMatching(output, /^npm (?:error|ERR!) (?:request to https?:\/\/\S+ failed|network request to)/);
+  if (!line) return null;
+  const url = /https?:\/\/[^/\s]+\/([^\s,]+)/.exec(line)?.[1];
+  const name = url ? decodeURIComponent(url.replace(/\/-\/.*$/, "")) : "a package";
+  return `The test command tried to download ${name} from the npm registry ("${line}"): it is not installed in this environment, and tests run without network. ${DEPENDENCY_STEP_ADVICE}`;
+}
+
 export function preflightRefusal(input: { verdict: Verdict; exitCode: number | null; output: string }): string | null {
   const { verdict, exitCode, output } = input;
   const noTests = verdict.source === "exit-code" || verdict.total === 0;
+  const fetched = exitCode !== null && exitCode !== 0 && noTests ? registryFetchSentence(output) : null;
+  if (fetched) return fetched;
 
   if (exitCode === 127) {
     const quote = lastLineMatching(output, /not found|no such file or directory/i);
