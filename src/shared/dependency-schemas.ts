@@ -97,6 +97,8 @@ export interface DependencyStatusView {
   changes: ManifestChange[];
   /** One sentence when the dependencies need preparing (again), else null. */
   warning: string | null;
+  /** The detected step's manifests declare no package (a bare package.json, comment-only requirements): no install needed. */
+  nothingToInstall: boolean;
 }
 
 export const setDependencyStepInputSchema = z.object({

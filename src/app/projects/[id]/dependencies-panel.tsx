@@ -49,7 +49,9 @@ export function DependenciesPanel({ projectId, readOnly }: { projectId: string; 
           <Fact label="Installed">
             {data.installed
               ? `in version ${data.installed.version}: ${data.installed.outputs.join(", ") || "in the image"} from ${data.installed.manifests.map((m) => m.path).join(", ")}`
-              : "nothing yet"}
+              : data.nothingToInstall
+                ? `nothing to install: ${data.step?.manifests.join(", ") ?? "the manifests"} declare no packages`
+                : "nothing yet"}
           </Fact>
           {data.installed?.runtimeReport?.length ? (
             <Fact label="Runtimes">

@@ -25,6 +25,7 @@ import {
   RUNTIME_FILES,
 } from "../../core/dependencies/runtime-declarations";
 import { dependencyWarning, manifestChanges, rootFiles } from "../../core/dependencies/dependency-status";
+import { stepInstallsNothing } from "../../core/dependencies/dependency-needs";
 import type { DependencyQueries } from "./dependencies.queries";
 import { requireProjectFolder } from "../../core/storage/project-folder";
 
@@ -79,23 +80,31 @@ async function stagedRuntimes(tree: string, step: DependencyStep): Promise<Runti
   return declaredRuntimes(files);
 }
 
+/** The step that runs (edited, else detected from the root files) and whether it would install nothing. */
+async function stepOf(deps: DependencyServiceDeps, projectId: string, hostPath: string) {
+  const edited = await deps.dependencies.step(projectId);
+  const packageJson = await fs.readFile(path.join(hostPath, "package.json"), "utf8").catch(() => undefined);
+  const detected = detectDependencyStep(await rootFiles(hostPath), {
+    packageManager: packageManagerOf(packageJson),
+    localTarballs: localTarballsOf(packageJson),
+  });
+  const step = edited ?? detected;
+  // an edited step runs its own command; only a detected one is known to install nothing
+  return {
+    edited,
+    detected,
+    step,
+    nothingToInstall: !edited && !!step && (await stepInstallsNothing(hostPath, step)),
+  };
+}
+
 /** A project's dependency step (web side): its status, editing it, and running it as an environment build. */
 export function createDependencyService(deps: DependencyServiceDeps) {
-  async function stepOf(projectId: string, hostPath: string) {
-    const edited = await deps.dependencies.step(projectId);
-    const packageJson = await fs.readFile(path.join(hostPath, "package.json"), "utf8").catch(() => undefined);
-    const detected = detectDependencyStep(await rootFiles(hostPath), {
-      packageManager: packageManagerOf(packageJson),
-      localTarballs: localTarballsOf(packageJson),
-    });
-    return { edited, detected, step: edited ?? detected };
-  }
-
   return {
     /** The step, the active version's installed dependencies, and whether the manifests moved on since. */
     async status(projectId: string): Promise<DependencyStatusView> {
       const project = await findProject(deps, projectId);
-      const { edited, detected, step } = await stepOf(project.id, project.hostPath);
+      const { edited, detected, step, nothingToInstall } = await stepOf(deps, project.id, project.hostPath);
       const active = await deps.environments.active(project.id);
       const installed = active?.status === "ready" ? active.dependencies : null;
       const changes = installed ? await manifestChanges({ root: project.hostPath, installed, step }) : [];
@@ -105,7 +114,9 @@ export function createDependencyService(deps: DependencyServiceDeps) {
         edited: edited !== null,
         installed: installed && active ? { ...installed, version: active.version } : null,
         changes,
-        warning: active?.status === "ready" ? dependencyWarning({ step, installed, changes }) : null,
+        warning:
+          active?.status === "ready" && !nothingToInstall ? dependencyWarning({ step, installed, changes }) : null,
+        nothingToInstall,
       };
     },
 
@@ -136,7 +147,7 @@ export function createDependencyService(deps: DependencyServiceDeps) {
           message:
             "This project has no ready environment yet. Prepare the environment first, then install its dependencies.",
         });
-      const { step } = await stepOf(project.id, project.hostPath);
+      const { step } = await stepOf(deps, project.id, project.hostPath);
       if (!step)
         throw new AppError({
           code: "PRECONDITION_FAILED",
