@@ -143,6 +143,10 @@ export type TrialOutput = z.infer<typeof trialOutputSchema>;
 export const configurationOutputSchema = agentConfigurationSchema.extend({
   id: z.string().min(1),
   choice: z.int().positive(),
+  /** The name the study page and reports show (unique in the study: src/shared/configuration-label.ts). */
+  label: z.string().min(1),
+  /** The label the study file or form gave; null: derived. */
+  customLabel: z.string().nullable(),
   overrides: z.array(z.string()),
   command: z.string().nullable(),
   repeats: z.int().positive(),

@@ -142,6 +142,8 @@ export function studyOutput(s: StudyView): StudyOutput {
     configurations: s.configurations.map((c) => ({
       id: c.id,
       choice: c.choice,
+      label: c.label,
+      customLabel: c.customLabel,
       harness: c.harness,
       model: c.model,
       reasoningEffort: c.reasoningEffort,

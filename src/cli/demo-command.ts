@@ -34,7 +34,7 @@ function verdictLine(study: StudyView): string {
     .map((trial) => {
       const configuration = study.configurations.find((c) => c.id === trial.configurationId);
       const verdict = trial.verdict ? `${trial.verdict.passed}/${trial.verdict.total}` : trial.state;
-      return `${configuration?.reasoningEffort ?? `#${trial.choice}`} ${verdict}`;
+      return `${configuration?.label ?? `#${trial.choice}`} ${verdict}`;
     })
     .join(", ");
 }

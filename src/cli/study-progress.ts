@@ -84,7 +84,7 @@ export function describeStudy(study: StudyView): string {
     lines.push(`  chosen     ${study.chosen.trialId}${study.chosen.note ? ` — ${study.chosen.note}` : ""}`);
   for (const c of study.configurations)
     lines.push(
-      `  config ${c.choice}   ${c.harness === "command" ? (c.command ?? "") : `${c.model} ${c.reasoningEffort}`} × ${c.repeats}`,
+      `  config ${c.choice}   ${c.label} × ${c.repeats}${c.harness === "command" && c.command !== c.label ? `   (command: ${c.command ?? ""})` : ""}`,
     );
   if (study.trials.length > 0) lines.push("  trials:");
   for (const t of study.trials) {

@@ -82,3 +82,10 @@ export function withLabels<T extends LabelSource & { choice: number }>(
 export function numberedLabel(configuration: { choice: number; label: string }): string {
   return `Config ${configuration.choice} · ${configuration.label}`;
 }
+
+/** What a configuration runs, in full, for a tooltip or a detail line: "command ./agent.sh --fast", "Codex gpt-5 · effort high". */
+export function configurationDescription(configuration: LabelSource): string {
+  return configuration.harness === "command"
+    ? `command ${configuration.command ?? ""}`.trim()
+    : `Codex ${configuration.model.trim() || "(no model)"} · effort ${configuration.reasoningEffort}`;
+}

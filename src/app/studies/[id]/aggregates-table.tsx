@@ -1,4 +1,5 @@
 "use client";
+import { configurationDescription } from "../../../shared/configuration-label";
 import { useMemo } from "react";
 import { aggregateByConfiguration } from "../../../shared/study-aggregates";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
@@ -86,9 +87,13 @@ function aggregateColumns(byChoice: ReadonlyMap<number, ConfigurationView>): Col
       className: "text-xs",
       cell: (row) => {
         const configuration = byChoice.get(row.choice);
-        return configuration
-          ? `${configuration.harness} · ${configuration.model} · ${configuration.reasoningEffort}`
-          : "—";
+        return configuration ? (
+          <span className="break-words" title={configurationDescription(configuration)}>
+            {configuration.label}
+          </span>
+        ) : (
+          "—"
+        );
       },
     },
     {

@@ -64,7 +64,7 @@ export function ChosenResultLine({ study }: { study: StudyView }) {
       <ChosenBadge label="chosen result" />
       <span>
         {trial ? `Trial ${trial.choice}.${trial.repeat}` : `Trial ${choice.trialId}`}
-        {configuration ? ` · ${configuration.model}` : ""}
+        {configuration ? ` · ${configuration.label}` : ""}
         {trial ? ` · tests ${formatVerdict(trial.verdict)}` : ""}
       </span>
       <Link

@@ -63,7 +63,7 @@ export function CostPanel({ study }: { study: StudyView }) {
         <thead>
           <tr className="text-left text-xs text-muted">
             <th className="px-2 py-1 font-normal">Config</th>
-            <th className="px-2 py-1 font-normal">Model</th>
+            <th className="px-2 py-1 font-normal">Configuration</th>
             <th className="px-2 py-1 text-right font-normal">Median per trial</th>
             <th className="px-2 py-1 text-right font-normal">Total</th>
           </tr>
@@ -72,7 +72,9 @@ export function CostPanel({ study }: { study: StudyView }) {
           {costs.configurations.map((row) => (
             <tr key={row.choice} className="border-t border-line" data-testid="configuration-cost">
               <td className="px-2 py-1 tabular-nums">{row.choice}</td>
-              <td className="px-2 py-1 font-mono text-xs">{row.model}</td>
+              <td className="max-w-64 px-2 py-1 text-xs break-words" title={`priced as ${row.model}`}>
+                {study.configurations.find((configuration) => configuration.choice === row.choice)?.label ?? row.model}
+              </td>
               <td className="px-2 py-1 text-right tabular-nums">{formatCost(row.median)}</td>
               <td className="px-2 py-1 text-right tabular-nums">{formatCost(row.total)}</td>
             </tr>

@@ -1,11 +1,21 @@
-import type { TrialView } from "../../../shared/study-schemas";
+import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
+import { configurationLabel } from "../../../shared/configuration-label";
 import { verdictCount } from "../../../shared/trial-outcome";
 import { TrialOutcomeBadge } from "../state-badge";
 import { formatCount, formatDateTime, formatSeconds } from "../study-format";
 import { verdictLevelLabel, verdictTextStyle } from "../verdict-style";
 
-/** The attempts before the current one, newest first: what each ran with and what it measured. */
-export function TrialAttempts({ trial }: { trial: TrialView }) {
+/**
+ * The attempts before the current one, newest first: what each ran with and what it measured. An attempt of
+ * the trial's configuration reads its label; one of a configuration a retry edited away, its model and effort.
+ */
+export function TrialAttempts({
+  trial,
+  configuration,
+}: {
+  trial: TrialView;
+  configuration: ConfigurationView | undefined;
+}) {
   if (trial.attempts.length === 0) return null;
   const attempts = [...trial.attempts].reverse();
   return (
@@ -21,7 +31,8 @@ export function TrialAttempts({ trial }: { trial: TrialView }) {
             </span>
             <span className="text-xs text-muted">{verdictLevelLabel(attempt.verdict)}</span>
             <span className="text-xs text-muted">
-              config {attempt.choice}: {attempt.model || attempt.harness} · {attempt.reasoningEffort}
+              config {attempt.choice}:{" "}
+              {attempt.choice === configuration?.choice ? configuration.label : configurationLabel(attempt)}
             </span>
             <span className="text-xs text-muted tabular-nums">
               {formatSeconds(attempt.agentSeconds)} s · {formatCount(attempt.tokens.total)} tokens

@@ -1,4 +1,5 @@
 "use client";
+import { configurationDescription } from "../../../shared/configuration-label";
 import { useState } from "react";
 import type { RetryConfigurationEdit } from "../../../shared/study-inputs";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
@@ -63,14 +64,16 @@ function DetailHeader({
           Trial {trialLabel(trial)}
           <span className="ml-2 font-normal text-muted">
             config {trial.choice}
-            {configuration
-              ? ` · ${configuration.harness} · ${configuration.model} · ${configuration.reasoningEffort}`
-              : ""}
+            {configuration ? ` · ${configuration.label}` : ""}
             {trial.attempt > 1 ? ` · attempt ${trial.attempt}` : ""}
           </span>
         </h3>
         <OutcomeLine trial={trial} />
-        {configuration?.command ? <code className="mt-1 block font-mono text-xs">{configuration.command}</code> : null}
+        {configuration?.command ? (
+          <code className="mt-1 block font-mono text-xs break-all">{configuration.command}</code>
+        ) : configuration ? (
+          <p className="mt-1 text-xs text-muted">{configurationDescription(configuration)}</p>
+        ) : null}
         {configuration?.instructions ? (
           <p className="mt-1 whitespace-pre-wrap text-xs text-muted">Instructions: {configuration.instructions}</p>
         ) : null}
@@ -144,7 +147,7 @@ export function TrialDetail({
       ) : null}
       <TrialFacts studyId={studyId} trial={trial} />
       <TrialManifestSection studyId={studyId} trial={trial} />
-      <TrialAttempts trial={trial} />
+      <TrialAttempts trial={trial} configuration={configuration} />
       <TrialTests trial={trial} />
 
       <TrialLog trialId={trial.id} attempt={trial.attempt} tails={tails} />

@@ -18,7 +18,9 @@ function rows(manifest: TrialManifest): [string, string][] {
     ["Snapshot", `${snapshot.id ?? "—"}${snapshot.files === null ? "" : ` · ${snapshot.files} files`}`],
     ["Workspace", manifest.workspaceKind ? WORKSPACE_KINDS[manifest.workspaceKind] : "not reported yet"],
     ["Harness", `${configuration.harness} ${manifest.harnessVersion ?? "(version not reported yet)"}`],
-    ["Model", `${configuration.model} · effort ${configuration.reasoningEffort}`],
+    ...(configuration.harness === "codex"
+      ? ([["Model", `${configuration.model} · effort ${configuration.reasoningEffort}`]] as [string, string][])
+      : []),
     ["Model the provider reported", manifest.reportedModel ?? "not recorded"],
     ["Overrides", configuration.overrides.length > 0 ? configuration.overrides.join(" ") : "none"],
     ["Instructions", configuration.instructions || "none"],

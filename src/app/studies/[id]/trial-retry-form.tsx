@@ -7,6 +7,42 @@ import { FormField } from "../../_components/form-field";
 import { NoWorkerWarning } from "../../_components/system-health";
 import { buttonClass, focusRing, inputClass, secondaryButtonClass } from "../../_components/ui";
 
+/** The model and effort a Codex configuration's retry may change. */
+function ModelFields(props: {
+  id: (field: string) => string;
+  model: string;
+  effort: ReasoningEffort;
+  needsModel: boolean;
+  onModel: (model: string) => void;
+  onEffort: (effort: ReasoningEffort) => void;
+}) {
+  const { id } = props;
+  return (
+    <>
+      <FormField id={id("model")} label="Model" error={props.needsModel ? "Enter a model." : null}>
+        <input
+          id={id("model")}
+          className={inputClass}
+          value={props.model}
+          onChange={(e) => props.onModel(e.target.value)}
+        />
+      </FormField>
+      <FormField id={id("effort")} label="Effort" error={null}>
+        <select
+          id={id("effort")}
+          className={inputClass}
+          value={props.effort}
+          onChange={(e) => props.onEffort(e.target.value as ReasoningEffort)}
+        >
+          {REASONING_EFFORTS.map((value) => (
+            <option key={value}>{value}</option>
+          ))}
+        </select>
+      </FormField>
+    </>
+  );
+}
+
 /**
  * Retry one trial, as it was or with another model, effort or instructions. An edited retry runs as a
  * new configuration of the study (the next number), so the other trials of this one stay as they were.
@@ -46,21 +82,21 @@ export function TrialRetryForm({
         onRetry(edited ? { model: model.trim(), reasoningEffort: effort, instructions } : undefined);
       }}
     >
-      <FormField id={id("model")} label="Model" error={needsModel ? "Enter a model." : null}>
-        <input id={id("model")} className={inputClass} value={model} onChange={(e) => setModel(e.target.value)} />
-      </FormField>
-      <FormField id={id("effort")} label="Effort" error={null}>
-        <select
-          id={id("effort")}
-          className={inputClass}
-          value={effort}
-          onChange={(e) => setEffort(e.target.value as ReasoningEffort)}
-        >
-          {REASONING_EFFORTS.map((value) => (
-            <option key={value}>{value}</option>
-          ))}
-        </select>
-      </FormField>
+      {configuration?.harness === "command" ? (
+        // a command line has no model or effort to edit
+        <p className="text-xs text-muted md:col-span-2">
+          Command: <code className="font-mono break-all">{configuration.command}</code>
+        </p>
+      ) : (
+        <ModelFields
+          id={id}
+          model={model}
+          effort={effort}
+          needsModel={needsModel}
+          onModel={setModel}
+          onEffort={setEffort}
+        />
+      )}
       <div className="md:col-span-2">
         <FormField id={id("instructions")} label="Instructions" error={null}>
           <textarea

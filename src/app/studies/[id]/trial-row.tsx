@@ -14,6 +14,7 @@ import { Elapsed } from "./elapsed";
 import { outcomeLabel, verdictLevelLabel, verdictTextStyle } from "../verdict-style";
 import { focusRing } from "../../_components/ui";
 import { PINNED_COLUMN } from "./trial-sort";
+import { configurationDescription } from "../../../shared/configuration-label";
 
 export interface TrialRowProps {
   trial: TrialView;

@@ -2,10 +2,9 @@ import type { ConfigurationView, TrialView } from "../../../shared/study-schemas
 import { TRIAL_OUTCOMES } from "../../../shared/trial-outcome";
 import { TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
-import { EFFORTS } from "../new/form-model";
 import { verdictScore } from "../study-format";
 
-export type SortKey = "choice" | "repeat" | "harness" | "model" | "effort" | "tests" | "seconds" | "tokens" | "state";
+export type SortKey = "choice" | "repeat" | "configuration" | "tests" | "seconds" | "tokens" | "state";
 export interface Sort {
   key: SortKey;
   dir: 1 | -1;
@@ -21,12 +20,8 @@ function sortValue(key: SortKey, trial: TrialView, configurations: Configuration
       return trial.choice * 1000 + trial.repeat;
     case "repeat":
       return trial.repeat;
-    case "harness":
-      return configuration?.harness ?? null;
-    case "model":
-      return configuration?.model ?? null;
-    case "effort":
-      return configuration ? EFFORTS.indexOf(configuration.reasoningEffort) : null;
+    case "configuration":
+      return configuration?.label.toLowerCase() ?? null;
     case "tests":
       return trial.verdict ? verdictScore(trial.verdict) : null;
     case "seconds":
@@ -61,9 +56,7 @@ export const PINNED_COLUMN = "sticky right-0 z-[1] bg-panel";
 export const trialColumns: { key: SortKey; label: string; numeric?: boolean }[] = [
   { key: "choice", label: "Config" },
   { key: "repeat", label: "Repeat" },
-  { key: "harness", label: "Harness" },
-  { key: "model", label: "Model" },
-  { key: "effort", label: "Effort" },
+  { key: "configuration", label: "Configuration" },
   { key: "tests", label: "Tests passed" },
   { key: "seconds", label: "Agent seconds", numeric: true },
   { key: "tokens", label: "Tokens", numeric: true },
@@ -72,7 +65,7 @@ export const trialColumns: { key: SortKey; label: string; numeric?: boolean }[] 
 
 /**
  * Whether a trial matches the "Find trials" box: every word must appear in its label (`2.17`), state,
- * outcome, harness, model, effort or error.
+ * outcome, configuration label, harness, model, effort, command or error.
  */
 export function matchesFind(trial: TrialView, configuration: ConfigurationView | undefined, text: string): boolean {
   const words = text.trim().toLowerCase().split(/\s+/).filter(Boolean);
@@ -81,8 +74,10 @@ export function matchesFind(trial: TrialView, configuration: ConfigurationView |
     `${trial.choice}.${trial.repeat}`,
     trial.state,
     trial.outcome ?? "",
+    configuration?.label ?? "",
     configuration?.harness ?? "",
     configuration?.model ?? "",
+    configuration?.command ?? "",
     configuration?.reasoningEffort ?? "",
     trial.error ?? "",
   ]

@@ -11,8 +11,18 @@ import {
   type FieldErrors,
   type ResolvedConfiguration,
 } from "./form-model";
+import { configurationLabel, MAX_CONFIGURATION_LABEL_CHARS } from "../../../shared/configuration-label";
 
 const cellInput = `${fieldInputClass} px-2 py-1.5`;
+
+/** A cell of a field the row's harness does not use (a command has no model or effort; Codex no command). */
+function NotUsed() {
+  return (
+    <span className="text-xs text-muted" title="Not used by this harness">
+      —
+    </span>
+  );
+}
 
 export interface ConfigurationRows {
   rows: readonly ConfigurationDraft[];
@@ -36,15 +46,25 @@ function cellOf(table: ConfigurationRows, row: ConfigurationDraft, index: number
 
 function textColumn(
   table: ConfigurationRows,
-  options: { key: "model" | "instructions" | "repeats"; header: string; render: "input" | "textarea" | "number" },
+  options: {
+    key: "label" | "model" | "instructions" | "repeats";
+    header: string;
+    render: "input" | "textarea" | "number";
+  },
 ): Column<ConfigurationDraft> {
   const { key, header } = options;
-  const classes = { model: "min-w-36 font-mono", instructions: "min-w-48", repeats: "w-20" } as const;
+  const classes = {
+    label: "min-w-40",
+    model: "min-w-36 font-mono",
+    instructions: "min-w-48",
+    repeats: "w-20",
+  } as const;
   return {
     key,
     header,
     cell: (row, index) => {
       const { n, value, id, error } = cellOf(table, row, index);
+      if (key === "model" && value.harness === "command") return <NotUsed />;
       const common = {
         id: id(key),
         "aria-label": `${header} ${n}`,
@@ -69,7 +89,10 @@ function textColumn(
           ) : (
             <input
               {...common}
-              placeholder={value.harness === "command" ? "none: no model requests" : "gpt-5-codex"}
+              maxLength={key === "label" ? MAX_CONFIGURATION_LABEL_CHARS : undefined}
+              // an empty label reads as the derived one, shown as the placeholder
+              placeholder={key === "label" ? configurationLabel({ ...value, customLabel: null }) : "gpt-5-codex"}
+              title={key === "label" ? "Shown in every table, chart and report; empty: the placeholder" : undefined}
               onChange={(e) => onChange(e.target.value)}
             />
           )}
@@ -112,6 +135,7 @@ function effortColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
     header: "Effort",
     cell: (row, index) => {
       const { n, value, id, error } = cellOf(table, row, index);
+      if (value.harness === "command") return <NotUsed />;
       return (
         <>
           <select
@@ -143,7 +167,7 @@ function commandColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
     header: "Command",
     cell: (row, index) => {
       const { n, value, id, error } = cellOf(table, row, index);
-      if (value.harness !== "command") return <span className="text-xs text-muted">—</span>;
+      if (value.harness !== "command") return <NotUsed />;
       return (
         <>
           <input
@@ -195,10 +219,11 @@ function actionsColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
 /**
  * The configurations table's columns. Each control is named "<Column> <row>" (1-based) for assistive
  * technology; the column headers are the visible labels. The command column shows only when some row
- * runs a command.
+ * runs a command, the model and effort columns only when some row runs Codex.
  */
 export function configurationColumns(table: ConfigurationRows): Column<ConfigurationDraft>[] {
   const anyCommand = table.resolved.some((row) => row.harness === "command");
+  const anyCodex = table.resolved.some((row) => row.harness === "codex");
   const number: Column<ConfigurationDraft> = {
     key: "n",
     header: "#",
@@ -216,11 +241,11 @@ export function configurationColumns(table: ConfigurationRows): Column<Configura
   return [
     number,
     harnessColumn(table),
-    textColumn(table, { key: "model", header: "Model", render: "input" }),
-    effortColumn(table),
+    textColumn(table, { key: "label", header: "Label", render: "input" }),
+    ...(anyCodex ? [textColumn(table, { key: "model", header: "Model", render: "input" }), effortColumn(table)] : []),
+    ...(anyCommand ? [commandColumn(table)] : []),
     textColumn(table, { key: "instructions", header: "Instructions", render: "textarea" }),
     textColumn(table, { key: "repeats", header: "Repeats", render: "number" }),
-    ...(anyCommand ? [commandColumn(table)] : []),
     actionsColumn(table),
   ];
 }

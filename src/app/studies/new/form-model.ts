@@ -14,6 +14,8 @@ export const EFFORTS: readonly Effort[] = REASONING_EFFORTS;
  */
 export interface ConfigurationDraft {
   key: string;
+  /** The explicit label; empty: derived (the field's placeholder shows what it will read). */
+  label: string;
   harness: Harness | null;
   model: string | null;
   reasoningEffort: Effort | null;
@@ -66,6 +68,7 @@ export function newKey(): string {
 export function emptyConfiguration(): ConfigurationDraft {
   return {
     key: newKey(),
+    label: "",
     harness: null,
     model: null,
     reasoningEffort: null,
@@ -107,8 +110,10 @@ export function draftFromStudy(study: StudyView): StudyDraft {
     testFiles: study.testFiles.map((file) => ({ key: newKey(), source: "project", path: file.path, role: file.role })),
     configurations: study.configurations.map((configuration) => ({
       key: newKey(),
+      label: configuration.customLabel ?? "",
       harness: configuration.harness,
-      model: configuration.model,
+      // a command line has no model in the form (stored ones read "(command)")
+      model: configuration.harness === "command" ? null : configuration.model,
       reasoningEffort: configuration.reasoningEffort,
       instructions: configuration.instructions,
       command: configuration.command ?? "",
@@ -124,6 +129,7 @@ export function draftFromStudy(study: StudyView): StudyDraft {
 }
 
 export interface ResolvedConfiguration {
+  label: string;
   harness: Harness;
   model: string;
   reasoningEffort: Effort;
@@ -137,6 +143,7 @@ export function resolveConfiguration(
   defaults: StudyDefaultsView | undefined,
 ): ResolvedConfiguration {
   return {
+    label: row.label,
     harness: row.harness ?? defaults?.configuration.harness ?? "codex",
     model: row.model ?? defaults?.configuration.model ?? "",
     reasoningEffort: row.reasoningEffort ?? defaults?.configuration.reasoningEffort ?? "medium",
@@ -183,12 +190,15 @@ export function toInput(draft: StudyDraft, defaults: StudyDefaultsView | undefin
     ),
     configurations: draft.configurations.map((row) => {
       const resolved = resolveConfiguration(row, defaults);
+      const command = resolved.harness === "command";
       return {
+        label: resolved.label,
         harness: resolved.harness,
-        model: resolved.model,
+        // fields a harness does not use are not shown, so they are not sent either
+        model: command ? "" : resolved.model,
         reasoningEffort: resolved.reasoningEffort,
         instructions: resolved.instructions,
-        command: resolved.harness === "command" ? resolved.command : "",
+        command: command ? resolved.command : "",
         repeats: numberFrom(resolved.repeats),
       };
     }),

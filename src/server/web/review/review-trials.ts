@@ -25,10 +25,7 @@ export async function findTrial(context: ReviewContext, trialId: string): Promis
 
 export function configurationInfo(record: ReviewTrialRecord): ReviewConfigurationInfo {
   const { configuration, trial } = record;
-  const name =
-    configuration.harness === "command"
-      ? `#${configuration.choice} command`
-      : `#${configuration.choice} ${configuration.model} · ${configuration.reasoningEffort}`;
+  const name = `#${configuration.choice} ${configuration.label}`;
   return {
     number: configuration.choice,
     harness: configuration.harness,

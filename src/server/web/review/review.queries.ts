@@ -1,5 +1,11 @@
 import type { Db } from "../../core/db/client";
-import { configurationView, repeatNumbers, trialView, verdictFromColumns } from "../studies/study-views";
+import {
+  configurationView,
+  labelledConfigurations,
+  repeatNumbers,
+  trialView,
+  verdictFromColumns,
+} from "../studies/study-views";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
 import { invariantEventSchema, type InvariantEvent } from "../../../shared/event-catalog";
 
@@ -37,6 +43,7 @@ async function trialRecords(db: Db, where: { id: string } | { id: { in: string[]
           baselineTotal: true,
           baselineSource: true,
           baselineOk: true,
+          configurations: { orderBy: { position: "asc" } },
         },
       },
     },
@@ -58,7 +65,10 @@ async function trialRecords(db: Db, where: { id: string } | { id: { in: string[]
       studyId: row.studyId,
       projectId: study.projectId,
       snapshotId: study.snapshotId,
-      configuration: configurationView(configuration),
+      // labelled among the study's configurations, as the study page shows it
+      configuration:
+        labelledConfigurations(study.configurations).find((candidate) => candidate.id === configuration.id) ??
+        configurationView(configuration),
     };
   });
 }

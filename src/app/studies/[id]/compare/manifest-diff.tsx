@@ -2,6 +2,7 @@
 import { useMemo } from "react";
 import type { TrialView } from "../../../../shared/study-schemas";
 import { manifestDifferences, type TrialManifest } from "../../../../shared/trial-manifest";
+import { manifestFieldLabel } from "../../../../shared/manifest-field-labels";
 import { Panel } from "../../../_components/ui";
 
 const label = (trial: Pick<TrialView, "choice" | "repeat">) => `${trial.choice}.${trial.repeat}`;
@@ -43,8 +44,8 @@ export function ManifestDiff({ trials }: { trials: readonly TrialView[] }) {
                   data-testid="manifest-diff-row"
                   data-path={row.path}
                 >
-                  <th scope="row" className="px-2 py-1 text-left font-mono text-xs font-normal">
-                    {row.path}
+                  <th scope="row" className="px-2 py-1 text-left text-xs font-normal" title={row.path}>
+                    {manifestFieldLabel(row.path)}
                   </th>
                   {row.values.map((value, index) => (
                     <td

@@ -25,7 +25,7 @@ export function TrialPicker({
           const configuration = configurations.get(trial.configurationId);
           const checked = selected.includes(trial.id);
           const label = configuration
-            ? `#${trial.choice}.${trial.repeat} ${configuration.model} · ${configuration.reasoningEffort}`
+            ? `#${trial.choice}.${trial.repeat} ${configuration.label}`
             : `#${trial.choice}.${trial.repeat}`;
           return (
             <label
