@@ -139,7 +139,7 @@ describe("removing a project with a running session", () => {
     expect(refused).toEqual({
       code: "CONFLICT",
       field: "stopRunning",
-      message: `This project has work still running: shell session ${session.id} (running). Stop them and remove (their containers go; a stopped study keeps its finished trials until the project is removed), or finish them yourself first.`,
+      message: `This project has work still running: shell session ${session.id} (running). Stop them and remove (the sessions are finished and their containers removed, the studies stopped, then the project goes), or finish them yourself first.`,
     });
     expect(await projectContainers(projectId), "a refused removal leaves the session alone").toHaveLength(1);
     expect((await services.sessions.get(session.id)).state).toBe("running");

@@ -1,18 +1,25 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import type { ProjectFolderState, ProjectView } from "../../shared/project-schemas";
 import { useTRPC } from "../_lib/trpc";
+
+const FOLDER_STATE_TEXT: Record<Exclude<ProjectFolderState, "present">, string> = {
+  missing: "folder gone",
+  "not-a-folder": "not a folder",
+  unreadable: "folder unreadable",
+};
 
 /**
  * A project's environment in the project list: its state and the next step — unless its folder is gone (or
  * unusable): then that is the state, and relinking or removing it the next step.
  */
-export function EnvironmentState({ projectId, folderProblem }: { projectId: string; folderProblem: string | null }) {
+export function EnvironmentState({ projectId, folder }: { projectId: string; folder: ProjectView["folder"] }) {
   const trpc = useTRPC();
   const overview = useQuery(trpc.environments.overview.queryOptions({ projectId }));
-  if (folderProblem)
+  if (folder.state !== "present")
     return (
       <span className="block" data-testid="project-environment">
-        <span className="text-danger">folder unavailable</span> · next: relink or remove
+        <span className="text-danger">{FOLDER_STATE_TEXT[folder.state]}</span> · next: relink or remove
       </span>
     );
   if (!overview.data) return null;

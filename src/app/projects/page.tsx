@@ -53,7 +53,7 @@ export default function ProjectsPage() {
                     <span className="block font-mono text-xs text-muted">{project.hostPath}</span>
                   </span>
                   <span className="text-right text-xs text-muted">
-                    <EnvironmentState projectId={project.id} folderProblem={project.folder.problem} />
+                    <EnvironmentState projectId={project.id} folder={project.folder} />
                     network {project.networkMode} · {project.cpus} CPU · {formatBytes(project.memoryBytes)}
                   </span>
                   {project.folder.problem ? (

@@ -47,7 +47,7 @@ export function runningWorkRefusal(work: RunningWork): AppError {
   return new AppError({
     code: "CONFLICT",
     field: "stopRunning",
-    message: `This project has ${count === 1 ? "work" : `${count} things`} still running: ${describeRunningWork(work)}. Stop them and remove (their containers go; a stopped study keeps its finished trials until the project is removed), or finish them yourself first.`,
+    message: `This project has ${count === 1 ? "work" : `${count} things`} still running: ${describeRunningWork(work)}. Stop them and remove (the sessions are finished and their containers removed, the studies stopped, then the project goes), or finish them yourself first.`,
   });
 }
 
