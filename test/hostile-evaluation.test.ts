@@ -100,7 +100,8 @@ describe.each(["overlay", "copy"] as const)("a hostile agent on a %s workspace",
         projectId,
         title: `Hostile evaluation (${workspaceKind})`,
         taskPrompt: "Make sum faster.",
-        testCommand: "node --require ./support/setup.cjs --test test/",
+        // a glob, as Node.js 22+ reads --test arguments: every test file under test/ (what "test/" meant on Node 18)
+        testCommand: 'node --require ./support/setup.cjs --test "test/**/*.test.js"',
         testFiles: [{ source: "project", path: "test/sum.test.js" }],
         concurrency: 2,
         configurations: [

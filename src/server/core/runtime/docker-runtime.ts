@@ -1,4 +1,5 @@
 import os from "node:os";
+import { containerChanges } from "./docker-changes";
 import Docker from "dockerode";
 import { LABEL, type ContainerSpec } from "./container-spec";
 import { lifecycleMethods } from "./container-lifecycle";
@@ -9,6 +10,7 @@ import { ttyMethods } from "./docker-tty";
 import type { ContainerRuntime } from "./container-runtime";
 import { DOCKER_HINT, DockerUnreachableError, guardReachability } from "./docker-reachability";
 import { withHostCa } from "./host-ca";
+import { withOfflineNpm } from "./offline-npm";
 import { checkMounts, type MountPolicy } from "./mount-policy";
 import { switchContainerNetwork } from "./project-network";
 import { removeIdleProjectNetworks, removeProjectNetworks } from "./project-network-cleanup";
@@ -71,7 +73,7 @@ function lifecycleSettings(options: DockerRuntimeOptions) {
     diskCheckIntervalMs: options.diskCheckIntervalMs ?? DISK_CHECK_INTERVAL_MS,
     log: options.log ?? (() => undefined),
     prepare(requested: ContainerSpec) {
-      const spec = withHostCa(requested, options.hostCaBundle ?? null);
+      const spec = withOfflineNpm(withHostCa(requested, options.hostCaBundle ?? null));
       const mounts = spec.mounts ?? [];
       checkMounts(mounts, mountChecks(options));
       return { spec, mounts };
@@ -182,6 +184,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
     async storageDriver() {
       return String(((await docker.info()) as { Driver?: string }).Driver ?? "unknown");
     },
+
+    containerChanges: (id) => containerChanges({ docker, id }),
 
     removeDanglingVolumes: (labels, volumeOptions) => removeDanglingVolumes(docker, labels, volumeOptions),
 

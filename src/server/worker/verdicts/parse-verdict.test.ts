@@ -62,6 +62,7 @@ const EXPECTED: Record<string, [VerdictSource, number | null, number | null, num
   "exit-126-sh.txt": ["exit-code", null, null, null, 0],
   "exit-127-sh.txt": ["exit-code", null, null, null, 0],
   "npx-offline.txt": ["exit-code", null, null, null, 0],
+  "npx-offline-cache.txt": ["exit-code", null, null, null, 0],
   "exit-137-oom.txt": ["exit-code", null, null, null, 0],
 };
 

@@ -102,6 +102,10 @@ describe("preflight refusals point at the dependency step", () => {
     expect(refusal(output, 1)).toMatch(
       /^The test command tried to download vitest from the npm registry \("npm error request to https:\/\/registry\.npmjs\.org\/vitest failed, reason: getaddrinfo EAI_AGAIN registry\.npmjs\.org"\): it is not installed in this environment, and tests run without network\. .*dependency step on the project page/,
     );
+    // evaluation containers run npm offline (no minute of retries): the same refusal from ENOTCACHED
+    expect(refusal(fixture("npx-offline-cache.txt"), 1)).toMatch(
+      /^The test command tried to download vitest from the npm registry \("npm error request to https:\/\/registry\.npmjs\.org\/vitest failed: cache mode is 'only-if-cached'/,
+    );
     // a suite that ran and failed is a verdict, whatever it printed about the registry before
     expect(refusal(`${output}\n# tests 3\n# pass 1\n# fail 2\n`, 1)).toBeNull();
   });
