@@ -137,6 +137,13 @@ function holdInLoop(options: {
  * event loop delays neither; the output is read back-pressured and bounded (output-flow.ts), so one
  * container's flood costs this loop at most its allowance.
  */
+/**
+ * How long the attached stream may take to deliver its last bytes after the container exited. It ends by itself
+ * as soon as they are in (milliseconds on a calm host); a busy one took over a second, and a test runner's
+ * summary — the last lines — was lost: the verdict fell back to the exit code.
+ */
+const OUTPUT_GRACE_MS = 15_000;
+
 export async function runToExit(options: {
   docker: Docker;
   id: string;
@@ -191,7 +198,7 @@ export async function runToExit(options: {
   // what is in flight is read at once; the attached stream gets a moment to deliver its last bytes
   sink.unbound();
   let grace: NodeJS.Timeout | undefined;
-  await Promise.race([ended, new Promise<void>((resolve) => (grace = setTimeout(resolve, 1000)))]);
+  await Promise.race([ended, new Promise<void>((resolve) => (grace = setTimeout(resolve, OUTPUT_GRACE_MS)))]);
   clearTimeout(grace);
   stream.destroy?.();
   return {
