@@ -54,6 +54,17 @@ export type StartSessionInput = z.input<typeof startSessionInputSchema>;
 
 export const sessionIdInputSchema = z.object({ sessionId: idSchema });
 
+/** What a session's container changed outside /workspace and /tmp: what "Save installed tools" would keep. */
+export interface InstalledToolsChangesView {
+  added: number;
+  changed: number;
+  deleted: number;
+  /** The folders (two levels deep, e.g. /usr/local) with the most changed paths, most first. */
+  topFolders: { folder: string; paths: number }[];
+  /** The container's writable layer (Docker's SizeRw), /workspace and /tmp included: what the new image adds at most. */
+  sizeBytes: number;
+}
+
 export interface SessionView {
   id: string;
   projectId: string;

@@ -1,5 +1,6 @@
 import type { ContainerSpec } from "./container-spec";
 import type { DiskOverrun } from "./disk-budget";
+import type { ContainerChange } from "./docker-changes";
 import type { ContainerStatus, ContainerTty } from "./docker-tty";
 import type { NetworkMode } from "../../../shared/project-schemas";
 
@@ -82,6 +83,8 @@ export interface ContainerRuntime {
   removeIdleProjectNetworks(): Promise<string[]>;
   /** What the container wrote to its own layer so far (bytes; 0 when it is gone). */
   writtenBytes(id: string): Promise<number>;
+  /** The paths its filesystem added, changed or deleted against its image (`docker container diff`; empty when gone). */
+  containerChanges(id: string): Promise<ContainerChange[]>;
   /** Running or not, and its exit code; null when the container does not exist. */
   containerStatus(id: string): Promise<ContainerStatus | null>;
   /** The engine's storage driver (`overlay2`, `vfs`, …): copy-on-write workspaces want overlay2. */
@@ -94,7 +97,7 @@ export interface ContainerRuntime {
   removeDanglingVolumes(labels: Record<string, string>, options: { createdBefore: Date }): Promise<string[]>;
 }
 
-export type { ContainerStatus, ContainerTty };
+export type { ContainerChange, ContainerStatus, ContainerTty };
 
 export interface TtyProcess {
   stream: NodeJS.ReadWriteStream;

@@ -1,7 +1,5 @@
 import fs from "node:fs";
 import { AppError } from "../../core/errors/app-error";
-import { imageRepository } from "../environments/environment-build-queue";
-import { LABEL } from "../../core/runtime/container-spec";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import { ENDING_SESSION_STATES, RESUMABLE_SESSION_STATES } from "../../../shared/session-schemas";
 import { latestThreadSince } from "./codex-threads";
@@ -12,7 +10,6 @@ import { removeSessionFiles } from "./session-dependencies";
 import type { SessionDeps } from "./session-deps";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
 import { addUsage, ZERO_USAGE } from "../../../shared/token-usage";
-import { messageOf } from "../../../shared/error-message";
 
 export async function sessionOf(deps: SessionDeps, sessionId: string): Promise<SessionRecord> {
   const record = await deps.sessions.find(sessionId);
@@ -169,54 +166,4 @@ export async function finishSession(options: {
         ? `Finished; its changes are kept in workspace ${record.workspaceId} for review.`
         : "Finished.",
   });
-}
-
-/**
- * Saves what the session installed: commits the container's filesystem (bind mounts, so the project
- * files and the Codex home, are not part of it) as the project's next environment version, made active,
- * whose parent is the version the session started from.
- */
-export async function saveInstalledTools(options: { deps: SessionDeps; sessionId: string }) {
-  const { deps } = options;
-  const record = await sessionOf(deps, options.sessionId);
-  const status = record.containerId ? await deps.runtime.containerStatus(record.containerId) : null;
-  if (!record.containerId || !status || ENDING_SESSION_STATES.includes(record.state))
-    throw new AppError({
-      code: "PRECONDITION_FAILED",
-      message: `Session ${record.id} has no container any more; save installed tools before finishing it.`,
-    });
-  const started = deps.clock().getTime();
-  const version = await deps.environments.createBuilding({
-    projectId: record.projectId,
-    parentId: record.environmentVersionId,
-    origin: "session",
-    command: `saved from session ${record.id} (${record.kind}, started by ${record.startedBy})`,
-    imageRepository: imageRepository(record.projectId),
-  });
-  const [repository = "", tag = ""] = splitTag(version.imageTag);
-  try {
-    const imageId = await deps.runtime.commitContainer(record.containerId, {
-      repository,
-      tag,
-      labels: { [LABEL.managed]: "true", [LABEL.project]: record.projectId, [LABEL.environment]: version.id },
-    });
-    const image = await deps.runtime.inspectImage(imageId);
-    const ready = await deps.environments.finish(version.id, {
-      status: "ready",
-      imageId,
-      ...(image ? { sizeBytes: image.sizeBytes } : {}),
-      durationMs: deps.clock().getTime() - started,
-    });
-    await deps.sessions.update(record.id, { savedVersionId: version.id });
-    return ready ?? version;
-  } catch (error) {
-    const message = messageOf(error);
-    await deps.environments.finish(version.id, { status: "failed", durationMs: 0, error: message });
-    throw new AppError({ code: "INTERNAL_SERVER_ERROR", message: `Could not save the session's tools: ${message}` });
-  }
-}
-
-function splitTag(imageTag: string): [string, string] {
-  const at = imageTag.lastIndexOf(":");
-  return [imageTag.slice(0, at), imageTag.slice(at + 1)];
 }

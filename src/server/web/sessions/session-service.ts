@@ -2,14 +2,8 @@ import { createKeyedLock } from "../../core/locks/keyed-lock";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import type { SessionView, StartSessionInput } from "../../../shared/session-schemas";
 import { toSessionView, type SessionDeps } from "./session-deps";
-import {
-  finishSession,
-  meteredTokens,
-  recordExit,
-  resumeSession,
-  saveInstalledTools,
-  sessionOf,
-} from "./session-lifecycle";
+import { finishSession, meteredTokens, recordExit, resumeSession, sessionOf } from "./session-lifecycle";
+import { installedToolsChanges, saveInstalledTools } from "./session-tools";
 import { startSession, takeLeaseFor } from "./session-start";
 import { keepUp, reattach } from "./session-upkeep";
 import { createGitGuardWatch } from "./git-guard-watch";
@@ -68,6 +62,8 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
       return view(changed(record) ?? record);
     },
     saveInstalledTools: (sessionId: string) => saveInstalledTools({ deps, sessionId }),
+    /** What "Save installed tools" would keep: the container's changes outside /workspace and /tmp. */
+    installedToolsChanges: (sessionId: string) => installedToolsChanges({ deps, sessionId }),
     /** The screen now and the bytes broadcast after it, then (inside `ready`) the caller joins the live output. */
     async screen(sessionId: string, ready: (screen: ScreenNow | null, session: SessionView) => void) {
       await Promise.race([reattached.opened, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);

@@ -14,6 +14,9 @@ export const sessionsRouter = router({
   finish: procedure
     .input(sessionIdInputSchema)
     .mutation(({ ctx, input }) => ctx.services.sessions.finish(input.sessionId)),
+  installedToolsChanges: procedure
+    .input(sessionIdInputSchema)
+    .query(({ ctx, input }) => ctx.services.sessions.installedToolsChanges(input.sessionId)),
   saveInstalledTools: procedure
     .input(sessionIdInputSchema)
     .mutation(({ ctx, input }) => ctx.services.sessions.saveInstalledTools(input.sessionId)),
