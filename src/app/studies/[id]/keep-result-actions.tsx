@@ -152,12 +152,13 @@ function ChosenLine({ study }: { study: StudyView }) {
 }
 
 /**
- * How a finished trial's changes reach the project: "Apply to project…" (secondary: reviewing comes first),
- * "applied · Undo" while its latest apply is in place, or "No changes" when the agent changed nothing.
+ * How a finished trial's changes reach the project: "Apply to project…" (secondary: reviewing comes first;
+ * smaller beside "Applied on … Undo" while its latest apply is in place, where the dialog says the same),
+ * or "No changes" when the agent changed nothing.
  */
 function ApplyControl({ studyId, trial, onApply }: { studyId: string; trial: TrialView; onApply: () => void }) {
+  const { isAdmin } = useRole();
   const applied = useAppliedTrial(studyId, trial.id);
-  if (applied.data) return <AppliedUndo applied={applied.data} />;
   if (trial.diff?.files === 0)
     return (
       <span className="text-sm text-muted" data-testid="trial-no-changes">
@@ -165,9 +166,18 @@ function ApplyControl({ studyId, trial, onApply }: { studyId: string; trial: Tri
       </span>
     );
   return (
-    <button type="button" className={`${secondaryButtonClass} ${focusRing}`} onClick={onApply}>
-      Apply to project…
-    </button>
+    <>
+      {applied.data ? <AppliedUndo applied={applied.data} /> : null}
+      {isAdmin ? (
+        <button
+          type="button"
+          className={applied.data ? smallButtonClass : `${secondaryButtonClass} ${focusRing}`}
+          onClick={onApply}
+        >
+          Apply to project…
+        </button>
+      ) : null}
+    </>
   );
 }
 
