@@ -7,6 +7,7 @@ import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
 import { dangerButtonClass, ErrorMessage, smallButtonClass } from "../_components/ui";
 import { useRole } from "../_components/use-role";
+import { SaveInstalledTools } from "./save-tools";
 import { CONTAINER_SESSION_STATES, LIVE_SESSION_STATES, RESUMABLE_SESSION_STATES } from "../../shared/session-schemas";
 
 /** Attach, resume, save installed tools and finish, as the session's state allows (admins only but attach). */
@@ -15,21 +16,12 @@ export function SessionActions({ session, compact = false }: { session: SessionV
   const queryClient = useQueryClient();
   const { isAdmin } = useRole();
   const [confirming, setConfirming] = useState(false);
-  const [saved, setSaved] = useState<string | null>(null);
   const refetch = () => void queryClient.invalidateQueries({ queryKey: trpc.sessions.pathKey() });
   const resume = useMutation(trpc.sessions.resume.mutationOptions({ onSuccess: refetch }));
   const finish = useMutation(
     trpc.sessions.finish.mutationOptions({ onSuccess: () => (setConfirming(false), refetch()) }),
   );
-  const save = useMutation(
-    trpc.sessions.saveInstalledTools.mutationOptions({
-      onSuccess: (version) => {
-        setSaved(`Saved as environment version ${version.version}; new sessions and studies use it.`);
-        void queryClient.invalidateQueries({ queryKey: trpc.environments.pathKey() });
-      },
-    }),
-  );
-  const error = resume.error ?? finish.error ?? save.error;
+  const error = resume.error ?? finish.error;
   const open = LIVE_SESSION_STATES.includes(session.state);
   const hasContainer = CONTAINER_SESSION_STATES.includes(session.state) && !session.fetchingImage;
   return (
@@ -49,17 +41,7 @@ export function SessionActions({ session, compact = false }: { session: SessionV
           {resume.isPending ? "Resuming…" : "Resume"}
         </button>
       ) : null}
-      {isAdmin && hasContainer && !compact ? (
-        <button
-          type="button"
-          className={smallButtonClass}
-          disabled={save.isPending}
-          onClick={() => save.mutate({ sessionId: session.id })}
-          title="Commit what was installed in this session (not the project files) as the project's next environment version"
-        >
-          {save.isPending ? "Saving installed tools…" : "Save installed tools"}
-        </button>
-      ) : null}
+      {isAdmin && hasContainer && !compact ? <SaveInstalledTools sessionId={session.id} /> : null}
       {isAdmin && session.state !== "finished" ? (
         confirming ? (
           <>
@@ -81,7 +63,6 @@ export function SessionActions({ session, compact = false }: { session: SessionV
           </button>
         )
       ) : null}
-      {saved ? <span className="text-xs text-ok">{saved}</span> : null}
       {error ? <ErrorMessage className="text-xs">{describeError(error).message}</ErrorMessage> : null}
     </div>
   );
