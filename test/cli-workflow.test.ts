@@ -207,6 +207,20 @@ describe("the workflow from the CLI", () => {
     const badSetting = await failure(["project", "settings", "calendar", "--set", "pids=3"]);
     expect(badSetting.error).toMatchObject({ kind: "usage", field: "pids" });
 
+    // a project whose folder moved: show says so, relink refuses a path that does not exist, then points it there
+    const moved = `${projectDir}-moved`;
+    fs.renameSync(projectDir, moved);
+    const gone = await cli(["project", "show", "calendar"]);
+    expect(gone.stdout).toContain(
+      `\n  folder         missing: The folder ${projectDir} is gone. Relink the project to its new path, or remove it.\n`,
+    );
+    const nowhere = await failure(["project", "relink", `${moved}-nowhere`, "--project", "calendar"]);
+    expect(nowhere.error).toMatchObject({ field: "hostPath" });
+    expect(nowhere.error.message).toContain("does not exist. Check the spelling");
+    const relinked = await json("project relink", ["project", "relink", moved, "--project", "calendar"]);
+    expect(relinked.project).toMatchObject({ id: projectId, hostPath: moved });
+    projectDir = moved;
+
     const human = await cli(["study", "show", "--last"]);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain("  baseline   0/23\n");
