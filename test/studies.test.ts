@@ -5,6 +5,7 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { runExportCommand } from "../src/cli/export-command";
 import { parseCli } from "../src/cli/config";
+import { describeStudy } from "../src/cli/study-progress";
 import { studyReportSchema } from "../src/shared/study-report";
 import type { StudyView, TrialView } from "../src/shared/study-schemas";
 import { startWorker, type RunningWorker } from "../worker/main";
@@ -211,6 +212,79 @@ describe("a study on the calendar fixture", () => {
     expect(csv.split("\r\n")[0]).toContain("tests_passed");
     expect(csv).toContain(",23,0,0,23,");
     expect(csv).toContain("55200");
+  });
+});
+
+describe("command configurations", () => {
+  it("are told apart by their labels on the study view, in the Markdown and CSV reports and in study show", async () => {
+    const command = (line: string, label?: string) => ({
+      harness: "command" as const,
+      command: line,
+      repeats: 1,
+      ...(label ? { label } : {}),
+    });
+    const long = "printf 'notes about the calendar fix, written by a scripted agent' > NOTES.md";
+    const created = await web.services.studies.create(
+      {
+        ...base("Command labels"),
+        concurrency: 3,
+        configurations: [
+          command("sed -i 's/x/y/' src/calendar.js"),
+          command(long),
+          command("sed -i 's/x/y/' src/calendar.js"),
+          command("true", "does nothing"),
+        ],
+      },
+      "admin",
+    );
+    const study = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 170_000, what: "it" });
+    expect(study.state).toBe("done");
+    const labels = [
+      "sed -i 's/x/y/' src/calendar.js",
+      "printf 'notes about the calendar fix,…",
+      "sed -i 's/x/y/' src/calendar.js #2",
+      "does nothing",
+    ];
+    expect(study.configurations.map((c) => c.label)).toEqual(labels);
+    expect(study.configurations.map((c) => c.customLabel)).toEqual([null, null, null, "does nothing"]);
+
+    const md = (await web.services.studies.report({ studyId: study.id, format: "md" })).body;
+    expect(md).toContain(
+      "- Config 1 (sed -i 's/x/y/' src/calendar.js): command `sed -i 's/x/y/' src/calendar.js`, 1 run",
+    );
+    expect(md).toContain("- Config 4 (does nothing): command `true`, 1 run");
+    expect(md).toContain("| 2 | printf 'notes about the calendar fix,… | completed |");
+    expect(md).toContain("| 3 | sed -i 's/x/y/' src/calendar.js #2 | completed |");
+    expect(md).not.toContain("(command)");
+    const csv = (await web.services.studies.report({ studyId: study.id, format: "csv" })).body.split("\r\n");
+    expect(csv[0]).toMatch(/^study_id,choice,repeat,attempt,configuration,harness,/);
+    // the label with a comma is quoted (RFC 4180)
+    expect(csv.slice(1, 5).map((row) => row.split(",command,")[0])).toEqual([
+      `${study.id},1,1,1,sed -i 's/x/y/' src/calendar.js`,
+      `${study.id},2,1,1,"printf 'notes about the calendar fix,…"`,
+      `${study.id},3,1,1,sed -i 's/x/y/' src/calendar.js #2`,
+      `${study.id},4,1,1,does nothing`,
+    ]);
+    const json = studyReportSchema.parse(
+      JSON.parse((await web.services.studies.report({ studyId: study.id, format: "json" })).body),
+    );
+    expect(json.configurations.map((c) => c.label)).toEqual(labels);
+
+    const shown = describeStudy(study);
+    expect(shown).toContain("config 2   printf 'notes about the calendar fix,… × 1   (command: " + long + ")");
+    expect(shown).toContain("config 3   sed -i 's/x/y/' src/calendar.js #2 × 1");
+  });
+
+  it("refuses a label over 60 characters, naming the field", async () => {
+    await expect(
+      web.services.studies.create(
+        {
+          ...base("Long label"),
+          configurations: [{ harness: "command", command: "true", repeats: 1, label: "x".repeat(61) }],
+        },
+        "admin",
+      ),
+    ).rejects.toThrow(/A label is at most 60 characters/);
   });
 });
 

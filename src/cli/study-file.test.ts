@@ -109,6 +109,21 @@ describe("study files for invariant-web study create", () => {
     expect(Object.keys(yaml.fieldErrors)).toEqual(["configurations.0.repeats"]);
   });
 
+  it("takes a configuration's label, empty when not given, and refuses one over 60 characters", () => {
+    const labelled = {
+      ...JSON_STUDY,
+      configurations: [
+        { harness: "command", command: "./agent.sh --fast", label: "  fast agent ", repeats: 1 },
+        { model: "gpt-5", repeats: 1 },
+      ],
+    };
+    const read = readStudyFile({ file: file("label.json", JSON.stringify(labelled)) });
+    expect(read.input.configurations.map((c) => c.label)).toEqual(["fast agent", ""]);
+    const long = { ...JSON_STUDY, configurations: [{ model: "gpt-5", repeats: 1, label: "x".repeat(61) }] };
+    const error = inputError(() => readStudyFile({ file: file("long.json", JSON.stringify(long)) }));
+    expect(error.fieldErrors).toEqual({ "configurations.0.label": ["A label is at most 60 characters."] });
+  });
+
   it("names fields the form does not have instead of dropping them", () => {
     const typo = {
       ...JSON_STUDY,

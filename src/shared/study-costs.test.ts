@@ -51,6 +51,22 @@ describe("costs", () => {
     expect(costs.prices).toEqual([price]);
   });
 
+  it("asks no price for a model whose trials all finished without a token (a command line), until then it does", () => {
+    const configurations = [{ choice: 1, model: "(command)" }];
+    const free = studyCosts({
+      configurations,
+      trials: [{ id: "a", choice: 1, state: "succeeded", tokens: tokens(0, 0, 0, 0) }],
+      prices: [],
+    });
+    expect([free.unknownModels, free.total]).toEqual([[], 0]);
+    const running = studyCosts({
+      configurations,
+      trials: [{ id: "a", choice: 1, state: "agent", tokens: tokens(0, 0, 0, 0) }],
+      prices: [],
+    });
+    expect(running.unknownModels).toEqual(["(command)"]);
+  });
+
   it("ships defaults for well-known models, edits override them, and budgets say when they are reached", () => {
     expect(effectivePrices([]).length).toBe(DEFAULT_MODEL_PRICES.length);
     const edited = effectivePrices([{ ...price, model: "gpt-5", updatedAt: "2026-01-01T00:00:00.000Z" }]);

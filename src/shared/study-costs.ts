@@ -45,10 +45,16 @@ export function studyCosts(options: {
     };
   });
   const models = [...new Set(options.configurations.map((configuration) => configuration.model))];
+  // a model whose trials all finished without a token (a command line that asked no model) needs no price
+  const costFree = (model: string) => {
+    const choices = new Set(options.configurations.filter((c) => c.model === model).map((c) => c.choice));
+    const own = trials.filter((trial) => choices.has(trial.choice));
+    return own.length > 0 && own.every((trial) => trial.finished && trial.cost === 0);
+  };
   return {
     currency: "USD",
     prices: models.flatMap((model) => priceOf(model, options.prices) ?? []),
-    unknownModels: models.filter((model) => priceOf(model, options.prices) === null),
+    unknownModels: models.filter((model) => priceOf(model, options.prices) === null && !costFree(model)),
     trials: trials.map(({ trialId, cost }) => ({ trialId, cost })),
     configurations,
     total: trials.some((trial) => trial.cost === null)

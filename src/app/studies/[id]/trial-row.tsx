@@ -121,7 +121,8 @@ function RetryCell({
 /** Tests passed, coloured on the verdict scale (red → amber → green), with the level in words beside it. */
 function VerdictCell({ trial, verdict }: { trial: TrialView; verdict: string }) {
   return (
-    <td className={`px-2 py-2 whitespace-nowrap tabular-nums ${PINNED_COLUMN}`}>
+    // on a phone the pinned column wraps its warnings, so the configuration beside it stays in view
+    <td className={`max-w-40 px-2 py-2 tabular-nums sm:max-w-none sm:whitespace-nowrap ${PINNED_COLUMN}`}>
       <span
         data-testid="trial-tests"
         className={trial.verdict ? "font-medium" : "text-muted"}

@@ -20,15 +20,21 @@ function budgetLine(report: StudyReport): string[] {
 export function costsSection(report: StudyReport): string[] {
   const costs = report.costs;
   if (!costs) return [];
+  const labels = new Map(report.configurations.map((configuration) => [configuration.choice, configuration.label]));
   const lines = [
     "## Cost",
     "",
     `Study total: ${formatCost(costs.total)}${costs.unknownModels.length > 0 ? ` (no price for ${costs.unknownModels.map((model) => codeSpan(model)).join(", ")})` : ""}.`,
     ...budgetLine(report),
     "",
-    ...tableHead(["Config", "model", "median per trial", "total"]),
+    ...tableHead(["Config", "configuration", "median per trial", "total"]),
     ...costs.configurations.map((row) =>
-      tableRow([String(row.choice), escapeCell(row.model), formatCost(row.median), formatCost(row.total)]),
+      tableRow([
+        String(row.choice),
+        escapeCell(labels.get(row.choice) ?? row.model),
+        formatCost(row.median),
+        formatCost(row.total),
+      ]),
     ),
   ];
   if (costs.prices.length > 0)
