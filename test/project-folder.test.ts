@@ -11,8 +11,8 @@ import { startSessionStack, type SessionStack } from "./support/session-stack";
  * Issue 26, points 1 and 7, on the real stack (SQLite, Redis, Docker, the calendar project with a prepared
  * environment): a project whose folder was deleted says so in its view, and every action that needs the
  * folder is refused with the same sentence (never a raw ENOENT); Relink validates the new path and brings it
- * back; removing a project with a running session is refused with the session listed, and with stopRunning
- * finishes it and leaves no container behind.
+ * back; removing a project with a running session and a study in preflight is refused with both listed, and
+ * with stopRunning finishes the session, stops the study and leaves no container behind.
  */
 const runtime = createDockerRuntime();
 let stack: SessionStack;
@@ -128,18 +128,30 @@ describe("a project whose folder was deleted", () => {
   });
 });
 
-describe("removing a project with a running session", () => {
-  it("is refused with the session listed, and with stopRunning finishes it and leaves no container", async () => {
+describe("removing a project with a running session and study", () => {
+  it("is refused with both listed, and with stopRunning ends them and leaves no container", async () => {
     const services = web.core.services;
     const session = await services.sessions.start({ projectId, kind: "shell", mode: "private" });
     await web.waitForState(session.id, "running", 120_000);
     expect(await projectContainers(projectId)).toHaveLength(1);
+    // no worker runs here: the study waits in its preflight, queued, until it is stopped
+    const study = await services.studies.create(
+      {
+        projectId,
+        title: "Waiting for a worker",
+        taskPrompt: "do it",
+        testCommand: "node --test",
+        configurations: [{ harness: "command", command: "true", repeats: 1 }],
+      },
+      "test",
+    );
+    expect(study.state).toBe("preflight");
 
     const refused = await refusal(services.projects.remove({ id: projectId }));
     expect(refused).toEqual({
       code: "CONFLICT",
       field: "stopRunning",
-      message: `This project has work still running: shell session ${session.id} (running). Stop them and remove (the sessions are finished and their containers removed, the studies stopped, then the project goes), or finish them yourself first.`,
+      message: `This project has 2 things still running: shell session ${session.id} (running); study "Waiting for a worker" (preflight). Stop them and remove (the sessions are finished and their containers removed, the studies stopped, then the project goes), or finish them yourself first.`,
     });
     expect(await projectContainers(projectId), "a refused removal leaves the session alone").toHaveLength(1);
     expect((await services.sessions.get(session.id)).state).toBe("running");

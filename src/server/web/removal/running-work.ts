@@ -60,9 +60,22 @@ export async function stopRunningWork(options: {
   waitMs?: number;
 }): Promise<void> {
   const { work, stopper } = options;
+  // one that ended on its own meanwhile refuses to be ended again: only a refusal of one still running counts
+  const failed = new Map<string, unknown>();
+  const attempt = (id: string, end: () => Promise<unknown>) => end().catch((error: unknown) => failed.set(id, error));
   for (const session of work.sessions)
-    if (!ENDING_SESSION_STATES.has(session.state)) await stopper.finishSession(session.id);
-  for (const study of work.studies) if (study.state !== "stopping") await stopper.stopStudy(study.id, options.by);
+    if (!ENDING_SESSION_STATES.has(session.state)) await attempt(session.id, () => stopper.finishSession(session.id));
+  for (const study of work.studies)
+    if (study.state !== "stopping") await attempt(study.id, () => stopper.stopStudy(study.id, options.by));
+  if (failed.size > 0) {
+    const now = await options.current();
+    const unended = [
+      ...now.sessions.filter((session) => !ENDING_SESSION_STATES.has(session.state)),
+      ...now.studies.filter((study) => study.state !== "stopping"),
+    ];
+    const still = unended.find((item) => failed.has(item.id));
+    if (still) throw failed.get(still.id);
+  }
   const deadline = Date.now() + (options.waitMs ?? STOP_WAIT_MS);
   for (;;) {
     const left = await options.current();
