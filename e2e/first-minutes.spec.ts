@@ -1,3 +1,4 @@
+import path from "node:path";
 import os from "node:os";
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { readE2eState, type E2eState } from "./e2e-state";
@@ -79,6 +80,26 @@ test("a path that does not exist is refused next to the field and nothing is lis
   await expect(page.getByRole("heading", { name: "No projects yet" })).toBeVisible();
   await expect(projectList(page)).toHaveCount(0);
   await expect(field).toHaveValue(state.missingDir); // kept so the user can fix the typo
+});
+
+test("the folder list opens where there are folders, goes down and up, and reaches where invariant-web started", async () => {
+  await page.getByRole("button", { name: "Browse folders…" }).click();
+  const picker = page.getByRole("group", { name: "Choose a folder" });
+  const where = picker.getByTestId("picker-path");
+  await expect(where).not.toBeEmpty();
+  // the e2e product was started in the repository: a root of its own beside the home folder
+  const repo = path.resolve(import.meta.dirname, "..");
+  if ((await where.textContent()) !== repo) await picker.getByRole("button", { name: "Started in" }).click();
+  await expect(where).toHaveText(repo);
+  await picker.getByRole("list", { name: "Folders" }).getByRole("button", { name: "src/" }).click();
+  await expect(where).toHaveText(path.join(repo, "src"));
+  await picker.getByRole("button", { name: "Up" }).click();
+  await expect(where).toHaveText(repo);
+  await expect(picker.getByRole("button", { name: "Up" })).toHaveCount(0); // a root: nothing above to browse
+  await page.setViewportSize({ width: 390, height: 844 });
+  await picker.screenshot({ path: test.info().outputPath("folder-picker-390.png") });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByRole("button", { name: "Close the folder list" }).click();
 });
 
 test("adding the project directory lists it, and it is still there after a reload", async () => {

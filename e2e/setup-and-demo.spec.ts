@@ -45,10 +45,20 @@ test("a fresh data dir with no credentials opens on the setup checklist, each ch
   await expect(page).toHaveURL(`${product.origin}/setup`);
   await expect(page.getByRole("heading", { level: 1, name: "Setup" })).toBeVisible();
   const checklist = page.getByRole("list", { name: "Setup checklist" });
+  // what is missing comes first; the ready checks fold into one line below it
+  await expect(checklist.getByRole("listitem").first()).toHaveAttribute("aria-label", "Model access");
   await expect(checklist.getByRole("listitem", { name: "Model access" })).toContainText("missing");
   await expect(checklist.getByRole("listitem", { name: "Model access" })).toContainText("invariant-web login");
+  const folded = page.getByTestId("ready-checks");
+  await expect(folded).toContainText(/\d+ more checks ready: .*Docker engine/);
+  await expect(page.getByRole("list", { name: "Ready checks" })).toBeHidden();
+  await folded.locator("summary").click();
   for (const ready of ["Docker engine", "Redis", "Codex CLI", "Base image"])
-    await expect(checklist.getByRole("listitem", { name: ready })).toContainText("ready");
+    await expect(page.getByRole("list", { name: "Ready checks" }).getByRole("listitem", { name: ready })).toContainText(
+      "ready",
+    );
+  // the demo needs no model: it is offered right here
+  await expect(page.getByRole("button", { name: "Try the demo" })).toBeVisible();
   await expect(page.getByLabel("OpenAI API key")).toHaveAttribute("type", "password");
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: test.info().outputPath("setup-390.png"), fullPage: true });

@@ -123,11 +123,13 @@ export type RemoveProjectInput = z.input<typeof removeProjectInputSchema>;
 export const PROJECT_FOLDER_STATES = ["present", "missing", "not-a-folder", "unreadable"] as const;
 export type ProjectFolderState = (typeof PROJECT_FOLDER_STATES)[number];
 
-/** One directory's folders for the add-project folder picker (inside the user's home only). */
+/** One directory's folders for the add-project folder picker (inside the user's home or where invariant-web started). */
 export interface FolderListingView {
   path: string;
-  /** The folder above, or null at the home directory. */
+  /** The folder above, or null at a root (the home directory, the folder invariant-web was started in). */
   parent: string | null;
+  /** Where browsing can start: the home directory and the folder invariant-web was started in. */
+  roots: { name: string; path: string }[];
   folders: { name: string; path: string }[];
   /** More than 500 folders: the rest are left out. */
   truncated: boolean;

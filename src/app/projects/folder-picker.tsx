@@ -5,7 +5,10 @@ import { ErrorMessage, smallButtonClass } from "../_components/ui";
 import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
 
-/** Browses the folders of the host user's home (server-side, admin only) and picks one for a new project. */
+/**
+ * Browses folders (server-side, admin only: the host user's home and the folder invariant-web was started in)
+ * and picks one for a new project.
+ */
 export function FolderPicker({ start, onPick }: { start: string | null; onPick: (path: string) => void }) {
   const trpc = useTRPC();
   const [folder, setFolder] = useState<string | null>(start);
@@ -31,6 +34,19 @@ export function FolderPicker({ start, onPick }: { start: string | null; onPick: 
                 Up
               </button>
             ) : null}
+            {listing.data.roots
+              .filter((root) => root.path !== listing.data.path)
+              .map((root) => (
+                <button
+                  key={root.path}
+                  type="button"
+                  className={smallButtonClass}
+                  title={root.path}
+                  onClick={() => setFolder(root.path)}
+                >
+                  {root.name}
+                </button>
+              ))}
             <button type="button" className={smallButtonClass} onClick={() => onPick(listing.data.path)}>
               Use this folder
             </button>
@@ -47,7 +63,13 @@ export function FolderPicker({ start, onPick }: { start: string | null; onPick: 
                 </button>
               </li>
             ))}
-            {listing.data.folders.length === 0 ? <li className="text-sm text-muted">No folders here.</li> : null}
+            {listing.data.folders.length === 0 ? (
+              <li className="text-sm text-muted">
+                No folders inside {listing.data.path}. {listing.data.parent ? "Go up, " : ""}
+                {listing.data.roots.length > 1 ? "start from another place above, " : ""}use this folder, or type a path
+                in the field.
+              </li>
+            ) : null}
           </ul>
           {listing.data.truncated ? (
             <p className="mt-1 text-xs text-muted">Only the first 500 folders are listed.</p>

@@ -8,6 +8,7 @@ import { useTRPC } from "../_lib/trpc";
 import { ApiKeyForm } from "./api-key-form";
 import { SetupChecklist } from "./setup-checklist";
 import { skipSetup } from "./setup-skip";
+import { TryDemo } from "../projects/try-demo";
 
 /**
  * The setup checklist: the doctor's checks, the base image and model access, checked again every few
@@ -46,6 +47,15 @@ export default function SetupPage() {
             <Panel title="Checklist">
               <SetupChecklist checks={data.checks} isAdmin={isAdmin} />
             </Panel>
+            {isAdmin ? (
+              <Panel title="Try it first">
+                <p className="text-sm text-muted">
+                  The demo needs no model access: a calendar task, three configurations and 23 checks, on the bundled
+                  scripted model when no key is set. It makes a project of its own.
+                </p>
+                <TryDemo />
+              </Panel>
+            ) : null}
             <Panel title="Model access">
               <p className="mb-3 text-sm">{data.modelAccess.summary}</p>
               <p className="mb-4 text-xs text-muted">

@@ -26,6 +26,7 @@ describe("the add-project folder picker", () => {
     expect(browseFolders({ home, path: null })).toEqual({
       path: home,
       parent: null,
+      roots: [{ name: "Home", path: home }],
       folders: ["code", "Documents", "work"].map((name) => ({ name, path: path.join(home, name) })),
       truncated: false,
     });
@@ -46,5 +47,29 @@ describe("the add-project folder picker", () => {
         message: expect.stringMatching(/Only folders inside your home directory/) as string,
       });
     expect(refusal(() => browseFolders({ home, path: "nope" })).code).toBe("NOT_FOUND");
+  });
+
+  it("opens where invariant-web was started when the home has no folders (root's /root), and can go up to it", () => {
+    const home = tempDir("empty-home");
+    const started = tempDir("started-in");
+    fs.mkdirSync(path.join(started, "shop", "api"), { recursive: true });
+    const opened = browseFolders({ home, startedIn: started, path: null });
+    expect(opened).toMatchObject({
+      path: started,
+      parent: null,
+      roots: [
+        { name: "Home", path: home },
+        { name: "Started in", path: started },
+      ],
+      folders: [{ name: "shop", path: path.join(started, "shop") }],
+    });
+    expect(browseFolders({ home, startedIn: started, path: path.join(started, "shop", "api") }).parent).toBe(
+      path.join(started, "shop"),
+    );
+    // the home is still a root, empty; outside both is refused, naming both
+    expect(browseFolders({ home, startedIn: started, path: home }).folders).toEqual([]);
+    expect(refusal(() => browseFolders({ home, startedIn: started, path: "/etc" })).message).toBe(
+      `Only folders inside your home directory (${home}) or the folder invariant-web was started in (${started}) can be browsed here; type another path by hand.`,
+    );
   });
 });

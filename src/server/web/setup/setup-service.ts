@@ -18,6 +18,8 @@ export interface SetupServiceDeps {
   hostCa?: string;
   /** The home directory the add-project folder picker may list (default: this process's user's). */
   home?: string;
+  /** The folder invariant-web was started in, browsable too (default: this process's working directory). */
+  startedIn?: string;
   /** The package root, whose scripts/base-image.mjs builds the base image. */
   root: string;
   log?: (message: string) => void;
@@ -124,9 +126,13 @@ export function createSetupService(deps: SetupServiceDeps) {
       return { storedAt, modelAccess: modelAccess() };
     },
 
-    /** The add-project form's folder picker: one folder's subfolders, inside the home directory only. */
+    /** The add-project form's folder picker: one folder's subfolders, inside the home directory or where invariant-web started. */
     browseFolders(folder: string | null) {
-      return browseFolders({ home: deps.home ?? os.homedir(), path: folder });
+      return browseFolders({
+        home: deps.home ?? os.homedir(),
+        startedIn: deps.startedIn ?? process.cwd(),
+        path: folder,
+      });
     },
 
     removeApiKey(): { removed: boolean; modelAccess: ModelAccessView } {
