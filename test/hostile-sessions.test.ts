@@ -233,6 +233,8 @@ describe("the session's gateway token", () => {
     terminal = await web.watch(session.id);
     expect(printed(await run(session.id, terminal, GATEWAY_STATUS), "gateway")).not.toMatch(/^(401|fetch)/);
 
+    // something to save (a session that installed nothing saves no version)
+    await run(session.id, terminal, "mkdir -p ~/.local/bin && echo tool > ~/.local/bin/tool");
     const version = await web.core.services.sessions.saveInstalledTools(session.id);
     const image = version.imageId ?? version.imageTag;
     expect(envOf("image", image).filter((entry) => /^GW_TOKEN=./.test(entry))).toEqual([]);
