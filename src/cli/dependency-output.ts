@@ -37,6 +37,8 @@ export const dependencyStatusOutputSchema = z.object({
   changes: z.array(z.object({ path: z.string(), change: z.enum(["changed", "added", "removed"]) })),
   /** One sentence when the dependencies need installing (again), else null. */
   warning: z.string().nullable(),
+  /** The detected step's manifests declare no package: nothing to install, no warning. */
+  nothingToInstall: z.boolean(),
 });
 export type DependencyStatusOutput = z.infer<typeof dependencyStatusOutputSchema>;
 
@@ -59,6 +61,7 @@ export function dependencyStatusOutput(status: DependencyStatusView): Dependency
     },
     changes: status.changes.map((c) => ({ path: c.path, change: c.change })),
     warning: status.warning,
+    nothingToInstall: status.nothingToInstall,
   };
 }
 
@@ -84,7 +87,9 @@ export function dependencyStatusText(projectName: string, status: DependencyStat
   lines.push(
     installed
       ? `installed in environment v${installed.version}: ${installed.kind}: ${installed.command} → ${installed.outputs.join(", ") || "(no folders)"}`
-      : "installed: nothing in the active environment version",
+      : status.nothingToInstall
+        ? "installed: nothing to install (the manifests declare no packages)"
+        : "installed: nothing in the active environment version",
   );
   for (const report of installed?.runtimeReport ?? []) lines.push(`  runtime:   ${describeRuntime(report)}`);
   for (const change of status.changes) lines.push(`  ${change.path}: ${change.change} since the install`);
