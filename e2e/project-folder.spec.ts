@@ -9,7 +9,7 @@ import { adminQuery, copyCalendarProject } from "./keep-result-support";
  * A project whose folder was deleted (issue 26, point 1): the projects list and the project page say so
  * ("The folder … is gone. Relink the project to its new path, or remove it.") instead of the next step,
  * and Relink points the project at the folder's new path (a path that does not exist is refused next to
- * the field). At 1280 and 390 px, screenshots in /tmp/shots-project-folder (PROJECT_FOLDER_SCREENSHOTS).
+ * the field); a session's Start and the new study's Create say it before they are tried. At 1280 and 390 px, screenshots in /tmp/shots-project-folder (PROJECT_FOLDER_SCREENSHOTS).
  * Removing it while a session runs (point 7) is refused with the session listed; "Stop them and remove"
  * finishes it and removes the project, and no container of it is left.
  */
@@ -66,6 +66,17 @@ for (const width of [1280, 390]) {
     await expect(banner).toContainText(goneSentence());
     await expect(banner.getByRole("link", { name: "Remove…" })).toHaveAttribute("href", "#remove-project");
     await shot(`project-${width}`);
+
+    // what needs the folder says so before it is tried: a session's Start, the new study's Create
+    const sessions = page.getByRole("region", { name: "Sessions" });
+    await sessions.getByText("Start a session in this project").click();
+    await expect(sessions.getByTestId("session-folder-problem")).toHaveText(goneSentence());
+    await expect(sessions.getByRole("button", { name: "Start session" })).toBeDisabled();
+    await page.goto(`${state.origin}/studies/new?projectId=${new URL(projectUrl).pathname.split("/").pop()}`);
+    await expect(page.getByTestId("study-blocker")).toContainText(goneSentence());
+    await expect(page.getByRole("button", { name: "Create study" })).toBeDisabled();
+    await shot(`new-study-${width}`);
+    await page.goto(projectUrl);
 
     await banner.getByRole("button", { name: "Relink…" }).click();
     const field = banner.getByLabel("The folder's new path on this host");

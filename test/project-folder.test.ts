@@ -55,6 +55,8 @@ describe("a project whose folder was deleted", () => {
     const view = await services.projects.get(projectId);
     expect(view.folder).toEqual({ state: "missing", problem: sentence });
     expect((await services.projects.list()).find((p) => p.id === projectId)?.folder.state).toBe("missing");
+    // the new-study form's blocker: Create is not offered
+    expect((await services.studies.defaults(projectId)).blocker).toBe(sentence);
 
     const refused = {
       study: await refusal(

@@ -6,7 +6,7 @@ import type { SessionKind, SessionMode } from "../../shared/session-schemas";
 import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
 import { FormField } from "../_components/form-field";
-import { buttonClass, ErrorMessage, inputClass } from "../_components/ui";
+import { buttonClass, dangerBoxClass, ErrorMessage, inputClass } from "../_components/ui";
 
 const NAME_KEY = "invariant-web:session-name";
 
@@ -44,6 +44,8 @@ export function StartSessionForm({ projectId: fixedProject }: { projectId?: stri
   const chosen = fixedProject ?? (projectId || projects.data?.[0]?.id || "");
   const project = useQuery(trpc.projects.get.queryOptions({ id: chosen }, { enabled: chosen !== "" }));
   const defaultModel = project.data?.defaultConfiguration.model ?? "";
+  // a session starts from the project's folder: one that is gone is said before Start, not after
+  const folderProblem = project.data?.folder.problem ?? null;
   const start = useStartSession();
   const problem = start.error ? describeError(start.error) : null;
 
@@ -97,13 +99,41 @@ export function StartSessionForm({ projectId: fixedProject }: { projectId?: stri
           onChange={(e) => setName(e.target.value)}
         />
       </FormField>
-      <div className="flex flex-wrap items-center gap-3 sm:col-span-2">
-        <button type="submit" className={`shrink-0 ${buttonClass}`} disabled={start.isPending || chosen === ""}>
-          {start.isPending ? "Starting…" : "Start session"}
-        </button>
-        {problem && !problem.field ? <ErrorMessage>{problem.message}</ErrorMessage> : null}
-      </div>
+      <SubmitRow
+        pending={start.isPending}
+        disabled={chosen === ""}
+        folderProblem={folderProblem}
+        message={problem && !problem.field ? problem.message : null}
+      />
     </form>
+  );
+}
+
+/** Start — not offered for a project whose folder is gone (said here, with what to do) — and a refusal. */
+function SubmitRow(props: {
+  pending: boolean;
+  disabled: boolean;
+  folderProblem: string | null;
+  message: string | null;
+}) {
+  return (
+    <>
+      {props.folderProblem ? (
+        <p role="alert" className={`${dangerBoxClass} sm:col-span-2`} data-testid="session-folder-problem">
+          {props.folderProblem}
+        </p>
+      ) : null}
+      <div className="flex flex-wrap items-center gap-3 sm:col-span-2">
+        <button
+          type="submit"
+          className={`shrink-0 ${buttonClass}`}
+          disabled={props.pending || props.disabled || props.folderProblem !== null}
+        >
+          {props.pending ? "Starting…" : "Start session"}
+        </button>
+        {props.message ? <ErrorMessage>{props.message}</ErrorMessage> : null}
+      </div>
+    </>
   );
 }
 

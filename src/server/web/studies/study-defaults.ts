@@ -52,9 +52,12 @@ export async function studyDefaults(options: {
     tokenBudget: project.runTokenBudget,
     configuration: project.defaultConfiguration,
     environment: ready ? { versionId: ready.id, version: ready.version } : null,
-    blocker: ready
-      ? null
-      : `${project.name} has no ready environment. Prepare one on the project page before starting a study.`,
+    // a folder that is gone first: a study is refused on it whatever the environment
+    blocker:
+      project.folder.problem ??
+      (ready
+        ? null
+        : `${project.name} has no ready environment. Prepare one on the project page before starting a study.`),
   };
 }
 
