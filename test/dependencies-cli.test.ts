@@ -109,8 +109,12 @@ describe("invariant-web dependencies (CLI)", () => {
     const after = cliResultSchema("dependencies set").parse(JSON.parse(reset.stdout)).data.dependencies;
     expect(after).toMatchObject({ step: DETECTED, edited: false, installed: { version: 2 }, warning: null });
 
-    // a manifest that moved on since the install: the staleness warning, with what to run
-    fs.writeFileSync(path.join(projectDir, "package.json"), '{ "name": "deps-cli", "version": "1.0.1" }\n');
+    // a manifest that moved on since the install (and declares a package, so there is something to install):
+    // the staleness warning, with what to run
+    fs.writeFileSync(
+      path.join(projectDir, "package.json"),
+      '{ "name": "deps-cli", "version": "1.0.1", "dependencies": { "left-pad": "^1.3.0" } }\n',
+    );
     expect(show()).toMatchObject({ changes: [{ path: "package.json", change: "changed" }] });
     const stale = cli(dataDir, ["dependencies", "show", "--project", "deps-cli"]);
     expect(stale.stdout).toContain("package.json: changed since the install");
