@@ -1,4 +1,5 @@
 "use client";
+import { configurationDescription } from "../../../shared/configuration-label";
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { formatCost, priceOf } from "../../../shared/model-prices";
@@ -69,16 +70,21 @@ export function CostPanel({ study }: { study: StudyView }) {
           </tr>
         </thead>
         <tbody>
-          {costs.configurations.map((row) => (
-            <tr key={row.choice} className="border-t border-line" data-testid="configuration-cost">
-              <td className="px-2 py-1 tabular-nums">{row.choice}</td>
-              <td className="max-w-64 px-2 py-1 text-xs break-words" title={`priced as ${row.model}`}>
-                {study.configurations.find((configuration) => configuration.choice === row.choice)?.label ?? row.model}
-              </td>
-              <td className="px-2 py-1 text-right tabular-nums">{formatCost(row.median)}</td>
-              <td className="px-2 py-1 text-right tabular-nums">{formatCost(row.total)}</td>
-            </tr>
-          ))}
+          {costs.configurations.map((row) => {
+            const configuration = study.configurations.find((candidate) => candidate.choice === row.choice);
+            const title =
+              configuration?.harness === "command" ? configurationDescription(configuration) : `priced as ${row.model}`;
+            return (
+              <tr key={row.choice} className="border-t border-line" data-testid="configuration-cost">
+                <td className="px-2 py-1 tabular-nums">{row.choice}</td>
+                <td className="max-w-64 px-2 py-1 text-xs break-words" title={title}>
+                  {configuration?.label ?? row.model}
+                </td>
+                <td className="px-2 py-1 text-right tabular-nums">{formatCost(row.median)}</td>
+                <td className="px-2 py-1 text-right tabular-nums">{formatCost(row.total)}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </Panel>

@@ -114,7 +114,7 @@ function harnessColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
           <select
             id={id("harness")}
             aria-label={`Harness ${n}`}
-            className={`${cellInput} min-w-28`}
+            className={`${cellInput} min-w-32`}
             value={value.harness}
             onChange={(e) => table.update(index, { harness: e.target.value === "command" ? "command" : "codex" })}
             {...describedBy(id("harness"), { error: error("harness") })}
@@ -141,7 +141,7 @@ function effortColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
           <select
             id={id("reasoningEffort")}
             aria-label={`Effort ${n}`}
-            className={`${cellInput} min-w-24`}
+            className={`${cellInput} min-w-28`}
             value={value.reasoningEffort}
             onChange={(e) =>
               table.update(index, { reasoningEffort: EFFORTS.find((effort) => effort === e.target.value) ?? "medium" })
@@ -173,8 +173,9 @@ function commandColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
           <input
             id={id("command")}
             aria-label={`Command ${n}`}
-            className={`${cellInput} min-w-48 font-mono`}
+            className={`${cellInput} min-w-64 font-mono`}
             placeholder="./my-agent.sh"
+            title={value.command || undefined}
             value={value.command}
             onChange={(e) => table.update(index, { command: e.target.value })}
             {...describedBy(id("command"), { error: error("command") })}

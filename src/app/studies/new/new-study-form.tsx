@@ -92,7 +92,8 @@ export function NewStudyForm({
         onKeyDown={form.preventEnterSubmit}
         aria-label="New study"
         noValidate
-        className="grid gap-6"
+        // minmax(0, 1fr): a wide configurations table scrolls in its box instead of widening the page on a phone
+        className="grid grid-cols-[minmax(0,1fr)] gap-6"
       >
         <SourceNote form={form} />
         <StudyPanel form={form} />
