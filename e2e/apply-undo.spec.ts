@@ -81,10 +81,17 @@ test("Review changes leads; a trial with no changes offers neither Apply nor a p
   await expect(detail.getByTestId("trial-no-changes")).toHaveText("No changes");
   await expect(detail.getByRole("button", { name: "Apply to project…" })).toHaveCount(0);
   await expect(detail.getByTestId("trial-review-primary")).toHaveCount(0);
+  await shot("1280-study-no-changes");
   const trialId = (await detail.getAttribute("data-trial-id")) ?? "";
   await page.goto(`${studyUrl}/trials/${trialId}`);
   await expect(page.getByTestId("review-no-changes")).toHaveText("No changes");
   await expect(page.getByRole("link", { name: "Download patch" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Apply to project…" })).toHaveCount(0);
+  await expect(page.getByText("No changes", { exact: true })).toHaveCount(1);
+  await shot("1280-review-no-changes");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot("390-review-no-changes");
+  await page.setViewportSize({ width: 1280, height: 900 });
 });
 
 test("1280 px: apply, the success message offers Undo, reopening Apply says applied (not conflicts), Undo from there", async () => {

@@ -156,15 +156,26 @@ function ChosenLine({ study }: { study: StudyView }) {
  * smaller beside "Applied on … Undo" while its latest apply is in place, where the dialog says the same),
  * or "No changes" when the agent changed nothing.
  */
-function ApplyControl({ studyId, trial, onApply }: { studyId: string; trial: TrialView; onApply: () => void }) {
+function ApplyControl({
+  studyId,
+  trial,
+  sayNoChanges,
+  onApply,
+}: {
+  studyId: string;
+  trial: TrialView;
+  /** Where nothing else on the page says it (the review page's header does). */
+  sayNoChanges: boolean;
+  onApply: () => void;
+}) {
   const { isAdmin } = useRole();
   const applied = useAppliedTrial(studyId, trial.id);
   if (trial.diff?.files === 0)
-    return (
+    return sayNoChanges ? (
       <span className="text-sm text-muted" data-testid="trial-no-changes">
         No changes
       </span>
-    );
+    ) : null;
   return (
     <>
       {applied.data ? <AppliedUndo applied={applied.data} /> : null}
@@ -223,7 +234,12 @@ export function KeepResultActions({
       {isChosen ? <ChosenLine study={study.data} /> : null}
       {isAdmin && finished ? <ChooseControls study={study.data} trial={trial} /> : null}
       {finished && trial.workspaceId && (isAdmin || applied.data) ? (
-        <ApplyControl studyId={studyId} trial={trial} onApply={() => setApplying(true)} />
+        <ApplyControl
+          studyId={studyId}
+          trial={trial}
+          sayNoChanges={reviewHref !== undefined}
+          onApply={() => setApplying(true)}
+        />
       ) : null}
       {isAdmin && !finished ? (
         <p className="text-xs text-muted">Choose or apply this result once the trial has finished.</p>
