@@ -83,6 +83,7 @@ test("a path that does not exist is refused next to the field and nothing is lis
 });
 
 test("the folder list opens where there are folders, goes down and up, and reaches where invariant-web started", async () => {
+  await page.getByLabel("Project directory on this host").fill(""); // the picker opens at a typed path
   await page.getByRole("button", { name: "Browse folders…" }).click();
   const picker = page.getByRole("group", { name: "Choose a folder" });
   const where = picker.getByTestId("picker-path");
