@@ -144,7 +144,10 @@ describe("setup checklist and the stored API key", () => {
     await expect(viewer().projects.browseFolders({ path: null })).rejects.toMatchObject({ code: "FORBIDDEN" });
     const listing = await admin().projects.browseFolders({ path: null });
     expect(listing.parent).toBeNull();
-    expect(listing.path).toBe(fs.realpathSync(os.homedir()));
+    // the home folder and where this process was started are the roots; it opens at one of them
+    const roots = [fs.realpathSync(os.homedir()), fs.realpathSync(process.cwd())];
+    expect(listing.roots.map((root) => root.path)).toEqual([...new Set(roots)]);
+    expect(roots).toContain(listing.path);
     await expect(admin().projects.browseFolders({ path: "/" })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });
