@@ -130,6 +130,11 @@ describe("a study in network mode internet", () => {
     await ensureProjectNetwork({ docker, projectId });
     await ensureProjectNetwork({ docker, projectId: other });
     const [othersBridge = ""] = bridgeIds(other);
+    // a container on it, so the idle-bridge cleanup of workers in other test files (they share the engine) keeps
+    // it: what is under test is that removing this project leaves it
+    const holder = execFileSync("docker", ["create", "--network", othersBridge, "invariant-base:bookworm", "true"], {
+      encoding: "utf8",
+    }).trim();
     try {
       expect(bridgeIds(projectId)).toHaveLength(1);
       const removed = await stack.web.services.projects.remove({ id: projectId });
@@ -137,6 +142,7 @@ describe("a study in network mode internet", () => {
       expect(bridgeIds(projectId)).toEqual([]);
       expect(bridgeIds(other)).toEqual([othersBridge]);
     } finally {
+      execFileSync("docker", ["rm", "-f", holder], { stdio: "ignore" });
       await docker
         .getNetwork(othersBridge)
         .remove()
