@@ -133,11 +133,14 @@ test("trial panels: several open at once, Esc closes the last; the log ends with
   await expect(none.getByTestId("trial-log")).not.toContainText("Trial succeeded");
   // the tamper indicator: this agent changed none of the captured files
   await expect(none.getByTestId("captured-changes")).toHaveText("none changed");
-  await expect(none.getByRole("link", { name: "Review changes" })).toHaveAttribute(
-    "href",
-    /\/studies\/[\w-]+\/trials\/[\w-]+$/,
-  );
+  // it changed nothing: no review, no apply, no patch — it says so
+  await expect(none.getByTestId("trial-no-changes")).toHaveText("No changes");
+  await expect(none.getByRole("link", { name: "Review changes" })).toHaveCount(0);
+  await expect(none.getByRole("button", { name: "Apply to project…" })).toHaveCount(0);
   await expect(none.getByRole("button", { name: "Continue in a session…" })).toBeEnabled();
+  await expect(
+    page.getByRole("region", { name: "Trial 1.1" }).getByRole("link", { name: "Review changes" }),
+  ).toHaveAttribute("href", /\/studies\/[\w-]+\/trials\/[\w-]+$/);
   // the manifest says how its workspace was made (copy-on-write on this engine, chosen automatically);
   // read in the last panel opened, which the Escape below closes either way
   const all = page.getByRole("region", { name: "Trial 1.1" });
