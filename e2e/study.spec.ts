@@ -138,9 +138,10 @@ test("trial panels: several open at once, Esc closes the last; the log ends with
   await expect(none.getByRole("link", { name: "Review changes" })).toHaveCount(0);
   await expect(none.getByRole("button", { name: "Apply to project…" })).toHaveCount(0);
   await expect(none.getByRole("button", { name: "Continue in a session…" })).toBeEnabled();
-  await expect(
-    page.getByRole("region", { name: "Trial 1.1" }).getByRole("link", { name: "Review changes" }),
-  ).toHaveAttribute("href", /\/studies\/[\w-]+\/trials\/[\w-]+$/);
+  await expect(page.getByRole("region", { name: "Trial 1.1" }).getByTestId("trial-review-primary")).toHaveAttribute(
+    "href",
+    /\/studies\/[\w-]+\/trials\/[\w-]+$/,
+  );
   // the manifest says how its workspace was made (copy-on-write on this engine, chosen automatically);
   // read in the last panel opened, which the Escape below closes either way
   const all = page.getByRole("region", { name: "Trial 1.1" });
