@@ -1,25 +1,16 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { DependencyStep } from "../../../shared/dependency-schemas";
-import { declaredRuntimes } from "./runtime-declarations";
+import { declaredRuntimes, jsonObject } from "./runtime-declarations";
 
 const PACKAGE_GROUPS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
 const NODE_LOCKFILES = ["package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock"];
-
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
 
 const nonEmpty = (value: unknown) =>
   value !== undefined && (typeof value !== "object" || value === null || Object.keys(value).length > 0);
 
 function packageJsonDeclaresNothing(text: string): boolean {
-  const pkg = parseObject(text);
+  const pkg = jsonObject(text);
   if (!pkg) return false;
   if ([...PACKAGE_GROUPS, "workspaces", "bundleDependencies", "bundledDependencies"].some((key) => nonEmpty(pkg[key])))
     return false;
@@ -31,7 +22,7 @@ function lockfileListsNothing(name: string, text: string): boolean {
   if (name === "pnpm-lock.yaml") return !/^packages:[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]+\S/m.test(text);
   if (name === "yarn.lock")
     return text.split(/\r?\n/).every((line) => !/^\S/.test(line) || line.startsWith("#") || line === "__metadata:");
-  const lock = parseObject(text);
+  const lock = jsonObject(text);
   if (!lock) return false;
   const packages = Object.keys((lock.packages as Record<string, unknown> | undefined) ?? {}).filter((key) => key);
   return packages.length === 0 && !nonEmpty(lock.dependencies);

@@ -53,14 +53,18 @@ function toolVersion(text: string | undefined, names: string[]): string | undefi
   return undefined;
 }
 
-function packageJson(text: string | undefined): Record<string, unknown> {
-  if (!text) return {};
+/** A JSON text's top-level object, or null (not JSON, or not an object). */
+export function jsonObject(text: string): Record<string, unknown> | null {
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   } catch {
-    return {};
+    return null;
   }
+}
+
+function packageJson(text: string | undefined): Record<string, unknown> {
+  return (text && jsonObject(text)) || {};
 }
 
 function field(object: unknown, key: string): string | undefined {
