@@ -64,6 +64,7 @@ export const MUTATION_COVERAGE: Record<string, MutationCoverage> = {
   "studies.create": { cli: "study create" },
   "studies.stop": { cli: "study stop" },
   "studies.retry": { cli: "study retry" },
+  "studies.addRepeats": { cli: "study repeat" },
   "studies.choose": { cli: "study choose" },
   "studies.remove": { reason: "not in the CLI yet: deleting a study is on its page" },
   "studies.rerun": {

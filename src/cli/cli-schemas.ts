@@ -238,6 +238,7 @@ export const cliDataSchemas = {
   "study follow": z.object({ event: z.enum(["progress", "end"]), study: studyOutputSchema }),
   "study stop": z.object({ study: studyOutputSchema }),
   "study retry": z.object({ study: studyOutputSchema, retried: z.array(z.string()) }),
+  "study repeat": z.object({ study: studyOutputSchema, added: z.array(z.string()) }),
   "study choose": z.object({ study: studyOutputSchema }),
   "study export": z.object({
     studyId: z.string(),

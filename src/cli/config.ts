@@ -174,6 +174,7 @@ const CLI_OPTIONS = {
   set: { type: "string", multiple: true },
   name: { type: "string" },
   tail: { type: "string" },
+  repeats: { type: "string" },
   kind: { type: "string" },
   outputs: { type: "string" },
   manifests: { type: "string" },

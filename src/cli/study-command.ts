@@ -1,3 +1,4 @@
+import { MAX_ADDED_REPEATS } from "../shared/study-repeats";
 import { RETRYABLE_TRIAL_STATES } from "../shared/vocabulary";
 import { studyOutput, studySummaryOutput } from "./cli-views";
 import { UsageError } from "./usage-error";
@@ -7,7 +8,7 @@ import { runStudyExport, runStudyFollow, runStudyWait } from "./study-watch-comm
 import { CliRefusal, resolveProject, runWorkflow, usageFailure, type WorkflowOptions } from "./workflow-cli";
 
 /**
- * `invariant-web study create|list|show|follow|stop|retry|wait|choose|export`: thin over the
+ * `invariant-web study create|list|show|follow|stop|retry|repeat|wait|choose|export`: thin over the
  * dashboard's studies API. A study is named by its id or, with --last, is the most recent one.
  */
 
@@ -49,6 +50,21 @@ function retry(options: WorkflowOptions): Promise<number> {
     return {
       data: { study: studyOutput(after), retried: trialIds },
       human: `Retrying ${trialIds.length} trial(s) of ${after.id}: ${trialIds.join(", ")}`,
+    };
+  });
+}
+
+function repeat(options: WorkflowOptions): Promise<number> {
+  return runWorkflow(options, "study repeat", async (context) => {
+    const study = await studyFor(context, "invariant-web study repeat STUDY [--repeats N]");
+    const repeats = context.config.workflow.repeats ?? 1;
+    if (repeats < 1 || repeats > MAX_ADDED_REPEATS) throw new UsageError(`--repeats is 1..${MAX_ADDED_REPEATS}.`);
+    const before = new Set(study.trials.map((trial) => trial.id));
+    const after = await (await context.api()).studies.addRepeats.mutate({ studyId: study.id, repeats });
+    const added = after.trials.filter((trial) => !before.has(trial.id)).map((trial) => trial.id);
+    return {
+      data: { study: studyOutput(after), added },
+      human: `Added ${repeats} repeat(s) to every configuration of ${after.id}: ${added.length} trial(s) queued.\nFollow it: invariant-web study follow ${after.id}`,
     };
   });
 }
@@ -110,6 +126,8 @@ export function runStudyCommand(options: WorkflowOptions): Promise<number> {
       });
     case "retry":
       return retry(options);
+    case "repeat":
+      return repeat(options);
     case "choose":
       return choose(options);
     case "wait":
@@ -122,7 +140,7 @@ export function runStudyCommand(options: WorkflowOptions): Promise<number> {
       return usageFailure(
         options,
         "study",
-        'use "create", "list", "show", "follow", "wait", "stop", "retry", "choose" or "export", e.g. invariant-web study create --file study.json, invariant-web study show --last',
+        'use "create", "list", "show", "follow", "wait", "stop", "retry", "repeat", "choose" or "export", e.g. invariant-web study create --file study.json, invariant-web study show --last',
       );
   }
 }

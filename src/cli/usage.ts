@@ -25,6 +25,7 @@ Usage:
   invariant-web study create --file study.json|.yaml [--project P|--last]
   invariant-web study list [--project P] | show|follow|wait|stop [STUDY|--last] [--timeout S]
   invariant-web study retry [STUDY|--last] [--trial T …] | choose [STUDY|--last] --trial T [--note N] | --clear
+  invariant-web study repeat [STUDY|--last] [--repeats N]   N more repeats of every configuration (default 1)
   invariant-web study export [STUDY|--last] [--format md|json|csv] [--output FILE]
   invariant-web trial log TRIAL [--tail BYTES] | diff TRIAL
                                      the workflow through the running dashboard (docs/automation.md)
@@ -57,6 +58,7 @@ Options:
   --last              the most recent study (study commands) or project (project, environment, dependencies)
   -f, --file FILE     study create: the study (the form's fields) in JSON, or YAML (.yaml/.yml)
   --trial T           apply, study choose, study retry: a trial id (retry takes several)
+  --repeats N         study repeat: repeats to add to every configuration (1..20, default 1)
   --timeout S         study wait/follow, environment prepare, dependencies install: give up after S seconds (exit 4)
   --project P         a project's id, name or directory
   --set key=value     project settings: change a setting (cpus=2, memoryBytes=4GiB, …); repeatable

@@ -5,8 +5,8 @@ import { wholeNumber } from "./usage-error";
  * Flags of the workflow commands (`project`, `study`, `trial`, `apply --trial`): --file (study create),
  * --last (the most recent study or project), --trial (repeatable: apply, study choose/retry), --timeout
  * (study wait/follow; null: no limit), --note and --clear (study choose), --set key=value (repeatable:
- * project settings), --name (project add), --tail (trial log), --kind, --outputs, --manifests and
- * --detected (dependencies set).
+ * project settings), --name (project add), --tail (trial log), --repeats (study repeat), --kind,
+ * --outputs, --manifests and --detected (dependencies set).
  */
 export interface WorkflowFlags {
   file: string | null;
@@ -18,6 +18,8 @@ export interface WorkflowFlags {
   set: string[];
   name: string | null;
   tailBytes: number | null;
+  /** `study repeat`: repeats to add per configuration (null: 1). */
+  repeats: number | null;
   /** `dependencies set`: the step's kind, its comma-separated output folders and manifests (null: keep). */
   dependencyStep: { kind: string | null; outputs: string | null; manifests: string | null; detected: boolean };
 }
@@ -33,6 +35,7 @@ export function workflowFlags(values: {
   set?: string[] | undefined;
   name?: string | undefined;
   tail?: string | undefined;
+  repeats?: string | undefined;
   kind?: string | undefined;
   outputs?: string | undefined;
   manifests?: string | undefined;
@@ -49,6 +52,7 @@ export function workflowFlags(values: {
     set: values.set ?? [],
     name: values.name ?? null,
     tailBytes: values.tail === undefined ? null : wholeNumber(values.tail, "--tail must be a whole number of bytes"),
+    repeats: values.repeats === undefined ? null : wholeNumber(values.repeats, "--repeats must be a whole number"),
     dependencyStep: {
       kind: values.kind ?? null,
       outputs: values.outputs ?? null,

@@ -35,6 +35,20 @@ describe("comparePair", () => {
     expect(result.interval?.low).toBeGreaterThan(0);
     expect(result.fisherP).toBeCloseTo(0.1, 3);
     expect(result.verdict).toBe("not-distinguishable");
+    // the sentence says in plain words why 0/3 vs 3/3 is not called a difference
+    expect(result.sentence).toBe(
+      "config 1 and config 2 are not distinguishable with these repeats: 0/3 vs 3/3; with only 3 and 3 trials, the gap of 100 points can still be chance: Fisher's exact test finds a split at least this uneven 10 % of the time when both pass equally often, and a difference is called only under 5 % (the 95 % interval leaves out zero, but at these counts both must agree) (difference 100 points, 95 % CI 21 to 100 points, Fisher's exact p = 0.100); to tell 5 % from 95 % apart takes about 4 repeats per configuration (α 0.05, power 0.8).",
+    );
+  });
+
+  it("says the interval of a small gap includes zero, and that equal rates are equal", () => {
+    expect(comparePair(sample(1, 2, 3), sample(2, 1, 3)).sentence).toContain(
+      "with only 3 and 3 trials, the gap of 33 points can still be chance: its 95 % interval includes zero",
+    );
+    expect(comparePair(sample(1, 2, 2), sample(2, 2, 2)).sentence).toContain(
+      "with only 2 and 2 trials both passed every test equally often",
+    );
+    expect(comparePair(sample(1, 5, 12), sample(2, 6, 12)).sentence).toContain("with 12 and 12 trials, the gap");
   });
 
   it("says two close rates are not distinguishable, and how many repeats would tell them apart", () => {

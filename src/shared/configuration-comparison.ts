@@ -41,8 +41,11 @@ const percent = (value: number) => `${Math.round(value * 100)}`;
 const points = (value: number) => `${Math.round(value * 100)} points`;
 const ratio = (sample: RateSample) => `${sample.passedAll}/${sample.finished}`;
 
-/** "to tell 50 % from 80 % apart takes about 39 repeats per configuration" */
-function repeatsAdvice(a: RateSample, b: RateSample): string {
+/**
+ * The pass rates to plan repeats for, and how many repeats per configuration would tell them apart
+ * (α 0.05, power 0.8): the observed rates, or 50 % vs 80 % when they are equal or missing.
+ */
+export function repeatsPlan(a: RateSample, b: RateSample): { low: number; high: number; repeats: number } {
   const observedA = a.finished > 0 ? a.passedAll / a.finished : null;
   const observedB = b.finished > 0 ? b.passedAll / b.finished : null;
   const [p1, p2] =
@@ -50,8 +53,35 @@ function repeatsAdvice(a: RateSample, b: RateSample): string {
   // a rate of exactly 0 or 1 has no variance to plan with: plan for the nearest rates that have some
   const low = Math.max(Math.min(p1, p2), 0.05);
   const high = Math.min(Math.max(p1, p2), 0.95);
-  const needed = repeatsToDetect(low, high) ?? 0;
-  return `to tell ${percent(low)} % from ${percent(high)} % apart takes about ${needed} repeats per configuration (α 0.05, power 0.8)`;
+  return { low, high, repeats: repeatsToDetect(low, high) ?? 0 };
+}
+
+/** "to tell 50 % from 80 % apart takes about 39 repeats per configuration" */
+function repeatsAdvice(a: RateSample, b: RateSample): string {
+  const { low, high, repeats } = repeatsPlan(a, b);
+  return `to tell ${percent(low)} % from ${percent(high)} % apart takes about ${repeats} repeats per configuration (α 0.05, power 0.8)`;
+}
+
+/**
+ * Why a gap is not called a difference, in plain words: a large-looking gap from few trials can still be
+ * chance. When the interval leaves out zero but Fisher's exact test does not agree, that is said too.
+ */
+function whyNotDistinguishable(options: {
+  a: RateSample;
+  b: RateSample;
+  /** The gap, winner − loser, and its 95 % interval the same way round. */
+  difference: number;
+  low: number;
+  high: number;
+  fisherP: number;
+}): string {
+  const { a, b, difference, low, high, fisherP } = options;
+  const trials = `${Math.min(a.finished, b.finished) < 10 ? "only " : ""}${a.finished} and ${b.finished} trials`;
+  if (difference === 0) return `with ${trials} both passed every test equally often`;
+  const gap = `the gap of ${points(Math.abs(difference))}`;
+  if (low > 0 || high < 0)
+    return `with ${trials}, ${gap} can still be chance: Fisher's exact test finds a split at least this uneven ${percent(fisherP)} % of the time when both pass equally often, and a difference is called only under 5 % (the 95 % interval leaves out zero, but at these counts both must agree)`;
+  return `with ${trials}, ${gap} can still be chance: its 95 % interval includes zero, so no difference at all is still plausible`;
 }
 
 /**
@@ -91,7 +121,7 @@ export function comparePair(a: RateSample, b: RateSample): PairComparison {
     fisherP,
     sentence: excludesZero
       ? `${winner.label} passes more often than ${loser.label}: ${ratio(winner)} vs ${ratio(loser)}, ${ci}.`
-      : `${a.label} and ${b.label} are not distinguishable with these repeats: ${ratio(a)} vs ${ratio(b)}, ${ci}; ${repeatsAdvice(a, b)}.`,
+      : `${a.label} and ${b.label} are not distinguishable with these repeats: ${ratio(a)} vs ${ratio(b)}; ${whyNotDistinguishable({ a, b, difference: Math.abs(interval.difference), low, high, fisherP })} (${ci}); ${repeatsAdvice(a, b)}.`,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from "../../core/db/client";
 import { createModelPriceQueries } from "./model-prices.queries";
 import { createStudyReadQueries } from "./study-read.queries";
+import { createStudyRepeatQueries } from "./study-repeat.queries";
 import { createStudyWriteQueries } from "./study-write.queries";
 import { createTrialDispatchQueries } from "./trial-dispatch.queries";
 import { createTrialRetryQueries } from "./trial-retry.queries";
@@ -17,6 +18,7 @@ export function createStudyQueries(db: Db) {
     ...createStudyWriteQueries(db),
     ...createTrialWriteQueries(db),
     ...createTrialRetryQueries(db),
+    ...createStudyRepeatQueries(db),
     ...createTrialDispatchQueries(db),
     ...createModelPriceQueries(db),
   };

@@ -3,6 +3,8 @@ import { createKeyedLock } from "../../core/locks/keyed-lock";
 import type { InvariantEvent } from "../../../shared/event-catalog";
 import type { ChooseTrialInput, CreateStudyInput, RerunInput, RetryTrialsInput } from "../../../shared/study-inputs";
 import { rerunStudy } from "./study-rerun";
+import { addRepeats } from "./study-repeats";
+import type { AddRepeatsInput } from "../../../shared/study-repeats";
 import { checkBudgetPrices, enforceStudyBudget, pricesInForce } from "./study-budget";
 import { modelPriceSchema, type ModelPrice } from "../../../shared/model-prices";
 import type { SnapshotService } from "../snapshots/snapshot-service";
@@ -88,9 +90,9 @@ export function createStudyService(deps: StudyServiceDeps) {
         return result;
       });
     },
-
     retry: (input: RetryTrialsInput, by: string) =>
       withStudyLock(input.studyId, () => retryStudyTrials(control, { input, by })),
+    addRepeats: (add: AddRepeatsInput, by: string) => withStudyLock(add.studyId, () => addRepeats(control, add, by)),
     trialLog: (input: { trialId: string; tailBytes: number }) => trialLogTail(deps, input),
     /** Marks a finished trial as the study's chosen result, or clears it (study-choice.ts). */
     choose: (input: ChooseTrialInput, by: string) =>

@@ -11,6 +11,7 @@ import {
   trialLogInputSchema,
 } from "../../../shared/study-inputs";
 import { modelPriceSchema, resetPriceInputSchema } from "../../../shared/model-prices";
+import { addRepeatsInputSchema } from "../../../shared/study-repeats";
 import { procedure, router } from "./init";
 
 export const studiesRouter = router({
@@ -44,6 +45,9 @@ export const studiesRouter = router({
   retry: procedure
     .input(retryTrialsInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.retry(input, ctx.identity.subject)),
+  addRepeats: procedure
+    .input(addRepeatsInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.addRepeats(input, ctx.identity.subject)),
   rerun: procedure
     .input(rerunInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.rerun(input, ctx.identity.subject)),
