@@ -56,6 +56,7 @@ export const SERVER_ORDER = {
     "demo",
     "setup",
     "removal",
+    "pages",
     "wiring",
     "trpc",
     "http",

@@ -224,12 +224,12 @@ describe("the workflow from the CLI", () => {
     const human = await cli(["study", "show", "--last"]);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain("  baseline   0/23\n");
-    expect(human.stdout).toMatch(/#1\.1 {2}succeeded +23\/23/);
+    expect(human.stdout).toMatch(/ 1\.1 +succeeded +23\/23/);
     const line = await cli(["study", "follow", "--last"]);
     expect(line).toMatchObject({
       code: 0,
       stdout: expect.stringMatching(
-        /^Calendar from the CLI \[done\] · baseline 0\/23 · 2 trials: 2 succeeded · #1\.1 23\/23 #2\.1 0\/23\n$/,
+        /^Calendar from the CLI \[done\] · baseline 0\/23 · 2 trials: 2 succeeded · Trial 1\.1 23\/23 Trial 2\.1 0\/23\n$/,
       ) as unknown,
     });
 

@@ -250,11 +250,11 @@ describe("command configurations", () => {
 
     const md = (await web.services.studies.report({ studyId: study.id, format: "md" })).body;
     expect(md).toContain(
-      "- Config 1 (sed -i 's/x/y/' src/calendar.js): command `sed -i 's/x/y/' src/calendar.js`, 1 run",
+      "- Configuration 1 (sed -i 's/x/y/' src/calendar.js): command `sed -i 's/x/y/' src/calendar.js`, 1 run",
     );
-    expect(md).toContain("- Config 4 (does nothing): command `true`, 1 run");
-    expect(md).toContain("| 2 | printf 'notes about the calendar fix,… | completed |");
-    expect(md).toContain("| 3 | sed -i 's/x/y/' src/calendar.js #2 | completed |");
+    expect(md).toContain("- Configuration 4 (does nothing): command `true`, 1 run");
+    expect(md).toContain("| 2.1 | printf 'notes about the calendar fix,… | completed |");
+    expect(md).toContain("| 3.1 | sed -i 's/x/y/' src/calendar.js #2 | completed |");
     expect(md).not.toContain("(command)");
     const csv = (await web.services.studies.report({ studyId: study.id, format: "csv" })).body.split("\r\n");
     expect(csv[0]).toMatch(/^study_id,choice,repeat,attempt,configuration,harness,/);
@@ -271,8 +271,8 @@ describe("command configurations", () => {
     expect(json.configurations.map((c) => c.label)).toEqual(labels);
 
     const shown = describeStudy(study);
-    expect(shown).toContain("config 2   printf 'notes about the calendar fix,… × 1   (command: " + long + ")");
-    expect(shown).toContain("config 3   sed -i 's/x/y/' src/calendar.js #2 × 1");
+    expect(shown).toContain("configuration 2   printf 'notes about the calendar fix,… × 1   (command: " + long + ")");
+    expect(shown).toContain("configuration 3   sed -i 's/x/y/' src/calendar.js #2 × 1");
   });
 
   it("refuses a label over 60 characters, naming the field", async () => {
@@ -540,7 +540,7 @@ describe("retry with an edited configuration", () => {
     expect(json.configurations.find((c) => c.choice === 3)?.derivedFrom).toBe(target?.choice);
     const markdown = (await web.services.studies.report({ studyId: created.id, format: "md" })).body;
     expect(markdown).toContain("## Earlier attempts");
-    expect(markdown).toContain(`(config ${target?.choice} edited on retry)`);
+    expect(markdown).toContain(`(configuration ${target?.choice} edited on retry)`);
   });
 });
 

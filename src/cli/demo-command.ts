@@ -3,6 +3,7 @@ import { createInterface } from "node:readline";
 import type { StudyView } from "../shared/study-schemas";
 import type { CliConfig } from "./config";
 import { connectDashboard } from "./dashboard-client";
+import { configurationName } from "../shared/domain-names";
 
 const say = (text: string) => process.stderr.write(`${text}\n`);
 const FINISHED = new Set(["done", "stopped", "refused"]);
@@ -34,7 +35,7 @@ function verdictLine(study: StudyView): string {
     .map((trial) => {
       const configuration = study.configurations.find((c) => c.id === trial.configurationId);
       const verdict = trial.verdict ? `${trial.verdict.passed}/${trial.verdict.total}` : trial.state;
-      return `${configuration?.label ?? `#${trial.choice}`} ${verdict}`;
+      return `${configuration?.label ?? configurationName(trial.choice)} ${verdict}`;
     })
     .join(", ");
 }

@@ -3,6 +3,7 @@ import { FINISHED_STUDY_STATES } from "../shared/vocabulary";
 import type { ExitKind } from "./cli-schemas";
 import { verdictText } from "./cli-views";
 import { CliTimeout, onePositional, resolveStudyId, type WorkflowContext } from "./workflow-cli";
+import { configurationName, trialName, trialNumber } from "../shared/domain-names";
 
 /**
  * `study wait` and `study follow`: the study is read every `pollMs` through the API until it is over
@@ -25,7 +26,7 @@ export function progressLine(study: StudyView): string {
   const states = [...byState.entries()].map(([state, n]) => `${n} ${state}`).join(", ");
   const verdicts = study.trials
     .filter((t) => t.verdict)
-    .map((t) => `#${t.choice}.${t.repeat} ${verdictText(t.verdict)}`)
+    .map((t) => `${trialName(t)} ${verdictText(t.verdict)}`)
     .join(" ");
   const baseline = study.baseline ? ` · baseline ${verdictText(study.baseline)}` : "";
   const refusal = study.refusal ? ` · ${study.refusal}` : "";
@@ -84,14 +85,14 @@ export function describeStudy(study: StudyView): string {
     lines.push(`  chosen     ${study.chosen.trialId}${study.chosen.note ? ` — ${study.chosen.note}` : ""}`);
   for (const c of study.configurations)
     lines.push(
-      `  config ${c.choice}   ${c.label} × ${c.repeats}${c.harness === "command" && c.command !== c.label ? `   (command: ${c.command ?? ""})` : ""}`,
+      `  ${configurationName(c.choice).toLowerCase()}   ${c.label} × ${c.repeats}${c.harness === "command" && c.command !== c.label ? `   (command: ${c.command ?? ""})` : ""}`,
     );
   if (study.trials.length > 0) lines.push("  trials:");
   for (const t of study.trials) {
     const seconds = t.agentSeconds === null ? "" : ` ${t.agentSeconds.toFixed(1)} s`;
     const tokens = t.tokens.total > 0 ? ` ${t.tokens.total.toLocaleString("en")} tokens` : "";
     lines.push(
-      `    ${t.id}  #${t.choice}.${t.repeat}  ${t.state.padEnd(11)} ${verdictText(t.verdict).padStart(7)}${seconds}${tokens}${t.error ? `  ${t.error}` : ""}`,
+      `    ${t.id}  ${trialNumber(t).padEnd(5)} ${t.state.padEnd(11)} ${verdictText(t.verdict).padStart(7)}${seconds}${tokens}${t.error ? `  ${t.error}` : ""}`,
     );
   }
   return lines.join("\n");

@@ -23,8 +23,16 @@ export const pathKeySchema = z
   .regex(/^[A-Za-z0-9_-]+$/, "A path key is the base64url of the path's bytes.");
 
 export const reviewTrialInputSchema = z.object({ trialId });
-export const reviewFilesInputSchema = z.object({
-  trialId,
+/**
+ * What a review reads the changes of: a trial's workspace, or a private-copy session's (its files, file
+ * diffs, patch and side downloads are the same review, /sessions/<id>/review).
+ */
+export const reviewSubjectSchema = z.union([
+  z.object({ trialId }),
+  z.object({ sessionId: z.string().min(1, "Choose a session.").max(100) }),
+]);
+export type ReviewSubject = z.infer<typeof reviewSubjectSchema>;
+const reviewPageSchema = z.object({
   cursor: z.int().min(0).optional(),
   limit: z.int().min(1).max(REVIEW_PAGE_MAX, `At most ${REVIEW_PAGE_MAX} files per page.`).default(REVIEW_PAGE_DEFAULT),
   /**
@@ -33,7 +41,8 @@ export const reviewFilesInputSchema = z.object({
    */
   opened: z.union([pathKeySchema, z.literal(true)]).optional(),
 });
-export const reviewFileInputSchema = z.object({ trialId, pathKey: pathKeySchema });
+export const reviewFilesInputSchema = z.intersection(reviewSubjectSchema, reviewPageSchema);
+export const reviewFileInputSchema = z.intersection(reviewSubjectSchema, z.object({ pathKey: pathKeySchema }));
 export const reviewTranscriptInputSchema = z.object({ trialId, attempt: z.int().positive().optional() });
 export const reviewCompareInputSchema = z.object({
   studyId: z.string().min(1),
@@ -130,7 +139,7 @@ export interface ReviewConfigurationInfo {
   reasoningEffort: ReasoningEffort;
   /** Which repeat of its configuration this trial is. */
   repeat: number;
-  /** e.g. "#1 gpt-5 · low (repeat 2)". */
+  /** The trial's title (domain-names.ts trialTitle), e.g. "Trial 1.2 · gpt-5 · low". */
   label: string;
 }
 

@@ -76,11 +76,11 @@ const configurations = [
 const trials = [trial(3, 1, counted(0)), trial(2, 2, counted(11)), trial(1, 1, counted(23)), trial(2, 1, counted(13))];
 
 describe("the study page's chart data", () => {
-  it("labels each trial with its model and effort (and run number when its configuration ran more than once)", () => {
+  it("labels each trial with its model and effort (and its trial number when its configuration ran more than once)", () => {
     expect(trialChartPoints({ trials, configurations }).map((point) => point.label)).toEqual([
       "calendar-fix-all · medium",
-      "calendar-fix-some · high #1",
-      "calendar-fix-some · high #2",
+      "2.1 calendar-fix-some · high",
+      "2.2 calendar-fix-some · high",
       "calendar-fix-none · medium",
     ]);
   });

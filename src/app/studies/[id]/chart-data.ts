@@ -2,12 +2,13 @@ import { trialHasTokens } from "../../../shared/study-aggregates";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
 import { verdictFraction } from "../../../shared/trial-outcome";
 import type { VerdictView } from "../../../shared/verdict-summary";
+import { configurationName, trialNumber } from "../../../shared/domain-names";
 
 /** What the study page's charts draw, computed apart from recharts so it can be tested. */
 
 export interface TrialChartPoint {
   trialId: string;
-  /** The configuration's model and effort, with the run number when it ran more than once: "gpt-5 · high #2". */
+  /** The configuration's label, after the trial's number when its configuration ran more than once: "2.1 gpt-5 · high". */
   label: string;
   choice: number;
   /** Tests passed (1 or 0 for a verdict read from the exit code only); null without a verdict. */
@@ -50,11 +51,11 @@ export function trialChartPoints(options: {
   return [...options.trials]
     .sort((a, b) => a.choice - b.choice || a.repeat - b.repeat)
     .map((trial) => {
-      const label = labels.get(trial.choice) ?? `config ${trial.choice}`;
+      const label = labels.get(trial.choice) ?? configurationName(trial.choice);
       const tests = counted(trial.verdict);
       return {
         trialId: trial.id,
-        label: (runs.get(trial.choice) ?? 0) > 1 ? `${label} #${trial.repeat}` : label,
+        label: (runs.get(trial.choice) ?? 0) > 1 ? `${trialNumber(trial)} ${label}` : label,
         choice: trial.choice,
         passed: tests?.passed ?? null,
         total: tests?.total ?? null,
@@ -83,7 +84,7 @@ export function configurationChartPoints(options: {
     const meanPassed = passed.length === 0 ? null : passed.reduce((sum, value) => sum + value, 0) / passed.length;
     return {
       choice: configuration.choice,
-      label: labels.get(configuration.choice) ?? `config ${configuration.choice}`,
+      label: labels.get(configuration.choice) ?? configurationName(configuration.choice),
       judged: judged.length,
       meanPassed,
       range: passed.length === 0 ? null : [Math.min(...passed), Math.max(...passed)],

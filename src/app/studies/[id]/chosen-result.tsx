@@ -6,6 +6,7 @@ import type { StudyChoiceView, StudyView } from "../../../shared/study-schemas";
 import { focusRing } from "../../_components/ui";
 import { useTRPC } from "../../_lib/trpc";
 import { formatDateTime, formatVerdict } from "../study-format";
+import { trialName } from "../../../shared/domain-names";
 
 /** The small "chosen" pill: this trial is the study's kept result. */
 export function ChosenBadge({ label = "chosen" }: { label?: string }) {
@@ -63,7 +64,7 @@ export function ChosenResultLine({ study }: { study: StudyView }) {
     <p className="mt-2 flex flex-wrap items-baseline gap-x-2 gap-y-1 text-sm" data-testid="chosen-result">
       <ChosenBadge label="chosen result" />
       <span>
-        {trial ? `Trial ${trial.choice}.${trial.repeat}` : `Trial ${choice.trialId}`}
+        {trial ? trialName(trial) : "A trial no longer listed"}
         {configuration ? ` · ${configuration.label}` : ""}
         {trial ? ` · tests ${formatVerdict(trial.verdict)}` : ""}
       </span>

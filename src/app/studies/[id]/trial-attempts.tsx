@@ -4,6 +4,7 @@ import { verdictCount } from "../../../shared/trial-outcome";
 import { TrialOutcomeBadge } from "../state-badge";
 import { formatCount, formatDateTime, formatSeconds } from "../study-format";
 import { verdictLevelLabel, verdictTextStyle } from "../verdict-style";
+import { configurationName } from "../../../shared/domain-names";
 
 /**
  * The attempts before the current one, newest first: what each ran with and what it measured. An attempt of
@@ -31,7 +32,7 @@ export function TrialAttempts({
             </span>
             <span className="text-xs text-muted">{verdictLevelLabel(attempt.verdict)}</span>
             <span className="text-xs text-muted">
-              config {attempt.choice}:{" "}
+              {configurationName(attempt.choice)}:{" "}
               {attempt.choice === configuration?.choice ? configuration.label : configurationLabel(attempt)}
             </span>
             <span className="text-xs text-muted tabular-nums">

@@ -17,6 +17,7 @@ import { TrialLog } from "./trial-log";
 import { TrialRetryForm } from "./trial-retry-form";
 import { trialLabel } from "./trial-row";
 import { TrialTests } from "./trial-tests";
+import { configurationName } from "../../../shared/domain-names";
 
 export interface TrialRetryProps {
   canRetry: boolean;
@@ -63,7 +64,7 @@ function DetailHeader({
         <h3 className="text-sm font-semibold">
           Trial {trialLabel(trial)}
           <span className="ml-2 font-normal text-muted">
-            config {trial.choice}
+            {configurationName(trial.choice)}
             {configuration ? ` · ${configuration.label}` : ""}
             {trial.attempt > 1 ? ` · attempt ${trial.attempt}` : ""}
           </span>

@@ -110,15 +110,15 @@ export function TrialRetryForm({
       </div>
       <p className="text-xs text-muted md:col-span-2" data-testid="retry-note">
         {edited
-          ? `Runs as a new configuration, config ${nextChoice} (edited from config ${trial.choice}); the other trials of config ${trial.choice} are not changed.`
-          : `Runs again with config ${trial.choice} as attempt ${trial.attempt + 1}; this attempt stays in the history.`}
+          ? `Runs as a new configuration, configuration ${nextChoice} (edited from configuration ${trial.choice}); the other trials of configuration ${trial.choice} are not changed.`
+          : `Runs again with configuration ${trial.choice} as attempt ${trial.attempt + 1}; this attempt stays in the history.`}
       </p>
       <div className="md:col-span-2">
         <NoWorkerWarning what="The retry" />
       </div>
       <div className="flex gap-2 md:col-span-2">
         <button type="submit" className={`${buttonClass} ${focusRing}`} disabled={retrying || needsModel}>
-          {retrying ? "Retrying…" : edited ? `Retry as config ${nextChoice}` : "Retry"}
+          {retrying ? "Retrying…" : edited ? `Retry as configuration ${nextChoice}` : "Retry"}
         </button>
         <button type="button" className={`${secondaryButtonClass} ${focusRing}`} onClick={onCancel}>
           Cancel

@@ -15,6 +15,7 @@ import { outcomeLabel, verdictLevelLabel, verdictTextStyle } from "../verdict-st
 import { focusRing } from "../../_components/ui";
 import { PINNED_COLUMN } from "./trial-sort";
 import { configurationDescription } from "../../../shared/configuration-label";
+import { trialNumber } from "../../../shared/domain-names";
 
 export interface TrialRowProps {
   trial: TrialView;
@@ -29,9 +30,7 @@ export interface TrialRowProps {
   rowIndex?: number;
 }
 
-export function trialLabel(trial: Pick<TrialView, "choice" | "repeat">): string {
-  return `${trial.choice}.${trial.repeat}`;
-}
+export const trialLabel = trialNumber;
 
 /** One trial of the results table; memoized so a refetch re-renders only the rows that changed. */
 export const TrialRow = memo(function TrialRow({

@@ -22,7 +22,7 @@ export function capturedChangesSection(options: {
     "",
   ];
   for (const trial of changed)
-    lines.push(`- Config ${options.label(trial)}: ${escapeInline(capturedChangesText(trial.capturedChanges ?? []))}`);
+    lines.push(`- Trial ${options.label(trial)}: ${escapeInline(capturedChangesText(trial.capturedChanges ?? []))}`);
   return lines;
 }
 
@@ -45,7 +45,7 @@ export function testsMissingSection(options: {
   for (const trial of flagged) {
     const missing = trial.testsMissing;
     if (missing)
-      lines.push(`- Config ${options.label(trial)}: ${testsMissingText(missing)}. ${testsMissingExplanation(missing)}`);
+      lines.push(`- Trial ${options.label(trial)}: ${testsMissingText(missing)}. ${testsMissingExplanation(missing)}`);
   }
   return lines;
 }
@@ -68,6 +68,6 @@ export function testSteeringSection(options: {
     "",
   ];
   for (const trial of flagged)
-    lines.push(`- Config ${options.label(trial)}: ${escapeInline(testSteeringText(trial.testSteering ?? []))}`);
+    lines.push(`- Trial ${options.label(trial)}: ${escapeInline(testSteeringText(trial.testSteering ?? []))}`);
   return lines;
 }

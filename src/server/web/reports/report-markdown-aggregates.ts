@@ -34,7 +34,7 @@ export function aggregatesSection(report: StudyReport): string[] {
       `with its 95 % ${COMPARISON_METHODS.passRate}. Mean tests passed: the mean fraction of its tests a trial passed, with a 95 % ${COMPARISON_METHODS.meanFraction} (none for a single trial).`,
     "",
     ...tableHead([
-      "Config",
+      "#",
       "configuration",
       "finished",
       "pass rate (95 % CI)",

@@ -27,7 +27,7 @@ export function costsSection(report: StudyReport): string[] {
     `Study total: ${formatCost(costs.total)}${costs.unknownModels.length > 0 ? ` (no price for ${costs.unknownModels.map((model) => codeSpan(model)).join(", ")})` : ""}.`,
     ...budgetLine(report),
     "",
-    ...tableHead(["Config", "configuration", "median per trial", "total"]),
+    ...tableHead(["#", "configuration", "median per trial", "total"]),
     ...costs.configurations.map((row) =>
       tableRow([
         String(row.choice),

@@ -53,7 +53,7 @@ describe("the Markdown report of a 10,000-test suite", () => {
     const rows = tableRows(text);
     expect(rows).toHaveLength(55);
     // flipping first, then failing, then those that did not run
-    expect(rows[0]).toBe("| suite 0 &gt; case 7 | ✓ | ✓ | ✗ | ⇄ config 2 |");
+    expect(rows[0]).toBe("| suite 0 &gt; case 7 | ✓ | ✓ | ✗ | ⇄ configuration 2 |");
     expect(rows).toContain("| suite 0 &gt; case 3 | ✗ | ✗ | ✗ |  |");
     expect(rows.at(-1)).toBe("| suite 99 &gt; case 9999 | · | ✓ | ✓ |  |");
     expect(text).not.toContain("case 4 |");
@@ -78,7 +78,7 @@ describe("the Markdown report of a 10,000-test suite", () => {
     expect(text).toContain("5,000 tests flip between repeats of one configuration");
     const rows = tableRows(text);
     expect(rows).toHaveLength(MAX_LISTED_TESTS);
-    expect(rows.every((row) => row.endsWith("| ⇄ config 2 |"))).toBe(true);
+    expect(rows.every((row) => row.endsWith("| ⇄ configuration 2 |"))).toBe(true);
     expect(text).toContain(
       "_9,800 more tests that failed or did not run somewhere are not listed here (the first 200 are, flipping ones first): see the JSON report's `testMatrix`._",
     );

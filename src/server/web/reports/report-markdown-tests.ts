@@ -44,7 +44,7 @@ function countsLine(tests: readonly TestMatrixRow[], trials: number): string {
 
 /**
  * The tests that flip, fail or did not run somewhere (at most MAX_LISTED_TESTS), one column per evaluated
- * trial (`1.2` = config 1, repeat 2): ✓ passed, ✗ failed, s skipped, · did not run; the last column names
+ * trial (`1.2` = configuration 1, repeat 2): ✓ passed, ✗ failed, s skipped, · did not run; the last column names
  * the configurations whose repeats disagree on the test. The counts come first; every test is in the JSON.
  */
 export function testMatrixSection(report: StudyReport): string[] {
@@ -57,7 +57,7 @@ export function testMatrixSection(report: StudyReport): string[] {
     "",
     countsLine(matrix.tests, matrix.trials.length),
     "",
-    "✓ passed, ✗ failed, s skipped, · did not run; columns are trials (config.repeat). Every test, passing ones included, is in the JSON report (`testMatrix`).",
+    "✓ passed, ✗ failed, s skipped, · did not run; columns are trials (configuration.repeat). Every test, passing ones included, is in the JSON report (`testMatrix`).",
   ];
   if (shown.length === 0) return lines;
   lines.push("", ...tableHead(["Test", ...matrix.trials.map((trial) => `${trial.choice}.${trial.repeat}`), "flips"]));
@@ -66,7 +66,7 @@ export function testMatrixSection(report: StudyReport): string[] {
       tableRow([
         escapeCell(test.name),
         ...test.cells.map((cell) => CELL[cell]),
-        flips(test) ? `⇄ ${test.flipsIn.map((choice) => `config ${choice}`).join(", ")}` : "",
+        flips(test) ? `⇄ ${test.flipsIn.map((choice) => `configuration ${choice}`).join(", ")}` : "",
       ]),
     );
   if (listed.length > shown.length)

@@ -1,5 +1,6 @@
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import type { ReportConfiguration, ReportTrial, StudyReport } from "../../../shared/study-report";
+import { configurationName, trialNumber } from "../../../shared/domain-names";
 import type { TestCounts } from "../../../shared/verdict-summary";
 import { codeBlock, codeSpan, escapeCell, escapeInline, quoteBlock } from "./markdown-text";
 import { parseStudyReport } from "./parse-study-report";
@@ -41,11 +42,10 @@ function testsPassedText(trial: ReportTrial): string {
   return verdict.ok ? "pass" : "fail";
 }
 
-function trialLabel(options: { trial: ReportTrial; several: boolean }): string {
-  const { trial } = options;
-  const repeat = options.several ? ` #${trial.repeat}` : "";
+/** "2.3" or "2.3 (attempt 2)": the trial's number (domain-names.ts), and its attempt once it was retried. */
+function trialLabel(trial: ReportTrial): string {
   const attempt = trial.attempt > 1 ? ` (attempt ${trial.attempt})` : "";
-  return `${trial.choice}${repeat}${attempt}`;
+  return `${trialNumber(trial)}${attempt}`;
 }
 
 function header(report: StudyReport): string[] {
@@ -120,8 +120,8 @@ function configurationsSection(report: StudyReport): string[] {
       configuration.harness === "command"
         ? `command ${codeSpan(configuration.command ?? "")}`
         : `Codex, model ${escapeInline(configuration.model) || NONE}, effort ${configuration.reasoningEffort}`;
-    let line = `- Config ${configuration.choice} (${escapeInline(configuration.label)}): ${runsWith}, ${runs}`;
-    if (configuration.derivedFrom) line += ` (config ${configuration.derivedFrom} edited on retry)`;
+    let line = `- ${configurationName(configuration.choice)} (${escapeInline(configuration.label)}): ${runsWith}, ${runs}`;
+    if (configuration.derivedFrom) line += ` (configuration ${configuration.derivedFrom} edited on retry)`;
     if (configuration.instructions.trim() !== "") line += `; instructions: ${escapeInline(configuration.instructions)}`;
     lines.push(line);
   }
@@ -131,19 +131,18 @@ function configurationsSection(report: StudyReport): string[] {
 function resultsSection(options: {
   configurations: Map<number, ReportConfiguration>;
   trials: ReportTrial[];
-  trialCounts: Map<number, number>;
 }): string[] {
   const lines = [
     "## Results",
     "",
     "Outcome: how the run ended (completed = the agent finished and the tests ran, whatever they said). Verdict: how many of the tests passed.",
     "",
-    ...tableHead(["Config", "configuration", "outcome", "tests passed", "verdict", "agent seconds", "tokens"]),
+    ...tableHead(["trial", "configuration", "outcome", "tests passed", "verdict", "agent seconds", "tokens"]),
   ];
   for (const trial of options.trials) {
     lines.push(
       tableRow([
-        trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 }),
+        trialLabel(trial),
         ...configurationCells(options.configurations.get(trial.choice)),
         escapeCell(outcomeText(trial)),
         testsPassedCell(trial),
@@ -157,28 +156,26 @@ function resultsSection(options: {
   return lines;
 }
 
-function errorsSection(options: { trials: ReportTrial[]; trialCounts: Map<number, number> }): string[] {
+function errorsSection(options: { trials: ReportTrial[] }): string[] {
   const failed = options.trials.filter((trial) => trial.error !== null && trial.error.trim() !== "");
   if (failed.length === 0) return [];
   const lines = ["## Errors", ""];
   for (const trial of failed) {
-    lines.push(
-      `- Config ${trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 })}: ${escapeInline(trial.error ?? "")}`,
-    );
+    lines.push(`- Trial ${trialLabel(trial)}: ${escapeInline(trial.error ?? "")}`);
   }
   return lines;
 }
 
 /** The chosen result, when an admin kept one: which trial, by whom, when, and their note. */
-function chosenSection(options: { report: StudyReport; trialCounts: Map<number, number> }): string[] {
+function chosenSection(options: { report: StudyReport }): string[] {
   const chosen = options.report.chosen;
   const trial = chosen ? options.report.trials.find((candidate) => candidate.id === chosen.trialId) : undefined;
   if (!chosen || !trial) return [];
-  const label = trialLabel({ trial, several: (options.trialCounts.get(trial.choice) ?? 0) > 1 });
+  const label = trialLabel(trial);
   const lines = [
     "## Chosen result",
     "",
-    `Config ${label} (trial ${codeSpan(trial.id)}), tests passed: ${testsPassedCell(trial)}; chosen by ${escapeInline(chosen.by)} on ${formatReportDate(chosen.at)}.`,
+    `Trial ${label} (id ${codeSpan(trial.id)}), tests passed: ${testsPassedCell(trial)}; chosen by ${escapeInline(chosen.by)} on ${formatReportDate(chosen.at)}.`,
   ];
   if (chosen.note !== null && chosen.note.trim() !== "") lines.push("", quoteBlock(chosen.note));
   return lines;
@@ -212,28 +209,28 @@ export function renderMarkdownReport(input: StudyReport): string {
     taskSection(report),
     environmentSection(report),
     configurationsSection(report),
-    resultsSection({ configurations, trials, trialCounts }),
+    resultsSection({ configurations, trials }),
     testSteeringSection({
       trials,
-      label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),
+      label: trialLabel,
     }),
-    chosenSection({ report, trialCounts }),
+    chosenSection({ report }),
     several ? aggregatesSection(report) : [],
     comparisonsSection(report),
     costsSection(report),
     testMatrixSection(report),
-    errorsSection({ trials, trialCounts }),
+    errorsSection({ trials }),
     testsMissingSection({
       trials,
-      label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),
+      label: trialLabel,
     }),
     capturedChangesSection({
       trials,
-      label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),
+      label: trialLabel,
     }),
     earlierAttemptsSection({
       trials,
-      label: (trial) => trialLabel({ trial, several: (trialCounts.get(trial.choice) ?? 0) > 1 }),
+      label: trialLabel,
     }),
   ];
   const body = sections.filter((lines) => lines.length > 0).map((lines) => lines.join("\n").replace(/\n+$/, ""));

@@ -41,7 +41,7 @@ function attemptLine(options: { trial: ReportTrial; attempt: ReportAttempt; labe
   ].filter((part): part is string => part !== null);
   const error = attempt.error ? `; ${escapeInline(attempt.error)}` : "";
   return (
-    `- ${options.label}, attempt ${attempt.attempt} (config ${attempt.choice}: ${escapeInline(attempt.model) || "—"}, ` +
+    `- ${options.label}, attempt ${attempt.attempt} (configuration ${attempt.choice}: ${escapeInline(attempt.model) || "—"}, ` +
     `effort ${attempt.reasoningEffort}): ${outcomeText(attempt)}, ${measured.join(", ")}${error}`
   );
 }
@@ -55,7 +55,7 @@ export function earlierAttemptsSection(options: {
   for (const trial of options.trials)
     for (const attempt of trial.earlierAttempts ?? [])
       lines.push(
-        attemptLine({ trial, attempt, label: `Config ${options.label(trial).replace(/ \(attempt \d+\)$/, "")}` }),
+        attemptLine({ trial, attempt, label: `Trial ${options.label(trial).replace(/ \(attempt \d+\)$/, "")}` }),
       );
   return lines.length === 0 ? [] : ["## Earlier attempts", "", ...lines];
 }

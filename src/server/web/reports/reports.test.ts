@@ -230,15 +230,15 @@ describe("Markdown", () => {
   });
 
   it("writes one results row per trial: the run's outcome apart from its verdict, pass/fail for exit codes, a dash for nothing", () => {
-    const head = "| Config | configuration | outcome | tests passed | verdict | agent seconds | tokens |";
+    const head = "| trial | configuration | outcome | tests passed | verdict | agent seconds | tokens |";
     expect(block(markdown, head)).toEqual([
       head,
       "| --- | --- | --- | --- | --- | --- | --- |",
-      "| 1 | gpt-5-codex · high | completed | 23/23 | all passed | 312.5 | 129,000 |",
-      "| 2 #1 | o4-mini &lt;b&gt; · medium | completed | 23/23 | all passed | 200.0 | 55,000 |",
-      "| 2 #2 | o4-mini &lt;b&gt; · medium | agent failed | 21/23 | partial | 250.0 | 67,000 |",
-      "| 2 #3 (attempt 2) | o4-mini &lt;b&gt; · medium | error | — | no verdict | — | — |",
-      "| 3 | =fix \\| fast | completed | pass | all passed | 5.0 | 0 |",
+      "| 1.1 | gpt-5-codex · high | completed | 23/23 | all passed | 312.5 | 129,000 |",
+      "| 2.1 | o4-mini &lt;b&gt; · medium | completed | 23/23 | all passed | 200.0 | 55,000 |",
+      "| 2.2 | o4-mini &lt;b&gt; · medium | agent failed | 21/23 | partial | 250.0 | 67,000 |",
+      "| 2.3 (attempt 2) | o4-mini &lt;b&gt; · medium | error | — | no verdict | — | — |",
+      "| 3.1 | =fix \\| fast | completed | pass | all passed | 5.0 | 0 |",
     ]);
     expect(markdown).not.toContain("succeeded");
   });
@@ -250,14 +250,14 @@ describe("Markdown", () => {
         report.trials[0]!.outcome = "completed";
       }),
     );
-    expect(zero).toContain("| 1 | gpt-5-codex · high | completed | 0/23 | none passed | 312.5 | 129,000 |");
+    expect(zero).toContain("| 1.1 | gpt-5-codex · high | completed | 0/23 | none passed | 312.5 | 129,000 |");
     expect(
       block(
         markdown,
-        "- Config 2 #3, attempt 1 (config 2: o4-mini &lt;b&gt;, effort medium): timed out, 0/23 tests passed (none passed), 1800.0 agent seconds, 101,000 tokens; Stopped after 1800 s: the agent time limit.",
+        "- Trial 2.3, attempt 1 (configuration 2: o4-mini &lt;b&gt;, effort medium): timed out, 0/23 tests passed (none passed), 1800.0 agent seconds, 101,000 tokens; Stopped after 1800 s: the agent time limit.",
       ),
     ).toEqual([
-      "- Config 2 #3, attempt 1 (config 2: o4-mini &lt;b&gt;, effort medium): timed out, 0/23 tests passed (none passed), 1800.0 agent seconds, 101,000 tokens; Stopped after 1800 s: the agent time limit.",
+      "- Trial 2.3, attempt 1 (configuration 2: o4-mini &lt;b&gt;, effort medium): timed out, 0/23 tests passed (none passed), 1800.0 agent seconds, 101,000 tokens; Stopped after 1800 s: the agent time limit.",
     ]);
   });
 
@@ -265,10 +265,10 @@ describe("Markdown", () => {
     expect(
       block(
         markdown,
-        "| Config | configuration | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
+        "| # | configuration | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
       ),
     ).toEqual([
-      "| Config | configuration | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
+      "| # | configuration | finished | pass rate (95 % CI) | mean tests passed (95 % CI) | median tests passed | median agent seconds | agent seconds min–max | median tokens | tokens min–max |",
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
       "| 1 | gpt-5-codex · high | 1/1 | 100% (1/1; 21–100) | 100% | 23 | 312.5 | 312.5–312.5 | 129,000 | 129,000–129,000 |",
       "| 2 | o4-mini &lt;b&gt; · medium | 3/3 | 33% (1/3; 6–79) | 96% (40–100) | 22 | 225.0 | 200.0–250.0 | 61,000 | 55,000–67,000 |",
@@ -302,7 +302,7 @@ describe("Markdown", () => {
   it("lists trial errors on one escaped line each", () => {
     expect(block(markdown, "## Errors")).toEqual(["## Errors"]);
     expect(markdown).toContain(
-      "\n- Config 2 #3 (attempt 2): Container exited 137, \"OOM\" &lt;script&gt;alert('x')&lt;/script&gt; \\| see logs\n",
+      "\n- Trial 2.3 (attempt 2): Container exited 137, \"OOM\" &lt;script&gt;alert('x')&lt;/script&gt; \\| see logs\n",
     );
   });
 
@@ -353,7 +353,7 @@ describe("Markdown", () => {
         report.baseline = { passed: null, failed: null, skipped: null, total: null, source: "exit-code" };
       }),
     );
-    expect(partial).toContain("| 1 | gpt-5-codex · high | completed | 7 | all passed | 312.5 | 129,000 |");
+    expect(partial).toContain("| 1.1 | gpt-5-codex · high | completed | 7 | all passed | 312.5 | 129,000 |");
     expect(partial).toContain("- Baseline: no test counts (exit-code)");
   });
 
@@ -442,7 +442,7 @@ describe("the chosen result in reports", () => {
     const markdown = renderMarkdownReport(withChoice);
     expect(block(markdown, "## Chosen result")).toEqual(["## Chosen result"]);
     expect(markdown.indexOf("## Chosen result")).toBeGreaterThan(markdown.indexOf("## Results"));
-    expect(markdown).toContain(`(trial \`${chosenTrial.id}\`)`);
+    expect(markdown).toContain(`Trial 2.1 (id \`${chosenTrial.id}\`)`);
     expect(markdown).toContain("chosen by admin on 2025-03-02 09:30 UTC.");
     expect(markdown).toContain("> Smallest diff \\| kept\\\n> second line");
     expect(renderMarkdownReport(REPORT_FIXTURE)).not.toContain("## Chosen result");

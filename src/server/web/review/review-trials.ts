@@ -5,6 +5,7 @@ import { isTerminalTrialState } from "../../../shared/vocabulary";
 import { sideRoot, type DiffCache, type ReviewDiff } from "./diff-cache";
 import { MISSING_SIDE, workspaceSide } from "./file-sides";
 import type { ReviewQueries, ReviewTrialRecord } from "./review.queries";
+import { trialTitle } from "../../../shared/domain-names";
 
 /** What the review's parts share: finding a trial, its label, and its cached diff. */
 export interface ReviewContext {
@@ -25,14 +26,13 @@ export async function findTrial(context: ReviewContext, trialId: string): Promis
 
 export function configurationInfo(record: ReviewTrialRecord): ReviewConfigurationInfo {
   const { configuration, trial } = record;
-  const name = `#${configuration.choice} ${configuration.label}`;
   return {
     number: configuration.choice,
     harness: configuration.harness,
     model: configuration.model,
     reasoningEffort: configuration.reasoningEffort,
     repeat: trial.repeat,
-    label: configuration.repeats > 1 ? `${name} (repeat ${trial.repeat})` : name,
+    label: trialTitle({ choice: configuration.choice, repeat: trial.repeat }, configuration.label),
   };
 }
 

@@ -31,6 +31,7 @@ import type { SetupService } from "../setup/setup-service";
 import type { DemoService } from "../demo/demo-service";
 import { wireFirstRun } from "./first-run-wiring";
 import { wireWorkers, type WorkerServices } from "./worker-wiring";
+import { createPageTargetQueries, type PageTargetQueries } from "../pages/page-targets";
 
 export interface AppServices {
   version: string;
@@ -58,6 +59,8 @@ export interface AppServices {
   demo: DemoService;
   /** Worker tokens and the worker API for workers on other hosts. */
   workers: WorkerServices;
+  /** Whether the record a page's path names exists (an unknown id answers 404). */
+  pages: PageTargetQueries;
   /** Applies a recorded worker event to the domain (the recorder calls this before acknowledging it). */
   recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void>;
   /** Finishes study and project removals that a crash or a busy image interrupted (also run by start). */
@@ -153,6 +156,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     sessions,
     review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
     workers,
+    pages: createPageTargetQueries(options.db),
     ...wireFirstRun({ ...options, projects: projectQueries, environments, studies, host, log }),
     async recordEvent(event, recordOptions) {
       await environments.recordEvent(event, recordOptions);

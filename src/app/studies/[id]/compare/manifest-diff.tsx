@@ -4,8 +4,7 @@ import type { TrialView } from "../../../../shared/study-schemas";
 import { manifestDifferences, type TrialManifest } from "../../../../shared/trial-manifest";
 import { manifestFieldLabel } from "../../../../shared/manifest-field-labels";
 import { Panel } from "../../../_components/ui";
-
-const label = (trial: Pick<TrialView, "choice" | "repeat">) => `${trial.choice}.${trial.repeat}`;
+import { trialName } from "../../../../shared/domain-names";
 
 /** "What differed": the manifest fields that are not the same in all the chosen trials, side by side. */
 export function ManifestDiff({ trials }: { trials: readonly TrialView[] }) {
@@ -31,7 +30,7 @@ export function ManifestDiff({ trials }: { trials: readonly TrialView[] }) {
                 <th className="px-2 py-1 font-normal">Field</th>
                 {withManifest.map((trial) => (
                   <th key={trial.id} className="px-2 py-1 font-normal">
-                    Trial {label(trial)}
+                    {trialName(trial)}
                   </th>
                 ))}
               </tr>

@@ -2,6 +2,7 @@
 import type { StudyView } from "../../../../shared/study-schemas";
 import { formatVerdict } from "../../study-format";
 import { MAX_COMPARED } from "./use-compare-params";
+import { trialTitle } from "../../../../shared/domain-names";
 
 /** One checkbox per trial of the study: compare 2 to 8 of them. */
 export function TrialPicker({
@@ -24,9 +25,7 @@ export function TrialPicker({
         {study.trials.map((trial) => {
           const configuration = configurations.get(trial.configurationId);
           const checked = selected.includes(trial.id);
-          const label = configuration
-            ? `#${trial.choice}.${trial.repeat} ${configuration.label}`
-            : `#${trial.choice}.${trial.repeat}`;
+          const label = trialTitle(trial, configuration?.label);
           return (
             <label
               key={trial.id}

@@ -33,7 +33,7 @@ export function ReviewHeader({ summary }: { summary: ReviewSummaryView }) {
       <div className="flex flex-wrap items-start justify-between gap-4">
         <div>
           <div className="flex flex-wrap items-center gap-3">
-            <h1 className="text-2xl font-semibold tracking-tight">Trial {summary.configuration.label}</h1>
+            <h1 className="text-2xl font-semibold tracking-tight">{summary.configuration.label}</h1>
             <span data-testid="review-state" data-state={summary.state}>
               <TrialStateBadge state={summary.state} />
             </span>
