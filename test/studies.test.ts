@@ -250,9 +250,9 @@ describe("command configurations", () => {
 
     const md = (await web.services.studies.report({ studyId: study.id, format: "md" })).body;
     expect(md).toContain(
-      "- Configuration 1 (sed -i 's/x/y/' src/calendar.js): command `sed -i 's/x/y/' src/calendar.js`, 1 run",
+      "- Configuration 1 (sed -i 's/x/y/' src/calendar.js): command `sed -i 's/x/y/' src/calendar.js`, 1 repeat",
     );
-    expect(md).toContain("- Configuration 4 (does nothing): command `true`, 1 run");
+    expect(md).toContain("- Configuration 4 (does nothing): command `true`, 1 repeat");
     expect(md).toContain("| 2.1 | printf 'notes about the calendar fix,… | completed |");
     expect(md).toContain("| 3.1 | sed -i 's/x/y/' src/calendar.js #2 | completed |");
     expect(md).not.toContain("(command)");

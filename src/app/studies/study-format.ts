@@ -10,13 +10,16 @@ export function formatVerdict(verdict: VerdictView | null): string {
   return verdict.ok ? "pass" : "fail";
 }
 
-/** "0/23 passed (tap)", or "fail (exit-code)". */
+/**
+ * The baseline in plain words: "0/23 tests passed", or, for a test command whose output names no counts,
+ * "the tests failed (judged by the exit code)".
+ */
 export function formatBaseline(verdict: VerdictView | null): string {
   if (!verdict) return "none";
   const counted = verdict.source !== "exit-code" && verdict.passed !== null && verdict.total !== null;
   return counted
-    ? `${verdict.passed}/${verdict.total} passed (${verdict.source})`
-    : `${verdict.ok ? "pass" : "fail"} (${verdict.source})`;
+    ? `${verdict.passed}/${verdict.total} tests passed`
+    : `the tests ${verdict.ok ? "passed" : "failed"} (judged by the exit code)`;
 }
 
 /** The fraction of tests passed, for sorting; exit-code verdicts count as 1 or 0; none sorts last. */

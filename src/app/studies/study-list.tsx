@@ -15,7 +15,7 @@ import { useTRPC } from "../_lib/trpc";
 import { useLiveQuery } from "../_lib/use-live-query";
 import { ChosenBadge } from "./[id]/chosen-result";
 import { StudyStateBadge } from "./state-badge";
-import { formatBaseline, formatDateTime } from "./study-format";
+import { formatBaseline, formatDateTime, formatVerdict } from "./study-format";
 import { StudyProgress } from "./study-progress";
 
 const LIST_EVENTS = new Set(["trial.started", "trial.finished"]);
@@ -145,7 +145,7 @@ const studyColumns: Column<StudySummaryView>[] = [
       study.state === "refused" ? (
         <span className="text-danger-soft">refused</span>
       ) : study.baseline ? (
-        formatBaseline(study.baseline)
+        <span title={`Baseline: ${formatBaseline(study.baseline)}`}>{formatVerdict(study.baseline)}</span>
       ) : (
         "—"
       ),

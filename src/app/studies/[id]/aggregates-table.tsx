@@ -53,7 +53,7 @@ function rateColumns(): Column<Aggregate>[] {
           <RateCell
             value={row.passRate}
             interval={row.passRateInterval}
-            label={`Config ${row.choice} pass rate`}
+            label={`Configuration ${row.choice} pass rate`}
             detail={`${row.passedAll}/${row.finished}`}
           />
         ),
@@ -71,7 +71,7 @@ function rateColumns(): Column<Aggregate>[] {
           <RateCell
             value={row.meanFractionPassed}
             interval={row.meanFractionInterval}
-            label={`Config ${row.choice} mean fraction of tests passed`}
+            label={`Configuration ${row.choice} mean fraction of tests passed`}
           />
         ),
     },
@@ -80,7 +80,7 @@ function rateColumns(): Column<Aggregate>[] {
 
 function aggregateColumns(byChoice: ReadonlyMap<number, ConfigurationView>): Column<Aggregate>[] {
   return [
-    { key: "choice", header: "Config", className: "tabular-nums", cell: (row) => row.choice },
+    { key: "choice", header: "#", className: "tabular-nums", cell: (row) => row.choice },
     {
       key: "configuration",
       header: "Configuration",

@@ -63,7 +63,7 @@ export function CostPanel({ study }: { study: StudyView }) {
       <table className="mt-3 text-sm">
         <thead>
           <tr className="text-left text-xs text-muted">
-            <th className="px-2 py-1 font-normal">Config</th>
+            <th className="px-2 py-1 font-normal">#</th>
             <th className="px-2 py-1 font-normal">Configuration</th>
             <th className="px-2 py-1 text-right font-normal">Median per trial</th>
             <th className="px-2 py-1 text-right font-normal">Total</th>

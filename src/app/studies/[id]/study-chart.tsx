@@ -110,7 +110,7 @@ export const TestsChart = memo(function TestsChart({
           testId="tests-chart-configurations"
           errorKey="spread"
           describe={(row) =>
-            `config ${row.choice} ${row.label}: mean ${Math.round((row.meanPassed ?? 0) * 10) / 10}/${row.total} over ${row.judged} trial${row.judged === 1 ? "" : "s"}`
+            `Configuration ${row.choice} (${row.label}): mean ${Math.round((row.meanPassed ?? 0) * 10) / 10}/${row.total} over ${row.judged} trial${row.judged === 1 ? "" : "s"}`
           }
         />
       </div>

@@ -139,7 +139,7 @@ function MatrixGrid({ matrix, rows }: { matrix: TestMatrix; rows: TestMatrix["te
                 );
               })}
               <td className="px-2 py-0.5 whitespace-nowrap text-warn-ink">
-                {test.flipsIn.length > 0 ? `⇄ config ${test.flipsIn.join(", ")}` : ""}
+                {test.flipsIn.length > 0 ? `⇄ configuration ${test.flipsIn.join(", ")}` : ""}
               </td>
             </tr>
           ))}

@@ -54,7 +54,7 @@ export function sortTrials(trials: readonly TrialView[], configurations: Configu
 export const PINNED_COLUMN = "sticky right-0 z-[1] bg-panel";
 
 export const trialColumns: { key: SortKey; label: string; numeric?: boolean }[] = [
-  { key: "choice", label: "Config" },
+  { key: "choice", label: "#" },
   { key: "repeat", label: "Repeat" },
   { key: "configuration", label: "Configuration" },
   { key: "tests", label: "Tests passed" },

@@ -115,12 +115,12 @@ function environmentSection(report: StudyReport): string[] {
 function configurationsSection(report: StudyReport): string[] {
   const lines = ["## Configurations", ""];
   for (const configuration of report.configurations) {
-    const runs = `${configuration.repeats} ${configuration.repeats === 1 ? "run" : "runs"}`;
+    const repeats = `${configuration.repeats} ${configuration.repeats === 1 ? "repeat" : "repeats"}`;
     const runsWith =
       configuration.harness === "command"
         ? `command ${codeSpan(configuration.command ?? "")}`
         : `Codex, model ${escapeInline(configuration.model) || NONE}, effort ${configuration.reasoningEffort}`;
-    let line = `- ${configurationName(configuration.choice)} (${escapeInline(configuration.label)}): ${runsWith}, ${runs}`;
+    let line = `- ${configurationName(configuration.choice)} (${escapeInline(configuration.label)}): ${runsWith}, ${repeats}`;
     if (configuration.derivedFrom) line += ` (configuration ${configuration.derivedFrom} edited on retry)`;
     if (configuration.instructions.trim() !== "") line += `; instructions: ${escapeInline(configuration.instructions)}`;
     lines.push(line);

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "./support/temp";
+import { uiStrings } from "./support/ui-strings";
+
+/**
+ * One term per domain word (issue 26, point 11): the strings the dashboard, the reports and the CLI show name a
+ * trial "Trial 3.2" (configuration 3, repeat 2; src/shared/domain-names.ts), a configuration "configuration",
+ * a repeat "repeat", a verdict "verdict", and no synonym or abbreviation of them.
+ */
+const SHOWN = ["src/app", "src/shared", "src/server/web/reports", "src/cli"];
+
+/** Forms a domain word must not take, each with the word it should be. */
+const FORBIDDEN: { word: string; form: RegExp }[] = [
+  // trials: "Trial 3.2", never "#3.2", "Trial #3", "(repeat 2)" after a label
+  { word: "trial", form: /#(\d+|\$\{\})\.(\d+|\$\{\})/ },
+  { word: "trial", form: /\bTrial #/i },
+  { word: "trial", form: /\(repeat (\d+|\$\{\})\)/ },
+  { word: "trial", form: /\b(runs?|attempt) #/i },
+  // configurations: "Configuration 3", never "Config 3", "config 3", "configs", "variant", "arm"
+  { word: "configuration", form: /\bConfig\b/ },
+  { word: "configuration", form: /\bconfig:? (\d|\$\{\})/i },
+  { word: "configuration", form: /\bconfigs\b/i },
+  { word: "configuration", form: /\b(variants?|arms?|candidates?)\b/i },
+  // repeats: "3 repeats", never "3 runs", "replicates", "iterations"
+  { word: "repeat", form: /\b(replicates?|iterations?|reps)\b/i },
+  { word: "repeat", form: /\b(\d+|\$\{\}) runs\b/ },
+  // verdicts: "verdict", never "score" or "grade" (Wilson's and Newcombe's score intervals are statistics)
+  { word: "verdict", form: /\bgrade[sd]?\b/i },
+  { word: "verdict", form: /\bscores?\b(?! interval)/i },
+  // the verdict parser's name is not a word for users: "judged by the exit code"
+  { word: "exit code", form: /\(exit-code\)|\bexit-code verdict/i },
+];
+
+/** Strings that are data, not words: a captured file's kind, a verdict parser's id compared in code. */
+const DATA_VALUES = new Set(["config", "exit-code"]);
+
+describe("the words the UI shows", () => {
+  const strings = uiStrings(REPO_ROOT, SHOWN).filter((string) => !DATA_VALUES.has(string.text));
+
+  it("finds the strings it checks (pages, labels, reports, CLI)", () => {
+    expect(strings.length).toBeGreaterThan(2_000);
+    const files = new Set(strings.map((string) => string.file));
+    for (const file of ["src/app/studies/[id]/trial-row.tsx", "src/server/web/reports/report-markdown.ts"])
+      expect(files).toContain(file);
+  });
+
+  it("names each domain word one way", () => {
+    const offending = strings.flatMap((string) =>
+      FORBIDDEN.filter(({ form }) => form.test(string.text)).map(
+        ({ word }) => `${string.file}:${string.line}: ${JSON.stringify(string.text.trim().slice(0, 100))} (say "${word}")`,
+      ),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it("catches the forms it forbids", () => {
+    const check = (text: string) => FORBIDDEN.some(({ form }) => form.test(text));
+    for (const bad of ["#${}.${}", "Trial #3", "gpt-5 (repeat 2)", "Config ${} pass rate", "⇄ config 2", "3 runs"])
+      expect(check(bad), bad).toBe(true);
+    for (const good of ["Trial 3.2", "Configuration 2", "Wilson score interval", "3 repeats", "runner config"])
+      expect(check(good), good).toBe(false);
+  });
+});
