@@ -106,8 +106,13 @@ export const terminalEvents = {
   detach: "terminal.detach",
   /** client → server: keystrokes (admins only; the server drops a viewer's). */
   input: "terminal.input",
-  /** client → server: the admin's window size; the TTY and every watcher follow. */
+  /**
+   * client → server: an admin window's size, taken only from the window in control of the size (`claim`: this
+   * window takes control first: its admin typed in it or chose "Fit to this window"); the TTY follows.
+   */
   resize: "terminal.resize",
+  /** server → client: the terminal's size and who decides it (on attach, and whenever either changes). */
+  size: "terminal.size",
   /** server → client: the whole screen as escape sequences (on attach), with the terminal's size. */
   screen: "terminal.screen",
   /** server → client: output bytes as they come. */
@@ -124,6 +129,7 @@ export const terminalResizeSchema = z.object({
   sessionId: idSchema,
   columns: z.number().int().min(20).max(500),
   rows: z.number().int().min(5).max(200),
+  claim: z.boolean().optional(),
 });
 
 export interface TerminalScreen {
@@ -132,6 +138,14 @@ export interface TerminalScreen {
   columns: number;
   rows: number;
   state: SessionState;
+}
+/** Who decides a terminal's size, as one window sees it (src/server/web/sessions/terminal-sizing.ts). */
+export type TerminalSizedBy = "this-window" | "your-other-window" | "another-admin-window" | "no-window";
+export interface TerminalSizeMessage {
+  sessionId: string;
+  columns: number;
+  rows: number;
+  sizedBy: TerminalSizedBy;
 }
 export interface TerminalOutput {
   sessionId: string;

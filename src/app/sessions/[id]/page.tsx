@@ -113,6 +113,7 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
                 <TerminalView
                   sessionId={s.id}
                   interactive={isAdmin && (live?.state ?? s.state) === "running"}
+                  isAdmin={isAdmin}
                   onState={setLive}
                   onSize={setSize}
                 />

@@ -7,10 +7,12 @@ import {
   type SessionView,
   type TerminalOutput,
   type TerminalScreen,
+  type TerminalSizeMessage,
 } from "../../../shared/session-schemas";
 import type { Identity } from "../../../shared/roles";
 import type { SessionService } from "../sessions/session-service";
 import type { ScreenNow } from "../sessions/terminal-hub";
+import { createTerminalSizing, type SizeNotice, type TerminalSize } from "../sessions/terminal-sizing";
 import { messageOf } from "../../../shared/error-message";
 
 const room = (sessionId: string) => `terminal:${sessionId}`;
@@ -18,12 +20,14 @@ const room = (sessionId: string) => `terminal:${sessionId}`;
 /**
  * What one socket watches: attach sends the session's screen and joins its room (once, however often the
  * browser asks); detach leaves it. A page that remounts its terminal detaches and attaches again before the
- * first screen is out: it gets one screen and counts as one watcher. `changed` says the watcher count moved.
+ * first screen is out: it gets one screen and counts as one watcher. `changed` says the watcher count moved;
+ * `sizing` hears each window that opens (with the size its screen has) and goes.
  */
 function createWatching(options: {
   socket: Socket;
   sessions: SessionService;
   changed: (sessionId: string) => void;
+  sizing: { join: (sessionId: string, size: TerminalSize) => void; leave: (sessionId: string) => void };
   /** Sends the room what output is still gathered, so a socket that joins after it gets none of it twice. */
   flush: (sessionId: string) => void;
 }) {
@@ -37,11 +41,11 @@ function createWatching(options: {
     if (!wanted) return;
     options.flush(sessionId);
     // inside `ready`: no byte after this screen reaches the room before the socket is in it
+    const size = { columns: screen?.columns ?? session.columns, rows: screen?.rows ?? session.rows };
     socket.emit(terminalEvents.screen, {
       sessionId,
       data: screen?.data ?? "",
-      columns: screen?.columns ?? session.columns,
-      rows: screen?.rows ?? session.rows,
+      ...size,
       state: session.state,
     } satisfies TerminalScreen);
     // bytes the room already got that the server's screen does not hold yet
@@ -50,12 +54,14 @@ function createWatching(options: {
     void socket.join(room(sessionId));
     watching.add(sessionId);
     sessions.watch(sessionId, 1);
+    options.sizing.join(sessionId, size);
     options.changed(sessionId);
   };
   const leave = (sessionId: string) => {
     if (!watching.delete(sessionId)) return;
     void socket.leave(room(sessionId));
     sessions.watch(sessionId, -1);
+    options.sizing.leave(sessionId);
     options.changed(sessionId);
   };
   return {
@@ -120,8 +126,9 @@ function createOutputBatches(send: (sessionId: string, data: Uint8Array) => void
 
 /**
  * The terminal over socket.io: `terminal.attach` answers with the session's screen and joins its live
- * output; keystrokes and resizes are taken from admins only (a viewer's are dropped here, whatever its
- * browser sends). Payloads are validated; a bad one is ignored.
+ * output; keystrokes are taken from admins only, and sizes from the admin window in control of the size
+ * (terminal-sizing.ts; a viewer's are dropped here, whatever its browser sends). Payloads are validated; a
+ * bad one is ignored.
  */
 export function createTerminalSocket(io: SocketServer) {
   // a session is "detached" while nobody watches it: lists and pages refetch when a browser comes or goes
@@ -129,6 +136,11 @@ export function createTerminalSocket(io: SocketServer) {
   const output = createOutputBatches((sessionId, data) =>
     io.to(room(sessionId)).emit(terminalEvents.output, { sessionId, data } satisfies TerminalOutput),
   );
+  const sizing = createTerminalSizing();
+  const tell = (sessionId: string, notices: SizeNotice[]) => {
+    for (const { watcherId, view } of notices)
+      io.to(watcherId).emit(terminalEvents.size, { sessionId, ...view } satisfies TerminalSizeMessage);
+  };
   return {
     output: output.add,
     changed: (session: SessionView) => {
@@ -142,8 +154,18 @@ export function createTerminalSocket(io: SocketServer) {
     },
     /** Serves a connected, authenticated socket's terminal events. */
     serve(socket: Socket, sessions: SessionService, identity: Identity) {
-      const watching = createWatching({ socket, sessions, changed: watchersChanged, flush: output.flush });
       const isAdmin = identity.role === "admin";
+      const thisWindow = { id: socket.id, admin: isAdmin, browser: identity.sessionId ?? null };
+      const watching = createWatching({
+        socket,
+        sessions,
+        changed: watchersChanged,
+        flush: output.flush,
+        sizing: {
+          join: (sessionId, size) => tell(sessionId, sizing.join(sessionId, thisWindow, size)),
+          leave: (sessionId) => tell(sessionId, sizing.leave(sessionId, socket.id)),
+        },
+      });
       socket.on(terminalEvents.attach, (payload: unknown) => {
         const parsed = terminalAttachSchema.safeParse(payload);
         if (parsed.success) watching.attach(parsed.data.sessionId);
@@ -160,13 +182,12 @@ export function createTerminalSocket(io: SocketServer) {
       socket.on(terminalEvents.resize, (payload: unknown) => {
         const parsed = terminalResizeSchema.safeParse(payload);
         if (!isAdmin || !parsed.success || !watching.has(parsed.data.sessionId)) return;
-        void sessions.resize(parsed.data).then(
-          () =>
-            io.to(room(parsed.data.sessionId)).emit(terminalEvents.resize, {
-              sessionId: parsed.data.sessionId,
-              columns: parsed.data.columns,
-              rows: parsed.data.rows,
-            }),
+        const { sessionId, columns, rows, claim } = parsed.data;
+        const decision = sizing.request(sessionId, socket.id, claim ?? false);
+        tell(sessionId, decision.notices);
+        if (!decision.allowed) return;
+        void sessions.resize({ sessionId, columns, rows }).then(
+          (applied) => (applied ? tell(sessionId, sizing.resized(sessionId, { columns, rows })) : undefined),
           () => undefined,
         );
       });

@@ -75,12 +75,14 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
       );
     },
     input: (sessionId: string, data: string) => reattached.run(() => deps.hub.input(sessionId, data)),
+    /** Sizes a running session's TTY; answers whether it did (a session that does not run keeps its size). */
     resize: (input: { sessionId: string; columns: number; rows: number }) =>
       resizing(input.sessionId, async () => {
         const record = await find(input.sessionId);
-        if (!record.containerId || record.state !== "running") return;
+        if (!record.containerId || record.state !== "running") return false;
         await deps.hub.resize({ ...input, containerId: record.containerId });
         await deps.sessions.update(record.id, { columns: input.columns, rows: input.rows });
+        return true;
       }),
     /** A browser started (+1) or stopped (−1) watching a session. */
     watch: (sessionId: string, delta: 1 | -1) => count(watchers, sessionId, delta),
