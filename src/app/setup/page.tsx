@@ -32,7 +32,8 @@ export default function SetupPage() {
       />
       <QueryState query={status} loading="Running the checks…" errorPrefix="Could not run the checks">
         {(data) => (
-          <div className="grid gap-6">
+          // one track that may shrink below its content's widest word (a long path): text wraps, the page never widens
+          <div className="grid grid-cols-[minmax(0,1fr)] gap-6">
             <div
               role="status"
               className={data.needed ? warnBoxClass : "rounded-md border border-line p-3 text-sm text-ok"}
@@ -58,7 +59,7 @@ export default function SetupPage() {
             ) : null}
             <Panel title="Model access">
               <p className="mb-3 text-sm">{data.modelAccess.summary}</p>
-              <p className="mb-4 text-xs text-muted">
+              <p className="mb-4 break-words text-xs text-muted">
                 Looked up for every model request, in this order: OPENAI_API_KEY, the key stored here, then the
                 host&apos;s Codex sign-in in {data.modelAccess.codexHome}/auth.json (an API key, or a ChatGPT account
                 whose access token is refreshed when it expires). From a terminal: <code>invariant-web login</code> and{" "}
