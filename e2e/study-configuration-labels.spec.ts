@@ -102,8 +102,8 @@ test("the compare page shows the two labels and what differed in words", async (
   const ids = await page.getByTestId("trial-row").evaluateAll((rows) => rows.map((row) => row.dataset.trialId));
   await page.goto(`${studyUrl}/compare?trials=${ids.join(",")}`);
   const picker = page.getByRole("group", { name: /Trials to compare/ });
-  await expect(picker).toContainText(`#1.1 ${SED}`);
-  await expect(picker).toContainText(`#2.1 ${NOTES_LABEL}`);
+  await expect(picker).toContainText(`Trial 1.1 · ${SED}`);
+  await expect(picker).toContainText(`Trial 2.1 · ${NOTES_LABEL}`);
   const differed = page.getByRole("region", { name: "What differed" });
   const command = differed.locator('[data-testid="manifest-diff-row"][data-path="configuration.command"]');
   await expect(command.getByRole("rowheader")).toHaveText("Agent command");

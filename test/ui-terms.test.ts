@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./support/temp";
 import { uiStrings } from "./support/ui-strings";
+import { FORBIDDEN } from "./support/ui-terms";
 
 /**
  * One term per domain word (issue 26, point 11): the strings the dashboard, the reports and the CLI show name a
@@ -8,28 +9,6 @@ import { uiStrings } from "./support/ui-strings";
  * a repeat "repeat", a verdict "verdict", and no synonym or abbreviation of them.
  */
 const SHOWN = ["src/app", "src/shared", "src/server/web/reports", "src/cli"];
-
-/** Forms a domain word must not take, each with the word it should be. */
-const FORBIDDEN: { word: string; form: RegExp }[] = [
-  // trials: "Trial 3.2", never "#3.2", "Trial #3", "(repeat 2)" after a label
-  { word: "trial", form: /#(\d+|\$\{\})\.(\d+|\$\{\})/ },
-  { word: "trial", form: /\bTrial #/i },
-  { word: "trial", form: /\(repeat (\d+|\$\{\})\)/ },
-  { word: "trial", form: /\b(runs?|attempt) #/i },
-  // configurations: "Configuration 3", never "Config 3", "config 3", "configs", "variant", "arm"
-  { word: "configuration", form: /\bConfig\b/ },
-  { word: "configuration", form: /\bconfig:? (\d|\$\{\})/i },
-  { word: "configuration", form: /\bconfigs\b/i },
-  { word: "configuration", form: /\b(variants?|arms?|candidates?)\b/i },
-  // repeats: "3 repeats", never "3 runs", "replicates", "iterations"
-  { word: "repeat", form: /\b(replicates?|iterations?|reps)\b/i },
-  { word: "repeat", form: /\b(\d+|\$\{\}) runs\b/ },
-  // verdicts: "verdict", never "score" or "grade" (Wilson's and Newcombe's score intervals are statistics)
-  { word: "verdict", form: /\bgrade[sd]?\b/i },
-  { word: "verdict", form: /\bscores?\b(?! interval)/i },
-  // the verdict parser's name is not a word for users: "judged by the exit code"
-  { word: "exit code", form: /\(exit-code\)|\bexit-code verdict/i },
-];
 
 /** Strings that are data, not words: a captured file's kind, a verdict parser's id compared in code. */
 const DATA_VALUES = new Set(["config", "exit-code"]);
@@ -47,7 +26,8 @@ describe("the words the UI shows", () => {
   it("names each domain word one way", () => {
     const offending = strings.flatMap((string) =>
       FORBIDDEN.filter(({ form }) => form.test(string.text)).map(
-        ({ word }) => `${string.file}:${string.line}: ${JSON.stringify(string.text.trim().slice(0, 100))} (say "${word}")`,
+        ({ word }) =>
+          `${string.file}:${string.line}: ${JSON.stringify(string.text.trim().slice(0, 100))} (say "${word}")`,
       ),
     );
     expect(offending).toEqual([]);
