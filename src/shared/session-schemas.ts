@@ -99,6 +99,13 @@ export interface SessionView {
   endedAt: string | null;
 }
 
+/** A session's last screen as text (sessions.lastScreen): what its terminal showed when it ended. */
+export interface SessionLastScreen {
+  lines: string[];
+  columns: number;
+  rows: number;
+}
+
 /** socket.io events of the terminal (names and payloads; the server validates every payload). */
 export const terminalEvents = {
   /** client → server: start watching a session's terminal; answered with `terminal.screen`. */

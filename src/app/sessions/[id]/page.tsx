@@ -12,9 +12,12 @@ import { sessionStateLabel } from "../sessions-table";
 import { useSessionsLive } from "../use-sessions";
 import { TerminalView } from "./terminal-view";
 import { SessionResult } from "./session-result";
+import { LastScreen } from "./last-screen";
 
 function SessionFacts({ session, size }: { session: SessionView; size: TerminalSize | null }) {
   const tokens = session.tokens.input + session.tokens.output;
+  // before Codex's first reply there is no thread and no token yet: say so rather than a bare dash
+  const codex = session.kind === "codex";
   return (
     <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
       <Fact label="State">
@@ -23,9 +26,15 @@ function SessionFacts({ session, size }: { session: SessionView; size: TerminalS
       <Fact label="Files">{session.mode === "direct" ? "project directory (direct)" : "private copy"}</Fact>
       <Fact label="Started by">{session.startedBy}</Fact>
       <Fact label="Thread" className="truncate font-mono text-xs">
-        {session.threadId ?? "—"}
+        <span data-testid="session-thread" title={session.threadId ?? undefined}>
+          {session.threadId ?? (codex ? "none yet" : "none (a shell)")}
+        </span>
       </Fact>
-      <Fact label="Tokens">{tokens === 0 ? "—" : tokens.toLocaleString("en-US")}</Fact>
+      <Fact label="Tokens">
+        <span data-testid="session-tokens">
+          {tokens > 0 ? tokens.toLocaleString("en-US") : codex ? "none yet" : "none (a shell)"}
+        </span>
+      </Fact>
       <Fact label="Network">{session.network}</Fact>
       <Fact label="Terminal">{`${size?.columns ?? session.columns}×${size?.rows ?? session.rows}`}</Fact>
     </dl>
@@ -105,7 +114,10 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
           {s.fetchingImage ? (
             <FetchingImage session={s} />
           ) : s.state === "finished" ? (
-            <SessionResult session={s} />
+            <>
+              <SessionResult session={s} />
+              <LastScreen session={s} />
+            </>
           ) : (
             // the terminal fills the rest of the window, so its rows follow the window's height
             <div className="relative min-h-[320px] flex-1">

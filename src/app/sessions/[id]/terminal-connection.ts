@@ -11,10 +11,13 @@ import {
   type TerminalState,
 } from "../../../shared/session-schemas";
 import { getSocket } from "../../_lib/socket";
+import { silenceQueryReplies } from "./terminal-replies";
 
 const FONT_SIZE = 13;
 /** The smallest font a window shrinks a larger shared terminal to; beyond that it scrolls. */
 const MIN_FONT_SIZE = 8;
+/** xterm.js's scroll bar beside the rows. */
+const SCROLL_BAR_WIDTH = 14;
 
 /** How this window shows the terminal: its size, who decides it, and whether it is shrunk or cut off. */
 export interface TerminalSizing {
@@ -49,6 +52,7 @@ function openTerminal(element: HTMLElement) {
   const fit = new FitAddon();
   terminal.loadAddon(fit);
   terminal.loadAddon(new WebLinksAddon());
+  silenceQueryReplies(terminal);
   terminal.open(element);
   return { terminal, fit };
 }
@@ -87,12 +91,13 @@ const isTyping = (event: KeyboardEvent, terminal: Terminal) =>
  * terminal to itself and sends that size; otherwise it shows the shared size scaled. `claim` takes control.
  */
 function createWindowSizing(options: {
+  element: HTMLElement;
   terminal: Terminal;
   fit: FitAddon;
   send: (size: { columns: number; rows: number; claim: boolean }) => void;
   onSizing: (sizing: TerminalSizing) => void;
 }) {
-  const { terminal, fit } = options;
+  const { element, terminal, fit } = options;
   let interactive = false;
   let shared: TerminalSizeMessage | null = null;
   const inControl = () => shared?.sizedBy === "this-window";
@@ -105,6 +110,7 @@ function createWindowSizing(options: {
   /** Fits the terminal to this window and sends that size (`claim`: taking control first). */
   const sendSize = (claim: boolean) => {
     if (!interactive) return;
+    element.style.maxWidth = "";
     terminal.options.fontSize = FONT_SIZE;
     fit.fit();
     options.send({ columns: terminal.cols, rows: terminal.rows, claim });
@@ -114,7 +120,11 @@ function createWindowSizing(options: {
   const layout = () => {
     if (!shared) return;
     if (inControl() && interactive) return sendSize(false);
+    element.style.maxWidth = ""; // measured in the whole frame
     const shown = showScaled(terminal, fit, shared);
+    // a terminal narrower than the window keeps its scroll bar beside its rows, not at the frame's far edge
+    const screen = terminal.element?.querySelector<HTMLElement>(".xterm-screen");
+    if (screen && !shown.overflows) element.style.maxWidth = `${screen.offsetWidth + SCROLL_BAR_WIDTH}px`;
     report(shown.fontSize, shown.overflows);
   };
   return {
@@ -153,6 +163,7 @@ export function connectTerminal(options: {
   const { terminal, fit } = openTerminal(element);
   let interactive = false;
   const sizing = createWindowSizing({
+    element,
     terminal,
     fit,
     send: (size) => socket.emit(terminalEvents.resize, { sessionId, ...size }),
@@ -199,6 +210,8 @@ export function connectTerminal(options: {
   });
   const observer = new ResizeObserver(() => sizing.layout());
   observer.observe(element);
+  // a window showing the shared size narrows `element` to it: the frame's size says when the window changed
+  if (element.parentElement) observer.observe(element.parentElement);
   return {
     /** Takes input from now on (or stops), without reattaching; in control, it sizes the TTY to this window. */
     setInteractive(now: boolean) {

@@ -116,10 +116,20 @@ export function ConflictsTable({
 }
 
 /** The trial's changes as one unified patch, to apply by hand (`git apply`) when the plan is refused. */
-export function PatchDownload({ trialId }: { trialId: string }) {
+/** What is applied: a finished trial's workspace, or a private-copy session's. */
+export type ApplySource = { trialId: string } | { sessionId: string; workspaceId: string };
+
+/** Where the source's changes download as one git patch. */
+export function patchHref(source: ApplySource): string {
+  return "trialId" in source
+    ? `/api/trials/${encodeURIComponent(source.trialId)}/patch`
+    : `/api/sessions/${encodeURIComponent(source.sessionId)}/patch`;
+}
+
+export function PatchDownload({ source }: { source: ApplySource }) {
   return (
     <a
-      href={`/api/trials/${encodeURIComponent(trialId)}/patch`}
+      href={patchHref(source)}
       download
       className={`rounded border border-line px-2 py-1 text-xs text-ink hover:border-muted ${focusRing}`}
     >

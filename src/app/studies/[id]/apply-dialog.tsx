@@ -14,37 +14,50 @@ import {
 } from "../../_components/ui";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
-import { ConflictsTable, PatchDownload } from "./apply-conflicts";
+import { ConflictsTable, PatchDownload, type ApplySource } from "./apply-conflicts";
 import { AppliedUndo, UndoResultLine, useUndoApply } from "./applied-undo";
 import { ApplyOutcomeView, okBoxClass } from "./apply-outcome";
 import { PlanSteps } from "./apply-plan";
 
-/** The plan of applying a trial (recomputed each time the dialog opens) and the run that confirms it by hash. */
-function useApplyTrial(trialId: string) {
+/**
+ * The plan of applying a trial or a session's private copy (recomputed each time the dialog opens) and the
+ * run that confirms it by hash.
+ */
+function useApply(source: ApplySource) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const preview = useQuery(
-    trpc.applies.previewTrial.queryOptions({ trialId }, { staleTime: 0, gcTime: 0, retry: false }),
+  const trialId = "trialId" in source ? source.trialId : null;
+  const workspaceId = "workspaceId" in source ? source.workspaceId : null;
+  const fresh = { staleTime: 0, gcTime: 0, retry: false } as const;
+  const trialPreview = useQuery(
+    trpc.applies.previewTrial.queryOptions({ trialId: trialId ?? "" }, { ...fresh, enabled: trialId !== null }),
   );
-  const run = useMutation(
-    trpc.applies.runTrial.mutationOptions({
-      // the history, the study's applied trials ("applied · Undo") and this preview
-      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.applies.pathKey() }),
-    }),
+  const workspacePreview = useQuery(
+    trpc.applies.preview.queryOptions({ workspaceId: workspaceId ?? "" }, { ...fresh, enabled: workspaceId !== null }),
   );
-  return { preview, run };
+  // the history, the study's applied trials ("applied · Undo") and this preview
+  const onSettled = () => queryClient.invalidateQueries({ queryKey: trpc.applies.pathKey() });
+  const trialRun = useMutation(trpc.applies.runTrial.mutationOptions({ onSettled }));
+  const workspaceRun = useMutation(trpc.applies.run.mutationOptions({ onSettled }));
+  const confirm = (planHash: string) => {
+    if (trialId !== null) trialRun.mutate({ trialId, planHash });
+    else if (workspaceId !== null) workspaceRun.mutate({ workspaceId, planHash });
+  };
+  return trialId !== null
+    ? { preview: trialPreview, run: trialRun, confirm }
+    : { preview: workspacePreview, run: workspaceRun, confirm };
 }
 
 function PlanReview({
   preview,
-  trialId,
+  source,
   checking,
   onRecheck,
   onConfirm,
   onUndone,
 }: {
   preview: ApplyPreviewView;
-  trialId: string;
+  source: ApplySource;
   checking: boolean;
   onRecheck: () => void;
   onConfirm: () => void;
@@ -61,11 +74,12 @@ function PlanReview({
             This plan conflicts with the project as it is now: applying it would be refused and nothing written.
           </p>
           <p className="mt-1">
-            Undo or commit your edits to these files and check again, or merge the trial&apos;s changes by hand.
+            Undo or commit your edits to these files and check again, or merge the{" "}
+            {"trialId" in source ? "trial" : "session"}&apos;s changes by hand.
           </p>
           <ConflictsTable conflicts={preview.conflicts} steps={preview.steps} />
           <p className="mt-3">
-            <PatchDownload trialId={trialId} />
+            <PatchDownload source={source} />
           </p>
         </div>
       ) : null}
@@ -98,7 +112,7 @@ function PlanReview({
   );
 }
 
-/** The trial's latest apply is in place: the plan's "conflicts" would be that apply's own files, so offer Undo. */
+/** The latest apply is in place: the plan's "conflicts" would be that apply's own files, so offer Undo. */
 function AppliedReview({
   applied,
   onUndone,
@@ -109,8 +123,8 @@ function AppliedReview({
   return (
     <div role="status" className={okBoxClass} data-testid="plan-applied">
       <p className="mb-2 font-semibold text-ok-soft">
-        This trial is applied: its {applied.files} file{applied.files === 1 ? " is" : "s are"} in the project as the
-        apply left {applied.files === 1 ? "it" : "them"}.
+        {applied.trialId ? "This trial" : "This session"} is applied: its {applied.files} file
+        {applied.files === 1 ? " is" : "s are"} in the project as the apply left {applied.files === 1 ? "it" : "them"}.
       </p>
       <AppliedUndo applied={applied} onUndone={onUndone} />
     </div>
@@ -132,19 +146,21 @@ function Applying({ files }: { files: number }) {
 }
 
 function ApplyBody({
-  trialId,
+  source,
+  applied,
   onClose,
-  apply: { preview, run },
+  apply: { preview, run, confirm },
 }: {
-  trialId: string;
+  source: ApplySource;
+  applied: AppliedTrialView | null;
   onClose: () => void;
-  apply: ReturnType<typeof useApplyTrial>;
+  apply: ReturnType<typeof useApply>;
 }) {
   const [undone, setUndone] = useState<ApplyRecordView | null>(null);
   if (run.data)
     return (
       <>
-        <ApplyOutcomeView record={run.data} trialId={trialId} />
+        <ApplyOutcomeView record={run.data} source={source} />
         <div className="mt-4 flex flex-wrap items-center gap-3">
           <button type="button" className={`${buttonClass} ${focusRing}`} onClick={onClose}>
             Done
@@ -157,7 +173,7 @@ function ApplyBody({
   return (
     <QueryState
       query={preview}
-      loading="Working out the plan: comparing the trial's workspace with the project…"
+      loading={`Working out the plan: comparing the ${"trialId" in source ? "trial" : "session"}'s workspace with the project…`}
       compact
     >
       {(data) => (
@@ -171,11 +187,11 @@ function ApplyBody({
             </div>
           ) : null}
           <PlanReview
-            preview={data}
-            trialId={trialId}
+            preview={applied && !data.applied ? { ...data, applied } : data}
+            source={source}
             checking={preview.isFetching}
             onRecheck={() => void preview.refetch()}
-            onConfirm={() => run.mutate({ trialId, planHash: data.planHash })}
+            onConfirm={() => confirm(data.planHash)}
             onUndone={setUndone}
           />
         </>
@@ -208,18 +224,21 @@ function UndoAppliedRecord({ record }: { record: ApplyRecordView }) {
  * progress and the outcome. Esc or Close dismiss it, except while the apply runs.
  */
 export function ApplyDialog({
-  trialId,
+  source,
+  applied = null,
   title,
   subtitle,
   onClose,
 }: {
-  trialId: string;
+  source: ApplySource;
+  /** Its latest apply, in place (a trial's preview says so itself; a session's page reads it from the history). */
+  applied?: AppliedTrialView | null;
   title: string;
   subtitle?: ReactNode;
   onClose: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
-  const apply = useApplyTrial(trialId);
+  const apply = useApply(source);
   const busy = apply.run.isPending;
   useEffect(() => {
     const dialog = ref.current;
@@ -246,7 +265,7 @@ export function ApplyDialog({
           Close
         </button>
       </div>
-      <ApplyBody trialId={trialId} onClose={onClose} apply={apply} />
+      <ApplyBody source={source} applied={applied} onClose={onClose} apply={apply} />
     </dialog>
   );
 }

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import type { ApplyRecordView } from "../../../shared/snapshot-schemas";
 import { dangerBoxClass, focusRing, warnBoxClass } from "../../_components/ui";
-import { actionStyle, ConflictsTable, PatchDownload } from "./apply-conflicts";
+import { actionStyle, ConflictsTable, PatchDownload, type ApplySource } from "./apply-conflicts";
 
 export const okBoxClass = "rounded-md border border-ok-strong/50 bg-ok-strong/10 p-3 text-sm";
 
@@ -20,27 +20,28 @@ export function RecordFiles({ record, label }: { record: ApplyRecordView; label:
   );
 }
 
-function Refused({ record, trialId }: { record: ApplyRecordView; trialId: string }) {
+function Refused({ record, source }: { record: ApplyRecordView; source: ApplySource }) {
   const count = record.conflicts.length;
+  const word = "trialId" in source ? "trial" : "session";
   return (
     <div role="alert" data-testid="apply-outcome" data-outcome="refused" className={dangerBoxClass}>
       <p className="font-semibold">Refused: nothing was written.</p>
       <p className="mt-1">
-        {count === 1 ? "This file" : `These ${count} files`} changed in the project since the snapshot the trial started
-        from, so the plan no longer fits. Your edits are untouched.
+        {count === 1 ? "This file" : `These ${count} files`} changed in the project since the snapshot the {word}{" "}
+        started from, so the plan no longer fits. Your edits are untouched.
       </p>
       <ConflictsTable conflicts={record.conflicts} label="Files changed since the snapshot" />
       <p className="mt-3 flex flex-wrap items-center gap-2">
-        <span>To take the trial&apos;s changes anyway, merge them by hand:</span>
-        <PatchDownload trialId={trialId} />
+        <span>To take the {word}&apos;s changes anyway, merge them by hand:</span>
+        <PatchDownload source={source} />
       </p>
     </div>
   );
 }
 
 /** What an apply ended as: applied (with the files and where to undo), refused, rolled back or failed. */
-export function ApplyOutcomeView({ record, trialId }: { record: ApplyRecordView; trialId: string }) {
-  if (record.outcome === "refused") return <Refused record={record} trialId={trialId} />;
+export function ApplyOutcomeView({ record, source }: { record: ApplyRecordView; source: ApplySource }) {
+  if (record.outcome === "refused") return <Refused record={record} source={source} />;
   if (record.outcome === "applied" || record.outcome === "undone")
     return (
       <div role="status" data-testid="apply-outcome" data-outcome={record.outcome} className={okBoxClass}>
@@ -53,7 +54,7 @@ export function ApplyOutcomeView({ record, trialId }: { record: ApplyRecordView;
           <Link href={`/projects/${record.projectId}#apply-history`} className={`text-accent underline ${focusRing}`}>
             apply history
           </Link>{" "}
-          and the trial&apos;s &quot;applied · Undo&quot; can undo it later).
+          and the {"trialId" in source ? "trial" : "session"}&apos;s &quot;applied · Undo&quot; can undo it later).
         </p>
         {record.error ? <p className="mt-2 text-warn-ink">{record.error}</p> : null}
       </div>
@@ -73,8 +74,8 @@ export function ApplyOutcomeView({ record, trialId }: { record: ApplyRecordView;
       </p>
       {record.error ? <p className="mt-1 whitespace-pre-wrap">{record.error}</p> : null}
       <p className="mt-3 flex flex-wrap items-center gap-2">
-        <span>The trial&apos;s changes as a patch:</span>
-        <PatchDownload trialId={trialId} />
+        <span>The {"trialId" in source ? "trial" : "session"}&apos;s changes as a patch:</span>
+        <PatchDownload source={source} />
       </p>
     </div>
   );

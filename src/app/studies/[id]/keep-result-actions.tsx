@@ -246,7 +246,7 @@ export function KeepResultActions({
       ) : null}
       {applying ? (
         <ApplyDialog
-          trialId={trialId}
+          source={{ trialId }}
           title={`Apply trial ${trial.choice}.${trial.repeat} to ${study.data.projectName}`}
           subtitle="Copies the trial's changes into the project directory, after checking that none of those files changed since the snapshot."
           onClose={() => setApplying(false)}

@@ -4,21 +4,33 @@ import { pipeline } from "node:stream/promises";
 import type { AppServices } from "../wiring/app-services";
 import { AppError } from "../../core/errors/app-error";
 import type { ReviewDownload } from "../review/trial-downloads";
-import { pathKeySchema, reviewFileSideSchema } from "../../../shared/review-schemas";
+import { pathKeySchema, reviewFileSideSchema, type ReviewSubject } from "../../../shared/review-schemas";
 
-const TRIAL_PATCH_PATH = /^\/api\/trials\/([\w-]+)\/patch$/;
-const TRIAL_FILE_PATH = /^\/api\/trials\/([\w-]+)\/file$/;
+const PATCH_PATH = /^\/api\/(trials|sessions)\/([\w-]+)\/patch$/;
+const FILE_PATH = /^\/api\/(trials|sessions)\/([\w-]+)\/file$/;
 
-/** The review's downloads, or null when the path is not one: a trial's patch, and either side of one of its files. */
+/** A trial's or a session's review, by the path's first part. */
+function subjectOf(match: RegExpExecArray): ReviewSubject {
+  const id = match[2] ?? "";
+  return match[1] === "sessions" ? { sessionId: id } : { trialId: id };
+}
+
+/**
+ * The review's downloads, or null when the path is not one: a trial's (or a private-copy session's) patch,
+ * and either side of one of its files.
+ */
 export function reviewDownload(options: {
   pathname: string;
   searchParams: URLSearchParams;
   services: AppServices;
 }): Promise<ReviewDownload> | null {
   const { pathname, searchParams, services } = options;
-  const patch = TRIAL_PATCH_PATH.exec(pathname);
-  if (patch) return services.review.patch({ trialId: patch[1] ?? "" });
-  const file = TRIAL_FILE_PATH.exec(pathname);
+  const patch = PATCH_PATH.exec(pathname);
+  if (patch) {
+    const subject = subjectOf(patch);
+    return "sessionId" in subject ? services.review.sessionPatch(subject) : services.review.patch(subject);
+  }
+  const file = FILE_PATH.exec(pathname);
   if (!file) return null;
   const pathKey = pathKeySchema.safeParse(searchParams.get("pathKey") ?? "");
   const side = reviewFileSideSchema.safeParse(searchParams.get("side") ?? "");
@@ -29,7 +41,7 @@ export function reviewDownload(options: {
         message: "Name the file and the side: ?pathKey=<the file's pathKey>&side=before|after.",
       }),
     );
-  return services.review.fileBytes({ trialId: file[1] ?? "", pathKey: pathKey.data, side: side.data });
+  return services.review.fileBytes({ ...subjectOf(file), pathKey: pathKey.data, side: side.data });
 }
 
 /** Streams a download with backpressure; a client that goes away stops the producer. */

@@ -3,6 +3,7 @@ import { displayPath, type BytePath } from "../../../lib/files/byte-path";
 import {
   REVIEW_PAGE_DEFAULT,
   type ReviewFileView,
+  type ReviewSubject,
   type ReviewFilesView,
   type ReviewSummaryView,
   type ReviewTotals,
@@ -22,7 +23,8 @@ import {
   type ReviewContext,
 } from "./review-trials";
 import type { ReviewQueries, ReviewTrialRecord } from "./review.queries";
-import { fileBytesDownload, patchDownload } from "./trial-downloads";
+import { fileBytesDownload, patchDownload, sessionPatchDownload } from "./trial-downloads";
+import { subjectDiff, subjectWord } from "./review-sessions";
 import { transcriptItems } from "./transcript";
 
 export type { ReviewDownload } from "./trial-downloads";
@@ -75,9 +77,9 @@ async function summary(context: ReviewContext, input: { trialId: string }): Prom
 
 async function files(
   context: ReviewContext,
-  input: { trialId: string; cursor?: number | undefined; limit?: number; opened?: string | true | undefined },
+  input: ReviewSubject & { cursor?: number | undefined; limit?: number; opened?: string | true | undefined },
 ): Promise<ReviewFilesView> {
-  const diff = await trialDiff(context, await findTrial(context, input.trialId));
+  const diff = await subjectDiff(context, input);
   const start = input.cursor ?? 0;
   const end = start + (input.limit ?? REVIEW_PAGE_DEFAULT);
   const view: ReviewFilesView = {
@@ -90,7 +92,7 @@ async function files(
     truncated: diff.changes.some((change) => !linesCounted(change)),
   };
   if (input.opened === undefined || start > 0) return view;
-  return { ...view, opened: await openedFile(context, diff, input.opened) };
+  return { ...view, opened: await openedFile(context, diff, input.opened, subjectWord(input)) };
 }
 
 /** The diff `files` carries for the file the page opens first; null (not an error) when it has none. */
@@ -98,26 +100,27 @@ async function openedFile(
   context: ReviewContext,
   diff: ReviewDiff,
   opened: string | true,
+  word: string,
 ): Promise<ReviewFileView | null> {
   try {
     const path = opened === true ? diff.changes[0]?.path : pathOfKey(opened);
-    return path === undefined ? null : await fileOf(context, diff, path);
+    return path === undefined ? null : await fileOf(context, diff, path, word);
   } catch (error) {
     if (error instanceof AppError) return null; // the page asks for it on its own and shows why
     throw error;
   }
 }
 
-async function file(context: ReviewContext, input: { trialId: string; pathKey: string }): Promise<ReviewFileView> {
+async function file(context: ReviewContext, input: ReviewSubject & { pathKey: string }): Promise<ReviewFileView> {
   const path = pathOfKey(input.pathKey);
-  return fileOf(context, await trialDiff(context, await findTrial(context, input.trialId)), path);
+  return fileOf(context, await subjectDiff(context, input), path, subjectWord(input));
 }
 
-async function fileOf(context: ReviewContext, diff: ReviewDiff, path: BytePath): Promise<ReviewFileView> {
+async function fileOf(context: ReviewContext, diff: ReviewDiff, path: BytePath, word: string): Promise<ReviewFileView> {
   if (!isReviewable(diff, path))
     throw new AppError({
       code: "NOT_FOUND",
-      message: `${displayPath(path)} is neither changed by this trial nor a file of its snapshot.`,
+      message: `${displayPath(path)} is neither changed by this ${word} nor a file of its snapshot.`,
     });
   const [before, after] = await Promise.all([
     snapshotSide({ dataDir: context.dataDir, manifest: diff.manifest, entry: diff.tracked.get(path) }),
@@ -153,8 +156,8 @@ export interface ReviewServiceDeps {
 }
 
 /**
- * The trial review (web side, read-only): what a trial changed against its study's snapshot, file by
- * file and as one patch, its transcript, and trials side by side. Diffs come from the cache
+ * The trial review (web side, read-only): what a trial (or a private-copy session, review-sessions.ts)
+ * changed against its snapshot, file by file and as one patch, its transcript, and trials side by side. Diffs come from the cache
  * (diff-cache.ts), so paging, the next file and compare never recompute one.
  */
 export function createReviewService(deps: ReviewServiceDeps) {
@@ -171,6 +174,7 @@ export function createReviewService(deps: ReviewServiceDeps) {
     compare: (input: Parameters<typeof compareTrials>[1]) => compareTrials(context, input),
     compareFile: (input: Parameters<typeof compareFile>[1]) => compareFile(context, input),
     patch: (input: { trialId: string }) => patchDownload(context, input),
+    sessionPatch: (input: { sessionId: string }) => sessionPatchDownload(context, input),
     fileBytes: (input: Parameters<typeof fileBytesDownload>[1]) => fileBytesDownload(context, input),
   };
 }

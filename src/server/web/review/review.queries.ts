@@ -18,6 +18,16 @@ export interface ReviewTrialRecord {
   configuration: ConfigurationView;
 }
 
+/** A session as the review sees it (a private copy's workspace; a direct session has none). */
+export interface ReviewSessionRecord {
+  id: string;
+  projectId: string;
+  mode: string;
+  state: string;
+  workspaceId: string | null;
+  endedAt: string | null;
+}
+
 /** The event types a transcript is made of (the chatty `trial.log` is not one: the log has its own download). */
 const TRANSCRIPT_TYPES = [
   "trial.started",
@@ -85,6 +95,15 @@ export function createReviewQueries(db: Db) {
       const records = await trialRecords(db, { id: { in: [...trialIds] } });
       const byId = new Map(records.map((record) => [record.trial.id, record]));
       return trialIds.flatMap((id) => byId.get(id) ?? []);
+    },
+
+    /** A session as its review sees it: where its private copy is, and whether it may still change. */
+    async session(sessionId: string): Promise<ReviewSessionRecord | null> {
+      const row = await db.session.findUnique({
+        where: { id: sessionId },
+        select: { id: true, projectId: true, mode: true, state: true, workspaceId: true, endedAt: true },
+      });
+      return row ? { ...row, endedAt: row.endedAt?.toISOString() ?? null } : null;
     },
 
     async studySnapshot(studyId: string): Promise<{ snapshotId: string | null } | null> {

@@ -1,6 +1,7 @@
 import { createKeyedLock } from "../../core/locks/keyed-lock";
 import { dataDirPaths } from "../../core/storage/data-dir";
-import type { SessionView, StartSessionInput } from "../../../shared/session-schemas";
+import type { SessionLastScreen, SessionView, StartSessionInput } from "../../../shared/session-schemas";
+import { lastScreenOf } from "./last-screen";
 import { toSessionView, type SessionDeps } from "./session-deps";
 import { finishSession, meteredTokens, recordExit, resumeSession, sessionOf } from "./session-lifecycle";
 import { installedToolsChanges, saveInstalledTools } from "./session-tools";
@@ -30,7 +31,7 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
   const resizing = createKeyedLock();
   const tokensOf = (record: SessionRecord) => meteredTokens(deps, record, baseline)();
   const { view, changed, gitGuard } = sessionChanges(deps, watchers);
-  const upkeep = periodicUpkeep(() => keepUp({ deps, lastActivity, tokensOf, disk, gitGuard }), deps.log);
+  const upkeep = periodicUpkeep(() => keepUp({ deps, lastActivity, tokensOf, disk, gitGuard, changed }), deps.log);
   const find = (sessionId: string) => sessionOf(deps, sessionId);
   return {
     async onExit(sessionId: string, exitCode: number) {
@@ -64,6 +65,11 @@ export function createSessionService(deps: SessionDeps & { idleStopMs: number })
     saveInstalledTools: (sessionId: string) => saveInstalledTools({ deps, sessionId }),
     /** What "Save installed tools" would keep: the container's changes outside /workspace and /tmp. */
     installedToolsChanges: (sessionId: string) => installedToolsChanges({ deps, sessionId }),
+    /** The screen a session's terminal showed last, as text (null: none was saved). */
+    async lastScreen(sessionId: string): Promise<SessionLastScreen | null> {
+      await find(sessionId);
+      return lastScreenOf(dataDirPaths(deps.dataDir).session(sessionId).screen);
+    },
     /** The screen now and the bytes broadcast after it, then (inside `ready`) the caller joins the live output. */
     async screen(sessionId: string, ready: (screen: ScreenNow | null, session: SessionView) => void) {
       await Promise.race([reattached.opened, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);

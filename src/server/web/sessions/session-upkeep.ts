@@ -7,6 +7,8 @@ import type { SessionDiskCheck } from "./session-disk";
 import type { SessionDeps } from "./session-deps";
 import { finishSession } from "./session-lifecycle";
 import { checkGitGuard } from "./session-git-guard";
+import { latestThreadSince } from "./codex-threads";
+import { codexHomeKindOf } from "./codex-home";
 import type { GitGuardWatch } from "./git-guard-watch";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
 
@@ -105,7 +107,7 @@ export async function removeOrphanSessionContainers(deps: SessionDeps): Promise<
 
 /**
  * Every few seconds: undoes what direct sessions changed in what git runs on the host, renews their
- * leases, records tokens and activity, stops idle sessions and sessions past their disk budget (the disk
+ * leases, records tokens, the Codex thread and activity (telling browsers when the thread or tokens moved), stops idle sessions and sessions past their disk budget (the disk
  * check keeps why, for the exit to record).
  */
 export async function keepUp(options: {
@@ -114,6 +116,8 @@ export async function keepUp(options: {
   tokensOf: Tokens;
   disk: SessionDiskCheck;
   gitGuard: GitGuardWatch;
+  /** Browsers hear of a session whose thread or tokens moved. */
+  changed: (record: SessionRecord | null) => unknown;
 }): Promise<void> {
   const { deps, lastActivity } = options;
   const now = deps.clock().getTime();
@@ -140,10 +144,32 @@ export async function keepUp(options: {
       await deps.runtime.stopContainer(record.containerId, { timeoutSeconds: 5 });
       continue;
     }
-    await deps.sessions.update(record.id, {
-      tokens: await options.tokensOf(record),
+    const tokens = await options.tokensOf(record);
+    const threadId = record.kind === "codex" ? (currentThread(deps, record) ?? record.threadId) : null;
+    const updated = await deps.sessions.update(record.id, {
+      tokens,
+      threadId,
       ...(active ? { lastActivityAt: new Date(active) } : {}),
       ...(record.mode === "direct" ? { leaseExpiresAt: new Date(now + deps.leaseMs) } : {}),
     });
+    // the page's Thread and Tokens fill in as Codex replies, not only when it exits
+    if (threadId !== record.threadId || !sameTokens(tokens, record.tokens)) options.changed(updated);
   }
+}
+
+/** The Codex thread a running session works on: its conversation file written last since it started. */
+export function currentThread(deps: SessionDeps, record: SessionRecord): string | null {
+  return latestThreadSince({
+    codexHome: dataDirPaths(deps.dataDir).sessionCodexHome(record.projectId, codexHomeKindOf(record)),
+    since: new Date(record.createdAt),
+  });
+}
+
+function sameTokens(a: SessionChange["tokens"], b: SessionRecord["tokens"]): boolean {
+  return (
+    a?.inputTokens === b.input &&
+    a.outputTokens === b.output &&
+    a.cachedInputTokens === b.cachedInput &&
+    a.reasoningTokens === b.reasoning
+  );
 }

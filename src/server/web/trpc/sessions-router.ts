@@ -7,6 +7,9 @@ export const sessionsRouter = router({
     .input(z.object({ projectId: z.string().min(1).max(100).optional() }))
     .query(({ ctx, input }) => ctx.services.sessions.list(input)),
   get: procedure.input(sessionIdInputSchema).query(({ ctx, input }) => ctx.services.sessions.get(input.sessionId)),
+  lastScreen: procedure
+    .input(sessionIdInputSchema)
+    .query(({ ctx, input }) => ctx.services.sessions.lastScreen(input.sessionId)),
   start: procedure.input(startSessionInputSchema).mutation(({ ctx, input }) => ctx.services.sessions.start(input)),
   resume: procedure
     .input(sessionIdInputSchema)

@@ -1,4 +1,4 @@
-import type { ReviewSide } from "../../../../shared/review-schemas";
+import type { ReviewSide, ReviewSubject } from "../../../../shared/review-schemas";
 import { formatBytes } from "../../../_lib/format";
 import { focusRing } from "../../../_components/ui";
 
@@ -83,6 +83,10 @@ function SideFacts({ column: { title, side, download } }: { column: SideColumn }
 }
 
 /** The download URL of one side of a trial's file (before = the snapshot's bytes, after = the trial's). */
-export function sideDownloadUrl(trialId: string, pathKey: string, side: "before" | "after"): string {
-  return `/api/trials/${encodeURIComponent(trialId)}/file?pathKey=${encodeURIComponent(pathKey)}&side=${side}`;
+export function sideDownloadUrl(subject: string | ReviewSubject, pathKey: string, side: "before" | "after"): string {
+  const base =
+    typeof subject === "string" || "trialId" in subject
+      ? `/api/trials/${encodeURIComponent(typeof subject === "string" ? subject : subject.trialId)}`
+      : `/api/sessions/${encodeURIComponent(subject.sessionId)}`;
+  return `${base}/file?pathKey=${encodeURIComponent(pathKey)}&side=${side}`;
 }

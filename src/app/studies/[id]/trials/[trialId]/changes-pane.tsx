@@ -1,6 +1,6 @@
 "use client";
 import { useRef } from "react";
-import type { ReviewFileItem, ReviewFileView } from "../../../../../shared/review-schemas";
+import type { ReviewFileItem, ReviewFileView, ReviewSubject } from "../../../../../shared/review-schemas";
 import type { DiffNavigator } from "../../../../_components/diff-editor";
 import { EmptyState } from "../../../../_components/ui";
 import { DiffToggles, toolbarButtonClass, useDiffView } from "../../_review/diff-toggles";
@@ -9,7 +9,7 @@ import { useReviewKeys } from "./use-review-keys";
 
 /** The selected file's diff under a toolbar: previous/next file and change, Inline, Wrap, and the keys. */
 export function ChangesPane({
-  trialId,
+  subject,
   files,
   opened,
   selectedIndex,
@@ -17,7 +17,8 @@ export function ChangesPane({
   active,
   emptyMessage,
 }: {
-  trialId: string;
+  /** Whose changes: a trial's, or a private-copy session's. */
+  subject: ReviewSubject;
   /** The files in the tree's order (after the filter). */
   files: readonly ReviewFileItem[];
   /** The diff the file list came with (the file opened first), if any. */
@@ -78,7 +79,7 @@ export function ChangesPane({
       </div>
       <div className="min-h-0 flex-1">
         <FileDiff
-          trialId={trialId}
+          subject={subject}
           file={file}
           initial={opened?.pathKey === file.pathKey ? opened : null}
           next={files[selectedIndex + 1] ?? null}

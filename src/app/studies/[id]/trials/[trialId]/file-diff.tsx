@@ -1,7 +1,12 @@
 "use client";
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import type { ReviewChangeKind, ReviewFileItem, ReviewFileView } from "../../../../../shared/review-schemas";
+import type {
+  ReviewChangeKind,
+  ReviewFileItem,
+  ReviewFileView,
+  ReviewSubject,
+} from "../../../../../shared/review-schemas";
 import { DiffEditorLazy, type DiffNavigator } from "../../../../_components/diff-editor";
 import { QueryState } from "../../../../_components/query-state";
 import { useTRPC } from "../../../../_lib/trpc";
@@ -12,19 +17,19 @@ import { FileSidesFacts, isTextDiff, sideDownloadUrl } from "../../_review/file-
 const FILE_STALE_MS = 60_000;
 
 /**
- * The selected file's diff (snapshot on the left, the trial on the right), fetched when selected (the
+ * The selected file's diff (snapshot on the left, the trial's or session's on the right), fetched when selected (the
  * file opened first comes with the file list); the next file in the list is prefetched so moving on is instant. Binary, large and symlinked files show
  * their sides' facts and downloads instead.
  */
 export function FileDiff({
-  trialId,
+  subject,
   file,
   initial,
   next,
   view,
   onNavigator,
 }: {
-  trialId: string;
+  subject: ReviewSubject;
   file: ReviewFileItem;
   /** This file's diff as the file list brought it; null to fetch it. */
   initial: ReviewFileView | null;
@@ -36,7 +41,7 @@ export function FileDiff({
   const queryClient = useQueryClient();
   const query = useQuery(
     trpc.review.file.queryOptions(
-      { trialId, pathKey: file.pathKey },
+      { ...subject, pathKey: file.pathKey },
       // the editor stays mounted while the next file loads: its text is swapped, not the widget
       { staleTime: FILE_STALE_MS, placeholderData: keepPreviousData, initialData: initial ?? undefined },
     ),
@@ -45,9 +50,9 @@ export function FileDiff({
   useEffect(() => {
     if (!nextKey || query.isPending) return;
     void queryClient.prefetchQuery(
-      trpc.review.file.queryOptions({ trialId, pathKey: nextKey }, { staleTime: FILE_STALE_MS }),
+      trpc.review.file.queryOptions({ ...subject, pathKey: nextKey }, { staleTime: FILE_STALE_MS }),
     );
-  }, [queryClient, trpc, trialId, nextKey, query.isPending]);
+  }, [queryClient, trpc, subject, nextKey, query.isPending]);
   return (
     <QueryState query={query} loading={`Loading ${file.path}…`} errorPrefix={`Could not load ${file.path}`}>
       {(data) => (
@@ -58,7 +63,7 @@ export function FileDiff({
             </p>
           ) : null}
           <FileDiffBody
-            trialId={trialId}
+            subject={subject}
             kind={data.pathKey === file.pathKey ? file.kind : null}
             data={data}
             view={view}
@@ -71,13 +76,13 @@ export function FileDiff({
 }
 
 function FileDiffBody({
-  trialId,
+  subject,
   kind,
   data,
   view,
   onNavigator,
 }: {
-  trialId: string;
+  subject: ReviewSubject;
   kind: ReviewChangeKind | null;
   data: ReviewFileView;
   view: DiffView;
@@ -88,8 +93,8 @@ function FileDiffBody({
       <FileSidesFacts
         path={data.path}
         columns={[
-          { title: "Before", side: data.before, download: sideDownloadUrl(trialId, data.pathKey, "before") },
-          { title: "After", side: data.after, download: sideDownloadUrl(trialId, data.pathKey, "after") },
+          { title: "Before", side: data.before, download: sideDownloadUrl(subject, data.pathKey, "before") },
+          { title: "After", side: data.after, download: sideDownloadUrl(subject, data.pathKey, "after") },
         ]}
       />
     );
@@ -119,7 +124,7 @@ function FileDiffBody({
           sideBySide={view.sideBySide}
           wordWrap={view.wordWrap}
           originalLabel={`${data.path} in the snapshot`}
-          modifiedLabel={`${data.path} after the trial`}
+          modifiedLabel={`${data.path} after the ${"sessionId" in subject ? "session" : "trial"}`}
           onNavigator={onNavigator}
         />
       </div>

@@ -20,7 +20,7 @@ export default function TrialReviewPage() {
   const summary = useQuery(trpc.review.summary.queryOptions({ trialId }));
   // no waterfall: the file list with the first diff (ReviewView reads the same query) and Monaco's code
   // (set up while the data is on its way) load beside the summary
-  useReviewFiles(trialId, opened);
+  useReviewFiles({ trialId }, opened);
   useEffect(() => preloadDiffEditor(), []);
   useReviewLive({ studyId: id, trialId });
   return (

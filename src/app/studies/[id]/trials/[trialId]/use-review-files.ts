@@ -1,18 +1,18 @@
 "use client";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
-import { REVIEW_PAGE_DEFAULT, type ReviewFileItem } from "../../../../../shared/review-schemas";
+import { REVIEW_PAGE_DEFAULT, type ReviewFileItem, type ReviewSubject } from "../../../../../shared/review-schemas";
 import { useTRPC } from "../../../../_lib/trpc";
 
 /**
- * The trial's changed files, a page of 500 at a time. The first page also carries the diff of the file
+ * The changed files of a trial (or a private-copy session), a page of 500 at a time. The first page also carries the diff of the file
  * the page opens first (`opened`: its path key, or `true` for the first file), the first diff's data.
  */
-export function useReviewFiles(trialId: string, opened: string | true) {
+export function useReviewFiles(subject: ReviewSubject, opened: string | true) {
   const trpc = useTRPC();
   const query = useInfiniteQuery(
     trpc.review.files.infiniteQueryOptions(
-      { trialId, limit: REVIEW_PAGE_DEFAULT, opened },
+      { ...subject, limit: REVIEW_PAGE_DEFAULT, opened },
       { getNextPageParam: (page) => page.nextCursor ?? undefined, staleTime: 30_000 },
     ),
   );
