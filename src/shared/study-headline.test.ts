@@ -41,7 +41,7 @@ describe("studyHeadline", () => {
     const trials = [trial(1, 23), trial(1, 23), trial(1, 23), trial(2, 0), trial(2, 0), trial(2, 4)];
     const headline = studyHeadline({ configurations: configurations.slice(0, 2), trials });
     expect(headline?.sentence).toBe(
-      "Config 1 · gpt-5 · low passed every test in 3/3 trials; Config 2 · gpt-5 · medium partial: passed every test in 0/3 trials",
+      "Config 1 · gpt-5 · low passed every test in 3/3 trials; Config 2 · gpt-5 · medium partial: passed every test in 0/3 trials (median 0/23 tests)",
     );
     // 3/3 vs 0/3: Fisher's p is 0.1, so not called better; 4 repeats each would tell 5 % from 95 %
     expect(headline?.comparison).toBe("not distinguishable with 3 repeats — run 4+ repeats to tell them apart");
@@ -56,8 +56,8 @@ describe("studyHeadline", () => {
     const headline = studyHeadline({ configurations: configurations.slice(0, 2), trials });
     expect(headline?.results[0]?.name).toBe("Config 2 · gpt-5 · medium");
     expect(headline?.results.map((result) => result.result)).toEqual([
-      "partial: passed every test in 9/10 trials",
-      "partial: passed every test in 3/10 trials",
+      "partial: passed every test in 9/10 trials (median 23/23 tests)",
+      "partial: passed every test in 3/10 trials (median 0/23 tests)",
     ]);
     expect(headline?.comparison).toBe("Config 2 passes more often than Config 1");
     expect(headline?.suggestedRepeats).toBeNull();

@@ -3,7 +3,7 @@
 // Computed in the browser from the study view it already has (no query of its own).
 import { comparePair, comparisonLabel, repeatsPlan, type RateSample } from "./configuration-comparison";
 import { numberedLabel } from "./configuration-label";
-import { aggregateByConfiguration, trialPassedAll, type AggregatableTrial } from "./study-aggregates";
+import { aggregateByConfiguration, median, trialPassedAll, type AggregatableTrial } from "./study-aggregates";
 import { MAX_TRIALS_PER_STUDY } from "./study-inputs";
 import { isTerminalTrialState } from "./vocabulary";
 
@@ -76,6 +76,17 @@ function singleResult(trial: HeadlineTrial): Pick<ConfigurationResult, "kind" | 
     : { kind: "failed", result: `failed${tests(trial)}` };
 }
 
+/** " (median 13/23 tests)" over the trials with counted tests of one total; "" when there are none or totals differ. */
+function medianTests(finished: readonly HeadlineTrial[]): string {
+  const counted = finished.flatMap(({ verdict }) =>
+    verdict?.passed != null && verdict.total ? [{ passed: verdict.passed, total: verdict.total }] : [],
+  );
+  const total = counted[0]?.total;
+  if (total === undefined || counted.some((entry) => entry.total !== total)) return "";
+  const middle = median(counted.map((entry) => entry.passed));
+  return middle === null ? "" : ` (median ${middle}/${total} tests)`;
+}
+
 /** Several finished trials: in how many it passed every test. */
 function repeatedResult(finished: readonly HeadlineTrial[]): Pick<ConfigurationResult, "kind" | "result"> {
   const passedAll = finished.filter(trialPassedAll).length;
@@ -84,7 +95,7 @@ function repeatedResult(finished: readonly HeadlineTrial[]): Pick<ConfigurationR
   if (finished.every((trial) => !trial.verdict)) return { kind: "no-verdict", result: "no verdict in any trial" };
   const anyTest = finished.some((trial) => (trial.verdict?.passed ?? 0) > 0 || trialPassedAll(trial));
   return anyTest
-    ? { kind: "partial", result: `partial: passed every test in ${share}` }
+    ? { kind: "partial", result: `partial: passed every test in ${share}${medianTests(finished)}` }
     : { kind: "failed", result: `failed: no test passed in ${finished.length} trials` };
 }
 

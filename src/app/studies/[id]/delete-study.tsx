@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { StudyView } from "../../../shared/study-schemas";
-import { dangerButtonClass, focusRing, secondaryButtonClass } from "../../_components/ui";
+import { dangerButtonClass, focusRing, secondaryButtonClass, smallButtonClass } from "../../_components/ui";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 
@@ -23,7 +23,7 @@ export function DeleteStudy({ study }: { study: StudyView }) {
   );
   if (!confirming) {
     return (
-      <button type="button" className={`${secondaryButtonClass} ${focusRing}`} onClick={() => setConfirming(true)}>
+      <button type="button" className={smallButtonClass} onClick={() => setConfirming(true)}>
         Delete study…
       </button>
     );

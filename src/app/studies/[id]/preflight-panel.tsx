@@ -3,9 +3,9 @@ import { dangerBoxClass, Panel, Spinner } from "../../_components/ui";
 import { formatBaseline } from "../study-format";
 
 /** The test command on the untouched snapshot, before any model call: the baseline, or why the study was refused. */
-export function PreflightPanel({ study }: { study: StudyView }) {
+export function PreflightPanel({ study, className = "mb-6" }: { study: StudyView; className?: string }) {
   return (
-    <Panel title="Preflight" className="mb-6">
+    <Panel title="Preflight" className={className}>
       {study.state === "preflight" ? (
         <p role="status" className="flex items-center gap-2 text-sm">
           <Spinner />
@@ -14,7 +14,7 @@ export function PreflightPanel({ study }: { study: StudyView }) {
       ) : null}
       {study.baseline ? (
         <p data-testid="baseline" className="text-sm">
-          Baseline: {formatBaseline(study.baseline)}
+          Baseline, the tests on the untouched project: {formatBaseline(study.baseline)}
         </p>
       ) : study.state !== "preflight" && !study.refusal ? (
         <p className="text-sm text-muted">

@@ -1,5 +1,5 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useCallback, useMemo } from "react";
 import type { RetryConfigurationEdit } from "../../../shared/study-inputs";
@@ -8,12 +8,14 @@ import { ErrorMessage, Panel } from "../../_components/ui";
 import { useRole } from "../../_components/use-role";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
-import { StudyProgress } from "../study-progress";
 import { AggregatesTable } from "./aggregates-table";
 import type { LogTails } from "./log-tails";
 import { PreflightPanel } from "./preflight-panel";
 import { configurationChartPoints, trialChartPoints } from "./chart-data";
 import { StudyHeader } from "./study-header";
+import { StudyFactsPanel } from "./study-facts-panel";
+import { StudyLead } from "./study-lead";
+import { useStoreStudy } from "./use-store-study";
 import { TestMatrixPanel } from "./test-matrix-panel";
 import { CostPanel } from "./cost-panel";
 import { TrialDetail } from "./trial-detail";
@@ -30,16 +32,6 @@ const UsageChart = dynamic(() => import("./study-chart").then((module) => module
   ssr: false,
   loading: () => <div className="h-72" aria-hidden="true" />,
 });
-
-/** Stores a study that stop or retry answered with as the page's data. */
-function useStoreStudy(studyId: string): (next: StudyView) => void {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useCallback(
-    (next: StudyView) => queryClient.setQueryData(trpc.studies.get.queryKey({ studyId }), next),
-    [queryClient, trpc, studyId],
-  );
-}
 
 function TrialsPanel({ study, tails, isAdmin }: { study: StudyView; tails: LogTails; isAdmin: boolean }) {
   const trpc = useTRPC();
@@ -79,9 +71,6 @@ function TrialsPanel({ study, tails, isAdmin }: { study: StudyView; tails: LogTa
   );
   return (
     <Panel title="Trials">
-      <div className="mb-4 max-w-xl">
-        <StudyProgress counts={study.counts} />
-      </div>
       {retry.error ? <ErrorMessage className="mb-3 text-sm">{describeError(retry.error).message}</ErrorMessage> : null}
       <TrialsTable
         trials={study.trials}
@@ -97,7 +86,11 @@ function TrialsPanel({ study, tails, isAdmin }: { study: StudyView; tails: LogTa
   );
 }
 
-/** A loaded study: header, preflight, trials with their details, per-configuration aggregates and a chart. */
+/**
+ * A loaded study: the header; what leads (the preflight while it runs or when it refused, the live state,
+ * the verdict headline); trials with their details, per-configuration aggregates and charts; then the
+ * baseline and the study's frozen facts, folded.
+ */
 export function StudyDetail({ study, tails }: { study: StudyView; tails: LogTails }) {
   const { isAdmin } = useRole();
   const trpc = useTRPC();
@@ -114,6 +107,7 @@ export function StudyDetail({ study, tails }: { study: StudyView; tails: LogTail
   const canStop = isAdmin && STOPPABLE_STUDY_STATES.includes(study.state);
   const canDelete = isAdmin && FINISHED_STUDY_STATES.includes(study.state);
   const hasMeasurements = points.some((point) => point.tokens !== null || point.seconds !== null);
+  const preflightLeads = study.state === "preflight" || study.state === "refused";
   return (
     <>
       <StudyHeader
@@ -124,9 +118,12 @@ export function StudyDetail({ study, tails }: { study: StudyView; tails: LogTail
         onStop={() => stop.mutate({ studyId: study.id })}
         stopError={stop.error ? describeError(stop.error).message : null}
       />
-      <PreflightPanel study={study} />
-      <TrialsPanel study={study} tails={tails} isAdmin={isAdmin} />
-      <AggregatesTable configurations={study.configurations} trials={study.trials} />
+      {preflightLeads ? <PreflightPanel study={study} /> : null}
+      <StudyLead study={study} isAdmin={isAdmin} />
+      {study.trials.length > 0 ? <TrialsPanel study={study} tails={tails} isAdmin={isAdmin} /> : null}
+      {study.counts.total > study.counts.queued + study.counts.running ? (
+        <AggregatesTable configurations={study.configurations} trials={study.trials} />
+      ) : null}
       {points.some((point) => point.passed !== null) ? (
         <Panel title="Tests passed" className="mt-6">
           <TestsChart trials={points} configurations={byConfiguration} />
@@ -139,6 +136,8 @@ export function StudyDetail({ study, tails }: { study: StudyView; tails: LogTail
           <UsageChart points={points} />
         </Panel>
       ) : null}
+      {preflightLeads ? null : <PreflightPanel study={study} className="mt-6" />}
+      <StudyFactsPanel study={study} />
     </>
   );
 }

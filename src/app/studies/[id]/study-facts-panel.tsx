@@ -1,6 +1,6 @@
 import type { StudyView } from "../../../shared/study-schemas";
 import { DataTable, type Column } from "../../_components/data-table";
-import { Fact, focusRing, Panel } from "../../_components/ui";
+import { Fact, focusRing } from "../../_components/ui";
 import { formatBytes } from "../../_lib/format";
 import { shortId } from "../study-format";
 
@@ -30,10 +30,45 @@ const testFileColumns: Column<TestFile>[] = [
   },
 ];
 
-/** What the study froze when it was created: task, test command, environment, snapshot, limits and test files. */
+/** "node --test · snapshot 3f2a… · environment v1 · 1 captured file": what the folded facts hold, in one line. */
+function factsSummary(study: StudyView): string {
+  const files = study.testFiles.length;
+  const command = study.testCommand.replace(/\s+/g, " ").trim();
+  return [
+    command.length > 60 ? `${command.slice(0, 59)}…` : command,
+    `snapshot ${shortId(study.snapshotId)}`,
+    study.environment.version === null ? null : `environment v${study.environment.version}`,
+    `${files} captured test file${files === 1 ? "" : "s"}`,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+/**
+ * What the study froze when it was created: task, test command, environment, snapshot, limits and test
+ * files. Folded under the results (a `<details>` whose summary line names the test command and snapshot).
+ */
 export function StudyFactsPanel({ study }: { study: StudyView }) {
   return (
-    <Panel title="Study" className="mb-6">
+    <section aria-label="Study facts" className="mt-6 rounded-xl border border-line bg-panel">
+      <details data-testid="study-facts" className="group">
+        <summary className={`cursor-pointer px-5 py-4 text-sm ${focusRing}`}>
+          <span className="text-sm font-semibold uppercase tracking-wide text-muted">Study facts</span>
+          <span className="ml-3 break-words font-mono text-xs text-muted" data-testid="study-facts-summary">
+            {factsSummary(study)}
+          </span>
+        </summary>
+        <div className="border-t border-line px-5 pb-5 pt-4">
+          <FactsBody study={study} />
+        </div>
+      </details>
+    </section>
+  );
+}
+
+function FactsBody({ study }: { study: StudyView }) {
+  return (
+    <>
       <details className="mb-4 rounded-md border border-line">
         <summary className={`cursor-pointer px-3 py-2 text-sm ${focusRing}`}>Task prompt</summary>
         <pre
@@ -91,6 +126,6 @@ export function StudyFactsPanel({ study }: { study: StudyView }) {
           />
         </div>
       )}
-    </Panel>
+    </>
   );
 }
