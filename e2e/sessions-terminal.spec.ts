@@ -233,9 +233,11 @@ test("exit keeps the session (exited); Finish removes its container", async () =
   expect(containers.trim()).toBe("");
 });
 
-test("an unknown session id says so and links back to the list", async () => {
-  await page.goto(`${state.origin}/sessions/no-such-session`);
-  await expect(page.getByText("Could not load this session: No session no-such-session.")).toBeVisible();
-  await expect(page.getByRole("link", { name: "All sessions" })).toBeVisible();
+test("an unknown session id answers 404, says so and links back to the list", async () => {
+  const response = await page.goto(`${state.origin}/sessions/no-such-session`);
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "No such session" })).toBeVisible();
+  await expect(page.getByText("No session has the id no-such-session")).toBeVisible();
+  await expect(page.getByRole("link", { name: "All sessions" })).toHaveAttribute("href", "/sessions");
   await sessionScreenshot(page, "unknown");
 });

@@ -115,7 +115,7 @@ test("the trials run live and end with 23/23, a partial count and 0/23, with tok
   await expect(comparisons).toHaveCount(3);
   await expect(comparisons.first()).toHaveAttribute("data-verdict", "too-few-repeats");
   await expect(comparisons.first()).toContainText(
-    /^config 1 \(calendar-fix-all · \w+\) and config 2 \(calendar-fix-some · \w+\) cannot be compared with a single finished repeat \(1\/1 vs 0\/1\)/,
+    /^Configuration 1 \(calendar-fix-all · \w+\) and Configuration 2 \(calendar-fix-some · \w+\) cannot be compared with a single finished repeat \(1\/1 vs 0\/1\)/,
   );
   await expect(comparisons.first()).toContainText("repeats per configuration (α 0.05, power 0.8)");
 });
@@ -259,6 +259,9 @@ test("the admin deletes the finished study: after a confirmation it is gone, wit
   await expect(page.getByRole("link", { name: "Calendar utility" })).toHaveCount(0);
   expect(fs.readdirSync(path.join(state.dataDir, "workspaces")).length).toBe(workspacesBefore.length - 3);
   expect(fs.existsSync(path.join(state.dataDir, "studies", studyId))).toBe(false);
-  await page.goto(studyUrl);
-  await expect(page.getByRole("main").getByRole("alert")).toContainText("No study with id");
+  // the deleted study's address answers 404 with a page that says so
+  const gone = await page.goto(studyUrl);
+  expect(gone?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "No such study" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "All studies" })).toBeVisible();
 });
