@@ -193,6 +193,8 @@ describe("a study on the calendar fixture", () => {
     expect(md).toContain("23/23");
     expect(md).toContain("13/23");
     expect(md).toContain("node --test");
+    // a command line given no model has none in the reports (not the stored placeholder)
+    expect(csv[1]).toContain(",command,,");
     const json = studyReportSchema.parse(
       JSON.parse((await web.services.studies.report({ studyId: study.id, format: "json" })).body),
     );
@@ -265,10 +267,13 @@ describe("command configurations", () => {
       `${study.id},3,1,1,sed -i 's/x/y/' src/calendar.js #2`,
       `${study.id},4,1,1,does nothing`,
     ]);
+    // a command line given no model has none in the reports, not the stored placeholder
+    expect(csv[1]).toContain(",command,,");
     const json = studyReportSchema.parse(
       JSON.parse((await web.services.studies.report({ studyId: study.id, format: "json" })).body),
     );
     expect(json.configurations.map((c) => c.label)).toEqual(labels);
+    expect(json.configurations.map((c) => c.model)).toEqual(["", "", "", ""]);
 
     const shown = describeStudy(study);
     expect(shown).toContain("configuration 2   printf 'notes about the calendar fix,… × 1   (command: " + long + ")");

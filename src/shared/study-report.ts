@@ -47,9 +47,10 @@ export const reportStudySchema = z.object({
 export type ReportStudy = z.infer<typeof reportStudySchema>;
 
 export const reportConfigurationSchema = z.object({
-  /** The configuration's number ("Config 2" on the study page). */
+  /** The configuration's number ("Configuration 2" on the study page). */
   choice: z.int().positive(),
   harness: harnessKindSchema,
+  /** The model; empty for a command configuration given none. */
   model: z.string(),
   reasoningEffort: reasoningEffortSchema,
   instructions: z.string(),

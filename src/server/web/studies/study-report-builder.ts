@@ -86,7 +86,8 @@ export function buildStudyReport(options: {
   const configurations = study.configurations.map((configuration) => ({
     choice: configuration.choice,
     harness: configuration.harness,
-    model: configuration.model,
+    // a command line given no model is stored with the placeholder "(command)": the report says none
+    model: configuration.harness === "command" && configuration.model === "(command)" ? "" : configuration.model,
     reasoningEffort: configuration.reasoningEffort,
     instructions: configuration.instructions,
     command: configuration.command,
