@@ -8,7 +8,7 @@ const { Terminal } = createRequire(import.meta.url)("@xterm/headless") as typeof
 
 async function repliesTo(output: string, silenced: boolean): Promise<string[]> {
   const terminal = new Terminal({ cols: 80, rows: 24, allowProposedApi: true });
-  if (silenced) silenceQueryReplies(terminal as unknown as Parameters<typeof silenceQueryReplies>[0]);
+  if (silenced) silenceQueryReplies(terminal);
   const replies: string[] = [];
   terminal.onData((data) => replies.push(data));
   await new Promise<void>((resolve) => terminal.write(output, resolve));
