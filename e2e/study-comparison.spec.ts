@@ -62,7 +62,7 @@ test("four repeats each: error bars, intervals and a comparison that names the b
   await expect(comparison).toHaveCount(1);
   await expect(comparison).toHaveAttribute("data-verdict", "better");
   await expect(comparison).toHaveText(
-    /^config 1 \(calendar-fix-all · medium\) passes more often than config 2 \(calendar-fix-none · medium\): 4\/4 vs 0\/4, difference 100 points, 95 % CI \d+ to 100 points, Fisher's exact p = 0\.029\.$/,
+    /^Configuration 1 \(calendar-fix-all · medium\) passes more often than Configuration 2 \(calendar-fix-none · medium\): 4\/4 vs 0\/4, difference 100 points, 95 % CI \d+ to 100 points, Fisher's exact p = 0\.029\.$/,
   );
   const panel = page.getByRole("region", { name: "Per configuration" });
   await shoot(page, "study-comparison", { element: panel });

@@ -98,7 +98,7 @@ test("once the trials end, the headline names each configuration and its result,
   await expect(page.getByTestId("study-state")).toHaveAttribute("data-state", "done", { timeout: 240_000 });
   const headline = page.getByTestId("study-headline");
   await expect(headline).toHaveText(
-    /^Config 1 · calendar-fix-all · \w+ passed 23\/23; Config 2 · calendar-fix-some · \w+ partial 13\/23$/,
+    /^Configuration 1 · calendar-fix-all · \w+ passed 23\/23; Configuration 2 · calendar-fix-some · \w+ partial 13\/23$/,
   );
   await expect(page.getByTestId("study-headline-comparison")).toHaveText(
     "Not distinguishable with 1 repeat — run 4+ repeats to tell them apart.",
@@ -133,9 +133,11 @@ test("Run more repeats adds trials of every configuration to the same study, and
   await expect(page.locator('[data-testid="trial-row"][data-outcome="completed"]')).toHaveCount(8);
   // 4/4 vs 0/4: the interval leaves out zero and Fisher's exact p is 0.029, so the comparison decides
   await expect(page.getByTestId("study-headline")).toHaveText(
-    /^Config 1 · calendar-fix-all · \w+ passed every test in 4\/4 trials; Config 2 · calendar-fix-some · \w+ partial: passed every test in 0\/4 trials \(median 13\/23 tests\)$/,
+    /^Configuration 1 · calendar-fix-all · \w+ passed every test in 4\/4 trials; Configuration 2 · calendar-fix-some · \w+ partial: passed every test in 0\/4 trials \(median 13\/23 tests\)$/,
   );
-  await expect(page.getByTestId("study-headline-comparison")).toHaveText("Config 1 passes more often than Config 2.");
+  await expect(page.getByTestId("study-headline-comparison")).toHaveText(
+    "Configuration 1 passes more often than Configuration 2.",
+  );
   await shootBoth("headline-repeated");
 });
 

@@ -102,7 +102,7 @@ describe("compareAllPairs and compareConfigurations", () => {
     );
     expect(pairs).toHaveLength(1);
     expect(pairs[0]?.sentence).toMatch(
-      /^config 2 \(\.\/agent\.sh --fast\) passes more often than config 1 \(gpt-5 · low\)/,
+      /^Configuration 2 \(\.\/agent\.sh --fast\) passes more often than Configuration 1 \(gpt-5 · low\)/,
     );
   });
 });

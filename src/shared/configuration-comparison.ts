@@ -2,6 +2,7 @@
 // 95 % intervals, and every pair of configurations compared in plain language. Shared by the study page
 // and the three reports.
 import { z } from "zod";
+import { configurationName } from "./domain-names";
 import { fisherExactTwoSided, meanInterval, newcombeDifference, repeatsToDetect, wilsonInterval } from "./statistics";
 
 export const intervalSchema = z.object({ low: z.number().min(0).max(1), high: z.number().min(0).max(1) });
@@ -148,9 +149,9 @@ export function meanFractionPassed(fractions: readonly number[]): {
   return { mean, interval: interval ? { low: interval.low, high: interval.high } : null };
 }
 
-/** "config 2 (gpt-5 · high)": how a comparison names a configuration (its label: configuration-label.ts). */
+/** "Configuration 2 (gpt-5 · high)": how a comparison names a configuration (its label: configuration-label.ts). */
 export function comparisonLabel(configuration: { choice: number; label: string }): string {
-  return `config ${configuration.choice} (${configuration.label})`;
+  return `${configurationName(configuration.choice)} (${configuration.label})`;
 }
 
 /** Every pair of a study's configurations compared, from their aggregates. */

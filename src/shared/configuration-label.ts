@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { configurationName } from "./domain-names";
 
 /**
  * A configuration's label: the one name every table, chart, comparison, report and the CLI show for it.
@@ -78,9 +79,9 @@ export function withLabels<T extends LabelSource & { choice: number }>(
   }));
 }
 
-/** "Config 2 · gpt-5 · high": a configuration's number and label, where a sentence names it. */
+/** "Configuration 2 · gpt-5 · high": a configuration's number and label, where a sentence names it. */
 export function numberedLabel(configuration: { choice: number; label: string }): string {
-  return `Config ${configuration.choice} · ${configuration.label}`;
+  return `${configurationName(configuration.choice)} · ${configuration.label}`;
 }
 
 /** What a configuration runs, in full, for a tooltip or a detail line: "command ./agent.sh --fast", "Codex gpt-5 · effort high". */

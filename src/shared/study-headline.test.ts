@@ -28,7 +28,7 @@ describe("studyHeadline", () => {
   it("names each configuration's result, best first, and says one repeat cannot tell them apart", () => {
     const headline = studyHeadline({ configurations, trials: [trial(1, 12), trial(2, 5), trial(3, 23)] });
     expect(headline?.sentence).toBe(
-      "Config 3 · gpt-5 · high passed 23/23; Config 1 · gpt-5 · low partial 12/23; Config 2 · gpt-5 · medium partial 5/23",
+      "Configuration 3 · gpt-5 · high passed 23/23; Configuration 1 · gpt-5 · low partial 12/23; Configuration 2 · gpt-5 · medium partial 5/23",
     );
     expect(headline?.results.map((result) => result.kind)).toEqual(["passed", "partial", "partial"]);
     // 1/1 vs 0/1: plan for 5 % vs 95 %, which takes about 4 repeats per configuration
@@ -41,7 +41,7 @@ describe("studyHeadline", () => {
     const trials = [trial(1, 23), trial(1, 23), trial(1, 23), trial(2, 0), trial(2, 0), trial(2, 4)];
     const headline = studyHeadline({ configurations: configurations.slice(0, 2), trials });
     expect(headline?.sentence).toBe(
-      "Config 1 · gpt-5 · low passed every test in 3/3 trials; Config 2 · gpt-5 · medium partial: passed every test in 0/3 trials (median 0/23 tests)",
+      "Configuration 1 · gpt-5 · low passed every test in 3/3 trials; Configuration 2 · gpt-5 · medium partial: passed every test in 0/3 trials (median 0/23 tests)",
     );
     // 3/3 vs 0/3: Fisher's p is 0.1, so not called better; 4 repeats each would tell 5 % from 95 %
     expect(headline?.comparison).toBe("not distinguishable with 3 repeats — run 4+ repeats to tell them apart");
@@ -54,12 +54,12 @@ describe("studyHeadline", () => {
       ...Array.from({ length: 10 }, (_, i) => trial(2, i < 9 ? 23 : 0)),
     ];
     const headline = studyHeadline({ configurations: configurations.slice(0, 2), trials });
-    expect(headline?.results[0]?.name).toBe("Config 2 · gpt-5 · medium");
+    expect(headline?.results[0]?.name).toBe("Configuration 2 · gpt-5 · medium");
     expect(headline?.results.map((result) => result.result)).toEqual([
       "partial: passed every test in 9/10 trials (median 23/23 tests)",
       "partial: passed every test in 3/10 trials (median 0/23 tests)",
     ]);
-    expect(headline?.comparison).toBe("Config 2 passes more often than Config 1");
+    expect(headline?.comparison).toBe("Configuration 2 passes more often than Configuration 1");
     expect(headline?.suggestedRepeats).toBeNull();
     // no suggestion: as many again as ran, at most MAX_REPEATS_PER_CLICK
     expect(headline?.repeatsToAdd).toBe(MAX_REPEATS_PER_CLICK);
@@ -73,7 +73,7 @@ describe("studyHeadline", () => {
     ];
     const headline = studyHeadline({ configurations, trials });
     expect(headline?.comparison).toMatch(
-      /^Config 2 passes more often than Config 1; Config 3 passes more often than Config 1; the others are not distinguishable with 10 repeats — run \d+\+ repeats to tell them apart$/,
+      /^Configuration 2 passes more often than Configuration 1; Configuration 3 passes more often than Configuration 1; the others are not distinguishable with 10 repeats — run \d+\+ repeats to tell them apart$/,
     );
     expect(headline?.results.map((result) => [result.choice, result.kind])).toEqual([
       [2, "passed"],
@@ -92,12 +92,12 @@ describe("studyHeadline", () => {
       tokens,
     });
     expect(studyHeadline({ configurations: configurations.slice(0, 1), trials: [exitCode(true)] })?.sentence).toBe(
-      "Config 1 · gpt-5 · low passed (exit code 0)",
+      "Configuration 1 · gpt-5 · low passed (exit code 0)",
     );
     const errored = { ...trial(2, null), state: "error" as TrialState };
     const headline = studyHeadline({ configurations: configurations.slice(0, 2), trials: [exitCode(false), errored] });
     expect(headline?.sentence).toBe(
-      "Config 1 · gpt-5 · low failed (exit code); Config 2 · gpt-5 · medium no verdict (error)",
+      "Configuration 1 · gpt-5 · low failed (exit code); Configuration 2 · gpt-5 · medium no verdict (error)",
     );
   });
 

@@ -3,6 +3,7 @@
 // Computed in the browser from the study view it already has (no query of its own).
 import { comparePair, comparisonLabel, repeatsPlan, type RateSample } from "./configuration-comparison";
 import { numberedLabel } from "./configuration-label";
+import { configurationName } from "./domain-names";
 import { aggregateByConfiguration, median, trialPassedAll, type AggregatableTrial } from "./study-aggregates";
 import { MAX_TRIALS_PER_STUDY } from "./study-inputs";
 import { isTerminalTrialState } from "./vocabulary";
@@ -126,7 +127,7 @@ function comparisonOf(samples: readonly RateSample[]): { text: string; suggested
     const comparison = comparePair(a, b);
     if (comparison.verdict === "better") {
       const [winner, loser] = (comparison.difference ?? 0) >= 0 ? [b, a] : [a, b];
-      better.push(`Config ${winner.choice} passes more often than Config ${loser.choice}`);
+      better.push(`${configurationName(winner.choice)} passes more often than ${configurationName(loser.choice)}`);
     } else (comparison.difference ? differing : tied).push(repeatsPlan(a, b).repeats);
   }
   const undecided = differing.length + tied.length;

@@ -2,6 +2,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { numberedLabel } from "../../../shared/configuration-label";
+import { configurationName } from "../../../shared/domain-names";
 import { studyHeadline, type StudyHeadline } from "../../../shared/study-headline";
 import type { StudyView } from "../../../shared/study-schemas";
 import { ACTIVE_TRIAL_STATES, BUSY_STUDY_STATES } from "../../../shared/vocabulary";
@@ -42,7 +43,7 @@ function LiveState({ study }: { study: StudyView }) {
               <li key={trial.id} className="flex flex-wrap gap-x-2">
                 <span className="font-medium tabular-nums">Trial {trialLabel(trial)}</span>
                 <span className="text-muted">
-                  {configuration ? numberedLabel(configuration) : `Config ${trial.choice}`}
+                  {configuration ? numberedLabel(configuration) : configurationName(trial.choice)}
                 </span>
                 <span className="text-accent">{trial.step || trialStateLabel(trial.state)}</span>
               </li>

@@ -279,9 +279,9 @@ describe("Markdown", () => {
     const comparisons = markdown.split("\n## Comparisons\n\n")[1]?.split("\n\n");
     expect(comparisons?.[0]).toContain("Newcombe hybrid score interval (method 10); Fisher's exact test");
     expect(comparisons?.[1]?.split("\n")).toEqual([
-      "- config 1 (gpt-5-codex · high) and config 2 (o4-mini &lt;b&gt; · medium) cannot be compared with a single finished repeat (1/1 vs 1/3): to tell 33 % from 95 % apart takes about 9 repeats per configuration (α 0.05, power 0.8).",
-      "- config 1 (gpt-5-codex · high) and config 3 (=fix \\| fast) cannot be compared with a single finished repeat (1/1 vs 1/1): to tell 50 % from 80 % apart takes about 39 repeats per configuration (α 0.05, power 0.8).",
-      "- config 2 (o4-mini &lt;b&gt; · medium) and config 3 (=fix \\| fast) cannot be compared with a single finished repeat (1/3 vs 1/1): to tell 33 % from 95 % apart takes about 9 repeats per configuration (α 0.05, power 0.8).",
+      "- Configuration 1 (gpt-5-codex · high) and Configuration 2 (o4-mini &lt;b&gt; · medium) cannot be compared with a single finished repeat (1/1 vs 1/3): to tell 33 % from 95 % apart takes about 9 repeats per configuration (α 0.05, power 0.8).",
+      "- Configuration 1 (gpt-5-codex · high) and Configuration 3 (=fix \\| fast) cannot be compared with a single finished repeat (1/1 vs 1/1): to tell 50 % from 80 % apart takes about 39 repeats per configuration (α 0.05, power 0.8).",
+      "- Configuration 2 (o4-mini &lt;b&gt; · medium) and Configuration 3 (=fix \\| fast) cannot be compared with a single finished repeat (1/3 vs 1/1): to tell 33 % from 95 % apart takes about 9 repeats per configuration (α 0.05, power 0.8).",
     ]);
   });
 
