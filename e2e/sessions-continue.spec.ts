@@ -142,7 +142,11 @@ test("continue fix-some in a shell: it sees the trial's files; finished, its res
   await screenshot(page, "continue-dialog");
   await dialog.getByRole("button", { name: "Start session" }).click();
   const sessionId = await openedSession(page);
-  await expect(page.getByText(`continues trial ${trials.fixSome.id}`)).toBeVisible();
+  // the trial it continues, by its title, as a link
+  await expect(page.getByTestId("continued-trial")).toHaveAttribute(
+    "href",
+    new RegExp(`/trials/${trials.fixSome.id}$`),
+  );
   expect(await session(sessionId)).toMatchObject({ mode: "private", fromTrialId: trials.fixSome.id, threadId: null });
 
   // the trial's files: fix-some implemented four functions, so four of the eight stubs are left
@@ -153,9 +157,14 @@ test("continue fix-some in a shell: it sees the trial's files; finished, its res
   const changed = page.getByRole("list", { name: "Changed files" });
   await expect(changed).toContainText("src/calendar.js");
   await expect(changed).toContainText("CONTINUED.md");
+  // the same reviewed plan as a trial's, in the same dialog
   await page.getByRole("button", { name: "Apply to project…" }).click();
-  await page.getByRole("button", { name: "Apply to project", exact: true }).click();
-  await expect(page.getByText("Applied 2 changes to the project.")).toBeVisible();
+  const applying = page.getByRole("dialog", { name: "Apply the session's changes to calendar-continue" });
+  await applying.getByRole("button", { name: "Apply 2 changes" }).click();
+  await expect(applying.getByTestId("apply-outcome")).toHaveAttribute("data-outcome", "applied");
+  await expect(applying).toContainText("Applied: 2 files written to the project.");
+  await applying.getByRole("button", { name: "Done" }).click();
+  await expect(page.getByTestId("trial-applied")).toContainText("Applied on");
   expect(fs.readFileSync(path.join(projectDir, "CONTINUED.md"), "utf8")).toBe("continued\n");
   const calendar = fs.readFileSync(path.join(projectDir, "src", "calendar.js"), "utf8");
   expect(calendar.match(/not implemented/g)).toHaveLength(4);
