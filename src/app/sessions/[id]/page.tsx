@@ -8,6 +8,7 @@ import { QueryState } from "../../_components/query-state";
 import { dangerBoxClass, Fact, PageHeader, Spinner, warnBoxClass } from "../../_components/ui";
 import { useRole } from "../../_components/use-role";
 import { SessionActions } from "../session-actions";
+import { ContinuedTrialLink } from "../continued-trial-link";
 import { sessionStateLabel } from "../sessions-table";
 import { useSessionsLive } from "../use-sessions";
 import { TerminalView } from "./terminal-view";
@@ -92,7 +93,7 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
                 <Link href={`/projects/${s.projectId}`} className="underline">
                   {s.projectName}
                 </Link>
-                {s.fromTrialId ? <> · continues trial {s.fromTrialId}</> : null}
+                {s.fromTrialId ? <ContinuedTrialLink trialId={s.fromTrialId} /> : null}
               </>
             }
             actions={<SessionActions session={s} />}
