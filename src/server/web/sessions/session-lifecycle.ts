@@ -163,7 +163,7 @@ export async function finishSession(options: {
     endedAt: deps.clock(),
     reason:
       record.mode === "private" && record.workspaceId
-        ? "Finished; its changes are kept for review (Review changes below, or Apply to project)."
+        ? "Finished; its changes are kept to review and apply to the project."
         : "Finished.",
   });
 }
