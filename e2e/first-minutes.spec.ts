@@ -131,6 +131,10 @@ test("opening the project shows its path and refuses an out-of-range setting nex
   await expect(page.getByRole("heading", { level: 1, name: "demo-app" })).toBeVisible();
   await expect(page.getByText(state.projectDir, { exact: true })).toBeVisible();
 
+  // the settings are collapsed below the state and the next step: the header's Settings link opens them (#settings,
+  // which the reloads below keep)
+  await page.getByRole("link", { name: "Settings", exact: true }).click();
+  await expect(page).toHaveURL(/#settings$/);
   const settings = page.getByRole("form", { name: "Project settings" });
   const pids = settings.getByLabel("Process limit");
   await expect(pids).toBeEditable();

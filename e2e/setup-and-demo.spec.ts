@@ -185,7 +185,7 @@ test("a viewer sees the checklist without the key and cannot store or remove one
   expect(answers.status).toContain('"source":"stored-key"');
   expect(answers.status).not.toContain(KEY);
   // a project's settings are text for a viewer, not inputs without a Save button
-  await viewerPage.goto(`${product.origin}/projects/${projectId}`);
+  await viewerPage.goto(`${product.origin}/projects/${projectId}#settings`); // the section opens for #settings
   const settings = viewerPage.getByRole("region", { name: "Settings" });
   await expect(settings.getByRole("definition").first()).toHaveText("calendar (demo)");
   await expect(settings.getByText("Network mode")).toBeVisible();

@@ -2,7 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo } from "react";
-import { buttonClass, focusRing, Panel } from "../_components/ui";
+import { focusRing, Panel, secondaryButtonClass } from "../_components/ui";
 import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
 import { StudyStateBadge } from "./state-badge";
@@ -11,7 +11,10 @@ import { StudyProgress } from "./study-progress";
 
 const SHOWN = 10;
 
-/** A project's studies on its page: the newest few, a link to all of them, and "New study" for admins. */
+/**
+ * A project's studies on its page: the newest few, a link to all of them, and "New study" for admins (a secondary
+ * button: the page's status leads with it once the environment is ready).
+ */
 export function ProjectStudiesPanel({ projectId, isAdmin }: { projectId: string; isAdmin: boolean }) {
   const trpc = useTRPC();
   const studies = useQuery(trpc.studies.list.queryOptions({ projectId }));
@@ -25,7 +28,7 @@ export function ProjectStudiesPanel({ projectId, isAdmin }: { projectId: string;
         {isAdmin ? (
           <Link
             href={`/studies/new?projectId=${encodeURIComponent(projectId)}`}
-            className={`${buttonClass} ${focusRing}`}
+            className={`${secondaryButtonClass} ${focusRing}`}
           >
             New study
           </Link>

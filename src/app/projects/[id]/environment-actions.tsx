@@ -6,7 +6,10 @@ import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import type { EnvironmentVersion } from "./use-environment";
 
-/** "Prepare environment" (or rebuild from the base image) and "Prepare with a command" on the active version. */
+/**
+ * "Prepare environment" (or rebuild from the base image) and "Prepare with a command" on the active version; the
+ * page's status leads with the first preparation, so here it is a secondary button.
+ */
 export function EnvironmentActions({
   projectId,
   versions,
@@ -31,7 +34,7 @@ export function EnvironmentActions({
       <div>
         <button
           type="button"
-          className={versions.length === 0 ? buttonClass : secondaryButtonClass}
+          className={secondaryButtonClass}
           disabled={building || prepare.isPending}
           onClick={() => prepare.mutate({ projectId })}
         >

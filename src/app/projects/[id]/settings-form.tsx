@@ -1,6 +1,7 @@
 "use client";
 import type { ProjectView } from "../../../shared/project-schemas";
 import { REASONING_EFFORTS } from "../../../shared/vocabulary";
+import { useEffect } from "react";
 import { buttonClass, inputClass } from "../../_components/ui";
 import { FormField as Field } from "../../_components/form-field";
 import { ContainerFields } from "./container-fields";
@@ -170,8 +171,18 @@ function GatewayFields({ draft, set, errorFor }: FieldsProps) {
   );
 }
 
-export function SettingsForm({ project, readOnly }: { project: ProjectView; readOnly: boolean }) {
-  const { draft, set, saved, errorFor, unknownError, submit, pending } = useSettingsDraft(project);
+export function SettingsForm({
+  project,
+  readOnly,
+  onDirtyChange,
+}: {
+  project: ProjectView;
+  readOnly: boolean;
+  /** Told whether the draft has unsaved changes (the collapsed Settings section says so). */
+  onDirtyChange?: (dirty: boolean) => void;
+}) {
+  const { draft, set, dirty, saved, errorFor, unknownError, submit, pending } = useSettingsDraft(project);
+  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
   const fields = { draft, set, errorFor };
   return (
     <form onSubmit={submit} aria-label="Project settings">

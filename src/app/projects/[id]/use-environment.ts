@@ -8,6 +8,9 @@ import type { AppRouter } from "../../../server/web/trpc/app-router";
 import { useTRPC } from "../../_lib/trpc";
 import { useLiveQuery } from "../../_lib/use-live-query";
 
+/** What `useEnvironment` returns: the page reads it once for its status and its Environment panel. */
+export type ProjectEnvironment = ReturnType<typeof useEnvironment>;
+
 export type EnvironmentVersion = inferRouterOutputs<AppRouter>["environments"]["overview"]["versions"][number];
 
 /** The last "[k/n]" step marker in a build log, as a fraction for the progress bar. */

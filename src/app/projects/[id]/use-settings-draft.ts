@@ -43,18 +43,20 @@ function toDraft(project: ProjectView): Draft {
 }
 
 /**
- * The settings form's state: the draft, whether it was just saved, the error of each field
- * (`errorFor`), and `submit`, which sends the draft as the project's new settings.
+ * The settings form's state: the draft, whether it differs from the saved settings (`dirty`), whether it was just
+ * saved, the error of each field (`errorFor`), and `submit`, which sends the draft as the project's new settings.
  */
 export function useSettingsDraft(project: ProjectView) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(() => toDraft(project));
+  const [savedDraft, setSavedDraft] = useState<Draft>(() => toDraft(project));
   const [saved, setSaved] = useState(false);
   const update = useMutation(
     trpc.projects.update.mutationOptions({
       onSuccess: async (next) => {
         setDraft(toDraft(next));
+        setSavedDraft(toDraft(next));
         setSaved(true);
         await queryClient.invalidateQueries({ queryKey: trpc.projects.pathKey() });
       },
@@ -97,5 +99,6 @@ export function useSettingsDraft(project: ProjectView) {
   }
 
   const unknownError = error && !error.field && Object.keys(error.fieldErrors).length === 0 ? error.message : null;
-  return { draft, set, saved, errorFor, unknownError, submit, pending: update.isPending };
+  const dirty = JSON.stringify(draft) !== JSON.stringify(savedDraft);
+  return { draft, set, dirty, saved, errorFor, unknownError, submit, pending: update.isPending };
 }

@@ -62,7 +62,8 @@ export function ChosenTestFiles({
           const error = errors[pathKey] ?? errors[`testFiles.${index}.contentBase64`] ?? errors[`testFiles.${index}`];
           return (
             <li key={file.key} className="rounded-md border border-line px-3 py-2" data-testid="chosen-test-file">
-              <div className="flex items-center gap-3">
+              {/* wraps at phone width: the path takes a line of its own before the role, size and Remove */}
+              <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
                 <span className="w-16 shrink-0 text-xs uppercase text-muted">
                   {file.source === "upload" ? "upload" : "project"}
                 </span>
@@ -70,7 +71,7 @@ export function ChosenTestFiles({
                   <input
                     id={pathId}
                     aria-label={`Path of uploaded ${file.fileName ?? file.path}`}
-                    className={`${fieldInputClass} flex-1 px-2 py-1 font-mono`}
+                    className={`${fieldInputClass} min-w-0 flex-1 basis-48 px-2 py-1 font-mono`}
                     value={file.path}
                     onChange={(e) =>
                       onChange((current) =>
@@ -80,7 +81,7 @@ export function ChosenTestFiles({
                     {...describedBy(pathId, { error })}
                   />
                 ) : (
-                  <span className="flex-1 font-mono text-sm">{file.path}</span>
+                  <span className="min-w-0 flex-1 basis-48 break-all font-mono text-sm">{file.path}</span>
                 )}
                 <RoleSelect file={file} onChange={onChange} />
                 <span className="text-xs text-muted">

@@ -47,7 +47,9 @@ export function ConfigurationsTable({
     <div>
       <DataTable
         label="Configurations"
-        wrapperClassName="overflow-x-auto rounded-md border border-line"
+        // relative: the box that scrolls is also the containing block of the sr-only "Row actions" header, so that
+        // header is clipped with the table instead of widening the page on a phone
+        wrapperClassName="relative overflow-x-auto rounded-md border border-line"
         wrapperProps={{
           id: fieldId("configurations"),
           tabIndex: -1,

@@ -7,17 +7,24 @@ import { LimitsPanel, StudyPanel } from "./study-fields";
 import { TestFilesPicker } from "./test-files-picker";
 import { useNewStudyForm, type NewStudyFormState } from "./use-new-study-form";
 
-function SubmitBar({ form, isAdmin }: { form: NewStudyFormState; isAdmin: boolean }) {
-  const { creating, blocker, attempted, errors, formError } = form;
+/** Create study, and next to it why it cannot be pressed now (create-study-readiness.ts) or what needs attention. */
+function SubmitBar({ form }: { form: NewStudyFormState }) {
+  const { creating, disabledReason, attempted, errors, formError } = form;
   return (
-    <div className="flex items-center gap-4">
+    <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
       <button
         type="submit"
         className={`${buttonClass} ${focusRing}`}
-        disabled={creating || blocker !== null || !isAdmin}
+        disabled={disabledReason !== null}
+        aria-describedby={disabledReason ? "create-study-reason" : undefined}
       >
         {creating ? "Creating study…" : "Create study"}
       </button>
+      {disabledReason ? (
+        <span id="create-study-reason" role="status" className="text-sm text-muted" data-testid="create-study-reason">
+          {disabledReason}
+        </span>
+      ) : null}
       {attempted && Object.keys(errors).length > 0 ? (
         <span className="text-sm text-danger" aria-live="polite">
           {Object.keys(errors).length === 1
@@ -63,7 +70,7 @@ export function NewStudyForm({
   initialProjectId: string;
   fromStudyId: string | null;
 }) {
-  const { role, isAdmin } = useRole();
+  const { role } = useRole();
   const form = useNewStudyForm(initialProjectId, fromStudyId);
   const { draft, change, set, errors } = form;
   if (role === "viewer") {
@@ -114,7 +121,7 @@ export function NewStudyForm({
           />
         </Panel>
         <LimitsPanel form={form} />
-        <SubmitBar form={form} isAdmin={isAdmin} />
+        <SubmitBar form={form} />
       </form>
     </>
   );

@@ -83,11 +83,11 @@ function SearchResults({
         <>
           <ul className="flex max-h-48 flex-wrap gap-1.5 overflow-y-auto" aria-busy={search.isFetching}>
             {search.data.files.map((file) => (
-              <li key={file.path}>
+              <li key={file.path} className="min-w-0 max-w-full">
                 <button
                   type="button"
                   aria-label={`Add ${file.path}`}
-                  className={`${smallButton} font-mono`}
+                  className={`${smallButton} max-w-full break-all text-left font-mono`}
                   disabled={chosen.has(file.path)}
                   onClick={() =>
                     onChange((current) => [

@@ -3,8 +3,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
 import { createStudyInputSchema } from "../../../shared/study-inputs";
+import { useRole } from "../../_components/use-role";
 import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
+import { createStudyBlockedReason } from "./create-study-readiness";
 import {
   draftFromStudy,
   emptyDraft,
@@ -50,12 +52,55 @@ function usePrefill(fromStudyId: string | null, setDraft: (draft: StudyDraft) =>
   return source;
 }
 
+/** Refetch a blocked project's defaults and environment this often, so the form sees it become ready. */
+const BLOCKED_REFETCH_MS = 4_000;
+
+/**
+ * The projects to choose from, the chosen project's defaults (with its blocker, refetched while there is one), and
+ * what of Create study's readiness they tell: the role, the defaults' state, the folder problem, the blocker, and
+ * the version of the environment being prepared, if one is.
+ */
+function useProjectReadiness(projectId: string) {
+  const trpc = useTRPC();
+  const { role } = useRole();
+  const projects = useQuery(trpc.projects.list.queryOptions());
+  const defaults = useQuery(
+    trpc.studies.defaults.queryOptions(
+      { projectId },
+      {
+        enabled: projectId !== "",
+        refetchInterval: (query) => (query.state.data?.blocker ? BLOCKED_REFETCH_MS : false),
+      },
+    ),
+  );
+  const blocker = (projectId ? defaults.data?.blocker : null) ?? null;
+  const overview = useQuery(
+    trpc.environments.overview.queryOptions(
+      { projectId },
+      { enabled: blocker !== null, refetchInterval: blocker !== null ? BLOCKED_REFETCH_MS : false },
+    ),
+  );
+  const building = blocker ? overview.data?.versions.find((version) => version.status === "building") : undefined;
+  const readiness = {
+    role,
+    defaults: defaults.error
+      ? { error: describeError(defaults.error).message }
+      : defaults.data
+        ? ("loaded" as const)
+        : ("loading" as const),
+    folderProblem: projects.data?.find((project) => project.id === projectId)?.folder.problem ?? null,
+    blocker,
+    buildingVersion: building?.version ?? null,
+  };
+  return { projects, defaults, readiness };
+}
+
 export type NewStudyFormState = ReturnType<typeof useNewStudyForm>;
 
 /**
  * The new study form's state: the draft, its errors (the client's after a first submit, then the
- * server's), the project's defaults and blocker, and `submit`, which validates, creates the study and
- * opens it (or moves focus to the first field that needs attention).
+ * server's), the project's defaults and blocker, why Create study cannot be pressed now (`disabledReason`), and
+ * `submit`, which validates, creates the study and opens it (or moves focus to the first field that needs attention).
  */
 export function useNewStudyForm(initialProjectId: string, fromStudyId: string | null = null) {
   const trpc = useTRPC();
@@ -66,10 +111,7 @@ export function useNewStudyForm(initialProjectId: string, fromStudyId: string | 
   const [attempted, setAttempted] = useState(false);
   const [serverErrors, setServerErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string | null>(null);
-  const projects = useQuery(trpc.projects.list.queryOptions());
-  const defaults = useQuery(
-    trpc.studies.defaults.queryOptions({ projectId: draft.projectId }, { enabled: draft.projectId !== "" }),
-  );
+  const { projects, defaults, readiness } = useProjectReadiness(draft.projectId);
   const defaultsData = draft.projectId ? defaults.data : undefined;
 
   const create = useMutation(
@@ -94,7 +136,12 @@ export function useNewStudyForm(initialProjectId: string, fromStudyId: string | 
   );
   const errors: FieldErrors = { ...clientErrors, ...serverErrors };
   const numbers = resolvedNumbers(draft, defaultsData);
-  const blocker = defaultsData?.blocker ?? null;
+  const blocker = readiness.blocker;
+  const disabledReason = createStudyBlockedReason({
+    ...readiness,
+    creating: create.isPending,
+    projectId: draft.projectId,
+  });
 
   const change = (update: (current: StudyDraft) => StudyDraft) => {
     setServerErrors({});
@@ -132,6 +179,7 @@ export function useNewStudyForm(initialProjectId: string, fromStudyId: string | 
     formError,
     numbers,
     blocker,
+    disabledReason,
     projects,
     defaults: defaultsData,
     creating: create.isPending,
