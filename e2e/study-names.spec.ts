@@ -105,10 +105,7 @@ test("an unknown id answers 404 with a page that says what is missing and where 
 
   // a trial id that is not one of this study's: back to the study it named
   await page.goto(`${state.origin}/studies`);
-  const study = await page
-    .locator('main a[href^="/studies/"]:not([href="/studies/new"])')
-    .first()
-    .getAttribute("href");
+  const study = await page.locator('main a[href^="/studies/"]:not([href="/studies/new"])').first().getAttribute("href");
   const response = await page.goto(`${state.origin}${study}/trials/nosuchtrial0000`);
   expect(response?.status()).toBe(404);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("No such trial");

@@ -147,7 +147,9 @@ describe("honest comparisons on the calendar fixture", () => {
     const md = await report(study.id, "md");
     expect(md).toContain("## Tests × trials");
     expect(md).toContain("10 tests flip between repeats of one configuration");
-    expect(md.split("\n").filter((line) => line.endsWith("| ✗ | ✓ | ✗ | ✓ | · | ⇄ configuration 1 |"))).toHaveLength(10);
+    expect(md.split("\n").filter((line) => line.endsWith("| ✗ | ✓ | ✗ | ✓ | · | ⇄ configuration 1 |"))).toHaveLength(
+      10,
+    );
   });
 
   it("records each trial's manifest: image, snapshot, configuration, captured file hashes, limits, Codex version", () => {
