@@ -107,11 +107,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const queries = createQueries(options.db);
   const { events, projectQueries, snapshotQueries } = queries;
   const log = options.log ?? (() => undefined);
-  const snapshots = createSnapshotService({
-    dataDir: options.dataDir,
-    projects: projectQueries,
-    snapshots: snapshotQueries,
-  });
+  const snapshots = createSnapshotService({ ...options, projects: projectQueries, snapshots: snapshotQueries });
   const host = { cpus: os.availableParallelism(), memoryBytes: os.totalmem() };
   const { studies, sweeper, resumeRemovals, projectRemoval } = wireStudies({
     options,
