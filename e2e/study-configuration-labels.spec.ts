@@ -1,6 +1,5 @@
-import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+import { shootBoth } from "./screenshots";
 import { readE2eState, type E2eState } from "./e2e-state";
 import { addProjectAndPrepare, copyCalendarProject } from "./keep-result-support";
 
@@ -34,22 +33,6 @@ test.afterAll(async () => {
   await admin.close();
 });
 
-/** Screenshots at desktop and phone width, into the test's output (and LABEL_SCREENSHOTS when set), the page no wider than the screen. */
-async function shootBoth(name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    // nothing widens the page past the screen (a wide table scrolls in its own box)
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-    const file = test.info().outputPath(`${name}-${width}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    if (SHOTS) {
-      fs.mkdirSync(SHOTS, { recursive: true });
-      fs.copyFileSync(file, path.join(SHOTS, `${name}-${width}.png`));
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 720 });
-}
-
 /** No configuration reads "(command)" or "command · medium"; no manifest key shows raw. */
 async function expectNoRawNames(): Promise<void> {
   const text = await page.locator("main").innerText();
@@ -78,7 +61,7 @@ test("a study of two command lines: the form shows only the fields a command use
   await expect(page.getByLabel("Effort 2", { exact: true })).toHaveCount(0);
   await expect(page.getByLabel("Label 1", { exact: true })).toHaveAttribute("placeholder", SED);
   await expect(page.getByLabel("Label 2", { exact: true })).toHaveAttribute("placeholder", NOTES_LABEL);
-  await shootBoth("labels-form");
+  await shootBoth(page, "labels-form", SHOTS);
   await page.getByRole("button", { name: "Create study" }).click();
   await expect(page).toHaveURL(/\/studies\/[\w-]+$/);
   studyUrl = page.url();
@@ -93,7 +76,7 @@ test("the study page names each configuration by its label", async () => {
   // the whole command line is in the cell's title
   await expect(row("2").getByTestId("trial-configuration")).toHaveAttribute("title", `command ${NOTES}`);
   await expectNoRawNames();
-  await shootBoth("labels-study");
+  await shootBoth(page, "labels-study", SHOTS);
 });
 
 test("the compare page shows the two labels and what differed in words", async () => {
@@ -108,5 +91,5 @@ test("the compare page shows the two labels and what differed in words", async (
   await expect(command).toContainText(NOTES);
   await expect(page.getByText(/files changed by any of 2 trials/)).toBeVisible({ timeout: 30_000 });
   await expectNoRawNames();
-  await shootBoth("labels-compare");
+  await shootBoth(page, "labels-compare", SHOTS);
 });

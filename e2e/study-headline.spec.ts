@@ -1,6 +1,5 @@
-import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+import { shootBoth } from "./screenshots";
 import { readE2eState, type E2eState } from "./e2e-state";
 import { addProjectAndPrepare, copyCalendarProject } from "./keep-result-support";
 
@@ -32,21 +31,6 @@ test.beforeAll(async ({ browser }) => {
 test.afterAll(async () => {
   await admin.close();
 });
-
-/** Screenshots at desktop and phone width (the page no wider than the screen), into the test's output and HEADLINE_SCREENSHOTS. */
-async function shootBoth(name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-    const file = test.info().outputPath(`${name}-${width}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    if (SHOTS) {
-      fs.mkdirSync(SHOTS, { recursive: true });
-      fs.copyFileSync(file, path.join(SHOTS, `${name}-${width}.png`));
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 720 });
-}
 
 /** Fills the new-study form for the calendar project; the models are mock scripts (fix-all, fix-some). */
 async function fillStudy(title: string, testCommand: string): Promise<void> {
@@ -91,7 +75,7 @@ test("while the trials run, the live state leads, above the folded facts; no Com
   await expect(facts()).not.toHaveAttribute("open");
   await expect(page.getByTestId("test-command")).toBeHidden();
   await expect(page.getByTestId("study-facts-summary")).toContainText("node --test");
-  await shootBoth("headline-running");
+  await shootBoth(page, "headline-running", SHOTS);
 });
 
 test("once the trials end, the headline names each configuration and its result, with the advice", async () => {
@@ -113,7 +97,7 @@ test("once the trials end, the headline names each configuration and its result,
   await expect(rerunButton()).toBeVisible();
   // the facts are folded until opened
   await expect(facts()).not.toHaveAttribute("open");
-  await shootBoth("headline-finished");
+  await shootBoth(page, "headline-finished", SHOTS);
   await facts().locator(":scope > summary").click();
   await expect(page.getByTestId("test-command")).toHaveText("node --test");
   await facts().locator(":scope > summary").click();
@@ -138,7 +122,7 @@ test("Run more repeats adds trials of every configuration to the same study, and
   await expect(page.getByTestId("study-headline-comparison")).toHaveText(
     "Configuration 1 passes more often than Configuration 2.",
   );
-  await shootBoth("headline-repeated");
+  await shootBoth(page, "headline-repeated", SHOTS);
 });
 
 test("a refused study shows the refusal first, no trials, and no Compare or Rerun", async () => {
@@ -153,5 +137,5 @@ test("a refused study shows the refusal first, no trials, and no Compare or Reru
   // no trials: no trials table, no comparisons of empty configurations
   await expect(page.getByRole("region", { name: "Per configuration" })).toHaveCount(0);
   await expect(facts()).not.toHaveAttribute("open");
-  await shootBoth("headline-refused");
+  await shootBoth(page, "headline-refused", SHOTS);
 });

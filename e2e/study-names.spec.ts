@@ -1,7 +1,6 @@
-import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { FORBIDDEN } from "../test/support/ui-terms";
+import { shootBoth } from "./screenshots";
 import { readE2eState, type E2eState } from "./e2e-state";
 
 /**
@@ -30,20 +29,6 @@ test.beforeAll(async ({ browser }) => {
 test.afterAll(async () => {
   await admin.close();
 });
-
-async function shootBoth(name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-    const file = test.info().outputPath(`${name}-${width}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    if (SHOTS) {
-      fs.mkdirSync(SHOTS, { recursive: true });
-      fs.copyFileSync(file, path.join(SHOTS, `${name}-${width}.png`));
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 720 });
-}
 
 /** The forbidden forms found in the page's main text, with the word each should be. */
 async function offendingNames(): Promise<string[]> {
@@ -101,7 +86,7 @@ test("an unknown id answers 404 with a page that says what is missing and where 
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(item.title);
     await expect(page.getByRole("link", { name: item.link })).toHaveAttribute("href", item.to);
   }
-  await shootBoth("not-found-study");
+  await shootBoth(page, "not-found-study", SHOTS);
 
   // a trial id that is not one of this study's: back to the study it named
   await page.goto(`${state.origin}/studies`);
@@ -112,5 +97,5 @@ test("an unknown id answers 404 with a page that says what is missing and where 
   await expect(page.getByRole("link", { name: "The study" })).toHaveAttribute("href", study ?? "");
   await page.getByRole("link", { name: "The study" }).click();
   await expect(page.getByTestId("study-state")).toBeVisible({ timeout: 30_000 });
-  await shootBoth("not-found-trial-back");
+  await shootBoth(page, "not-found-trial-back", SHOTS);
 });
