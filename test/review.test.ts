@@ -303,9 +303,9 @@ describe("a trial with binary, big, linked and non-UTF-8 files", () => {
       trialIds: [trialOf.all.id, trialOf.some.id, trialOf.none.id],
     });
     expect(compare.trials.map((t) => t.label)).toEqual([
-      "#1 calendar-fix-all · low",
-      "#2 calendar-fix-some · low",
-      "#3 calendar-fix-none · low",
+      "Trial 1.1 · calendar-fix-all · low",
+      "Trial 2.1 · calendar-fix-some · low",
+      "Trial 3.1 · calendar-fix-none · low",
     ]);
     expect(compare.trials[0]?.verdict).toMatchObject({ passed: 23, total: 23 });
     const row = (p: string) => compare.files.find((file) => file.path === p)?.changes;
