@@ -15,6 +15,8 @@ export async function routeMissingPage(options: {
   pathname: string;
   pages: PageTargetQueries;
 }): Promise<void> {
+  delete options.req.headers[MISSING_HEADER]; // only this server says what is missing
+  if (options.req.method !== "GET" && options.req.method !== "HEAD") return;
   const target = pageTarget(options.pathname);
   if (!target || (await options.pages.exists(target))) return;
   const query = (options.req.url ?? "").split("?")[1];

@@ -2,7 +2,7 @@ import type http from "node:http";
 import { credentialsFromHeaders, isAllowedHost, isAllowedOrigin, type GuardOptions } from "../access/request-guard";
 import type { AppServices } from "../wiring/app-services";
 import { handleDownload } from "./downloads";
-import { MISSING_HEADER, routeMissingPage } from "./missing-page";
+import { routeMissingPage } from "./missing-page";
 import { setSecurityHeaders } from "./security-headers";
 import { isSignInLink, signInFromLink } from "./sign-in";
 import { handleTrpc } from "./trpc-endpoint";
@@ -86,8 +86,7 @@ export function createRequestHandler(options: RequestHandlerOptions): Handler {
       (await handleDownload({ pathname: url.pathname, searchParams: url.searchParams, services, res }))
     )
       return;
-    delete req.headers[MISSING_HEADER]; // only this server says what is missing
-    if (isRead(req)) await routeMissingPage({ req, pathname: url.pathname, pages: services.pages });
+    await routeMissingPage({ req, pathname: url.pathname, pages: services.pages });
     await options.handleNext(req, res);
   }
 
