@@ -87,10 +87,16 @@ beforeAll(async () => {
   await build({
     stdin: {
       contents: `import Docker from "dockerode";
-import { ensureProjectNetwork } from ${JSON.stringify(path.join(REPO_ROOT, "src/server/core/runtime/project-network.ts"))};
+import { withProjectNetwork } from ${JSON.stringify(path.join(REPO_ROOT, "src/server/core/runtime/project-network.ts"))};
 const [projectId, at] = process.argv.slice(2);
+const docker = new Docker();
 await new Promise((resolve) => setTimeout(resolve, Number(at) - Date.now()));
-process.stdout.write(await ensureProjectNetwork({ docker: new Docker(), projectId }));`,
+// as a trial does: its container is put on the bridge under the lock, so no reconcile takes the bridge meanwhile
+const made = await withProjectNetwork({ docker, projectId }, async (network) => {
+  const container = await docker.createContainer({ Image: "invariant-base:bookworm", Cmd: ["true"], HostConfig: { NetworkMode: network } });
+  return { network, container: container.id };
+});
+process.stdout.write(JSON.stringify(made));`,
       resolveDir: REPO_ROOT,
       loader: "ts",
     },
@@ -115,9 +121,14 @@ describe("a project's bridge", () => {
     const id = projectId("processes");
     const creations = await networkCreations(projectNetworkName(id));
     const at = String(Date.now() + 1_500); // all of them ask at once, past node's start-up
-    const ids = await Promise.all(
-      Array.from({ length: CHILDREN }, async () => (await promisify(execFile)("node", [child, id, at])).stdout),
+    const made = await Promise.all(
+      Array.from({ length: CHILDREN }, async () => {
+        const { stdout } = await promisify(execFile)("node", [child, id, at]);
+        return JSON.parse(stdout) as { network: string; container: string };
+      }),
     );
+    containers.push(...made.map((each) => each.container));
+    const ids = made.map((each) => each.network);
     const bridges = bridgesOf(id);
     expect(bridges).toHaveLength(1);
     expect(ids).toEqual(Array.from({ length: CHILDREN }, () => bridges[0]?.id));
