@@ -9,8 +9,11 @@ export const REASONING_EFFORTS = ["minimal", "low", "medium", "high", "xhigh"] a
 export const reasoningEffortSchema = z.enum(REASONING_EFFORTS);
 export type ReasoningEffort = z.infer<typeof reasoningEffortSchema>;
 
-/** `codex` runs Codex through the gateway; `command` runs any agent CLI as a shell command line. */
-export const HARNESS_KINDS = ["codex", "command"] as const;
+/**
+ * `codex`, `claude-code` and `gemini-cli` run that agent CLI (shipped with the product) through the
+ * gateway; `command` runs any agent CLI as a shell command line. What each one is: harness-kinds.ts.
+ */
+export const HARNESS_KINDS = ["codex", "claude-code", "gemini-cli", "command"] as const;
 export const harnessKindSchema = z.enum(HARNESS_KINDS);
 export type HarnessKind = z.infer<typeof harnessKindSchema>;
 
