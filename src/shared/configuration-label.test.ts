@@ -24,6 +24,18 @@ describe("configurationLabel", () => {
     expect(configurationLabel(command(""))).toBe("command");
   });
 
+  it("names Claude Code and Gemini CLI configurations by agent, model and (Claude's) effort", () => {
+    expect(configurationLabel({ harness: "claude-code", model: "claude-sonnet-4-5", reasoningEffort: "high" })).toBe(
+      "Claude Code · claude-sonnet-4-5 · high",
+    );
+    expect(configurationLabel({ harness: "gemini-cli", model: "gemini-2.5-pro", reasoningEffort: "medium" })).toBe(
+      "Gemini CLI · gemini-2.5-pro",
+    );
+    expect(configurationLabel({ harness: "gemini-cli", model: "", reasoningEffort: "medium" })).toBe(
+      "Gemini CLI · no model",
+    );
+  });
+
   it("shortens a long command to its first words with an ellipsis", () => {
     const long = "python3 scripts/agent.py --model local --temperature 0.2 --max-steps 40";
     const label = configurationLabel(command(long));

@@ -1,11 +1,14 @@
 import { z } from "zod";
 import { configurationName } from "./domain-names";
+import { HARNESS_INFO } from "./harness-kinds";
+import { harnessKindSchema } from "./vocabulary";
 
 /**
  * A configuration's label: the one name every table, chart, comparison, report and the CLI show for it.
  * An explicit label (the study form's Label, a study file's `label`) wins; otherwise it is derived from
- * what tells configurations apart: the model and effort for Codex ("gpt-5 · high"), the command's first
- * words for a command line ("sed -i s/x/y/ src/a.js"). Labels that collide in one study get "#2", "#3".
+ * what tells configurations apart: the model and effort for Codex ("gpt-5 · high"), the agent, model and
+ * effort for the other CLIs ("Claude Code · claude-sonnet-4-5 · high", "Gemini CLI · gemini-2.5-pro"), the
+ * command's first words for a command line ("sed -i s/x/y/ src/a.js"). Labels that collide in one study get "#2", "#3".
  */
 
 export const MAX_CONFIGURATION_LABEL_CHARS = 60;
@@ -46,7 +49,12 @@ export function configurationLabel(configuration: LabelSource): string {
   const explicit = configuration.customLabel?.trim();
   if (explicit) return explicit;
   if (configuration.harness === "command") return commandWords(configuration.command ?? "") || "command";
-  return `${configuration.model.trim() || "no model"} · ${configuration.reasoningEffort}`;
+  const model = configuration.model.trim() || "no model";
+  if (configuration.harness === "codex") return `${model} · ${configuration.reasoningEffort}`;
+  const kind = harnessKindSchema.safeParse(configuration.harness);
+  if (!kind.success) return `${configuration.harness} · ${model}`;
+  const { label, efforts } = HARNESS_INFO[kind.data];
+  return efforts.length > 0 ? `${label} · ${model} · ${configuration.reasoningEffort}` : `${label} · ${model}`;
 }
 
 /**

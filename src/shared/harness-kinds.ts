@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { HarnessKind } from "./vocabulary";
+import { REASONING_EFFORTS, type HarnessKind, type ReasoningEffort } from "./vocabulary";
 
 /** The model services agents talk to through the gateway, each with its own API and credential. */
 export const MODEL_PROVIDERS = ["openai", "anthropic", "google"] as const;
@@ -14,25 +14,50 @@ export const PROVIDER_INFO: Record<ModelProvider, { label: string; api: string; 
 
 /**
  * What each harness kind is, for every layer that names or offers one: its label, the provider its
- * model runs on (null: a command line, whose requests go to the OpenAI-compatible gateway route), and
- * the model a new configuration of it starts with.
+ * model runs on (null: a command line, whose requests go to the OpenAI-compatible gateway route), an
+ * example model (the form's placeholder), and the effort levels the CLI takes (none: it has no such option).
  */
 export const HARNESS_INFO: Record<
   HarnessKind,
-  { label: string; provider: ModelProvider | null; modelRequired: boolean; defaultModel: string }
+  {
+    label: string;
+    provider: ModelProvider | null;
+    modelRequired: boolean;
+    exampleModel: string;
+    efforts: readonly ReasoningEffort[];
+  }
 > = {
-  codex: { label: "Codex", provider: "openai", modelRequired: true, defaultModel: "gpt-5-codex" },
+  codex: {
+    label: "Codex",
+    provider: "openai",
+    modelRequired: true,
+    exampleModel: "gpt-5-codex",
+    efforts: REASONING_EFFORTS,
+  },
+  // Claude Code's --effort: low, medium, high, xhigh (and max, which is not offered)
   "claude-code": {
     label: "Claude Code",
     provider: "anthropic",
     modelRequired: true,
-    defaultModel: "claude-sonnet-4-5",
+    exampleModel: "claude-sonnet-4-5",
+    efforts: ["low", "medium", "high", "xhigh"],
   },
-  "gemini-cli": { label: "Gemini CLI", provider: "google", modelRequired: true, defaultModel: "gemini-2.5-pro" },
-  command: { label: "Command", provider: null, modelRequired: false, defaultModel: "" },
+  "gemini-cli": {
+    label: "Gemini CLI",
+    provider: "google",
+    modelRequired: true,
+    exampleModel: "gemini-2.5-pro",
+    efforts: [],
+  },
+  command: { label: "Command", provider: null, modelRequired: false, exampleModel: "", efforts: [] },
 };
 
 /** The harness kinds that run an agent CLI the product ships (all but `command`). */
 export function isAgentHarness(kind: HarnessKind): kind is Exclude<HarnessKind, "command"> {
   return kind !== "command";
+}
+
+/** The effort a configuration of `kind` runs with: `effort` when the CLI takes it, else medium (the default). */
+export function effortFor(kind: HarnessKind, effort: ReasoningEffort): ReasoningEffort {
+  return HARNESS_INFO[kind].efforts.includes(effort) ? effort : "medium";
 }

@@ -43,6 +43,23 @@ describe("the study form's schema", () => {
     expect(errors["configurations.1.command"]?.[0]).toMatch(/Give the agent command line/);
   });
 
+  it("asks Claude Code and Gemini CLI rows for a model, and Claude Code for one of its own efforts", () => {
+    const errors = fieldErrors({
+      ...valid,
+      configurations: [
+        { harness: "claude-code", model: "", reasoningEffort: "minimal", repeats: 1 },
+        { harness: "gemini-cli", model: " ", repeats: 1 },
+        { harness: "claude-code", model: "claude-sonnet-4-5", reasoningEffort: "xhigh", repeats: 1 },
+      ],
+    });
+    expect(errors["configurations.0.model"]).toEqual(["Name the model this configuration uses."]);
+    expect(errors["configurations.0.reasoningEffort"]).toEqual([
+      "Claude Code's effort is one of low, medium, high, xhigh.",
+    ]);
+    expect(errors["configurations.1.model"]).toEqual(["Name the model this configuration uses."]);
+    expect(Object.keys(errors).filter((field) => field.startsWith("configurations.2"))).toEqual([]);
+  });
+
   it("refuses unsafe or duplicate test file paths, too many trials, and out-of-range limits", () => {
     const errors = fieldErrors({
       ...valid,

@@ -1,14 +1,15 @@
 import { z } from "zod";
 import { capturedFileRoleSchema } from "./captured-files";
 import { agentConfigurationSchema, tokenBudgetSchema } from "./project-schemas";
-import { configurationLabelSchema } from "./configuration-label";
-import { HARNESS_KINDS } from "./vocabulary";
+import { configurationInputSchema, refusingUnknown } from "./configuration-input";
 
 /**
  * Inputs of studies (experiments) and their trials, shared by server and browser (views: study-schemas.ts).
  * A study runs every configuration `repeats` times on one frozen snapshot and environment image, and
  * judges each trial with the same captured test files and test command.
  */
+
+export { configurationInputSchema, type ConfigurationInput } from "./configuration-input";
 
 export const MAX_TRIALS_PER_STUDY = 200;
 export const MAX_TEST_FILE_BYTES = 5 * 1024 * 1024;
@@ -62,19 +63,6 @@ const projectPathOrPattern = projectRelative({
 /** What a captured file is for: a test, or runner configuration (package.json, pytest.ini, …); both are restored. */
 const role = capturedFileRoleSchema.default("test");
 
-/**
- * Objects of a study refuse fields they do not have (a typo such as "concurency" is not dropped
- * silently), with the same sentence as the CLI's study file (src/cli/study-file.ts).
- */
-function refusingUnknown(fields: readonly string[]) {
-  return {
-    error: (issue: { code?: string; keys?: string[] }) =>
-      issue.code === "unrecognized_keys"
-        ? `Unknown field${(issue.keys?.length ?? 0) > 1 ? "s" : ""} ${(issue.keys ?? []).map((key) => JSON.stringify(key.slice(0, 100))).join(", ")}. The fields here are: ${fields.join(", ")}.`
-        : undefined,
-  };
-}
-
 export const testFileInputSchema = z.discriminatedUnion("source", [
   /** Read from the project directory when the study is created. */
   z.strictObject(
@@ -96,50 +84,6 @@ export const testFileInputSchema = z.discriminatedUnion("source", [
   ),
 ]);
 export type TestFileInput = z.infer<typeof testFileInputSchema>;
-
-const overrideSchema = z
-  .string()
-  .regex(/^[\w.-]+=.+$/s, 'An override looks like key=value, for example model_verbosity="low".');
-
-/** The harness, model and command of a row can be checked whenever they are strings, whatever else is wrong. */
-function rowCheckable(payload: { value: unknown }): boolean {
-  const value = payload.value as { harness?: unknown; model?: unknown; command?: unknown } | null;
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (HARNESS_KINDS as readonly unknown[]).includes(value.harness) &&
-    typeof (value.model ?? "") === "string" &&
-    typeof (value.command ?? "") === "string"
-  );
-}
-
-const configurationShape = {
-  /** The name it is shown by; empty: derived from the model and effort, or the command (configuration-label.ts). */
-  label: configurationLabelSchema,
-  ...agentConfigurationSchema.shape,
-  overrides: z.array(overrideSchema).max(50, "At most 50 overrides.").default([]),
-  command: z.string().trim().max(10_000, "The command is at most 10,000 characters.").default(""),
-  repeats: z
-    .number({ error: "Repeats must be a number." })
-    .int("Repeats is a whole number.")
-    .min(1, "At least 1 repeat.")
-    .max(20, "At most 20 repeats."),
-};
-
-export const configurationInputSchema = z
-  .strictObject(configurationShape, refusingUnknown(Object.keys(configurationShape)))
-  // checked even while other fields of the row are invalid, so every message shows at once
-  .refine((value) => value.harness !== "codex" || value.model !== "", {
-    path: ["model"],
-    message: "Name the model this configuration uses.",
-    when: rowCheckable,
-  })
-  .refine((value) => value.harness !== "command" || value.command !== "", {
-    path: ["command"],
-    message: "Give the agent command line (the task is on stdin and in $INVARIANT_TASK).",
-    when: rowCheckable,
-  });
-export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
 
 export const MAX_STUDY_BUDGET_TOKENS = 10_000_000_000;
 export const MAX_STUDY_BUDGET_DOLLARS = 1_000_000;

@@ -4,7 +4,6 @@ import type { Column } from "../../_components/data-table";
 import { describedBy, fieldInputClass } from "../../_components/form-field";
 import { FieldError, smallButtonClass as smallButton } from "../../_components/ui";
 import {
-  EFFORTS,
   fieldId,
   resolveConfiguration,
   type ConfigurationDraft,
@@ -12,6 +11,8 @@ import {
   type ResolvedConfiguration,
 } from "./form-model";
 import { configurationLabel, MAX_CONFIGURATION_LABEL_CHARS } from "../../../shared/configuration-label";
+import { effortFor, HARNESS_INFO } from "../../../shared/harness-kinds";
+import { HARNESS_KINDS, type HarnessKind } from "../../../shared/vocabulary";
 
 const cellInput = `${fieldInputClass} px-2 py-1.5`;
 
@@ -64,7 +65,7 @@ function textColumn(
     header,
     cell: (row, index) => {
       const { n, value, id, error } = cellOf(table, row, index);
-      if (key === "model" && value.harness === "command") return <NotUsed />;
+      if (key === "model" && !HARNESS_INFO[value.harness].modelRequired) return <NotUsed />;
       const common = {
         id: id(key),
         "aria-label": `${header} ${n}`,
@@ -91,7 +92,11 @@ function textColumn(
               {...common}
               maxLength={key === "label" ? MAX_CONFIGURATION_LABEL_CHARS : undefined}
               // an empty label reads as the derived one, shown as the placeholder
-              placeholder={key === "label" ? configurationLabel({ ...value, customLabel: null }) : "gpt-5-codex"}
+              placeholder={
+                key === "label"
+                  ? configurationLabel({ ...value, customLabel: null })
+                  : HARNESS_INFO[value.harness].exampleModel
+              }
               title={key === "label" ? "Shown in every table, chart and report; empty: the placeholder" : undefined}
               onChange={(e) => onChange(e.target.value)}
             />
@@ -100,6 +105,25 @@ function textColumn(
         </>
       );
     },
+  };
+}
+
+/**
+ * A row switched to another harness: a model of another provider's is not carried over (the row asks for
+ * one, unless the project's default configuration is of this harness), and an effort the CLI does not take
+ * becomes medium.
+ */
+function switchedHarness(
+  table: ConfigurationRows,
+  value: ResolvedConfiguration,
+  kind: HarnessKind,
+): Partial<ConfigurationDraft> {
+  const sameProvider = HARNESS_INFO[kind].provider === HARNESS_INFO[value.harness].provider;
+  const projectDefault = table.defaults?.configuration.harness === kind;
+  return {
+    harness: kind,
+    ...(sameProvider ? {} : { model: projectDefault ? null : "" }),
+    reasoningEffort: effortFor(kind, value.reasoningEffort),
   };
 }
 
@@ -116,11 +140,17 @@ function harnessColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
             aria-label={`Harness ${n}`}
             className={`${cellInput} min-w-32`}
             value={value.harness}
-            onChange={(e) => table.update(index, { harness: e.target.value === "command" ? "command" : "codex" })}
+            onChange={(e) => {
+              const kind = HARNESS_KINDS.find((each) => each === e.target.value);
+              if (kind) table.update(index, switchedHarness(table, value, kind));
+            }}
             {...describedBy(id("harness"), { error: error("harness") })}
           >
-            <option value="codex">codex</option>
-            <option value="command">command</option>
+            {HARNESS_KINDS.map((kind) => (
+              <option key={kind} value={kind}>
+                {HARNESS_INFO[kind].label}
+              </option>
+            ))}
           </select>
           <FieldError id={`${id("harness")}-error`} message={error("harness")} />
         </>
@@ -135,7 +165,8 @@ function effortColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
     header: "Effort",
     cell: (row, index) => {
       const { n, value, id, error } = cellOf(table, row, index);
-      if (value.harness === "command") return <NotUsed />;
+      const efforts = HARNESS_INFO[value.harness].efforts;
+      if (efforts.length === 0) return <NotUsed />;
       return (
         <>
           <select
@@ -144,11 +175,11 @@ function effortColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
             className={`${cellInput} min-w-28`}
             value={value.reasoningEffort}
             onChange={(e) =>
-              table.update(index, { reasoningEffort: EFFORTS.find((effort) => effort === e.target.value) ?? "medium" })
+              table.update(index, { reasoningEffort: efforts.find((effort) => effort === e.target.value) ?? "medium" })
             }
             {...describedBy(id("reasoningEffort"), { error: error("reasoningEffort") })}
           >
-            {EFFORTS.map((effort) => (
+            {efforts.map((effort) => (
               <option key={effort} value={effort}>
                 {effort}
               </option>
@@ -220,11 +251,13 @@ function actionsColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
 /**
  * The configurations table's columns. Each control is named "<Column> <row>" (1-based) for assistive
  * technology; the column headers are the visible labels. The command column shows only when some row
- * runs a command, the model and effort columns only when some row runs Codex.
+ * runs a command, the model column only when some row runs an agent CLI, the effort column only when
+ * some row's CLI takes an effort.
  */
 export function configurationColumns(table: ConfigurationRows): Column<ConfigurationDraft>[] {
   const anyCommand = table.resolved.some((row) => row.harness === "command");
-  const anyCodex = table.resolved.some((row) => row.harness === "codex");
+  const anyModel = table.resolved.some((row) => HARNESS_INFO[row.harness].modelRequired);
+  const anyEffort = table.resolved.some((row) => HARNESS_INFO[row.harness].efforts.length > 0);
   const number: Column<ConfigurationDraft> = {
     key: "n",
     header: "#",
@@ -243,7 +276,8 @@ export function configurationColumns(table: ConfigurationRows): Column<Configura
     number,
     harnessColumn(table),
     textColumn(table, { key: "label", header: "Label", render: "input" }),
-    ...(anyCodex ? [textColumn(table, { key: "model", header: "Model", render: "input" }), effortColumn(table)] : []),
+    ...(anyModel ? [textColumn(table, { key: "model", header: "Model", render: "input" })] : []),
+    ...(anyEffort ? [effortColumn(table)] : []),
     ...(anyCommand ? [commandColumn(table)] : []),
     textColumn(table, { key: "instructions", header: "Instructions", render: "textarea" }),
     textColumn(table, { key: "repeats", header: "Repeats", render: "number" }),

@@ -151,7 +151,7 @@ function checkEdit(study: StudyView, input: RetryTrialsInput): void {
     });
   const [choice] = [...choices];
   const source = study.configurations.find((configuration) => configuration.choice === choice);
-  if (source?.harness === "codex" && (edit.model ?? "").trim() === "")
+  if (source && source.harness !== "command" && (edit.model ?? "").trim() === "")
     throw new AppError({ code: "BAD_REQUEST", field: "configuration.model", message: "Enter a model." });
 }
 

@@ -1,3 +1,4 @@
+import { effortFor } from "../../../shared/harness-kinds";
 import fsp from "node:fs/promises";
 import { AppError } from "../../core/errors/app-error";
 import type { EnvironmentQueries } from "../environments/environments.queries";
@@ -69,8 +70,8 @@ async function frozenEnvironment(deps: StudyCreationDeps, projectId: string) {
 function configurationsOf(input: ParsedInput): NewStudy["configurations"] {
   return input.configurations.map((configuration) => ({
     harness: configuration.harness,
-    model: configuration.harness === "codex" ? configuration.model : configuration.model || "(command)",
-    reasoningEffort: configuration.reasoningEffort,
+    model: configuration.harness === "command" ? configuration.model || "(command)" : configuration.model,
+    reasoningEffort: effortFor(configuration.harness, configuration.reasoningEffort),
     instructions: configuration.instructions,
     overrides: configuration.overrides,
     command: configuration.harness === "command" ? configuration.command : null,
