@@ -1,3 +1,4 @@
+import { HARNESS_INFO } from "../../../shared/harness-kinds";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import type { ReportConfiguration, ReportTrial, StudyReport } from "../../../shared/study-report";
 import { configurationName, trialNumber } from "../../../shared/domain-names";
@@ -112,14 +113,28 @@ function environmentSection(report: StudyReport): string[] {
   ];
 }
 
+/** "Claude Code (2.1.332), model claude-sonnet-4-5, effort high"; a command line as code. */
+function harnessDescription(configuration: ReportConfiguration, versions: (string | null)[]): string {
+  if (configuration.harness === "command") return `command ${codeSpan(configuration.command ?? "")}`;
+  const { label, efforts } = HARNESS_INFO[configuration.harness];
+  const agent =
+    versions.length > 0 ? `${label} (${versions.map((version) => escapeInline(version ?? "")).join(", ")})` : label;
+  const effort = efforts.length > 0 ? `, effort ${configuration.reasoningEffort}` : "";
+  return `${agent}, model ${escapeInline(configuration.model) || NONE}${effort}`;
+}
+
 function configurationsSection(report: StudyReport): string[] {
   const lines = ["## Configurations", ""];
   for (const configuration of report.configurations) {
     const repeats = `${configuration.repeats} ${configuration.repeats === 1 ? "repeat" : "repeats"}`;
-    const runsWith =
-      configuration.harness === "command"
-        ? `command ${codeSpan(configuration.command ?? "")}`
-        : `Codex, model ${escapeInline(configuration.model) || NONE}, effort ${configuration.reasoningEffort}`;
+    const versions = [
+      ...new Set(
+        report.trials
+          .filter((trial) => trial.choice === configuration.choice && trial.harnessVersion)
+          .map((trial) => trial.harnessVersion),
+      ),
+    ];
+    const runsWith = harnessDescription(configuration, versions);
     let line = `- ${configurationName(configuration.choice)} (${escapeInline(configuration.label)}): ${runsWith}, ${repeats}`;
     if (configuration.derivedFrom) line += ` (configuration ${configuration.derivedFrom} edited on retry)`;
     if (configuration.instructions.trim() !== "") line += `; instructions: ${escapeInline(configuration.instructions)}`;

@@ -357,6 +357,24 @@ describe("Markdown", () => {
     expect(partial).toContain("- Baseline: no test counts (exit-code)");
   });
 
+  it("names each configuration's agent with the versions its trials ran, and an effort only where the CLI takes one", () => {
+    const mixed = structuredClone(REPORT_FIXTURE);
+    const [first, second] = mixed.configurations;
+    if (!first || !second) throw new Error("the fixture has two agent configurations");
+    Object.assign(first, { harness: "claude-code", model: "claude-sonnet-4-5", reasoningEffort: "xhigh" });
+    Object.assign(second, { harness: "gemini-cli", model: "gemini-2.5-pro" });
+    for (const trial of mixed.trials)
+      if (trial.choice === first.choice) trial.harnessVersion = "2.1.332";
+      else if (trial.choice === second.choice) trial.harnessVersion = trial.harnessVersion ? "0.61.0" : null;
+    const lines = renderMarkdownReport(mixed).split("\n");
+    expect(lines.find((line) => line.startsWith("- Configuration 1 "))).toMatch(
+      /: Claude Code \(2\.1\.332\), model claude-sonnet-4-5, effort xhigh, 1 repeat;/,
+    );
+    expect(lines.find((line) => line.startsWith("- Configuration 2 "))).toMatch(
+      /: Gemini CLI \(0\.61\.0\), model gemini-2\.5-pro, 3 repeats$/,
+    );
+  });
+
   it("is the example in docs/reports.md", () => {
     expect(fs.readFileSync(DOCS, "utf8")).toContain(`\n\`\`\`\`\`markdown\n${markdown}\`\`\`\`\`\n`);
   });
