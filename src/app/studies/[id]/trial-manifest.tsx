@@ -1,4 +1,6 @@
 "use client";
+import { HARNESS_INFO } from "../../../shared/harness-kinds";
+import { harnessKindSchema } from "../../../shared/vocabulary";
 import type { TrialView } from "../../../shared/study-schemas";
 import type { TrialManifest } from "../../../shared/trial-manifest";
 import { RerunButton } from "./rerun-button";
@@ -11,16 +13,26 @@ const WORKSPACE_KINDS = {
 
 const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024)).toLocaleString("en-US")} MiB`;
 
+function harnessLabel(kind: string): string {
+  const parsed = harnessKindSchema.safeParse(kind);
+  return parsed.success ? HARNESS_INFO[parsed.data].label : kind;
+}
+
+/** The model, and the effort when the configuration's CLI takes one. */
+function modelText(configuration: TrialManifest["configuration"]): string {
+  const parsed = harnessKindSchema.safeParse(configuration.harness);
+  const efforts = parsed.success ? HARNESS_INFO[parsed.data].efforts : [];
+  return efforts.length > 0 ? `${configuration.model} · effort ${configuration.reasoningEffort}` : configuration.model;
+}
+
 function rows(manifest: TrialManifest): [string, string][] {
   const { environment, snapshot, configuration, limits } = manifest;
   return [
     ["Image", `${environment.imageId ?? "—"}${environment.version ? ` (environment v${environment.version})` : ""}`],
     ["Snapshot", `${snapshot.id ?? "—"}${snapshot.files === null ? "" : ` · ${snapshot.files} files`}`],
     ["Workspace", manifest.workspaceKind ? WORKSPACE_KINDS[manifest.workspaceKind] : "not reported yet"],
-    ["Harness", `${configuration.harness} ${manifest.harnessVersion ?? "(version not reported yet)"}`],
-    ...(configuration.harness === "codex"
-      ? ([["Model", `${configuration.model} · effort ${configuration.reasoningEffort}`]] as [string, string][])
-      : []),
+    ["Harness", `${harnessLabel(configuration.harness)} ${manifest.harnessVersion ?? "(version not reported yet)"}`],
+    ...(configuration.harness !== "command" ? ([["Model", modelText(configuration)]] as [string, string][]) : []),
     ["Model the provider reported", manifest.reportedModel ?? "not recorded"],
     ["Overrides", configuration.overrides.length > 0 ? configuration.overrides.join(" ") : "none"],
     ["Instructions", configuration.instructions || "none"],
