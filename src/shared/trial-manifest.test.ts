@@ -51,6 +51,19 @@ describe("what differed between manifests", () => {
     ]);
   });
 
+  it("names the harness by its agent, with the version each CLI reported", () => {
+    const claude = manifest((m) => {
+      m.configuration.harness = "claude-code";
+      m.configuration.model = "claude-sonnet-4-5";
+      m.harnessVersion = "2.1.332";
+    });
+    expect(diffManifests(manifest(), claude)).toEqual([
+      { path: "configuration.harness", a: "Codex", b: "Claude Code" },
+      { path: "configuration.model", a: "gpt-5", b: "claude-sonnet-4-5" },
+      { path: "harnessVersion", a: "0.171.0", b: "2.1.332" },
+    ]);
+  });
+
   it("leaves out the attempt and the study id unless asked, and finds nothing between equal manifests", () => {
     const other = manifest((m) => {
       m.attempt = 2;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HARNESS_INFO } from "./harness-kinds";
 import { capturedFileKindSchema, capturedFileRoleSchema } from "./captured-files";
 import { runtimeReportSchema } from "./dependency-schemas";
 import { harnessKindSchema, reasoningEffortSchema } from "./vocabulary";
@@ -113,10 +114,11 @@ function flatten(value: unknown, prefix: string, into: Map<string, string>): voi
   into.set(prefix, text);
 }
 
-/** A manifest as dotted paths and their values as text (captured files keyed by their path). */
+/** A manifest as dotted paths and their values as text (captured files keyed by their path; the harness by its name). */
 export function flattenManifest(manifest: TrialManifest): Map<string, string> {
   const into = new Map<string, string>();
   flatten(manifest, "", into);
+  into.set("configuration.harness", HARNESS_INFO[manifest.configuration.harness].label);
   return into;
 }
 
