@@ -113,7 +113,7 @@ test("a key stored on the Setup page is what a new study's trials bring to the p
   await expect(page.getByLabel("Replace the stored API key")).toHaveValue("");
   await expect(
     page.getByRole("list", { name: "Setup checklist" }).getByRole("listitem", { name: "Model access" }),
-  ).toContainText("The API key stored in the data dir");
+  ).toContainText("Codex usable (OpenAI access)");
   const study = await api<{ id: string }>(
     "studies.create",
     {

@@ -57,6 +57,27 @@ describe("CLI configuration", () => {
     ).toEqual({ openaiApiKey: "sk-x", codexHome: "/ch", upstreamBaseUrl: "http://127.0.0.1:9/v1" });
     expect(() => parseCli([], { OPENAI_BASE_URL: "not a url" })).toThrow(/OPENAI_BASE_URL must be a URL/);
   });
+  it("reads Anthropic's and Google's keys as OpenAI's (trimmed, empty is unset; GEMINI_API_KEY before GOOGLE_API_KEY)", () => {
+    const keys = (env: Record<string, string>) => {
+      const { anthropicApiKey, googleApiKey } = parseCli([], env).modelGateway;
+      return { anthropicApiKey, googleApiKey };
+    };
+    expect(keys({})).toEqual({ anthropicApiKey: undefined, googleApiKey: undefined });
+    expect(keys({ ANTHROPIC_API_KEY: " sk-ant-a\n", GOOGLE_API_KEY: "AIza-g" })).toEqual({
+      anthropicApiKey: "sk-ant-a",
+      googleApiKey: "AIza-g",
+    });
+    expect(keys({ ANTHROPIC_API_KEY: "  ", GEMINI_API_KEY: "AIza-gemini", GOOGLE_API_KEY: "AIza-g" })).toEqual({
+      anthropicApiKey: undefined,
+      googleApiKey: "AIza-gemini",
+    });
+    expect(keys({ GEMINI_API_KEY: "", GOOGLE_API_KEY: "AIza-g" }).googleApiKey).toBe("AIza-g");
+    expect(parseCli(["login"], {}).provider).toBeNull();
+    expect(parseCli(["login", "--provider", "google"], {}).provider).toBe("google");
+    expect(() => parseCli(["login", "--provider", "Google"], {})).toThrow(
+      /--provider must be openai, anthropic, google \(not "Google"\)/,
+    );
+  });
   it("keeps browsers signed in for 30 days unless INVARIANT_SESSION_DAYS says otherwise", () => {
     expect(parseCli([], {}).sessionDays).toBe(30);
     expect(parseCli([], { INVARIANT_SESSION_DAYS: "7" }).sessionDays).toBe(7);

@@ -8,6 +8,7 @@ import { UsageError, wholeNumber } from "./usage-error";
 import { workflowFlags, type WorkflowFlags } from "./workflow-flags";
 import { remoteWorker, type RemoteWorkerConfig } from "./remote-worker-config";
 import { messageOf } from "../shared/error-message";
+import { MODEL_PROVIDERS, modelProviderSchema, type ModelProvider } from "../shared/harness-kinds";
 
 /**
  * The CLI's configuration: flags first, then environment variables, then defaults. This is the only
@@ -55,6 +56,9 @@ const envSchema = z.object({
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  GEMINI_API_KEY: z.string().optional(),
+  GOOGLE_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.url({ error: "OPENAI_BASE_URL must be a URL such as https://api.openai.com/v1" }).optional(),
   CODEX_HOME: z.string().min(1).optional(),
   INVARIANT_CHATGPT_BASE_URL: z.url({ error: "INVARIANT_CHATGPT_BASE_URL must be a URL" }).optional(),
@@ -117,9 +121,26 @@ export type CliConfig = z.infer<typeof launchSchema> & {
    * INVARIANT_WORKER_TOKEN, never from the command line (argv is visible to every user of the host).
    */
   remote: RemoteWorkerConfig | null;
-  /** For the model gateway: the real credential's sources and the upstream API. Never log these. */
-  modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string } & ChatgptUrls;
+  /** --provider, for `login` and `logout` (null: OpenAI). */
+  provider: ModelProvider | null;
+  /** For the model gateway: the real credentials' sources and the upstream API. Never log these. */
+  modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string } & ProviderKeys &
+    ChatgptUrls;
 };
+/** ANTHROPIC_API_KEY and GEMINI_API_KEY (GOOGLE_API_KEY its alias), present only when set. */
+type ProviderKeys = { anthropicApiKey?: string; googleApiKey?: string };
+function providerKeysOf(env: z.infer<typeof envSchema>): ProviderKeys {
+  const anthropic = env.ANTHROPIC_API_KEY?.trim();
+  const google = env.GEMINI_API_KEY?.trim() || env.GOOGLE_API_KEY?.trim();
+  return { ...(anthropic ? { anthropicApiKey: anthropic } : {}), ...(google ? { googleApiKey: google } : {}) };
+}
+function providerOf(text: string | undefined): ModelProvider | null {
+  if (text === undefined) return null;
+  const parsed = modelProviderSchema.safeParse(text);
+  if (!parsed.success)
+    throw new UsageError(`--provider must be ${MODEL_PROVIDERS.join(", ")} (not "${text}"); without it, openai.`);
+  return parsed.data;
+}
 /** A ChatGPT sign-in's endpoint and token service (INVARIANT_CHATGPT_*; tests point them at local stand-ins). */
 type ChatgptUrls = { chatgptBaseUrl?: string; chatgptTokenUrl?: string };
 function orUsageError<T>(result: { value: T } | { error: string }): T {
@@ -182,6 +203,7 @@ const CLI_OPTIONS = {
   child: { type: "boolean", default: false },
   "dashboard-url": { type: "string" },
   "worker-token-file": { type: "string" },
+  provider: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
   version: { type: "boolean", short: "v", default: false },
 } as const;
@@ -247,6 +269,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     format: values.format ?? null,
     output: values.output === undefined ? null : path.resolve(values.output),
     workflow: workflowFlags(values),
+    provider: providerOf(values.provider),
     remote: orUsageError(
       remoteWorker({
         url: values["dashboard-url"] ?? env.INVARIANT_DASHBOARD_URL,
@@ -258,6 +281,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
       openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
       codexHome: path.resolve(env.CODEX_HOME ?? path.join(os.homedir(), ".codex")),
       upstreamBaseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1",
+      ...providerKeysOf(env),
       ...(env.INVARIANT_CHATGPT_BASE_URL ? { chatgptBaseUrl: env.INVARIANT_CHATGPT_BASE_URL } : {}),
       ...(env.INVARIANT_CHATGPT_TOKEN_URL ? { chatgptTokenUrl: env.INVARIANT_CHATGPT_TOKEN_URL } : {}),
     },

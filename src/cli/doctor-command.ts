@@ -1,6 +1,7 @@
 import { runDoctor, type DoctorReport } from "../server/core/diagnostics/doctor";
 import { createDockerRuntime } from "../server/core/runtime/docker-runtime";
 import type { CliConfig } from "./config";
+import { formatModelAccess, providerAccessOf } from "./model-access-output";
 
 export function formatDoctorReport(report: DoctorReport): string {
   const mark = { ok: "✓", warn: "!", fail: "✗" } as const;
@@ -12,7 +13,10 @@ export function formatDoctorReport(report: DoctorReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** `invariant-web doctor [--json]`: exit code 1 when a required check fails. */
+/**
+ * `invariant-web doctor [--json]`: exit code 1 when a required check fails. Model access per provider
+ * follows the checks (JSON: `modelAccess`), informational: the demo runs on the scripted model without any.
+ */
 export async function runDoctorCommand(config: CliConfig): Promise<number> {
   const report = await runDoctor({
     runtime: createDockerRuntime(),
@@ -20,6 +24,11 @@ export async function runDoctorCommand(config: CliConfig): Promise<number> {
     redisUrl: config.redisUrl,
     hostCa: config.hostCa,
   });
-  process.stdout.write(config.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report));
+  const modelAccess = providerAccessOf(config);
+  process.stdout.write(
+    config.json
+      ? `${JSON.stringify({ ...report, modelAccess }, null, 2)}\n`
+      : `${formatDoctorReport(report)}\nModel access:\n${formatModelAccess(modelAccess)}`,
+  );
   return report.ok ? 0 : 1;
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { startWebServer, type WebServer } from "../server/web/http/web-server";
 import { modelAccessOptions } from "../server/core/gateway/gateway-options";
+import { modelAccessSettingsOf } from "./model-access-output";
 import { resolveHostCaBundle } from "../server/core/runtime/host-ca";
 import { startPrivateRedis, type PrivateRedis } from "../server/core/redis/private-redis";
 import { probeRedis, redactRedisUrl } from "../server/core/redis/connection";
@@ -160,11 +161,6 @@ async function closeWeb(web: WebServer): Promise<void> {
   clearTimeout(timer);
 }
 
-/** What the Setup page shows about model access besides the stored key (no secret: whether OPENAI_API_KEY is set). */
-function modelAccessOf(config: CliConfig) {
-  return { environmentKey: config.modelGateway.openaiApiKey !== null, codexHome: config.modelGateway.codexHome };
-}
-
 /**
  * `invariant-web`: the web process itself, plus a worker child and, when no Redis URL is given,
  * a private Redis. SIGINT, SIGTERM and SIGHUP (the terminal closed) stop all of them within
@@ -174,7 +170,7 @@ function modelAccessOf(config: CliConfig) {
 function webOptionsOf(config: CliConfig) {
   return {
     baseImage: config.baseImage,
-    modelAccess: modelAccessOf(config),
+    modelAccess: modelAccessSettingsOf(config), // no secret: whether each key's variable is set
     sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
     garbage: { everyMs: config.gcIntervalMinutes * 60_000 },
     workerUploadLimits: {

@@ -1,6 +1,7 @@
-import { describeModelAccess } from "../server/core/credentials/model-access";
-import { storeApiKey } from "../server/core/credentials/stored-api-key";
+import { storeApiKey, storedKeyPaths } from "../server/core/credentials/stored-api-key";
 import { isAppError } from "../server/core/errors/app-error";
+import { PROVIDER_INFO } from "../shared/harness-kinds";
+import { formatModelAccess, providerAccessOf } from "./model-access-output";
 import type { CliConfig } from "./config";
 
 /** Reads a line from a terminal without echoing it (the key never shows on screen or in scrollback). */
@@ -38,34 +39,41 @@ async function readPiped(): Promise<string> {
 }
 
 /**
- * `invariant-web login`: stores an OpenAI API key in the data dir (mode 0600) for the model gateway,
- * typed without echo or piped on stdin (`printenv OPENAI_API_KEY | invariant-web login`). A running
- * dashboard uses it from the next model request; the key is never printed.
+ * `invariant-web login [--provider openai|anthropic|google]`: stores that provider's API key (default
+ * OpenAI) in the data dir (mode 0600) for the model gateways, typed without echo or piped on stdin
+ * (`printenv ANTHROPIC_API_KEY | invariant-web login --provider anthropic`), never from argv (which every
+ * user of the host can read). A refused key writes nothing. A running dashboard uses it from the next model
+ * request; the key is never printed (its last four characters at most).
  */
 export async function runLoginCommand(config: CliConfig): Promise<number> {
+  const provider = config.provider ?? "openai";
+  const { label } = PROVIDER_INFO[provider];
+  if (config.positionals.length > 0) {
+    // not echoed: it may be the key itself, already in this host's process list and shell history
+    process.stderr.write(
+      "invariant-web login: the key is read from stdin or typed at the prompt, never from the command line (every user of the host can read it there). Nothing was stored.\n",
+    );
+    return 2;
+  }
   let key: string;
   try {
-    key = process.stdin.isTTY ? await readHidden("OpenAI API key (not shown): ") : await readPiped();
+    key = process.stdin.isTTY ? await readHidden(`${label} API key (not shown): `) : await readPiped();
   } catch {
     process.stderr.write("invariant-web login: cancelled; nothing stored.\n");
     return 1;
   }
   try {
-    storeApiKey({ dataDir: config.dataDir, apiKey: key });
+    storeApiKey({ dataDir: config.dataDir, apiKey: key, provider });
   } catch (error) {
     if (isAppError(error)) {
-      process.stderr.write(`invariant-web login: ${error.message}\n`);
+      process.stderr.write(`invariant-web login: ${error.message} Nothing was stored.\n`);
       return 2;
     }
     throw error;
   }
-  const access = describeModelAccess({
-    dataDir: config.dataDir,
-    environmentKey: config.modelGateway.openaiApiKey !== null,
-    codexHome: config.modelGateway.codexHome,
-  });
   process.stderr.write(
-    `Stored the API key in ${config.dataDir}/credentials (mode 600). Model access now: ${access.summary}\n`,
+    `Stored the ${label} API key in ${storedKeyPaths(config.dataDir, provider).file} (mode 600). Model access now:\n` +
+      formatModelAccess(providerAccessOf(config)),
   );
   return 0;
 }

@@ -6,7 +6,8 @@ export const USAGE = `invariant-web — persistent, isolated environments for co
 Usage:
   invariant-web [options]            start the dashboard, a worker and (if needed) a private Redis
   invariant-web worker [options]     start a standalone worker that joins through Redis
-  invariant-web doctor [--json]      check Node.js, Docker, Redis, disk space and the Codex binary
+  invariant-web doctor [--json]      check Node.js, Docker, Redis, disk space and the Codex binary;
+                                     list each model provider's access and the harnesses it makes usable
   invariant-web environment list --project P
   invariant-web environment prepare --project P [--command "..."]
                                      build a project's environment (or a new version by running a
@@ -31,9 +32,13 @@ Usage:
                                      the workflow through the running dashboard (docs/automation.md)
   invariant-web export STUDY [--format md|json|csv] [--output FILE]
                                      write a study's report (default Markdown, to stdout)
-  invariant-web login                store an OpenAI API key in the data dir for the model gateway
-                                     (typed without echo, or piped: printenv OPENAI_API_KEY | invariant-web login)
-  invariant-web logout               remove the stored API key
+  invariant-web login [--provider openai|anthropic|google]
+                                     store a provider's API key in the data dir for the model gateway
+                                     (default openai; typed without echo, or piped:
+                                     printenv ANTHROPIC_API_KEY | invariant-web login --provider anthropic);
+                                     never on the command line. Prints each provider's access
+  invariant-web logout [--provider openai|anthropic|google]
+                                     remove that provider's stored API key (default openai)
   invariant-web demo [--scripted] [DIR]
                                      the demo study (calendar task, 3 efforts, 23 checks), followed to
                                      the end; without model access on the bundled scripted model
@@ -68,6 +73,7 @@ Options:
   --outputs a,b       dependencies set: the folders the step leaves (node_modules, .venv, …; "" for none)
   --manifests a,b     dependencies set: the files the step reads (package.json, package-lock.json, …)
   --detected          dependencies set: forget the edited step and use the detected one again
+  --provider P        login, logout: openai (default), anthropic or google
   --scripts DIR       mock-model scripts (<model>.json; default: the package's mock-scripts/)
   -y, --yes           apply: apply the plan shown (refused as a whole if anything conflicts)
   --format F          export: md, json or csv (default md)

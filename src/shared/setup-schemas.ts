@@ -1,4 +1,6 @@
 /** The Setup page's view of this installation (shared by server and browser). Never holds a secret. */
+import type { ModelProvider } from "./harness-kinds";
+import type { HarnessKind } from "./vocabulary";
 
 export type SetupCheckStatus = "ok" | "warn" | "fail";
 
@@ -15,6 +17,31 @@ export interface ModelAccessView {
   environmentKey: boolean;
   /** The host Codex home whose auth.json is used last. */
   codexHome: string;
+}
+
+/** One model provider's access, as the gateway will look it up (its environment variable, then the stored key). */
+export interface ProviderAccessView {
+  provider: ModelProvider;
+  label: string;
+  signedIn: boolean;
+  source: ModelAccessSource;
+  /** One sentence: what is used, or what is missing and how to add it. */
+  summary: string;
+  /** The environment variable(s) that set this provider's key ("GEMINI_API_KEY or GOOGLE_API_KEY"). */
+  variable: string;
+  /** The variable is set where invariant-web was started (it wins over a stored key). */
+  environmentKey: boolean;
+  storedKeyAt: string | null;
+  /** The stored key's last four characters, the only part of it ever shown; null when none is stored. */
+  storedKeyEnding: string | null;
+}
+
+/** Whether a harness kind can run now: agent CLIs need their provider's access; `scripted:` models need none. */
+export interface HarnessAccessView {
+  kind: HarnessKind;
+  label: string;
+  provider: ModelProvider;
+  usable: boolean;
 }
 
 export interface SetupCheckView {
@@ -34,7 +61,10 @@ export interface SetupStatusView {
   /** Something required is missing: the dashboard opens on the checklist. */
   needed: boolean;
   checks: SetupCheckView[];
+  /** OpenAI's access in detail (the Codex sign-in included), as before there were other providers. */
   modelAccess: ModelAccessView;
+  providers: ProviderAccessView[];
+  harnesses: HarnessAccessView[];
 }
 
 /** The Setup page's base image build: running or how it ended, with the tail of its output. */

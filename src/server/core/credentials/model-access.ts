@@ -8,7 +8,12 @@ export interface ModelAccessOptions {
   /** OPENAI_API_KEY is set in the environment invariant-web started in. */
   environmentKey: boolean;
   codexHome: string;
+  /** ANTHROPIC_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY) is set there. */
+  environmentKeys?: { anthropic?: boolean; google?: boolean };
 }
+
+/** What the web process knows of model access besides the data dir (the launcher's configuration). */
+export type ModelAccessSettings = Omit<ModelAccessOptions, "dataDir">;
 
 /**
  * What the model gateway will use, in its order (OPENAI_API_KEY, the stored key, the host's Codex

@@ -8,6 +8,7 @@ import { answerClientErrors } from "./client-errors";
 import { createRequestHandler } from "./request-handler";
 import { createSocketLayer } from "./socket-server";
 import type { SessionsOptions } from "../wiring/session-wiring";
+import type { ModelAccessSettings } from "../../core/credentials/model-access";
 
 export interface WebServerOptions {
   root: string;
@@ -22,7 +23,7 @@ export interface WebServerOptions {
   /** Terminal sessions' model gateway (upstream, credential), bridge scripts, host CA, idle stop. */
   sessions?: Partial<Pick<SessionsOptions, "gateway" | "bridgeDir" | "hostCaBundle" | "idleStopMs" | "workspaceKind">>;
   /** Where model access comes from besides the stored key (the Setup page shows it). */
-  modelAccess?: { environmentKey: boolean; codexHome: string };
+  modelAccess?: ModelAccessSettings;
   dev?: boolean;
   /** How long a browser stays signed in; 30 days by default. */
   sessionMaxAgeMs?: number;

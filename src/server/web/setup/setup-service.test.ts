@@ -12,6 +12,9 @@ import { createCallerFactory } from "../trpc/init";
 import { createSetupService } from "./setup-service";
 
 const KEY = "sk-setup-RECOGNISABLE-4711";
+const ANTHROPIC_KEY = "sk-ant-api03-setup-RECOGNISABLE-7777";
+const GOOGLE_KEY = "AIzaSySetup-RECOGNISABLE-9999";
+const logs: string[] = [];
 let db: Db;
 let dataDir: string;
 let services: AppServices;
@@ -31,6 +34,7 @@ beforeAll(async () => {
     runtime: createDockerRuntime(),
     sessionRuntime: (policy) => createDockerRuntime(policy),
     modelAccess: { environmentKey: false, codexHome: tempDir("no-codex") },
+    log: (line) => logs.push(line),
   });
 });
 afterAll(async () => {
@@ -82,6 +86,77 @@ describe("setup checklist and the stored API key", () => {
       expect(fs.readFileSync(path.join(dataDir, name)).includes(Buffer.from(KEY)), name).toBe(false);
     expect(await admin().setup.removeApiKey()).toMatchObject({ removed: true, modelAccess: { source: "none" } });
     expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it("stores, shows (last four characters only) and removes each provider's key; the harnesses follow", async () => {
+    const usable = async () =>
+      Object.fromEntries((await viewer().setup.status()).harnesses.map((h) => [h.kind, h.usable]));
+    expect(await usable()).toEqual({ codex: false, "claude-code": false, "gemini-cli": false });
+    await expect(viewer().setup.storeApiKey({ apiKey: ANTHROPIC_KEY, provider: "anthropic" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(admin().setup.storeApiKey({ apiKey: ANTHROPIC_KEY, provider: "google" })).rejects.toThrow(
+      /^That looks like an Anthropic API key \(it starts with sk-ant-\), not a Google one/,
+    );
+    await expect(
+      admin().setup.storeApiKey({ apiKey: GOOGLE_KEY, provider: "mistral" as "google" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(fs.existsSync(path.join(dataDir, "credentials", "google-api-key"))).toBe(false);
+
+    const stored = await admin().setup.storeApiKey({ apiKey: ANTHROPIC_KEY, provider: "anthropic" });
+    expect(stored.providers.find((view) => view.provider === "anthropic")).toMatchObject({
+      signedIn: true,
+      source: "stored-key",
+      storedKeyEnding: "7777",
+    });
+    expect(await usable()).toEqual({ codex: false, "claude-code": true, "gemini-cli": false });
+    const check = (await viewer().setup.status()).checks.find((c) => c.id === "model-access");
+    expect(check).toMatchObject({ status: "ok" });
+    expect(check?.detail).toContain("Claude Code usable (Anthropic access). Gemini CLI not usable: no Google access.");
+    await admin().setup.storeApiKey({ apiKey: GOOGLE_KEY, provider: "google" });
+    await admin().setup.storeApiKey({ apiKey: KEY });
+    expect(await usable()).toEqual({ codex: true, "claude-code": true, "gemini-cli": true });
+
+    const status = await viewer().setup.status();
+    expect(JSON.stringify(status)).not.toMatch(/RECOGNISABLE/);
+    for (const provider of ["openai", "anthropic", "google"])
+      expect(fs.statSync(path.join(dataDir, "credentials", `${provider}-api-key`)).mode & 0o777).toBe(0o600);
+    for (const name of fs.readdirSync(dataDir).filter((n) => n.startsWith("invariant.db")))
+      expect(fs.readFileSync(path.join(dataDir, name)).includes("RECOGNISABLE"), name).toBe(false);
+    expect(logs.join("\n")).toContain("the Anthropic API key was stored");
+    expect(logs.join("\n")).not.toMatch(/RECOGNISABLE|sk-ant-|AIza/);
+
+    expect(await admin().setup.removeApiKey({ provider: "anthropic" })).toMatchObject({ removed: true });
+    expect(await usable()).toEqual({ codex: true, "claude-code": false, "gemini-cli": true });
+    await admin().setup.removeApiKey({ provider: "google" });
+    await admin().setup.removeApiKey();
+    expect(fs.readdirSync(path.join(dataDir, "credentials"))).toEqual([]);
+  });
+
+  it("says a key from the environment wins over the stored one, per provider", async () => {
+    const setup = createSetupService({
+      runtime: createDockerRuntime(),
+      dataDir,
+      redisUrl: redisUrlFor(inject("redisUrl"), 2),
+      baseImage: "invariant-missing:none",
+      modelAccess: { environmentKey: false, codexHome: tempDir("no-codex"), environmentKeys: { google: true } },
+      root: REPO_ROOT,
+    });
+    setup.storeApiKey(GOOGLE_KEY, "google");
+    try {
+      const google = (await setup.status()).providers.find((view) => view.provider === "google");
+      expect(google).toMatchObject({
+        signedIn: true,
+        source: "environment",
+        environmentKey: true,
+        storedKeyEnding: "9999",
+      });
+      expect(google?.summary).toBe(
+        "GEMINI_API_KEY or GOOGLE_API_KEY from the environment invariant-web was started in (it wins over the stored key).",
+      );
+    } finally {
+      setup.removeApiKey("google");
+    }
   });
 
   it("offers to build a missing base image", async () => {

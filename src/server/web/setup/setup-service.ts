@@ -1,12 +1,19 @@
 import os from "node:os";
 import { runDoctor } from "../../core/diagnostics/doctor";
-import { describeModelAccess, type ModelAccessOptions } from "../../core/credentials/model-access";
+import { describeModelAccess, type ModelAccessSettings } from "../../core/credentials/model-access";
+import { describeProviderAccess, harnessAccess, harnessAccessText } from "../../core/credentials/provider-access";
 import { removeStoredApiKey, storeApiKey } from "../../core/credentials/stored-api-key";
+import { PROVIDER_INFO, type ModelProvider } from "../../../shared/harness-kinds";
 import { browseFolders } from "../projects/folder-browser";
 import { createBaseImageBuilder } from "./base-image-build";
 import BASE_IMAGE from "../../../../scripts/base-image.json";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
-import type { ModelAccessView, SetupCheckView, SetupStatusView } from "../../../shared/setup-schemas";
+import type {
+  ModelAccessView,
+  ProviderAccessView,
+  SetupCheckView,
+  SetupStatusView,
+} from "../../../shared/setup-schemas";
 
 export interface SetupServiceDeps {
   runtime: ContainerRuntime;
@@ -14,7 +21,7 @@ export interface SetupServiceDeps {
   redisUrl: string;
   /** The global default base image (INVARIANT_BASE_IMAGE). */
   baseImage: string;
-  modelAccess: Omit<ModelAccessOptions, "dataDir">;
+  modelAccess: ModelAccessSettings;
   hostCa?: string;
   /** The home directory the add-project folder picker may list (default: this process's user's). */
   home?: string;
@@ -65,16 +72,17 @@ async function baseImageCheck(deps: SetupServiceDeps, dockerOk: boolean): Promis
       };
 }
 
-function modelAccessCheck(view: ModelAccessView): SetupCheckView {
-  const missing = view.source === "none";
+/** Model access: ready when any provider has it; the detail says which harnesses that makes usable. */
+function modelAccessCheck(providers: ProviderAccessView[]): SetupCheckView {
+  const missing = providers.every((view) => !view.signedIn);
   return {
     id: "model-access",
     title: "Model access",
     status: missing ? "fail" : "ok",
     required: true,
-    detail: view.summary,
+    detail: harnessAccessText(providers),
     fix: missing
-      ? "Store an OpenAI API key below (or run `invariant-web login`), set OPENAI_API_KEY where you start invariant-web, or sign the host's Codex in with `codex login` (an API key or a ChatGPT account). Without model access the demo still runs on the bundled scripted model."
+      ? "Store an API key below for OpenAI (Codex), Anthropic (Claude Code) or Google (Gemini CLI), or run `invariant-web login --provider openai|anthropic|google`; or set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY where you start invariant-web, or sign the host's Codex in with `codex login`. Without model access the demo still runs on the bundled scripted model."
       : null,
     action: missing ? "store-key" : null,
   };
@@ -86,6 +94,7 @@ function modelAccessCheck(view: ModelAccessView): SetupCheckView {
  */
 export function createSetupService(deps: SetupServiceDeps) {
   const modelAccess = () => describeModelAccess({ ...deps.modelAccess, dataDir: deps.dataDir });
+  const providers = () => describeProviderAccess({ ...deps.modelAccess, dataDir: deps.dataDir });
   const baseImage = createBaseImageBuilder({
     root: deps.root,
     baseImage: deps.baseImage,
@@ -105,7 +114,7 @@ export function createSetupService(deps: SetupServiceDeps) {
         ...(deps.hostCa ? { hostCa: deps.hostCa } : {}),
       });
       const dockerOk = doctor.checks.some((check) => check.id === "docker" && check.status === "ok");
-      const access = modelAccess();
+      const access = providers();
       const checks: SetupCheckView[] = [
         ...doctor.checks.map((check) => ({ ...check, action: null })),
         await baseImageCheck(deps, dockerOk),
@@ -115,15 +124,20 @@ export function createSetupService(deps: SetupServiceDeps) {
         checkedAt: new Date().toISOString(),
         needed: checks.some((check) => check.required && check.status === "fail"),
         checks,
-        modelAccess: access,
+        modelAccess: modelAccess(),
+        providers: access,
+        harnesses: harnessAccess(access),
       };
     },
 
-    /** Stores the key (mode 0600); only when it was set comes back. */
-    storeApiKey(apiKey: string): { storedAt: string; modelAccess: ModelAccessView } {
-      const { storedAt } = storeApiKey({ dataDir: deps.dataDir, apiKey });
-      deps.log?.("setup: an API key was stored in the data dir");
-      return { storedAt, modelAccess: modelAccess() };
+    /** Stores the provider's key (mode 0600; a refused key writes nothing); only when it was set comes back. */
+    storeApiKey(
+      apiKey: string,
+      provider: ModelProvider = "openai",
+    ): { storedAt: string; modelAccess: ModelAccessView; providers: ProviderAccessView[] } {
+      const { storedAt } = storeApiKey({ dataDir: deps.dataDir, apiKey, provider });
+      deps.log?.(`setup: the ${PROVIDER_INFO[provider].label} API key was stored in the data dir`);
+      return { storedAt, modelAccess: modelAccess(), providers: providers() };
     },
 
     /** The add-project form's folder picker: one folder's subfolders, inside the home directory or where invariant-web started. */
@@ -135,10 +149,14 @@ export function createSetupService(deps: SetupServiceDeps) {
       });
     },
 
-    removeApiKey(): { removed: boolean; modelAccess: ModelAccessView } {
-      const removed = removeStoredApiKey(deps.dataDir);
-      if (removed) deps.log?.("setup: the stored API key was removed");
-      return { removed, modelAccess: modelAccess() };
+    removeApiKey(provider: ModelProvider = "openai"): {
+      removed: boolean;
+      modelAccess: ModelAccessView;
+      providers: ProviderAccessView[];
+    } {
+      const removed = removeStoredApiKey(deps.dataDir, provider);
+      if (removed) deps.log?.(`setup: the stored ${PROVIDER_INFO[provider].label} API key was removed`);
+      return { removed, modelAccess: modelAccess(), providers: providers() };
     },
   };
 }

@@ -1,5 +1,10 @@
 import { z } from "zod";
 import { procedure, router } from "./init";
+import { MODEL_PROVIDERS } from "../../../shared/harness-kinds";
+
+const providerInput = z
+  .enum(MODEL_PROVIDERS, { error: `provider must be one of ${MODEL_PROVIDERS.join(", ")}` })
+  .default("openai");
 
 /**
  * The setup checklist and model access. The key goes in once and never comes back: no procedure
@@ -7,10 +12,18 @@ import { procedure, router } from "./init";
  */
 export const setupRouter = router({
   status: procedure.query(({ ctx }) => ctx.services.setup.status()),
+  /** `provider` defaults to OpenAI (the only one before Claude Code and Gemini CLI). */
   storeApiKey: procedure
-    .input(z.object({ apiKey: z.string().max(10_000, "That is longer than any API key; paste the key alone.") }))
-    .mutation(({ ctx, input }) => ctx.services.setup.storeApiKey(input.apiKey)),
-  removeApiKey: procedure.mutation(({ ctx }) => ctx.services.setup.removeApiKey()),
+    .input(
+      z.object({
+        apiKey: z.string().max(10_000, "That is longer than any API key; paste the key alone."),
+        provider: providerInput,
+      }),
+    )
+    .mutation(({ ctx, input }) => ctx.services.setup.storeApiKey(input.apiKey, input.provider)),
+  removeApiKey: procedure
+    .input(z.object({ provider: providerInput }).optional())
+    .mutation(({ ctx, input }) => ctx.services.setup.removeApiKey(input?.provider ?? "openai")),
   /** Builds the base image with scripts/base-image.mjs (admin); `baseImageBuild` follows its output. */
   buildBaseImage: procedure.mutation(({ ctx }) => ctx.services.setup.buildBaseImage()),
   baseImageBuild: procedure.query(({ ctx }) => ctx.services.setup.baseImageBuild()),

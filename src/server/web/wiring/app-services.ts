@@ -89,7 +89,7 @@ export interface AppServicesOptions {
   /** Terminal sessions' gateway, bridge scripts and socket callbacks (defaults: no model access, nobody watching). */
   sessions?: Partial<SessionsOptions>;
   /** Where model access comes from besides the stored key (for the Setup page; default: none, ~/.codex). */
-  modelAccess?: { environmentKey: boolean; codexHome: string };
+  modelAccess?: ModelAccessSettings;
   log?: (message: string) => void;
   /** The launcher's supervised children, for health. */
   supervision?: SupervisionSource;
@@ -100,6 +100,7 @@ import { createQueries } from "./queries";
 import { createUpkeep } from "./upkeep";
 import { wireStudies } from "./study-wiring";
 import { wireEnvironments } from "./environment-wiring";
+import type { ModelAccessSettings } from "../../core/credentials/model-access";
 
 export function createAppServices(options: AppServicesOptions): AppServices {
   const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web", failFast: true });

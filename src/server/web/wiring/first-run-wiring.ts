@@ -8,6 +8,7 @@ import type { ProjectQueries } from "../projects/projects.queries";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { StudyService } from "../studies/study-service";
 import { createSetupService } from "../setup/setup-service";
+import type { ModelAccessSettings } from "../../core/credentials/model-access";
 
 /** The web process's first-run services: the setup checklist (model access, the stored key) and the one-click demo. */
 export function wireFirstRun(deps: {
@@ -15,7 +16,7 @@ export function wireFirstRun(deps: {
   dataDir: string;
   redisUrl: string;
   defaultBaseImage?: string;
-  modelAccess?: { environmentKey: boolean; codexHome: string };
+  modelAccess?: ModelAccessSettings;
   projects: ProjectQueries;
   environments: EnvironmentService;
   studies: StudyService;

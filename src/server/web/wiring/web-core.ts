@@ -14,6 +14,7 @@ import { dataDirPaths } from "../../core/storage/data-dir";
 import { createGarbageCollector, type GarbageCollector } from "../cleanup/garbage-collector";
 import { createStorageReferenceQueries } from "../cleanup/storage-references.queries";
 import type { SessionsOptions } from "./session-wiring";
+import type { ModelAccessSettings } from "../../core/credentials/model-access";
 
 /**
  * The composition root of the web side: the one place that opens the database (migrations first),
@@ -50,7 +51,7 @@ export interface WebCoreOptions {
   /** Terminal sessions: their model gateway, and the socket layer's callbacks. */
   sessions?: Partial<SessionsOptions>;
   /** Where model access comes from besides the stored key (the Setup page shows it). */
-  modelAccess?: { environmentKey: boolean; codexHome: string };
+  modelAccess?: ModelAccessSettings;
   /** Defaults to the data dir's access token (created on first start). */
   adminToken?: string;
   /** Fans a recorded event out to socket.io rooms (the web server's socket layer). */
