@@ -47,7 +47,7 @@ async function ours(i) {
       publish: () => Promise.resolve(),
       worker: { id: "bench", host: os.hostname(), pid: process.pid },
       active: new Set(),
-      codexVersion: null,
+      agents: {},
     },
     {
       runId: `bench-${i}-${Date.now()}`,

@@ -53,7 +53,7 @@ const deps = {
   publish: () => Promise.resolve(),
   worker: { id: "bench-limits", host: os.hostname(), pid: process.pid },
   active: new Set(),
-  codexVersion: null,
+  agents: {},
 };
 
 /** One command run; the flood's raw lines go to a trial log of its own. */

@@ -41,7 +41,7 @@ function deps(): AgentRunDeps {
     publish: () => Promise.resolve(),
     worker: { id: "test-worker", host: "test-host", pid: process.pid },
     active: new Set(),
-    codexVersion: codex?.version ?? null,
+    agents: codex ? { codex: { version: codex.version, hostDir: null } } : {},
   };
 }
 

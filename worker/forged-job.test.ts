@@ -41,7 +41,12 @@ beforeAll(async () => {
     identity: { id: "w-forged", host: "test", pid: process.pid },
     active: new Set(),
     gatewayHost,
-    packageFiles: { bridgeDir: path.resolve(import.meta.dirname, "..", "assets"), codex: null },
+    packageFiles: {
+      bridgeDir: path.resolve(import.meta.dirname, "..", "assets"),
+      codex: null,
+      claudeCode: null,
+      geminiCli: null,
+    },
   });
 });
 afterAll(async () => {

@@ -102,7 +102,7 @@ function deps(): AgentRunDeps {
     publish: () => Promise.resolve(),
     worker: { id: "egress-worker", host: "test-host", pid: process.pid },
     active: new Set(),
-    codexVersion: codex?.version ?? null,
+    agents: codex ? { codex: { version: codex.version, hostDir: null } } : {},
   };
 }
 

@@ -14,7 +14,7 @@ import { createSelfcheckHandler } from "./jobs/selfcheck";
 import { createPreflightHandler, createTrialRunHandler, type RemoteModelRuns } from "./jobs/study";
 import type { DashboardLink } from "./dashboard-link";
 import type { GatewayHost } from "./model-gateway-host";
-import { stagePackageFiles, type PackageFiles } from "../src/server/core/agents/package-files";
+import { agentInstalls, stagePackageFiles, type PackageFiles } from "../src/server/core/agents/package-files";
 import type { WorkspaceKindSetting } from "../src/server/core/workspaces/workspace-kind";
 import type { ArtifactSource } from "../src/server/core/artifacts/artifact-source";
 
@@ -31,7 +31,7 @@ export function createJobHandlers(options: {
   /** Containers this worker is running (the reconciler leaves them alone). */
   active: Set<string>;
   gatewayHost: GatewayHost;
-  /** The bridge scripts and the Codex binary containers mount (default: this package's, staged in the data dir). */
+  /** The bridge scripts and the agent CLIs containers mount (default: this package's, staged in the data dir). */
   packageFiles?: PackageFiles;
   /** INVARIANT_HOST_CA (the doctor's certificate check in the self-check). */
   hostCa?: string | undefined;
@@ -53,7 +53,8 @@ export function createJobHandlers(options: {
     dataDir,
     owner: { host: options.identity.host, pid: options.identity.pid },
   });
-  const { codex, bridgeDir } = options.packageFiles ?? stagePackageFiles({ dataDir });
+  const packageFiles = options.packageFiles ?? stagePackageFiles({ dataDir });
+  const { codex, bridgeDir } = packageFiles;
   const agentDeps: AgentRunDeps = {
     runtime,
     gateway: gatewayHost.gateway,
@@ -62,7 +63,7 @@ export function createJobHandlers(options: {
     publish,
     worker,
     active,
-    codexVersion: codex?.version ?? null,
+    agents: agentInstalls(packageFiles),
   };
   const handlers = new Map<string, RegisteredJob>();
   for (const job of [

@@ -47,7 +47,7 @@ function deps(): AgentRunDeps {
     },
     worker: { id: "test-worker", host: "test-host", pid: process.pid },
     active: new Set(),
-    codexVersion: codex?.version ?? null,
+    agents: codex ? { codex: { version: codex.version, hostDir: null } } : {},
   };
 }
 

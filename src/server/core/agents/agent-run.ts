@@ -6,9 +6,16 @@ import type { EventPublisher } from "../events/event-stream";
 import type { ModelGateway } from "../gateway/model-gateway";
 import { containerLimitsSchema } from "../runtime/container-limits";
 import type { ContainerRuntime } from "../runtime/container-runtime";
-import { createCodexEventParser, type CodexEvent, type CodexRunState } from "./codex-events";
-import { codexRunOutcome, type RunOutcome } from "./codex-outcome";
-import { agentScript, CONTAINER_PATHS, harnessSchema } from "./harness";
+import type { CodexEvent } from "./codex-events";
+import type { RunOutcome } from "./codex-outcome";
+import {
+  agentScript,
+  CONTAINER_PATHS,
+  harnessModule,
+  harnessSchema,
+  type AgentInstall,
+  type AgentInstalls,
+} from "./harness";
 import { createEventBatch } from "./agent-event-batch";
 import { runPolicy } from "./run-policy";
 import { limitReason } from "./run-limits";
@@ -16,7 +23,6 @@ import { tokenUsageSchema, type TokenUsage } from "../../../shared/token-usage";
 import type { ContainerSpec, WorkerIdentity } from "../runtime/container-spec";
 import { workspaceMount } from "../workspaces/workspace-mount";
 import { commitIfAsked } from "./agent-commit";
-import { wireModelName } from "../../../shared/model-source";
 
 export const agentRunInputSchema = z.object({
   runId: z.string().min(1),
@@ -26,12 +32,15 @@ export const agentRunInputSchema = z.object({
   workspacePath: jobHostPathSchema,
   /** A copy-on-write workspace's other layers: the snapshot's tree below `workspacePath`, overlayfs' work dir. */
   workspaceOverlay: z.object({ lower: jobHostPathSchema, workDir: jobHostPathSchema }).nullable().default(null),
-  /** Host path of the run's Codex home (conversations live here, so a later turn can resume). */
+  /**
+   * Host path of the run's agent home, whichever the harness (named for Codex, the first one): the CLI's
+   * config and conversations live here, so a later run given the same folder can resume the thread.
+   */
   codexHomePath: jobHostPathSchema,
   harness: harnessSchema,
   prompt: z.string().min(1),
   resumeThreadId: z.string().nullable().default(null),
-  /** For a resumed thread: Codex reports cumulative usage, so this run's share is the difference. */
+  /** For a resumed thread: its usage so far (Codex reports cumulative usage, so this run's share is the difference). */
   threadUsageBefore: tokenUsageSchema.nullable().default(null),
   network: networkModeSchema,
   /** Hosted tools and URL inputs through the gateway in network mode `none` too (the project's setting). */
@@ -58,7 +67,7 @@ export interface AgentRunResult {
   /** Tokens the gateway metered for this run (the figure we report); the model the provider named in its responses. */
   meteredUsage: TokenUsage | null;
   reportedModel?: string | null;
-  /** What Codex itself reported in turn.completed, for cross-checking. */
+  /** What the agent CLI itself reported (Codex's turn.completed, Claude Code's and Gemini CLI's result), for cross-checking. */
   reportedUsage: TokenUsage;
   agentSeconds: number;
   exitCode: number;
@@ -68,6 +77,7 @@ export interface AgentRunResult {
   budgetReached: boolean;
   /** What the container wrote passed its disk budget: it was stopped and not committed (`outcome` is `stopped`). */
   diskExceeded?: boolean;
+  /** The version of the agent CLI that ran (null: the command harness, or a CLI the worker did not know). */
   harnessVersion: string | null;
   committedImageId: string | null; // the committed container's image (input.commit), or null
   commitError: string | null; // why the commit failed, when it did (the run's result stands)
@@ -83,7 +93,8 @@ export interface AgentRunDeps {
   publish: EventPublisher;
   worker: WorkerIdentity;
   active: Set<string>;
-  codexVersion: string | null;
+  /** The agent CLIs this worker has, by kind: their versions, and the folders staged for Claude Code and Gemini CLI. */
+  agents: AgentInstalls;
   onEvent?: (event: CodexEvent) => void;
   clock?: () => number;
 }
@@ -99,22 +110,23 @@ export function stopRun(runId: string, reason: string): void {
 export type ParsedAgentRunInput = z.output<typeof agentRunInputSchema>;
 
 /**
- * One agent run in a container of an environment image: the workspace is mounted, Codex talks to the
- * model gateway through a unix socket with a per-run token (never the real key), events stream out
+ * One agent run in a container of an environment image: the workspace is mounted, the agent CLI (its
+ * harness module says how it runs) talks to the model gateway through a unix socket with a per-run token (never the real key), events stream out
  * as they happen, and the container is always removed.
  */
 export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Promise<AgentRunResult> {
   const input = agentRunInputSchema.parse(rawInput);
   const clock = deps.clock ?? Date.now;
-  fs.mkdirSync(input.codexHomePath, { recursive: true, mode: 0o700 });
+  const { harness, install } = prepareHarness(deps, input);
   const token = deps.gateway.issueRunToken({
     runId: input.runId,
     budgetTokens: input.budgetTokens,
     policy: runPolicy(input),
   });
-  const parser = createCodexEventParser(input.threadUsageBefore ? { threadUsageBefore: input.threadUsageBefore } : {});
+  const parser = harness.createParser({ threadUsageBefore: input.threadUsageBefore });
+  const harnessVersion = install?.version ?? null;
   let stoppedBecause: string | null = null;
-  const containerId = await deps.runtime.createContainer(agentContainerSpec({ deps, input, token }));
+  const containerId = await deps.runtime.createContainer(agentContainerSpec({ deps, input, token, install }));
   deps.active.add(containerId);
   const ids = eventIds(input);
   runningContainers.set(input.runId, {
@@ -131,7 +143,7 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
     await deps.publish({
       type: "agent.started",
       ...ids,
-      data: { runId: input.runId, containerId, harness: input.harness.kind, harnessVersion: deps.codexVersion },
+      data: { runId: input.runId, containerId, harness: input.harness.kind, harnessVersion },
     });
     const handle = (events: CodexEvent[]) => {
       for (const event of events) deps.onEvent?.(event);
@@ -149,12 +161,9 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
     // the engine's own figure when it has one: this loop's clock runs late when the loop is busy
     const agentSeconds = (ran.ranMs ?? clock() - started) / 1000;
     const state = parser.state();
-    const outcome = runOutcome({
-      input,
+    const outcome = harness.outcome({
       state,
-      exitCode,
-      stoppedBecause,
-      upstreamError: () => deps.gateway.lastUpstreamError(input.runId),
+      exit: { exitCode, stoppedBecause, upstreamError: deps.gateway.lastUpstreamError(input.runId) },
     });
     const result: AgentRunResult = {
       committedImageId: kept.committedImageId,
@@ -169,7 +178,7 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
       timedOut,
       budgetReached,
       diskExceeded: overDisk !== null,
-      harnessVersion: input.harness.kind === "codex" ? deps.codexVersion : null,
+      harnessVersion,
     };
     clearInterval(timer);
     await batch.flush();
@@ -185,35 +194,39 @@ export async function runAgent(deps: AgentRunDeps, rawInput: AgentRunInput): Pro
   }
 }
 
-/** The agent's container: its script, the run token, and the workspace, Codex home, gateway socket and bridges mounted. */
-function agentContainerSpec(options: { deps: AgentRunDeps; input: ParsedAgentRunInput; token: string }): ContainerSpec {
+/** The run's harness module and the worker's install of its CLI (refused when missing), with the agent home ready. */
+function prepareHarness(deps: AgentRunDeps, input: ParsedAgentRunInput) {
+  const harness = harnessModule(input.harness);
+  const install = deps.agents[input.harness.kind] ?? null;
+  if (harness.install && !install?.hostDir)
+    throw new Error(`${harness.agentName} is not available on this worker. ${harness.install.hint}`);
+  fs.mkdirSync(input.codexHomePath, { recursive: true, mode: 0o700 });
+  harness.prepareHome?.(input.codexHomePath, input.harness);
+  return { harness, install };
+}
+
+/**
+ * The agent's container: its script, and the environment and mounts its harness module names (the
+ * agent home, the staged CLI read-only) besides the workspace, gateway socket and bridges every run gets.
+ */
+function agentContainerSpec(options: {
+  deps: AgentRunDeps;
+  input: ParsedAgentRunInput;
+  token: string;
+  install: AgentInstall | null;
+}): ContainerSpec {
   const { deps, input, token } = options;
+  const harness = harnessModule(input.harness);
+  const run = {
+    harness: input.harness,
+    prompt: input.prompt,
+    resumeThreadId: input.resumeThreadId,
+    hostedTools: runPolicy(input).hostedTools,
+  };
   return {
     image: input.image,
-    command: [
-      "/bin/sh",
-      "-c",
-      agentScript({
-        harness: input.harness,
-        prompt: input.prompt,
-        resumeThreadId: input.resumeThreadId,
-        hostedTools: runPolicy(input).hostedTools,
-      }),
-    ],
-    env: {
-      HOME: "/root",
-      CODEX_HOME: CONTAINER_PATHS.codexHome,
-      GW_TOKEN: token,
-      ...(input.harness.kind === "command"
-        ? {
-            INVARIANT_TASK: input.prompt,
-            // the one model the gateway forwards this run's requests for (its configuration's)
-            INVARIANT_MODEL: wireModelName(input.harness.model),
-            OPENAI_BASE_URL: `http://127.0.0.1:8787/v1`,
-            OPENAI_API_KEY: token,
-          }
-        : {}),
-    },
+    command: ["/bin/sh", "-c", agentScript(run)],
+    env: harness.env({ ...run, token }),
     workingDir: CONTAINER_PATHS.workspace,
     labels: { project: input.projectId, role: "agent", worker: deps.worker, ...input.labels },
     limits: input.limits,
@@ -226,7 +239,7 @@ function agentContainerSpec(options: { deps: AgentRunDeps; input: ParsedAgentRun
         overlay: input.workspaceOverlay,
         containerPath: CONTAINER_PATHS.workspace,
       }),
-      { hostPath: input.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },
+      ...harness.mounts({ homePath: input.codexHomePath, install: options.install ?? null }),
       { hostPath: deps.gatewaySocketPath, containerPath: CONTAINER_PATHS.gatewaySocket, readOnly: false },
       { hostPath: deps.bridgeDir, containerPath: CONTAINER_PATHS.bridgeDir, readOnly: true },
       ...input.extraMounts.map((mount) => ({ ...mount, readOnly: true })),
@@ -266,23 +279,4 @@ function eventIds(input: ParsedAgentRunInput) {
     ...(input.labels.trial ? { trialId: input.labels.trial } : {}),
     ...(input.labels.session ? { sessionId: input.labels.session } : {}),
   };
-}
-
-/** A Codex run's outcome comes from its events; a command harness's from its exit code. */
-function runOutcome(options: {
-  input: ParsedAgentRunInput;
-  state: CodexRunState;
-  exitCode: number;
-  stoppedBecause: string | null;
-  upstreamError: () => string | null;
-}): RunOutcome {
-  const { exitCode, stoppedBecause } = options;
-  if (options.input.harness.kind === "codex")
-    return codexRunOutcome({
-      state: options.state,
-      exit: { exitCode, stoppedBecause, upstreamError: options.upstreamError() },
-    });
-  if (stoppedBecause) return { status: "stopped", threadId: null, reason: stoppedBecause };
-  if (exitCode === 0) return { status: "succeeded", threadId: null, finalMessage: null };
-  return { status: "failed", threadId: null, reason: `The agent command exited with code ${exitCode}.` };
 }

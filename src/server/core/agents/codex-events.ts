@@ -1,4 +1,3 @@
-import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import {
   commandItem,
@@ -10,6 +9,7 @@ import {
   turnUsage,
 } from "./codex-jsonl-shapes";
 import { tokenUsageSchema, ZERO_USAGE, type TokenUsage } from "../../../shared/token-usage";
+import { createJsonlStream, MAX_LINE_CHARS } from "./jsonl-stream";
 
 /**
  * Typed events parsed from `codex exec --json` (JSONL on stdout). Version 1; add event types freely,
@@ -63,6 +63,8 @@ export const codexEventSchema = z.discriminatedUnion("type", [
 ]);
 export type CodexEvent = z.infer<typeof codexEventSchema>;
 export type CodexEventType = CodexEvent["type"];
+/** Every harness's parser emits this model (named for Codex, the first harness), so every view reads one. */
+export type AgentEvent = CodexEvent;
 
 export interface CodexParserOptions {
   /** How much of a command's output to keep (its end). Default 4096 characters. */
@@ -89,9 +91,33 @@ export interface CodexRunState {
   runUsage: TokenUsage;
 }
 
+/** What every harness's event parser offers agent-run.ts: events as stdout arrives, and the run's summary. */
+export interface AgentEventParser {
+  /** Feed a chunk of stdout; returns the events it completed. */
+  push: (chunk: string | Buffer) => CodexEvent[];
+  /** The stream ended: flush a last line without a newline. */
+  end: () => CodexEvent[];
+  state: () => CodexRunState;
+}
+
+/** A run's state before its first line: `before` is the thread's usage from earlier runs (resume). */
+export function initialRunState(before: TokenUsage = ZERO_USAGE): CodexRunState {
+  return {
+    threadId: null,
+    turnsStarted: 0,
+    turnsCompleted: 0,
+    turnFailure: null,
+    lastError: null,
+    lastAgentMessage: null,
+    threadUsage: before,
+    runUsage: ZERO_USAGE,
+  };
+}
+
 const RAW_LINE_KEEP = 64 * 1024;
 
-function raw(line: string, reason: Extract<CodexEvent, { type: "raw" }>["reason"]): CodexEvent {
+/** A line kept as it was (cut to 64 KiB): not JSON, an unknown type, an unexpected shape, or too long. */
+export function rawEvent(line: string, reason: Extract<CodexEvent, { type: "raw" }>["reason"]): CodexEvent {
   return {
     v: CODEX_EVENTS_VERSION,
     type: "raw",
@@ -113,11 +139,11 @@ function parseLine(line: string, context: LineContext): CodexEvent[] {
   try {
     json = JSON.parse(line);
   } catch {
-    return [raw(line, "not-json")];
+    return [rawEvent(line, "not-json")];
   }
   const parsed = lineSchema.safeParse(json);
   if (!parsed.success) {
-    return [raw(line, isKnownLineType(json) ? "unexpected-shape" : "unknown-type")];
+    return [rawEvent(line, isKnownLineType(json) ? "unexpected-shape" : "unknown-type")];
   }
   const { state } = context;
   const event = parsed.data;
@@ -165,7 +191,7 @@ function mapItem(options: {
       return commandEvents({ phase, item, line, tailChars: options.context.tailChars });
     case "file_change": {
       const parsed = fileChangeItem.safeParse(item);
-      if (!parsed.success) return [raw(line, "unexpected-shape")];
+      if (!parsed.success) return [rawEvent(line, "unexpected-shape")];
       // Codex reports a patch as started and completed; the completed one is the fact.
       if (phase !== "item.completed") return [];
       const { status, changes } = parsed.data;
@@ -174,7 +200,7 @@ function mapItem(options: {
     case "agent_message":
     case "reasoning": {
       const parsed = textItem.safeParse(item);
-      if (!parsed.success) return [raw(line, "unexpected-shape")];
+      if (!parsed.success) return [rawEvent(line, "unexpected-shape")];
       if (phase !== "item.completed") return [];
       if (item.type === "agent_message") {
         options.context.state.lastAgentMessage = parsed.data.text;
@@ -184,12 +210,12 @@ function mapItem(options: {
     }
     case "error": {
       const parsed = errorBody.safeParse(item);
-      if (!parsed.success) return [raw(line, "unexpected-shape")];
+      if (!parsed.success) return [rawEvent(line, "unexpected-shape")];
       return [{ v: CODEX_EVENTS_VERSION, type: "error", message: parsed.data.message, fatal: false }];
     }
     default:
       // todo_list, mcp_tool_call, web_search, collab_tool_call, plan, …: kept as log lines.
-      return [raw(line, "unknown-type")];
+      return [rawEvent(line, "unknown-type")];
   }
 }
 
@@ -201,7 +227,7 @@ function commandEvents(options: {
 }): CodexEvent[] {
   const { item, tailChars } = options;
   const parsed = commandItem.safeParse(item);
-  if (!parsed.success) return [raw(options.line, "unexpected-shape")];
+  if (!parsed.success) return [rawEvent(options.line, "unexpected-shape")];
   const command = parsed.data.command;
   if (options.phase === "item.started")
     return [{ v: CODEX_EVENTS_VERSION, type: "command.started", itemId: item.id, command }];
@@ -227,67 +253,18 @@ function commandEvents(options: {
  * anywhere across chunks, including inside a UTF-8 character. Each call returns the events completed
  * by that chunk; `state()` summarises the run.
  */
-export function createCodexEventParser(options: CodexParserOptions = {}) {
-  const maxLineChars = options.maxLineChars ?? 16 * 1024 * 1024;
-  const decoder = new StringDecoder("utf8");
-  let pending = "";
-  let skippingLongLine = false;
+export function createCodexEventParser(options: CodexParserOptions = {}): AgentEventParser {
   const before = options.threadUsageBefore ?? ZERO_USAGE;
-  const state: CodexRunState = {
-    threadId: null,
-    turnsStarted: 0,
-    turnsCompleted: 0,
-    turnFailure: null,
-    lastError: null,
-    lastAgentMessage: null,
-    threadUsage: before,
-    runUsage: ZERO_USAGE,
-  };
+  const state = initialRunState(before);
   const context: LineContext = { tailChars: options.outputTailChars ?? 4096, before, state };
-
-  function take(text: string): CodexEvent[] {
-    const events: CodexEvent[] = [];
-    let start = 0;
-    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
-      const piece = text.slice(start, newline);
-      start = newline + 1;
-      if (skippingLongLine) {
-        skippingLongLine = false;
-        continue;
-      }
-      const line = pending + piece;
-      pending = "";
-      events.push(...parseLine(line.endsWith("\r") ? line.slice(0, -1) : line, context));
-    }
-    if (skippingLongLine) return events;
-    pending += text.slice(start);
-    if (pending.length > maxLineChars) {
-      events.push(raw(pending, "too-long"));
-      pending = "";
-      skippingLongLine = true;
-    }
-    return events;
-  }
-
-  return {
-    /** Feed a chunk of stdout; returns the events it completed. */
-    push(chunk: string | Buffer): CodexEvent[] {
-      return take(typeof chunk === "string" ? chunk : decoder.write(chunk));
-    },
-    /** The stream ended: flush a last line without a newline. */
-    end(): CodexEvent[] {
-      const events = take(decoder.end());
-      const rest = pending;
-      pending = "";
-      if (!skippingLongLine && rest.trim() !== "") events.push(...parseLine(rest, context));
-      return events;
-    },
-    state(): CodexRunState {
-      return { ...state };
-    },
-  };
+  const stream = createJsonlStream({
+    maxLineChars: options.maxLineChars ?? MAX_LINE_CHARS,
+    onLine: (line) => parseLine(line, context),
+    tooLong: (start) => rawEvent(start, "too-long"),
+  });
+  return { push: stream.push, end: stream.end, state: () => ({ ...state }) };
 }
-export type CodexEventParser = ReturnType<typeof createCodexEventParser>;
+export type CodexEventParser = AgentEventParser;
 
 /** Parses a whole JSONL text at once (fixtures, stored logs). */
 export function parseCodexJsonl(

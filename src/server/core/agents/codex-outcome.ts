@@ -20,12 +20,13 @@ export interface RunExit {
 }
 
 /**
- * Maps a Codex run's exit and what its events said to an outcome. Precedence: a stop we caused, then
+ * Maps an agent CLI's exit and what its events said to an outcome. Precedence: a stop we caused, then
  * a failed turn (the model or its provider failed), then a non-zero exit, then a run that never
- * completed a turn.
+ * completed a turn. `agent` names the CLI in the reasons (Codex, Claude Code, Gemini CLI): every
+ * harness's parser keeps the same run state, so one rule serves them all.
  */
-export function codexRunOutcome(options: { state: CodexRunState; exit: RunExit }): RunOutcome {
-  const { state, exit } = options;
+export function agentRunOutcome(options: { state: CodexRunState; exit: RunExit; agent: string }): RunOutcome {
+  const { state, exit, agent } = options;
   const threadId = state.threadId;
   const gatewayError = exit.upstreamError ?? null;
   const upstream = !gatewayError
@@ -40,18 +41,23 @@ export function codexRunOutcome(options: { state: CodexRunState; exit: RunExit }
     return {
       status: "failed",
       threadId,
-      reason: `Codex was killed${exit.signal ? ` by ${exit.signal}` : ""} before it finished.`,
+      reason: `${agent} was killed${exit.signal ? ` by ${exit.signal}` : ""} before it finished.`,
     };
   if (exit.exitCode !== 0) {
     const detail = state.lastError ? `: ${state.lastError}` : ".";
-    return { status: "failed", threadId, reason: `Codex exited with code ${exit.exitCode}${detail}${upstream}` };
+    return { status: "failed", threadId, reason: `${agent} exited with code ${exit.exitCode}${detail}${upstream}` };
   }
   if (state.turnsCompleted === 0 || state.turnsCompleted < state.turnsStarted) {
     return {
       status: "failed",
       threadId,
-      reason: `Codex exited without completing its turn${state.lastError ? `: ${state.lastError}` : "."}${upstream}`,
+      reason: `${agent} exited without completing its turn${state.lastError ? `: ${state.lastError}` : "."}${upstream}`,
     };
   }
   return { status: "succeeded", threadId, finalMessage: state.lastAgentMessage };
+}
+
+/** A Codex run's outcome (agentRunOutcome naming Codex). */
+export function codexRunOutcome(options: { state: CodexRunState; exit: RunExit }): RunOutcome {
+  return agentRunOutcome({ ...options, agent: "Codex" });
 }

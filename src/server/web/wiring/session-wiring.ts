@@ -52,7 +52,8 @@ function withDefaults(dataDir: string, given: Partial<SessionsOptions> = {}): Se
         throw new Error("This dashboard was started without model access for sessions.");
       },
     },
-    bridgeDir: given.bridgeDir ?? stagePackageFiles({ dataDir, codex: null }).bridgeDir,
+    bridgeDir:
+      given.bridgeDir ?? stagePackageFiles({ dataDir, codex: null, claudeCode: null, geminiCli: null }).bridgeDir,
     hostCaBundle: given.hostCaBundle ?? null,
     ...(given.idleStopMs ? { idleStopMs: given.idleStopMs } : {}),
     ...(given.workspaceKind ? { workspaceKind: given.workspaceKind } : {}),

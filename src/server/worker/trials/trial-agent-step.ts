@@ -1,5 +1,6 @@
 import type { AgentRunResult } from "../../core/agents/agent-run";
 import type { CodexEvent } from "../../core/agents/codex-events";
+import { harnessModule } from "../../core/agents/harness";
 import type { TrialContext } from "./trial-context";
 import type { TrialWorkspace } from "./trial-evaluation-step";
 
@@ -60,12 +61,7 @@ export async function runAgentStep(options: {
 }): Promise<AgentRunResult> {
   const { context, counter } = options;
   const { deps, job, runId, log, note } = context;
-  await context.progress(
-    "agent",
-    job.harness.kind === "codex"
-      ? `Running Codex (${job.harness.model}, effort ${job.harness.reasoningEffort})`
-      : "Running the agent command",
-  );
+  await context.progress("agent", harnessModule(job.harness).progressLabel(job.harness));
   const stopTicker = startUsageTicker(context, () => counter.commandsRun);
   let agent: AgentRunResult;
   try {
