@@ -70,7 +70,15 @@ export async function startSecondInstance(): Promise<SecondInstance> {
   const authorizations: string[] = [];
   const provider = await recordingProvider(mockUrl, authorizations);
   const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_BASE_URL: provider.url, CODEX_HOME: codexHome };
-  for (const name of ["OPENAI_API_KEY", "REDIS_URL", "INVARIANT_DATA_DIR"]) delete env[name];
+  for (const name of [
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "REDIS_URL",
+    "INVARIANT_DATA_DIR",
+  ])
+    delete env[name];
   const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "--port", "0", "--no-open"], {
     cwd: REPO,
     env,

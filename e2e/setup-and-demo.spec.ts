@@ -108,9 +108,9 @@ test("a key stored on the Setup page is what a new study's trials bring to the p
   test.setTimeout(240_000);
   await page.goto(`${product.origin}/setup`);
   await page.getByLabel("OpenAI API key").fill(KEY);
-  await page.getByRole("button", { name: "Store key" }).click();
+  await page.getByRole("button", { name: "Store OpenAI key" }).click();
   await expect(page.getByText("Stored. New runs use it; it is not shown again.")).toBeVisible();
-  await expect(page.getByLabel("Replace the stored API key")).toHaveValue("");
+  await expect(page.getByLabel("Replace the stored OpenAI API key")).toHaveValue("");
   await expect(
     page.getByRole("list", { name: "Setup checklist" }).getByRole("listitem", { name: "Model access" }),
   ).toContainText("Codex usable (OpenAI access)");

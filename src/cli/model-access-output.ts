@@ -1,5 +1,5 @@
 import type { ModelAccessSettings } from "../server/core/credentials/model-access";
-import { describeProviderAccess, harnessAccess } from "../server/core/credentials/provider-access";
+import { describeProviderAccess, harnessAccess, loginCommandFor } from "../server/core/credentials/provider-access";
 import type { ProviderAccessView } from "../shared/setup-schemas";
 import type { CliConfig } from "./config";
 
@@ -26,7 +26,8 @@ export function providerAccessOf(config: CliConfig): ProviderAccessView[] {
 export function formatModelAccess(providers: readonly ProviderAccessView[]): string {
   const lines = providers.map((view) => {
     const ending = view.storedKeyEnding ? ` Stored key ends in …${view.storedKeyEnding}.` : "";
-    return `${view.signedIn ? "✓" : "✗"} ${view.label.padEnd(10)} ${view.summary}${ending}`;
+    const hint = view.signedIn ? "" : ` Store one: ${loginCommandFor(view.provider)}.`;
+    return `${view.signedIn ? "✓" : "✗"} ${view.label.padEnd(10)} ${view.summary}${ending}${hint}`;
   });
   const harnesses = harnessAccess(providers);
   const usable = harnesses.filter((harness) => harness.usable).map((harness) => harness.label);

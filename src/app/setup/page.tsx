@@ -5,14 +5,14 @@ import { QueryState } from "../_components/query-state";
 import { PageHeader, Panel, secondaryButtonClass, warnBoxClass } from "../_components/ui";
 import { useRole } from "../_components/use-role";
 import { useTRPC } from "../_lib/trpc";
-import { ApiKeyForm } from "./api-key-form";
+import { ModelAccessPanel } from "./model-access-panel";
 import { SetupChecklist } from "./setup-checklist";
 import { skipSetup } from "./setup-skip";
 import { TryDemo } from "../projects/try-demo";
 
 /**
  * The setup checklist: the doctor's checks, the base image and model access, checked again every few
- * seconds, each with its fix; the API key form. The dashboard opens here while something is missing.
+ * seconds, each with its fix; model access per provider with its key form. The dashboard opens here while something is missing.
  */
 export default function SetupPage() {
   const trpc = useTRPC();
@@ -57,20 +57,7 @@ export default function SetupPage() {
                 <TryDemo />
               </Panel>
             ) : null}
-            <Panel title="Model access">
-              <p className="mb-3 text-sm">{data.modelAccess.summary}</p>
-              <p className="mb-4 break-words text-xs text-muted">
-                Looked up for every model request, in this order: OPENAI_API_KEY, the key stored here, then the
-                host&apos;s Codex sign-in in {data.modelAccess.codexHome}/auth.json (an API key, or a ChatGPT account
-                whose access token is refreshed when it expires). From a terminal: <code>invariant-web login</code> and{" "}
-                <code>invariant-web logout</code>.
-              </p>
-              {isAdmin ? (
-                <ApiKeyForm access={data.modelAccess} />
-              ) : (
-                <p className="text-sm text-muted">Only the admin can change model access.</p>
-              )}
-            </Panel>
+            <ModelAccessPanel status={data} isAdmin={isAdmin} />
           </div>
         )}
       </QueryState>

@@ -23,10 +23,6 @@ export function loginCommandFor(provider: ModelProvider): string {
   return provider === "openai" ? "invariant-web login" : `invariant-web login --provider ${provider}`;
 }
 
-function storeHint(provider: ModelProvider): string {
-  return `Store a key with \`${loginCommandFor(provider)}\` or on the Setup page.`;
-}
-
 /** A provider's real API key and where it came from (never logged, never sent to a container). */
 export interface ProviderKey {
   apiKey: string;
@@ -76,7 +72,7 @@ function keyOnlyAccess(options: ModelAccessOptions, provider: KeyOnlyProvider): 
     ...base,
     signedIn: false,
     source: "none",
-    summary: `No ${label} access: no key is stored and ${variable} is not set. ${storeHint(provider)}`,
+    summary: `No ${label} access: no key is stored and ${variable} is not set.`,
   };
 }
 
@@ -90,7 +86,7 @@ export function describeProviderAccess(options: ModelAccessOptions): ProviderAcc
       label: PROVIDER_INFO.openai.label,
       signedIn: openai.source !== "none",
       source: openai.source,
-      summary: openai.source === "none" ? `${openai.summary} ${storeHint(provider)}` : openai.summary,
+      summary: openai.summary,
       variable: keyVariableText(provider),
       environmentKey: openai.environmentKey,
       storedKeyAt: openai.storedKeyAt,
