@@ -2,7 +2,7 @@ import { HARNESS_INFO, MODEL_PROVIDERS, PROVIDER_INFO, type ModelProvider } from
 import { HARNESS_KINDS } from "../../../shared/vocabulary";
 import type { HarnessAccessView, ProviderAccessView } from "../../../shared/setup-schemas";
 import { describeModelAccess, type ModelAccessOptions } from "./model-access";
-import { readStoredApiKey, storedKeyEnding, storedKeyInfo } from "./stored-api-key";
+import { readStoredApiKey, storedKeyEnding, storedKeyInfo, storedKeyPaths } from "./stored-api-key";
 
 /** The providers whose only credential is an API key (OpenAI also has the host's Codex sign-in). */
 export type KeyOnlyProvider = Exclude<ModelProvider, "openai">;
@@ -26,7 +26,8 @@ export function loginCommandFor(provider: ModelProvider): string {
 /** A provider's real API key and where it came from (never logged, never sent to a container). */
 export interface ProviderKey {
   apiKey: string;
-  source: "environment" | "stored key";
+  /** The environment variable it was read from, or "stored key" (for messages; never the key itself). */
+  source: string;
 }
 
 /**
@@ -41,9 +42,19 @@ export function providerApiKey(options: {
   dataDir?: string | null;
 }): ProviderKey | null {
   const fromEnv = options.environmentKey?.trim();
-  if (fromEnv) return { apiKey: fromEnv, source: "environment" };
+  if (fromEnv) return { apiKey: fromEnv, source: KEY_VARIABLES[options.provider][0]! };
   const stored = options.dataDir ? readStoredApiKey(options.dataDir, options.provider) : null;
   return stored ? { apiKey: stored, source: "stored key" } : null;
+}
+
+/** What the gateway answers (401) when a provider has no key: what is missing and how to add it. */
+export function notSignedInMessage(provider: KeyOnlyProvider, dataDir: string | null | undefined): string {
+  const { label } = PROVIDER_INFO[provider];
+  const where = dataDir ? `no key is stored in ${storedKeyPaths(dataDir, provider).dir}` : "no key is stored";
+  return (
+    `No ${label} access: ${keyVariableText(provider)} is not set and ${where}. ` +
+    `Store a key with \`${loginCommandFor(provider)}\` or on the Setup page, or set ${KEY_VARIABLES[provider][0]} where invariant-web starts.`
+  );
 }
 
 function keyOnlyAccess(options: ModelAccessOptions, provider: KeyOnlyProvider): ProviderAccessView {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../../../../test/support/temp";
 import { checkApiKey } from "./api-key-format";
-import { describeProviderAccess, harnessAccess, providerApiKey } from "./provider-access";
+import { describeProviderAccess, harnessAccess, notSignedInMessage, providerApiKey } from "./provider-access";
 import { readStoredApiKey, removeStoredApiKey, storeApiKey, storedKeyEnding, storedKeyPaths } from "./stored-api-key";
 
 const ANTHROPIC_KEY = "sk-ant-api03-unit-RECOGNISABLE-abcd";
@@ -74,10 +74,14 @@ describe("each provider's stored key", () => {
     expect(providerApiKey({ provider: "anthropic", dataDir })).toEqual({ apiKey: ANTHROPIC_KEY, source: "stored key" });
     expect(providerApiKey({ provider: "anthropic", environmentKey: " sk-ant-env ", dataDir })).toEqual({
       apiKey: "sk-ant-env",
-      source: "environment",
+      source: "ANTHROPIC_API_KEY",
     });
     // a stored key of another provider is no key for this one
     expect(providerApiKey({ provider: "google", dataDir })).toBeNull();
+    expect(notSignedInMessage("google", dataDir)).toBe(
+      `No Google access: GEMINI_API_KEY or GOOGLE_API_KEY is not set and no key is stored in ${dataDir}/credentials. ` +
+        "Store a key with `invariant-web login --provider google` or on the Setup page, or set GEMINI_API_KEY where invariant-web starts.",
+    );
     const [, anthropic] = describeProviderAccess({
       dataDir,
       environmentKey: false,
