@@ -114,6 +114,7 @@ describe("mock model over HTTP", () => {
 
   it("binds loopback and answers only POST /v1/responses", async () => {
     expect(mock.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(`${mock.rootUrl}/v1`).toBe(mock.url);
     const other = await fetch(`${mock.url}/models`);
     expect(other.status).toBe(404);
     expect(((await other.json()) as { error: { message: string } }).error.message).toMatch(/only POST \/v1\/responses/);
