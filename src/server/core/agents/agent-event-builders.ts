@@ -1,5 +1,5 @@
 import type { TokenUsage } from "../../../shared/token-usage";
-import { CODEX_EVENTS_VERSION, type CodexEvent, type CodexRunState } from "./codex-events";
+import { CODEX_EVENTS_VERSION, rawEvent, type CodexEvent, type CodexRunState } from "./codex-events";
 
 /** Pieces the Claude Code and Gemini CLI parsers share: they build the same CodexEvent model as Codex's. */
 const v = CODEX_EVENTS_VERSION;
@@ -79,3 +79,13 @@ export function parseJson(line: string): { ok: true; json: unknown } | { ok: fal
     return { ok: false };
   }
 }
+
+/**
+ * A line that is not JSON (the CLI's stderr, or the container script's own): kept raw, and when it is
+ * the script's "invariant: …" message (no gateway bridge, no glibc) it is why the run failed.
+ */
+export function notJsonLine(line: string, state: CodexRunState): CodexEvent {
+  if (line.startsWith(SCRIPT_MESSAGE)) state.lastError = line.slice(SCRIPT_MESSAGE.length);
+  return rawEvent(line, "not-json");
+}
+const SCRIPT_MESSAGE = "invariant: ";

@@ -91,6 +91,17 @@ describe("Claude Code stream-json parser on real output", () => {
     expect(outcome.status !== "succeeded" && outcome.reason).toMatch(reason);
   });
 
+  it("says why the container script stopped the run (its own invariant: message)", () => {
+    const line = "invariant: Claude Code needs glibc, which this image lacks";
+    const { events, state } = parse(`${line}\n`);
+    expect(events).toEqual([{ v: 1, type: "raw", line, reason: "not-json" }]);
+    expect(claudeCodeHarness.outcome({ state, exit: { exitCode: 96 } })).toEqual({
+      status: "failed",
+      threadId: null,
+      reason: "Claude Code exited with code 96: Claude Code needs glibc, which this image lacks",
+    });
+  });
+
   it("gives the same events however the bytes are chunked, and never throws on odd lines", () => {
     const text = fixture("fix-all") + fixture("cut-stream"); // the cut-stream reason has a multi-byte —
     const whole = parse(text).events;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ZERO_USAGE, type TokenUsage } from "../../../shared/token-usage";
-import { commandFinished, parseJson, runFinished, sessionStarted } from "./agent-event-builders";
+import { commandFinished, notJsonLine, parseJson, runFinished, sessionStarted } from "./agent-event-builders";
 import {
   CODEX_EVENTS_VERSION as v,
   initialRunState,
@@ -149,7 +149,7 @@ function lineEvents(line: z.infer<typeof lineShape>, context: Context): CodexEve
 function parseLine(line: string, context: Context): CodexEvent[] {
   if (line.trim() === "") return [];
   const json = parseJson(line);
-  if (!json.ok) return [...closeMessage(context), rawEvent(line, "not-json")];
+  if (!json.ok) return [...closeMessage(context), notJsonLine(line, context.state)];
   const parsed = lineShape.safeParse(json.json);
   if (!parsed.success) {
     const type = (json.json as { type?: unknown } | null)?.type;

@@ -4,7 +4,7 @@ import { reasoningEffortSchema } from "../../../../shared/vocabulary";
 import { wireModelName } from "../../../../shared/model-source";
 import { createClaudeCodeEventParser } from "../claude-code-events";
 import { agentRunOutcome } from "../codex-outcome";
-import { CONTAINER_PATHS, GATEWAY_LOOPBACK_URL, shellQuote, type HarnessModule } from "./harness-module";
+import { CONTAINER_PATHS, GATEWAY_LOOPBACK_URL, glibcCheck, shellQuote, type HarnessModule } from "./harness-module";
 
 export const claudeCodeHarnessSchema = z.object({
   kind: z.literal("claude-code"),
@@ -79,7 +79,11 @@ export const claudeCodeHarness: HarnessModule<ClaudeCodeHarness> = {
   progressLabel: (harness) =>
     `Running Claude Code (${harness.model}${harness.reasoningEffort ? `, effort ${harness.reasoningEffort}` : ""}${harness.thinkingBudget ? `, thinking ${harness.thinkingBudget} tokens` : ""})`,
   command: (run) =>
-    `exec ${claudeCodeArguments({ harness: run.harness, prompt: run.prompt, resumeThreadId: run.resumeThreadId })
+    `${glibcCheck("Claude Code")}\nexec ${claudeCodeArguments({
+      harness: run.harness,
+      prompt: run.prompt,
+      resumeThreadId: run.resumeThreadId,
+    })
       .map(shellQuote)
       .join(" ")} </dev/null`,
   env: (run) => claudeCodeEnv(run.harness, run.token),

@@ -7,6 +7,7 @@ import { createGeminiCliEventParser } from "../gemini-cli-events";
 import {
   CONTAINER_PATHS,
   GATEWAY_LOOPBACK_URL,
+  glibcCheck,
   shellQuote,
   withInstructions,
   type HarnessModule,
@@ -62,7 +63,11 @@ export const geminiCliHarness: HarnessModule<GeminiCliHarness> = {
   agentName: "Gemini CLI",
   progressLabel: (harness) => `Running Gemini CLI (${harness.model})`,
   command: (run) =>
-    `exec ${geminiCliArguments({ harness: run.harness, prompt: run.prompt, resumeThreadId: run.resumeThreadId })
+    `${glibcCheck("Gemini CLI")}\nexec ${geminiCliArguments({
+      harness: run.harness,
+      prompt: run.prompt,
+      resumeThreadId: run.resumeThreadId,
+    })
       .map(shellQuote)
       .join(" ")} </dev/null`,
   env: (run) => ({

@@ -28,6 +28,14 @@ export function tomlString(value: string): string {
   return JSON.stringify(value); // a TOML basic string is JSON-compatible for these characters
 }
 
+/**
+ * A shell line that stops the run with a message saying why when the image has no glibc: Claude Code's
+ * binary and Gemini CLI's Node.js are glibc builds (an Alpine image would fail with a bare "not found").
+ */
+export function glibcCheck(agentName: string): string {
+  return `[ -e /lib64/ld-linux-x86-64.so.2 ] || [ -e /lib/ld-linux-aarch64.so.1 ] || { echo "invariant: ${agentName} needs glibc, which this image lacks (an Alpine or other musl image cannot run it); base the environment on a Debian or Ubuntu image" >&2; exit 96; }`;
+}
+
 /** The task with the configuration's instructions before it (for CLIs given both as one prompt). */
 export function withInstructions(instructions: string, prompt: string): string {
   return instructions.trim() ? `${instructions.trim()}\n\n${prompt}` : prompt;
