@@ -1,3 +1,4 @@
+import { jobHarness } from "./job-harness";
 import type { JobQueue } from "../../core/jobs/job-queue";
 import { trialJobId, trialRunJob, type TrialRunJob } from "../../core/jobs/study-jobs";
 import { createKeyedLock } from "../../core/locks/keyed-lock";
@@ -25,16 +26,7 @@ function jobFor(source: TrialJobSource): TrialRunJob {
     trialId: source.trialId,
     attempt: source.attempt,
     prompt: source.taskPrompt,
-    harness:
-      configuration.harness === "command"
-        ? { kind: "command", command: configuration.command ?? "", model: configuration.model }
-        : {
-            kind: "codex",
-            model: configuration.model,
-            reasoningEffort: configuration.reasoningEffort,
-            instructions: configuration.instructions,
-            overrides: configuration.overrides,
-          },
+    harness: jobHarness(configuration),
     agentTimeoutMs: source.agentTimeoutSec * 1000,
     budgetTokens: source.tokenBudget,
     allowHostedTools: source.allowHostedTools,

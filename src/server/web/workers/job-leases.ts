@@ -46,10 +46,11 @@ function trialGrant(held: HeldJob, trial: TrialRecord | null, data: { trialId: s
   if (isFinishedTrial(trial.state))
     throw forbidden(`Trial ${trial.trialId} is finished (${trial.state}): its job is nobody's any more.`);
   const manifest = trial.manifest;
-  const harness =
-    manifest?.configuration.harness === "codex"
-      ? ({ kind: "codex", model: manifest.configuration.model } as const)
-      : ({ kind: "command", model: manifest?.configuration.model ?? "" } as const);
+  // the policy pins the configuration's model, as the manifest records it
+  const harness = {
+    kind: manifest?.configuration.harness ?? "command",
+    model: manifest?.configuration.model ?? "",
+  };
   return {
     study: trial.study,
     trial: {
