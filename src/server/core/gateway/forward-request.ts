@@ -1,10 +1,13 @@
 import type http from "node:http";
 import type { TokenUsage } from "../../../shared/token-usage";
 import { upstreamRequestHeaders } from "./gateway-headers";
-import { bearerOf, isChatgptCredential, type GatewayCredential } from "./gateway-credentials";
+import { isChatgptCredential, type GatewayCredential } from "./gateway-credentials";
 import { sendGatewayError } from "./gateway-error";
 import { readRequestBody } from "./request-body";
-import { checkResponsesBody, isRefusal } from "./request-policy";
+import { isRefusal } from "./apis/body-policy";
+import type { GatewayRoute } from "./apis/gateway-api";
+import { checkRouteBody } from "./apis/gateway-routes";
+import { apiHeaders, credentialHeaders, forwardedSearch } from "./apis/provider-auth";
 import type { RunRecord, RunTokens } from "./run-tokens";
 import { createRunMetering } from "./run-usage-meter";
 import type { UpstreamClient } from "./upstream-client";
@@ -31,16 +34,13 @@ export interface UpstreamTarget {
 /** How to get a new credential after the upstream's 401 (a ChatGPT sign-in whose token expired); null: none. */
 export type RecoverCredential = (used: GatewayCredential) => Promise<GatewayCredential | null>;
 
-function authOf(credential: GatewayCredential | null) {
-  if (!credential) return null;
-  return { bearer: bearerOf(credential), accountId: isChatgptCredential(credential) ? credential.accountId : null };
-}
-
 /**
- * Forwards an admitted request: its headers with the real credential instead of the run token, its
- * body once read and approved by the run's policy (a Responses request; other routes forward no
- * body), to the upstream; the answer to a Responses request is metered for the run whatever its shape
- * (an event stream as it passes, a JSON body before it is relayed) or refused when it cannot be. A ChatGPT sign-in's 401 is answered by one retry with a refreshed token (`recover`).
+ * Forwards an admitted request: its headers with the real credential instead of the run token (in the
+ * API's own header), its body once read and approved by the run's policy for its API (GET /v1/models
+ * forwards none), to the upstream; the answer to a model turn is metered for the run whatever its shape
+ * (an event stream as it passes, a JSON body before it is relayed) or refused when it cannot be; counting
+ * tokens and listing models are not metered. A ChatGPT sign-in's 401 is answered by one retry with a
+ * refreshed token (`recover`).
  */
 export function forwardRequest(options: {
   context: ForwardContext;
@@ -50,41 +50,41 @@ export function forwardRequest(options: {
   target: UpstreamTarget;
   credential: GatewayCredential | null;
   recover?: RecoverCredential;
-  route: { subPath: string; body: "responses" | "none" };
+  route: GatewayRoute;
 }): void {
-  const { context, req, res, run, target, credential } = options;
-  const search = new URL(req.url ?? "/", "http://gateway").search;
-  const path = `${target.path}${options.route.subPath}${search}`;
-  // a model request spends tokens, whatever shape its answer takes; the model list spends none
-  const metering =
-    options.route.body === "responses"
-      ? createRunMetering({
-          run,
-          runs: context.runs,
-          onUsage: context.onUsage,
-          onBudgetExceeded: context.onBudgetExceeded,
-          log: context.log,
-          redact: context.redact,
-        })
-      : null;
+  const { context, req, res, run, target, credential, route } = options;
+  const search = forwardedSearch(new URL(req.url ?? "/", "http://gateway"));
+  const path = `${target.path}${route.path}${search}`;
+  // a model turn spends tokens, whatever shape its answer takes; counting tokens and the model list spend none
+  const metering = route.metered
+    ? createRunMetering({
+        api: route.api,
+        run,
+        runs: context.runs,
+        onUsage: context.onUsage,
+        onBudgetExceeded: context.onBudgetExceeded,
+        log: context.log,
+        redact: context.redact,
+      })
+    : null;
   readRequestBody({
     req,
     res,
     onBody: (received) => {
-      const body =
-        options.route.body === "responses"
-          ? checkResponsesBody({ body: received, policy: run.policy })
-          : Buffer.alloc(0);
+      const body = checkRouteBody({ route, body: received, policy: run.policy });
       if (isRefusal(body)) {
         context.log(`model gateway: refused a request of run ${run.runId}: ${body.message}`);
         run.lastUpstreamError = `refused a request: ${body.message}`;
-        sendGatewayError({ res, ...body });
+        sendGatewayError({ res, ...body, api: route.api });
         return;
       }
       const requestWith = (using: GatewayCredential | null): UpstreamRequest => ({
         method: req.method ?? "GET",
         path,
-        headers: upstreamRequestHeaders({ headers: req.headers, auth: authOf(using) }),
+        headers: upstreamRequestHeaders({
+          headers: req.headers,
+          auth: [...credentialHeaders(route.api, using), ...apiHeaders(route.api, req.headers)],
+        }),
         body,
       });
       const recover = options.recover;
@@ -95,6 +95,7 @@ export function forwardRequest(options: {
         client: target.client,
         request: requestWith(credential),
         upstreamHost: target.host,
+        api: route.api,
         metering,
         redact: context.redact,
         log: context.log,

@@ -2,37 +2,43 @@ import type http from "node:http";
 import { totalTokens } from "../../../shared/token-usage";
 import { clip } from "./echo-limit";
 import { sendGatewayError } from "./gateway-error";
-import { describeRoutes, isRefusal, matchRoute } from "./request-policy";
+import { isRefusal } from "./apis/body-policy";
+import type { GatewayApi, GatewayRoute } from "./apis/gateway-api";
+import { describeAllRoutes, matchGatewayRoute } from "./apis/gateway-routes";
+import { runTokenOf } from "./apis/provider-auth";
 import { freshRateState, takeRequest, type RateLimit } from "./run-rate-limit";
 import type { RunRecord } from "./run-tokens";
 
 /**
  * The model gateway's checks before a request goes upstream, in the order they run: the run token,
  * the method and path, the body's encoding, the run's token budget and its request rate. Each answers
- * the refusal itself and returns null (or false).
+ * the refusal itself, in the shape of the API the path belongs to (`api`), and returns null (or false).
  */
 export function authenticateRun(options: {
   req: http.IncomingMessage;
   res: http.ServerResponse;
+  url: URL;
+  api: GatewayApi;
   lookup: (token: string) => RunRecord | null;
 }): RunRecord | null {
-  const { res } = options;
-  const header = options.req.headers.authorization;
-  const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!match?.[1]) {
+  const { res, api } = options;
+  const token = runTokenOf(options.req, options.url);
+  if (!token) {
     sendGatewayError({
       res,
+      api,
       status: 401,
       type: "missing_run_token",
       message:
-        "The model gateway needs `Authorization: Bearer <run token>`; this request has none. Each run gets its token from invariant-web.",
+        "The model gateway needs `Authorization: Bearer <run token>` (or the token as `x-api-key` or `x-goog-api-key`); this request has none. Each run gets its token from invariant-web.",
     });
     return null;
   }
-  const run = options.lookup(match[1]);
+  const run = options.lookup(token);
   if (!run) {
     sendGatewayError({
       res,
+      api,
       status: 401,
       type: "invalid_run_token",
       message: "This run token is not valid: it is unknown, or its run has ended and the token was revoked.",
@@ -43,42 +49,48 @@ export function authenticateRun(options: {
 }
 
 /**
- * The route a request takes (its path under `/v1` and what its body is), or null when it was refused:
- * 404 for a path outside `/v1` or with an encoded `.`, `/` or `\\` (it could be decoded into another path
- * upstream), 404 or 405 for a method and path the gateway does not forward (request-policy.ts).
+ * The route a request takes (its API, the path to forward and what its body is), or null when it was
+ * refused: 404 for a path with an encoded `.`, `/` or `\\` (it could be decoded into another path
+ * upstream), 404 or 405 for a method and path no API of the gateway forwards (apis/gateway-routes.ts).
  */
 export function admitRoute(options: {
   pathname: string;
   method: string;
+  api: GatewayApi;
   res: http.ServerResponse;
-}): { subPath: string; body: "responses" | "none" } | null {
-  const { pathname, res } = options;
-  const subPath = pathname.startsWith("/v1/") ? pathname.slice("/v1".length) : null;
-  if (subPath === null || /%2e|%2f|%5c/i.test(pathname)) {
+}): GatewayRoute | null {
+  const { pathname, res, api } = options;
+  if (/%2e|%2f|%5c/i.test(pathname)) {
     sendGatewayError({
       res,
+      api,
       status: 404,
       type: "not_found",
-      message: `The model gateway forwards only ${describeRoutes()}, not ${clip(pathname)}.`,
+      message: `The model gateway forwards only ${describeAllRoutes()}, not ${clip(pathname)}.`,
     });
     return null;
   }
-  const route = matchRoute({ method: options.method, subPath });
+  const route = matchGatewayRoute({ method: options.method, pathname });
   if (isRefusal(route)) {
-    sendGatewayError({ res, ...route });
+    sendGatewayError({ res, api, ...route });
     return null;
   }
-  return { subPath, body: route.body };
+  return route;
 }
 
 /** True (answered 415) when the body is compressed: the policy must read what it forwards. */
-export function refuseEncodedBody(options: { req: http.IncomingMessage; res: http.ServerResponse }): boolean {
+export function refuseEncodedBody(options: {
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+  api: GatewayApi;
+}): boolean {
   const encoding = String(options.req.headers["content-encoding"] ?? "identity")
     .trim()
     .toLowerCase();
   if (encoding === "identity" || encoding === "") return false;
   sendGatewayError({
     res: options.res,
+    api: options.api,
     status: 415,
     type: "unsupported_content_encoding",
     message: `The model gateway reads each request before forwarding it and does not accept a body with Content-Encoding "${encoding.slice(0, 40)}"; send it uncompressed.`,
@@ -90,6 +102,7 @@ export function refuseEncodedBody(options: { req: http.IncomingMessage; res: htt
 export function refuseOverRate(options: {
   run: RunRecord;
   res: http.ServerResponse;
+  api: GatewayApi;
   limit: RateLimit;
   now: number;
 }): boolean {
@@ -100,6 +113,7 @@ export function refuseOverRate(options: {
   run.lastUpstreamError = `refused a request: ${refused.message}`;
   sendGatewayError({
     res: options.res,
+    api: options.api,
     status: 429,
     type: "rate_limited",
     message: `${refused.message} Try again in ${refused.retryAfterSeconds} s.`,
@@ -109,11 +123,12 @@ export function refuseOverRate(options: {
 }
 
 /** True (answered 429) when the run has used up its token budget. */
-export function refuseOverBudget(options: { run: RunRecord; res: http.ServerResponse }): boolean {
+export function refuseOverBudget(options: { run: RunRecord; res: http.ServerResponse; api: GatewayApi }): boolean {
   const { run } = options;
   if (!run.budgetExceeded) return false;
   sendGatewayError({
     res: options.res,
+    api: options.api,
     status: 429,
     type: "token_budget_exceeded",
     message: `Run ${run.runId} has used ${totalTokens(run.usage)} tokens, reaching its budget of ${run.budgetTokens ?? 0}; the model gateway accepts no more requests for it.`,

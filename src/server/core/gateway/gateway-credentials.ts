@@ -4,12 +4,12 @@ import { readCodexSignIn } from "../credentials/codex-auth-file";
 import { readStoredApiKey, storedKeyPaths } from "../credentials/stored-api-key";
 import { createChatgptSession, type ChatgptCredential, type ChatgptSession } from "./chatgpt-session";
 
-/** An API key the gateway puts on upstream requests. Never logged, never sent to a container. */
+/** An API key the gateway puts on upstream requests (any provider's). Never logged, never sent to a container. */
 export interface ApiKeyCredential {
   kind?: "api-key";
   apiKey: string;
-  /** Where it came from, for messages (never the key itself). */
-  source: "OPENAI_API_KEY" | "stored key" | "auth.json";
+  /** Where it came from, for messages (never the key itself): "OPENAI_API_KEY", "stored key", "auth.json", "ANTHROPIC_API_KEY", … */
+  source?: string;
 }
 
 /** The real credential of a request: an API key, or the host's ChatGPT sign-in (access token and account). */

@@ -1,8 +1,11 @@
 import type http from "node:http";
+import { errorBody } from "./apis/api-errors";
+import type { GatewayApi } from "./apis/gateway-api";
 
 /**
- * Answers with an OpenAI-style error body (`{ error: { message, type, code, param } }`), so Codex
- * shows the gateway's reason; a response whose head already left is cut instead.
+ * Answers with an error body in the request's API's shape (OpenAI's `{ error: { message, type, code,
+ * param } }` unless `api` says otherwise: apis/api-errors.ts), so the agent shows the gateway's reason;
+ * a response whose head already left is cut instead.
  */
 export function sendGatewayError(options: {
   res: http.ServerResponse;
@@ -10,13 +13,15 @@ export function sendGatewayError(options: {
   type: string;
   message: string;
   headers?: http.OutgoingHttpHeaders;
+  /** The API the request spoke (default Responses). */
+  api?: GatewayApi;
 }): void {
   const { res, status, type, message } = options;
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const body = JSON.stringify({ error: { message, type, code: type, param: null } });
+  const body = errorBody({ api: options.api ?? "responses", status, type, message });
   res.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),

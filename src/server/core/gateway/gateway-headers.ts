@@ -20,6 +20,7 @@ const DROP_REQUEST = new Set([
   "authorization",
   "api-key",
   "x-api-key",
+  "x-goog-api-key",
   "accept-encoding",
   "cookie",
   "forwarded",
@@ -39,13 +40,13 @@ function connectionTokens(value: string | string[] | undefined): string[] {
 }
 
 /**
- * The client request's headers as lines for the upstream, without hop-by-hop and dropped ones, with
- * the real credential (the bearer, and for a ChatGPT sign-in the account header Codex sends) and an
- * uncompressed answer asked for. `auth` null: no credential (the scripted model).
+ * The client request's headers as lines for the upstream, without hop-by-hop and dropped ones (every
+ * auth header a client may put its run token in), with the real credential's lines (`auth`, in the
+ * API's own header: apis/provider-auth.ts; none for the scripted model) and an uncompressed answer asked for.
  */
 export function upstreamRequestHeaders(options: {
   headers: http.IncomingHttpHeaders;
-  auth: { bearer: string; accountId?: string | null } | null;
+  auth: [string, string][];
 }): [string, string][] {
   const { headers } = options;
   const listed = connectionTokens(headers.connection);
@@ -54,10 +55,7 @@ export function upstreamRequestHeaders(options: {
     if (value === undefined || DROP_REQUEST.has(name) || listed.includes(name)) continue;
     for (const one of Array.isArray(value) ? value : [value]) lines.push([name, one]);
   }
-  if (options.auth) {
-    lines.push(["authorization", `Bearer ${options.auth.bearer}`]);
-    if (options.auth.accountId) lines.push(["chatgpt-account-id", options.auth.accountId]);
-  }
+  lines.push(...options.auth);
   lines.push(["accept-encoding", "identity"]);
   return lines;
 }

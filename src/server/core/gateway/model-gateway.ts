@@ -4,9 +4,9 @@ import type tls from "node:tls";
 import type { TokenUsage } from "../../../shared/token-usage";
 import { admitRoute, authenticateRun, refuseEncodedBody, refuseOverBudget, refuseOverRate } from "./gateway-admission";
 import { DEFAULT_CHATGPT_BASE_URL } from "./chatgpt-session";
-import type { GatewayCredential } from "./gateway-credentials";
+import { apiOfPath } from "./apis/gateway-api";
 import { createDispatch, createTargets } from "./gateway-dispatch";
-import { createGatewayKey } from "./gateway-key";
+import { createGatewayKey, type CredentialLookup } from "./gateway-key";
 import { sendGatewayError } from "./gateway-error";
 import type { ForwardContext, RecoverCredential } from "./forward-request";
 import type { RunPolicy } from "./request-policy";
@@ -16,11 +16,19 @@ import { createRunTokens } from "./run-tokens";
 import { listenHttp } from "../../../lib/listen";
 import { messageOf } from "../../../shared/error-message";
 
+/** Where Anthropic's and Google's requests go unless `upstreams` says otherwise. */
+export const DEFAULT_UPSTREAMS = {
+  anthropic: "https://api.anthropic.com",
+  google: "https://generativelanguage.googleapis.com",
+} as const;
+
 /**
- * The host-side model gateway. Containers use it as their provider `base_url` with a per-run token;
- * it swaps the token for the real credential, forwards to the upstream Responses API, streams the
- * answer back chunk by chunk (backpressure and client aborts propagate both ways), and meters
- * tokens per run from `response.completed`. A chunked stream is relayed with the upstream's own
+ * The host-side model gateway. Containers use it as their provider's base URL with a per-run token;
+ * it speaks the OpenAI Responses API (Codex), Anthropic's Messages API (Claude Code) and the Gemini API
+ * (Gemini CLI) — each API's routes, policy, auth header, usage and error shape are in apis/ — swaps the
+ * token for that provider's real credential, forwards to the provider, streams the answer back chunk
+ * by chunk (backpressure and client aborts propagate both ways), and meters tokens per run from each
+ * API's usage reports into one TokenUsage and budget. A chunked stream is relayed with the upstream's own
  * framing (see upstream-client.ts): no per-chunk decode and re-encode on the hot path. The credential
  * never leaves this process except towards the upstream; it is never logged and is redacted from
  * upstream error bodies. A request goes: authenticate → check method and path, encoding, budget and rate →
@@ -28,14 +36,27 @@ import { messageOf } from "../../../shared/error-message";
  * relay body, metered (forward-request.ts, upstream-relay.ts).
  */
 export interface ModelGatewayOptions {
-  /** The upstream API for an API key, ending in `/v1`: e.g. https://api.openai.com/v1, or a mock model's URL. */
+  /** OpenAI's upstream API for an API key, ending in `/v1`: e.g. https://api.openai.com/v1, or a mock model's URL. */
   upstreamBaseUrl: string;
+  /**
+   * Anthropic's and Google's APIs, as server roots (default DEFAULT_UPSTREAMS): requests keep their
+   * whole path (`/v1/messages`, `/v1beta/models/…`), appended to the root's path.
+   */
+  upstreams?: { anthropic?: string; google?: string };
   /** Where a ChatGPT sign-in's requests go (Codex's endpoint for it; default https://chatgpt.com/backend-api/codex). */
   chatgptBaseUrl?: string;
-  /** The bundled scripted model for runs whose policy says `scripted` (none: such runs are refused). */
+  /**
+   * The bundled scripted model for runs whose policy says `scripted`, every API (none: such runs are
+   * refused): the mock model's `url` (ending in `/v1`, for Responses; Anthropic's and Gemini's paths go
+   * to the server root without it) or its `rootUrl`.
+   */
   scriptedBaseUrl?: string | null;
-  /** The real credential, looked up for every request that goes to the provider (see gateway-credentials.ts). */
-  credential: () => GatewayCredential | Promise<GatewayCredential>;
+  /**
+   * The real credential of a provider, looked up for every request that goes to it (see
+   * gateway-credentials.ts for OpenAI's). Null or a throw: not signed in for that provider — OpenAI's
+   * answered 503 with the reason, Anthropic's and Google's 401 saying how to sign in.
+   */
+  credential: CredentialLookup;
   /** After the upstream's 401 to a ChatGPT sign-in: a renewed credential to retry once with (a refresh). */
   afterUnauthorized?: RecoverCredential;
   /** More secrets to redact from logs and error bodies (a sign-in's refresh token). */
@@ -106,6 +127,7 @@ function gatewayServer(options: {
       options.log(messageOf(error));
       sendGatewayError({
         res,
+        api: apiOfPath(new URL(req.url ?? "/", "http://gateway").pathname),
         status: 500,
         type: "gateway_error",
         message: "The model gateway failed to handle the request.",
@@ -118,7 +140,9 @@ function gatewayServer(options: {
 
 export async function startModelGateway(options: ModelGatewayOptions): Promise<ModelGateway> {
   const targets = createTargets(options.upstreamTls);
-  targets.get(options.upstreamBaseUrl); // a malformed URL fails here, at start
+  const upstreams = { ...DEFAULT_UPSTREAMS, ...options.upstreams };
+  // a malformed URL fails here, at start
+  for (const url of [options.upstreamBaseUrl, upstreams.anthropic, upstreams.google]) targets.get(url);
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const clock = options.clock ?? Date.now;
   const runs = createRunTokens();
@@ -139,17 +163,19 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     context,
     upstreamBaseUrl: options.upstreamBaseUrl,
     chatgptBaseUrl: options.chatgptBaseUrl ?? DEFAULT_CHATGPT_BASE_URL,
+    upstreams,
     scriptedBaseUrl: options.scriptedBaseUrl ?? null,
     ...(options.afterUnauthorized ? { afterUnauthorized: options.afterUnauthorized } : {}),
   });
 
   function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const pathname = new URL(req.url ?? "/", "http://gateway").pathname;
-    const run = authenticateRun({ req, res, lookup: (token) => runs.lookup(token) });
+    const url = new URL(req.url ?? "/", "http://gateway");
+    const api = apiOfPath(url.pathname);
+    const run = authenticateRun({ req, res, url, api, lookup: (token) => runs.lookup(token) });
     if (!run) return;
-    const route = admitRoute({ pathname, method: req.method ?? "GET", res });
-    if (route === null || refuseEncodedBody({ req, res }) || refuseOverBudget({ run, res })) return;
-    if (refuseOverRate({ run, res, limit: rateLimit, now: clock() })) return;
+    const route = admitRoute({ pathname: url.pathname, method: req.method ?? "GET", api, res });
+    if (route === null || refuseEncodedBody({ req, res, api }) || refuseOverBudget({ run, res, api })) return;
+    if (refuseOverRate({ run, res, api, limit: rateLimit, now: clock() })) return;
     run.active += 1;
     res.once("close", () => {
       run.active -= 1;

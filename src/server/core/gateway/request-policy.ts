@@ -1,4 +1,17 @@
 import { clip } from "./echo-limit";
+import {
+  findInObjects,
+  hostedRefusal,
+  isRecord,
+  isRefusal,
+  modelRefusal,
+  parseBodyObject,
+  serialiseBody,
+  urlRefusal,
+  type PolicyRefusal,
+} from "./apis/body-policy";
+
+export { isRefusal, type PolicyRefusal } from "./apis/body-policy";
 
 /**
  * The model gateway's egress policy for one request (no I/O): which methods and paths a run may use,
@@ -26,12 +39,6 @@ export interface RunPolicy {
 }
 
 export const STRICT_POLICY: RunPolicy = { model: null, hostedTools: false };
-
-export interface PolicyRefusal {
-  status: number;
-  type: string;
-  message: string;
-}
 
 type Route = { method: "POST"; path: string; body: "responses" } | { method: "GET"; path: string; body: "none" };
 
@@ -76,38 +83,6 @@ const CLIENT_TOOL_TYPES = new Set(["function", "custom", "local_shell"]);
 /** tool_choice values that name no hosted tool. */
 const CLIENT_CHOICE_TYPES = new Set(["function", "custom", "allowed_tools"]);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function hostedRefusal(what: string): PolicyRefusal {
-  return {
-    status: 400,
-    type: "hosted_tool_not_allowed",
-    message: `The model gateway refused this request: ${what}. This project's network mode is "none", so the provider may not reach the outside world for the run; switch the project to "internet", or allow hosted tools in its settings.`,
-  };
-}
-
-function urlRefusal(what: string): PolicyRefusal {
-  return {
-    status: 400,
-    type: "url_input_not_allowed",
-    message: `The model gateway refused this request: ${what}. This project's network mode is "none"; pass the content inline (a data: URL or file_data), switch the project to "internet", or allow hosted tools in its settings.`,
-  };
-}
-
-function modelRefusal(allowed: string, asked: unknown): PolicyRefusal {
-  const named = typeof asked === "string" ? `"${clip(asked)}"` : "a request without a model";
-  return {
-    status: 400,
-    type: "model_not_allowed",
-    message:
-      allowed === ""
-        ? `The model gateway refused this request for ${named}: this run's configuration names no model, so the gateway forwards no model request for it. Name the model the agent uses in the configuration (a command harness too).`
-        : `The model gateway refused this request: this run may use only the model "${clip(allowed)}" (its configuration's), not ${named}.`,
-  };
-}
-
 /**
  * `background: true` leaves the response running on the provider after the connection ends; its tokens
  * are known only by polling the stored response (GET /v1/responses/<id>), which is account data the
@@ -151,20 +126,10 @@ const URL_KEYS = ["image_url", "file_url"] as const;
 
 /**
  * The first content part in the conversation that makes the provider fetch something: an image or
- * file by URL (a `data:` URL is inline content and passes) or by a stored file id. The walk is
- * iterative and bounded, so a deeply nested body cannot exhaust the stack.
+ * file by URL (a `data:` URL is inline content and passes) or by a stored file id.
  */
 function urlInput(input: unknown): string | null {
-  const stack: unknown[] = [input];
-  let visited = 0;
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (++visited > 1_000_000) return "(a conversation too large to check)";
-    if (Array.isArray(value)) {
-      for (const item of value) if (typeof item === "object" && item !== null) stack.push(item);
-      continue;
-    }
-    if (!isRecord(value)) continue;
+  return findInObjects(input, (value) => {
     for (const key of URL_KEYS) {
       const url = value[key];
       const href = isRecord(url) ? url.url : url; // image_url may be { url } in older shapes
@@ -173,9 +138,8 @@ function urlInput(input: unknown): string | null {
     }
     if (typeof value.file_id === "string" && (value.type === "input_image" || value.type === "input_file"))
       return `${value.type} by stored file id`;
-    for (const child of Object.values(value)) if (typeof child === "object" && child !== null) stack.push(child);
-  }
-  return null;
+    return null;
+  });
 }
 
 /**
@@ -184,18 +148,8 @@ function urlInput(input: unknown): string | null {
  */
 export function checkResponsesBody(options: { body: Buffer; policy: RunPolicy }): Buffer | PolicyRefusal {
   const { policy } = options;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(options.body.toString("utf8"));
-  } catch {
-    parsed = undefined;
-  }
-  if (!isRecord(parsed))
-    return {
-      status: 400,
-      type: "invalid_request_body",
-      message: "The model gateway forwards Responses API requests whose body is a JSON object; this one is not.",
-    };
+  const parsed = parseBodyObject(options.body, "Responses API requests");
+  if (isRefusal(parsed)) return parsed;
   if (policy.model !== null && parsed.model !== policy.model) return modelRefusal(policy.model, parsed.model);
   if (parsed.background !== undefined && parsed.background !== null && parsed.background !== false)
     return backgroundRefusal();
@@ -208,18 +162,5 @@ export function checkResponsesBody(options: { body: Buffer; policy: RunPolicy })
     const url = urlInput(parsed.input);
     if (url) return urlRefusal(`its input has an ${url}`);
   }
-  try {
-    return Buffer.from(JSON.stringify(parsed), "utf8");
-  } catch {
-    // nested deeper than the stack allows: no real request is
-    return {
-      status: 400,
-      type: "invalid_request_body",
-      message: "The model gateway refused this request: its JSON is nested too deeply to check.",
-    };
-  }
-}
-
-export function isRefusal(value: unknown): value is PolicyRefusal {
-  return isRecord(value) && typeof value.status === "number" && typeof value.message === "string";
+  return serialiseBody(parsed);
 }

@@ -1,7 +1,16 @@
 import { totalTokens, type TokenUsage } from "../../../shared/token-usage";
 import { usageOfJsonBody } from "./json-usage";
 import type { RunRecord, RunTokens } from "./run-tokens";
-import { createSseUsageMeter, type SseUsageMeter } from "./sse-usage-meter";
+import { createSseUsageMeter, responsesDialect, type SseDialectFactory, type SseUsageMeter } from "./sse-usage-meter";
+import { anthropicDialect } from "./apis/anthropic-usage";
+import type { GatewayApi } from "./apis/gateway-api";
+import { geminiDialect } from "./apis/gemini-usage";
+
+const DIALECTS: Record<GatewayApi, SseDialectFactory> = {
+  responses: responsesDialect,
+  anthropic: anthropicDialect,
+  gemini: geminiDialect,
+};
 
 /** Meters a run's answers: an event stream as it passes, a JSON body once read whole. */
 export interface RunMetering {
@@ -20,8 +29,10 @@ export interface RunMetering {
 
 export const BYTES_PER_ESTIMATED_TOKEN = 4;
 
-/** Meters a run's tokens from its Responses API answers; past the budget, says so once. */
+/** Meters a run's tokens from its answers in the API they speak; past the budget, says so once. */
 export function createRunMetering(options: {
+  /** The API the answers speak (default Responses). */
+  api?: GatewayApi;
   run: RunRecord;
   runs: RunTokens;
   onUsage?: (event: { runId: string; usage: TokenUsage; total: TokenUsage }) => void;
@@ -30,6 +41,7 @@ export function createRunMetering(options: {
   redact: (text: string) => string;
 }): RunMetering {
   const { run } = options;
+  const api = options.api ?? "responses";
   const record = (usage: TokenUsage) => {
     const recorded = options.runs.record(run.runId, usage);
     if (!recorded) return;
@@ -47,17 +59,20 @@ export function createRunMetering(options: {
   };
   return {
     stream: () =>
-      createSseUsageMeter({
-        onUsage: record,
-        onModel: (model) => {
-          run.reportedModel = model;
+      createSseUsageMeter(
+        {
+          onUsage: record,
+          onModel: (model) => {
+            run.reportedModel = model;
+          },
+          onStreamError: (message) => {
+            run.lastUpstreamError = options.redact(message);
+          },
         },
-        onStreamError: (message) => {
-          run.lastUpstreamError = options.redact(message);
-        },
-      }),
+        DIALECTS[api],
+      ),
     json(body) {
-      const found = usageOfJsonBody(body);
+      const found = usageOfJsonBody(body, api);
       if ("unmetered" in found) return found.unmetered;
       if (found.model) run.reportedModel = found.model;
       record(found.usage);

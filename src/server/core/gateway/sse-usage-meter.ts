@@ -2,12 +2,14 @@ import { responsesUsageSchema, type TokenUsage } from "../../../shared/token-usa
 import { clip } from "./echo-limit";
 
 /**
- * Watches a Responses API event stream as it passes through and reports the usage of each finished
- * response (`response.completed`, also `response.incomplete`/`response.failed`/`response.done`, which
- * carry usage too) and in-stream failures. It works on bytes and looks only at the start of each line:
- * a `data:` line is collected and parsed only when its `event:` line or its first bytes name one of
- * those events. Every other line (a megabyte of text deltas) is skipped with a native newline search,
- * without decoding or copying it. push() keeps no reference to a chunk: the caller may reuse its memory.
+ * Watches a model API's event stream as it passes through and reports the usage of each finished
+ * response and in-stream failures. What to read is the API's (its `SseDialect`): for the Responses API
+ * (the default) `response.completed` (also `response.incomplete`/`response.failed`/`response.done`,
+ * which carry usage too); Anthropic's and Gemini's are in apis/. It works on bytes and looks only at
+ * the start of each line: a `data:` line is collected and parsed only when its `event:` line or its
+ * first bytes are what the dialect wants. Every other line (a megabyte of text deltas) is skipped with
+ * a native newline search, without decoding or copying it. push() keeps no reference to a chunk: the
+ * caller may reuse its memory.
  */
 export interface SseUsageMeterHandlers {
   onUsage: (usage: TokenUsage) => void;
@@ -15,6 +17,19 @@ export interface SseUsageMeterHandlers {
   /** The model name a finished response reports (`response.model`). */
   onModel?: (model: string) => void;
 }
+
+/** How one API's stream reports its usage: which lines to read, what they say, and what is left at the end. */
+export interface SseDialect {
+  /** Whether a `data:` line is worth parsing, from its first bytes and the `event:` it belongs to ("" for none). */
+  wants(head: string, event: string): boolean;
+  /** Skip a wanted line without parsing it unless it contains this (a cheap check for big lines). */
+  needle?: string;
+  /** A parsed `data:` line. */
+  read(data: unknown, event: string): void;
+  /** The stream ended, whole or cut: report what was held back (cumulative figures). */
+  end?(): void;
+}
+export type SseDialectFactory = (handlers: SseUsageMeterHandlers) => SseDialect;
 
 const HEAD_BYTES = 160;
 const NEWLINE = 0x0a;
@@ -35,11 +50,22 @@ interface SseEvent {
   error?: { message?: unknown };
 }
 
-export function createSseUsageMeter(handlers: SseUsageMeterHandlers): SseUsageMeter {
-  return new SseUsageMeter(handlers);
+/** A meter for one event stream, in the Responses API's dialect unless given another. */
+export function createSseUsageMeter(
+  handlers: SseUsageMeterHandlers,
+  dialect: SseDialectFactory = responsesDialect,
+): SseUsageMeter {
+  return new SseUsageMeter(handlers, dialect);
 }
 
+/** The Responses API: every finished response reports its usage and model; failures say why. */
+export const responsesDialect: SseDialectFactory = (handlers) => ({
+  wants: (head, event) => INTERESTING_EVENTS.has(event) || INTERESTING_TYPE.test(head),
+  read: (data) => report(data as SseEvent, handlers),
+});
+
 function report(event: SseEvent, handlers: SseUsageMeterHandlers): void {
+  if (typeof event !== "object" || event === null) return;
   const type = typeof event.type === "string" ? event.type : "";
   if (type !== "error" && event.response?.usage) {
     const usage = responsesUsageSchema.safeParse(event.response.usage);
@@ -62,18 +88,19 @@ export class SseUsageMeter {
   private parts: Buffer[] = [];
   private partsLength = 0;
   private lastEvent = "";
-  private readonly handlers: SseUsageMeterHandlers;
+  private readonly dialect: SseDialect;
+  private ended = false;
   /** Whether the stream reported a response's usage so far. */
   metered = false;
 
-  constructor(handlers: SseUsageMeterHandlers) {
-    this.handlers = {
+  constructor(handlers: SseUsageMeterHandlers, dialect: SseDialectFactory) {
+    this.dialect = dialect({
       ...handlers,
       onUsage: (usage) => {
         this.metered = true;
         handlers.onUsage(usage);
       },
-    };
+    });
   }
 
   push(chunk: Buffer): void {
@@ -105,12 +132,15 @@ export class SseUsageMeter {
   }
 
   end(): void {
+    if (this.ended) return; // a dialect reports what it held back once
+    this.ended = true;
     if (this.mode === "collect") this.finishLine(Buffer.concat(this.parts).toString("utf8"));
     else if (this.mode === "head" && this.partsLength > 0) {
       const line = Buffer.concat(this.parts);
       this.wholeLine(line, 0, line.length);
     }
     this.endOfLine();
+    this.dialect.end?.();
   }
 
   /**
@@ -144,18 +174,21 @@ export class SseUsageMeter {
       return;
     }
     if (!text.startsWith("data:")) return;
+    if (this.dialect.needle !== undefined && !text.includes(this.dialect.needle)) return;
+    let data: unknown;
     try {
-      report(JSON.parse(text.slice(5)) as SseEvent, this.handlers);
+      data = JSON.parse(text.slice(5));
     } catch {
-      // not JSON: nothing to meter
+      return; // not JSON: nothing to meter
     }
+    this.dialect.read(data, this.lastEvent);
   }
 
   /** Decides from a line's first bytes whether the whole line is worth reading. */
   private interesting(head: string): boolean {
     if (head.startsWith("event:")) return true;
     if (!head.startsWith("data:")) return false;
-    return INTERESTING_EVENTS.has(this.lastEvent) || INTERESTING_TYPE.test(head);
+    return this.dialect.wants(head, this.lastEvent);
   }
 
   /** The common case, a line inside one chunk: decided and read without copying bytes. */

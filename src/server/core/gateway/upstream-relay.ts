@@ -10,6 +10,7 @@ import type { SseUsageMeter } from "./sse-usage-meter";
 import type { UpstreamClient } from "./upstream-client";
 import type { UpstreamExchange, UpstreamHandlers, UpstreamRequest } from "./upstream-exchange";
 import type { UpstreamResponseHead } from "./upstream-response-head";
+import type { GatewayApi } from "./apis/gateway-api";
 import { messageOf } from "../../../shared/error-message";
 
 const ERROR_BODY_LIMIT = 256 * 1024;
@@ -22,6 +23,8 @@ export interface UpstreamRelayOptions {
   request: UpstreamRequest;
   /** The upstream's host, for messages. */
   upstreamHost: string;
+  /** The API the request speaks: the gateway's own errors answer in its shape. */
+  api: GatewayApi;
   /**
    * How the run's answers on this route are metered (null: a route that spends no tokens, GET /v1/models):
    * an event stream as it passes, any other successful answer read whole and relayed only once its
@@ -185,6 +188,7 @@ class UpstreamRelay implements UpstreamHandlers {
       run.lastUpstreamError = `no answer (${message})`;
       sendGatewayError({
         res,
+        api: this.options.api,
         status: 502,
         type: "upstream_unreachable",
         message: `The model gateway could not reach the upstream API at ${upstreamHost}: ${message}`,
@@ -207,7 +211,7 @@ class UpstreamRelay implements UpstreamHandlers {
     const fail = (message: string) => {
       log(`model gateway: run ${run.runId}: ${message}`);
       run.lastUpstreamError = message;
-      sendGatewayError({ res, status: 401, type: "gateway_sign_in_expired", message });
+      sendGatewayError({ res, status: 401, type: "gateway_sign_in_expired", message, api: this.options.api });
     };
     this.options.retryUnauthorized!().then(
       (request) => {
@@ -245,11 +249,11 @@ class UpstreamRelay implements UpstreamHandlers {
       res.end(body);
       return;
     }
-    const message = `The model gateway withheld an answer from ${upstreamHost} because it cannot meter its tokens: ${unmetered}. It relays only answers whose usage it can count — a Responses API event stream, or a JSON response with its \`usage\` — and refuses the rest.`;
+    const message = `The model gateway withheld an answer from ${upstreamHost} because it cannot meter its tokens: ${unmetered}. It relays only answers whose usage it can count — an event stream that reports it, or a JSON response with its usage — and refuses the rest.`;
     log(`model gateway: run ${run.runId}: ${message}`);
     this.chargeUnmetered(unmetered); // the provider answered, so it may well have counted tokens
     run.lastUpstreamError = `refused a response: ${unmetered}`;
-    sendGatewayError({ res, status: 502, type: "unmetered_response", message });
+    sendGatewayError({ res, status: 502, type: "unmetered_response", message, api: this.options.api });
   }
 
   /** The end of a metered stream: one that reported no usage is charged an estimate. */
