@@ -10,7 +10,11 @@ export const claudeCodeHarnessSchema = z.object({
   kind: z.literal("claude-code"),
   model: z.string().min(1),
   instructions: z.string().default(""),
-  /** Extended thinking's token budget (Claude Code's MAX_THINKING_TOKENS); null: Claude Code's own default. */
+  /**
+   * Extended thinking's token budget (Claude Code's MAX_THINKING_TOKENS, with its adaptive thinking
+   * turned off where it can be); null: Claude Code's own default. A model Claude Code only runs with
+   * adaptive thinking (the newest, and names it does not know) thinks as it decides.
+   */
   thinkingBudget: z.number().int().positive().nullable().default(null),
   /** Claude Code's --effort (low, medium, high, xhigh); null: not passed. */
   reasoningEffort: reasoningEffortSchema.nullable().default(null),
@@ -69,7 +73,9 @@ function claudeCodeEnv(harness: ClaudeCodeHarness, token: string): Record<string
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_TELEMETRY: "1",
     DISABLE_ERROR_REPORTING: "1",
-    ...(harness.thinkingBudget ? { MAX_THINKING_TOKENS: String(harness.thinkingBudget) } : {}),
+    ...(harness.thinkingBudget
+      ? { MAX_THINKING_TOKENS: String(harness.thinkingBudget), CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING: "1" }
+      : {}),
   };
 }
 
