@@ -25,6 +25,7 @@ export const USAGE = { inputTokens: 1800, cachedInputTokens: 600, outputTokens: 
 export const SCRIPTS: Record<string, MockScriptInput> = {
   done: { steps: [{ kind: "reply", text: "done" }], usage: USAGE },
   other: { steps: [{ kind: "reply", text: "other" }], usage: USAGE },
+  cut: { steps: [{ kind: "cut", mode: "close", partialText: "half of it" }], usage: USAGE },
 };
 
 export interface ProviderRig {

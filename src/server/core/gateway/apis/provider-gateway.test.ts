@@ -121,6 +121,18 @@ describe("the gateway speaking Anthropic's and Google's APIs", () => {
     });
   });
 
+  it("charges an estimate for a stream cut before its usage, on either API", async () => {
+    const token = rig.gateway.issueRunToken({ runId: "cut" });
+    const claude = await askClaude({ root: rig.root, token, body: claudeTurn("cut") });
+    expect(await claude.text()).toContain("half of it");
+    const afterClaude = rig.gateway.usage("cut")!;
+    expect(afterClaude.inputTokens).toBeGreaterThan(0); // a token per 4 bytes of the request
+    const gemini = await askGemini({ root: rig.root, token, model: "cut" });
+    expect(await gemini.text()).toContain("half of it");
+    expect(rig.gateway.usage("cut")!.inputTokens).toBeGreaterThan(afterClaude.inputTokens);
+    expect(rig.logs.filter((line) => line.includes("run cut: a response's usage is unknown"))).toHaveLength(2);
+  });
+
   it("answers a missing or unknown run token in each API's error shape", async () => {
     const claude = await askClaude({ root: rig.root, token: "iwrun_unknown", body: claudeTurn("done") });
     expect(claude.status).toBe(401);
