@@ -39,7 +39,7 @@ const price = (model: string, input: number, cached: number, output: number): Mo
   inputPerMillion: input,
   cachedInputPerMillion: cached,
   outputPerMillion: output,
-  // reasoning tokens are billed as output tokens by these providers
+  // reasoning (thinking) tokens are billed as output tokens by every provider listed
   reasoningPerMillion: output,
 });
 
@@ -57,6 +57,23 @@ export const DEFAULT_MODEL_PRICES: readonly ModelPrice[] = [
   price("o3", 2, 0.5, 8),
   price("o4-mini", 1.1, 0.275, 4.4),
   price("codex-mini-latest", 1.5, 0.375, 6),
+  // Anthropic: list prices on https://docs.anthropic.com/en/docs/about-claude/pricing as of November 2025
+  // (cached input = a prompt-cache read; cache writes, 1.25x input, are priced here as input). Each model
+  // under the alias Claude Code takes (`--model claude-sonnet-4-5`) and the 4.0 models' `-0` aliases.
+  price("claude-opus-4-5", 5, 0.5, 25),
+  price("claude-opus-4-1", 15, 1.5, 75),
+  price("claude-opus-4-0", 15, 1.5, 75),
+  price("claude-sonnet-4-5", 3, 0.3, 15),
+  price("claude-sonnet-4-0", 3, 0.3, 15),
+  price("claude-haiku-4-5", 1, 0.1, 5),
+  price("claude-3-5-haiku-latest", 0.8, 0.08, 4),
+  // Google: paid-tier list prices on https://ai.google.dev/gemini-api/docs/pricing as of November 2025, for
+  // prompts up to 200k tokens (longer prompts cost more on the Pro models); cached input = context caching;
+  // thinking tokens are billed as output.
+  price("gemini-3-pro-preview", 2, 0.2, 12),
+  price("gemini-2.5-pro", 1.25, 0.125, 10),
+  price("gemini-2.5-flash", 0.3, 0.03, 2.5),
+  price("gemini-2.5-flash-lite", 0.1, 0.01, 0.4),
 ];
 
 /** The effective table: the defaults, with the edited rows over them and after them. */
