@@ -1,15 +1,25 @@
 import { z } from "zod";
 import type { NetworkMode } from "./project-schemas";
 import type { Tokens } from "./token-usage";
+import { HARNESS_INFO } from "./harness-kinds";
 import { reasoningEffortSchema } from "./vocabulary";
 
 /**
- * Terminal sessions: a long-lived container of a project's environment with a TTY, running the Codex
- * TUI or a shell, in the project directory itself (direct) or in a private copy (a workspace).
+ * Terminal sessions: a long-lived container of a project's environment with a TTY, running an agent's
+ * TUI (Codex, Claude Code, Gemini CLI: the harness kinds of the same names) or a shell, in the project
+ * directory itself (direct) or in a private copy (a workspace).
  */
-export const SESSION_KINDS = ["codex", "shell"] as const;
+export const SESSION_KINDS = ["codex", "claude-code", "gemini-cli", "shell"] as const;
 export const sessionKindSchema = z.enum(SESSION_KINDS);
 export type SessionKind = z.infer<typeof sessionKindSchema>;
+/** The session kinds that run an agent CLI's TUI (every kind but a shell); each is also a harness kind. */
+export type AgentSessionKind = Exclude<SessionKind, "shell">;
+export const isAgentSession = (kind: SessionKind): kind is AgentSessionKind => kind !== "shell";
+/** A session's name for people: the agent's label (HARNESS_INFO) and its model, or "Shell". */
+export function sessionKindLabel(session: { kind: SessionKind; model: string | null }): string {
+  if (!isAgentSession(session.kind)) return "Shell";
+  return `${HARNESS_INFO[session.kind].label}${session.model ? ` · ${session.model}` : ""}`;
+}
 
 export const SESSION_MODES = ["direct", "private"] as const;
 export const sessionModeSchema = z.enum(SESSION_MODES);
@@ -38,14 +48,14 @@ export const startSessionInputSchema = z.object({
   projectId: idSchema,
   kind: sessionKindSchema.default("codex"),
   mode: sessionModeSchema.default("private"),
-  /** Codex only; empty = the project's default configuration's model. */
+  /** Agent sessions only; empty = the continued trial's model, else the project's default configuration's (for Codex), else the agent's example model. */
   model: z.string().trim().max(200, "Model names are at most 200 characters.").default(""),
   reasoningEffort: reasoningEffortSchema.optional(),
   /** Who starts it, shown to others (and to a second start refused by the lease); default: the host user. */
   startedBy: z.string().trim().max(100, "Names are at most 100 characters.").default(""),
   /** Continue a result: a private copy of this trial's workspace, in its committed image. */
   fromTrialId: idSchema.optional(),
-  /** With fromTrialId: resume the trial's Codex thread (else a fresh conversation). */
+  /** With fromTrialId: resume the trial's conversation (its agent's thread or session id; else a fresh one). */
   resumeTrialThread: z.boolean().default(true),
   columns: z.number().int().min(20).max(500).default(120),
   rows: z.number().int().min(5).max(200).default(32),

@@ -32,6 +32,8 @@ export async function openSessionWeb(options: {
   runtime: ContainerRuntime;
   upstreamBaseUrl: string;
   apiKey: string;
+  /** The scripts `scripted:<script>` sessions get from the bundled scripted model (default: the package's). */
+  scriptsDir?: string;
 }): Promise<SessionWeb> {
   const listeners = new Map<string, Set<(data: Uint8Array) => void>>();
   const changes: SessionView[] = [];
@@ -53,6 +55,7 @@ export async function openSessionWeb(options: {
         for (const listener of listeners.get(sessionId) ?? []) listener(data);
       },
       changed: (session) => changes.push(session),
+      ...(options.scriptsDir ? { scriptsDir: options.scriptsDir } : {}),
     },
   });
   await core.start({ sweepEveryMs: 500 });

@@ -24,7 +24,8 @@ export async function startSessionStack(options: {
   scripts?: Record<string, unknown>;
 }): Promise<SessionStack> {
   const redis = await startPrivateRedis({ dataDir: tempDir(`${options.name}-redis`) });
-  const mock = await startMock(scriptsDir(options.scripts ?? {}));
+  const scripts = scriptsDir(options.scripts ?? {});
+  const mock = await startMock(scripts);
   const dataDir = tempDir(`${options.name}-data`);
   const open = () =>
     openSessionWeb({
@@ -33,6 +34,7 @@ export async function startSessionStack(options: {
       runtime: options.runtime,
       upstreamBaseUrl: mock.url,
       apiKey: FAKE_KEY,
+      scriptsDir: scripts,
     });
   const web = await open();
   const projectId = await addCalendarProject({

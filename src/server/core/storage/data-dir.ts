@@ -17,6 +17,7 @@ import { AppError } from "../errors/app-error";
  *   gateway/sessions/gateway.sock web (the model gateway of terminal sessions)
  *   sessions/<id>/                web (a terminal session's control folder and saved screen)
  *   sessions/agent-homes/<mode>/<project> web (a project's Codex home for its sessions of one mode: direct, private, continue)
+ *   sessions/agent-homes/<agent>/<mode>/<project> web (the same for Claude Code's and Gemini CLI's sessions)
  *   applies/<record id>/          web (what an apply replaced or deleted, kept until it is undone)
  *   dependencies/<id>/tree/       web (the manifests), workers (the dependency step installs beside them); trials mount its outputs
  *   caches/projects/<project>/<package manager>/ workers (a project's npm, pip, yarn, pnpm, apt caches, mounted into its dependency steps)
@@ -182,6 +183,12 @@ export function dataDirPaths(dataDir: string) {
      */
     sessionCodexHome: (projectId: string, home: "direct" | "private" | "continue") =>
       at("sessions", "agent-homes", home, checkSessionId(projectId)),
+    /** The same for Claude Code's and Gemini CLI's sessions: a home per agent, so no CLI reads another's files. */
+    sessionAgentHome: (
+      projectId: string,
+      home: "direct" | "private" | "continue",
+      agent: "claude-code" | "gemini-cli",
+    ) => at("sessions", "agent-homes", agent, home, checkSessionId(projectId)),
     applies: at("applies"),
     dependencies: at("dependencies"),
     /** Overlay upper/work folders of running containers that mount installed dependencies (removed with them). */

@@ -40,13 +40,16 @@ const MAX_SESSIONS = 100_000;
 const SESSION_HOME_KINDS: readonly CodexHomeKind[] = ["direct", "private", "continue"];
 
 /**
- * What the data dir keeps per project outside its rows' own folders (data-dir.ts): the Codex homes of
- * its sessions, one per mode, the old shared one, and the package managers' caches of its dependency steps.
+ * What the data dir keeps per project outside its rows' own folders (data-dir.ts): the agent homes of
+ * its sessions, one per mode (and per agent besides Codex), the old shared one, and the package managers' caches of its dependency steps.
  */
 function projectHomes(dataDir: string, projectId: string): string[] {
   const paths = dataDirPaths(dataDir);
   return [
     ...SESSION_HOME_KINDS.map((kind) => paths.sessionCodexHome(projectId, kind)),
+    ...SESSION_HOME_KINDS.flatMap((kind) =>
+      (["claude-code", "gemini-cli"] as const).map((agent) => paths.sessionAgentHome(projectId, kind, agent)),
+    ),
     paths.absolute(path.join("sessions", "codex-homes", projectId)),
     path.dirname(paths.cache({ projectId, name: "npm" })),
   ].map(paths.relative);

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
-import fs from "node:fs";
 import { promisify } from "node:util";
+import { dataDirPaths } from "../../core/storage/data-dir";
+import type { SessionKind } from "../../../shared/session-schemas";
 
 const run = promisify(execFile);
 
@@ -31,9 +32,17 @@ export async function reclaimCodexHome(options: { path: string; dashboardUid: nu
   });
 }
 
-/** A trial's conversation, copied into the project's session Codex home so `codex resume <thread>` finds it. */
-export function copyConversation(options: { from: string; to: string }): void {
-  const sessions = `${options.from}/sessions`;
-  if (!fs.existsSync(sessions)) return;
-  fs.cpSync(sessions, `${options.to}/sessions`, { recursive: true, force: false, errorOnExist: false });
+/**
+ * The host folder a session's agent keeps its home in: the project's Codex home of the session's mode
+ * (a shell's too, for a `codex` typed there), or Claude Code's or Gemini CLI's of that mode.
+ */
+export function sessionHomeOf(
+  dataDir: string,
+  record: { projectId: string; kind: SessionKind; mode: "direct" | "private"; fromTrialId: string | null },
+): string {
+  const paths = dataDirPaths(dataDir);
+  const home = codexHomeKindOf(record);
+  return record.kind === "claude-code" || record.kind === "gemini-cli"
+    ? paths.sessionAgentHome(record.projectId, home, record.kind)
+    : paths.sessionCodexHome(record.projectId, home);
 }

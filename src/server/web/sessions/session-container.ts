@@ -1,13 +1,15 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { BRIDGE_PORT, CONTAINER_PATHS, codexGatewayFlags, shellQuote, tomlString } from "../../core/agents/harness";
+import { BRIDGE_PORT, CONTAINER_PATHS } from "../../core/agents/harness";
+import type { AgentInstall } from "../../core/agents/harnesses/harness-module";
 import { packageProxyLines } from "../../core/agents/package-proxy-env";
 import type { ContainerSpec, ResourceLimits } from "../../core/runtime/container-spec";
 import type { NetworkMode } from "../../../shared/project-schemas";
-import type { SessionKind } from "../../../shared/session-schemas";
+import { isAgentSession, type SessionKind } from "../../../shared/session-schemas";
 import { workspaceMount, type WorkspaceLayers } from "../../core/workspaces/workspace-mount";
 import { SESSION_GATEWAY_SOCKET } from "./session-gateway";
 import { SESSION_TOKEN_FILE } from "./session-token";
+import { agentTuiEnv, agentTuiLines, agentTuiMounts } from "./agent-tui";
 
 /** Where a session container finds its gateway folder and its control folder. */
 export const SESSION_PATHS = {
@@ -15,19 +17,9 @@ export const SESSION_PATHS = {
   control: "/run/invariant/session",
 } as const;
 
-/** The Codex TUI's flags: the gateway's (a per-session token), and /workspace trusted. */
-export function codexTuiFlags(options: { model: string; reasoningEffort: string | null; hostedTools: boolean }) {
-  return [
-    ...codexGatewayFlags(options),
-    // a private copy is a git repository, for which Codex would first ask whether to trust the folder
-    "-c",
-    `projects={ ${tomlString(CONTAINER_PATHS.workspace)} = { trust_level = "trusted" } }`,
-  ];
-}
-
 /**
- * The session container's main process: the loopback bridge to the gateway socket, then the Codex TUI
- * (`codex resume <thread>` when the control folder names one) or a login shell. When it exits, the
+ * The session container's main process: the loopback bridge to the gateway socket, then the agent's TUI
+ * (resuming the conversation the control folder names: agent-tui.ts) or a login shell. When it exits, the
  * container stops and is kept; starting the container again runs this script again (resume).
  */
 export function sessionScript(options: {
@@ -44,9 +36,9 @@ export function sessionScript(options: {
     `if command -v perl >/dev/null; then perl ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.pl ${args} &`,
     `elif command -v node >/dev/null; then node ${CONTAINER_PATHS.bridgeDir}/gateway-bridge.cjs ${args} &`,
     `else echo "invariant: this image has neither perl nor node; the model gateway is out of reach" >&2; fi`,
-    // Codex's first request needs the bridge; a shell shows its prompt meanwhile (it listens long before
+    // an agent's first request needs the bridge; a shell shows its prompt meanwhile (it listens long before
     // anyone types `codex` there)
-    ...(options.kind === "codex"
+    ...(isAgentSession(options.kind)
       ? [`i=0; while [ ! -e ${ready} ] && [ $i -lt 400 ]; do i=$((i+1)); sleep 0.005; done`]
       : []),
   ];
@@ -56,12 +48,10 @@ export function sessionScript(options: {
     `i=0; while [ ! -s ${SESSION_TOKEN_FILE} ] && [ $i -lt 3000 ]; do i=$((i+1)); sleep 0.01; done`,
     `GW_TOKEN="$(cat ${SESSION_TOKEN_FILE} 2>/dev/null)"; export GW_TOKEN`,
   ];
-  const flags = codexTuiFlags(options).map(shellQuote).join(" ");
   const resumeFile = `${SESSION_PATHS.control}/resume-thread`;
-  const run =
-    options.kind === "codex"
-      ? [`if [ -s ${resumeFile} ]; then exec codex ${flags} resume "$(cat ${resumeFile})"; fi`, `exec codex ${flags}`]
-      : [`if command -v bash >/dev/null; then exec bash -l; fi`, `exec sh -l`];
+  const run = isAgentSession(options.kind)
+    ? agentTuiLines(options.kind, { ...options, resumeFile })
+    : [`if command -v bash >/dev/null; then exec bash -l; fi`, `exec sh -l`];
   return [
     "set -u",
     ...bridge,
@@ -77,7 +67,7 @@ export function sessionOwnerOf(dataDir: string): string {
   return createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 16);
 }
 
-/** The container of a session: a TTY, its files at /workspace, the project's Codex home, limits, labels, network. */
+/** The container of a session: a TTY, its files at /workspace, the project's agent home, limits, labels, network. */
 export function sessionContainerSpec(options: {
   sessionId: string;
   projectId: string;
@@ -91,7 +81,10 @@ export function sessionContainerSpec(options: {
   filesPath: string;
   /** A copy-on-write workspace's other layers (`filesPath` is its upper layer); null for a folder. */
   filesOverlay: WorkspaceLayers;
-  codexHomePath: string;
+  /** The project's session home of the agent (a shell gets Codex's, for a `codex` typed there). */
+  agentHomePath: string;
+  /** The agent CLI staged from the package (Claude Code, Gemini CLI), mounted read-only; null for Codex and a shell. */
+  install: AgentInstall | null;
   controlPath: string;
   gatewayDir: string;
   bridgeDir: string;
@@ -104,16 +97,18 @@ export function sessionContainerSpec(options: {
   /** Direct sessions: the project directory, whose owner the container runs as when the dashboard is root. */
   userFrom?: string;
 }): ContainerSpec {
+  const agent = isAgentSession(options.kind) ? options.kind : "codex";
+  const home = options.runAsRoot ? "/root" : "/tmp";
   return {
     image: options.image,
     command: ["/bin/sh", "-c", sessionScript(options)],
     env: {
-      // a user other than root has no home in the image: /tmp is writable for every user
-      HOME: options.runAsRoot ? "/root" : "/tmp",
       TERM: "xterm-256color",
       COLORTERM: "truecolor",
       LANG: "C.UTF-8",
-      CODEX_HOME: CONTAINER_PATHS.codexHome,
+      ...agentTuiEnv(agent, { model: options.model, home }),
+      // a user other than root has no home in the image: /tmp is writable for every user
+      HOME: home,
       COLUMNS: String(options.columns),
       LINES: String(options.rows),
     },
@@ -130,7 +125,7 @@ export function sessionContainerSpec(options: {
         overlay: options.filesOverlay,
         containerPath: CONTAINER_PATHS.workspace,
       }),
-      { hostPath: options.codexHomePath, containerPath: CONTAINER_PATHS.codexHome, readOnly: false },
+      ...agentTuiMounts(agent, { homePath: options.agentHomePath, install: options.install }),
       // read-only: connecting to a socket needs no write access to its mount, and a root dashboard then
       // never re-owns this folder, which every session container of the data dir shares
       { hostPath: options.gatewayDir, containerPath: SESSION_PATHS.gatewayDir, readOnly: true },

@@ -8,6 +8,8 @@ import type { SessionQueries, SessionRecord } from "./sessions.queries";
 import type { TerminalHub } from "./terminal-hub";
 import type { WorkspaceKindSetting } from "../../core/workspaces/workspace-kind";
 import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
+import type { AgentInstalls } from "../../core/agents/harnesses/harness-module";
+import type { HarnessKind } from "../../../shared/vocabulary";
 
 /** A trial's result as "continue a result" needs it (from the study side). */
 export interface TrialOrigin {
@@ -20,9 +22,12 @@ export interface TrialOrigin {
   imageHost?: string | null;
   /** The worker (on that host) that committed it. */
   imageWorker?: string | null;
+  /** The conversation its agent had (Codex's thread, Claude Code's or Gemini CLI's session id). */
   threadId: string | null;
-  /** The trial's Codex home on the host (its conversation), or null. */
+  /** The trial's agent home on the host (its conversations: Codex's home, or Claude Code's or Gemini CLI's), or null. */
   codexHomePath: string | null;
+  /** The trial's harness kind (absent: Codex, as trials were before other agents). */
+  harness?: HarnessKind;
   model: string | null;
   reasoningEffort: string | null;
 }
@@ -53,6 +58,8 @@ export interface SessionDeps {
   log: (message: string) => void;
   /** Fetches a trial's result image from the worker on another host that holds it (absent: refused). */
   resultImages?: Pick<ResultImageFetcher, "fetch">;
+  /** The agent CLIs staged from the package (Claude Code, Gemini CLI) that agent sessions mount; absent: none. */
+  agentInstalls?: () => AgentInstalls;
   /** Which kind of workspace private copies get (INVARIANT_WORKSPACE_KIND; default auto: probed once). */
   workspaceKind?: WorkspaceKindSetting;
 }

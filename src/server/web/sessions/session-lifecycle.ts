@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import { AppError } from "../../core/errors/app-error";
 import { dataDirPaths } from "../../core/storage/data-dir";
-import { ENDING_SESSION_STATES, RESUMABLE_SESSION_STATES } from "../../../shared/session-schemas";
-import { latestThreadSince } from "./codex-threads";
-import { codexHomeKindOf } from "./codex-home";
+import { ENDING_SESSION_STATES, isAgentSession, RESUMABLE_SESSION_STATES } from "../../../shared/session-schemas";
+import { HARNESS_INFO } from "../../../shared/harness-kinds";
+import { sessionConversation } from "./agent-conversations";
+import { prepareSessionHome } from "./session-home";
 import { deliverSessionToken, freshSessionToken, issueSessionToken, sessionRunId, tokenInFile } from "./session-token";
 import { checkGitGuard, resnapshotGitGuard } from "./session-git-guard";
 import { removeSessionFiles } from "./session-dependencies";
@@ -53,25 +54,19 @@ export async function recordExit(options: {
   if (!found || ENDING_SESSION_STATES.includes(found.state)) return null;
   await deps.hub.close(found.id);
   const { record } = await checkGitGuard({ deps, record: found });
-  const threadId =
-    record.kind === "codex"
-      ? (latestThreadSince({
-          codexHome: dataDirPaths(deps.dataDir).sessionCodexHome(record.projectId, codexHomeKindOf(record)),
-          since: new Date(record.createdAt),
-        }) ?? record.threadId)
-      : null;
+  const threadId = sessionConversation(deps.dataDir, record);
   return deps.sessions.update(record.id, {
     state: "exited",
     reason:
       options.stoppedBecause ??
-      `${record.kind === "codex" ? "Codex" : "The shell"} ended (exit code ${options.exitCode}). Resume starts it again with the same files${threadId ? ", continuing the conversation" : ""}.`,
+      `${isAgentSession(record.kind) ? HARNESS_INFO[record.kind].label : "The shell"} ended (exit code ${options.exitCode}). Resume starts it again with the same files${threadId ? ", continuing the conversation" : ""}.`,
     threadId,
     tokens: await options.tokens(record),
     leaseExpiresAt: null,
   });
 }
 
-/** Starts an exited session's container again: the same files, and for Codex `codex resume <thread>`. */
+/** Starts an exited session's container again: the same files, and for an agent its resume of the conversation. */
 export async function resumeSession(options: {
   deps: SessionDeps;
   sessionId: string;
@@ -96,6 +91,8 @@ export async function resumeSession(options: {
   fs.mkdirSync(control.control, { recursive: true, mode: 0o755 });
   if (record.threadId) fs.writeFileSync(control.resumeThread, record.threadId);
   else fs.rmSync(control.resumeThread, { force: true });
+  // what the agent's home must say before its TUI starts, again (the agent may have changed it meanwhile)
+  if (!status.running) prepareSessionHome(deps, record);
   const containerId = record.containerId;
   resnapshotGitGuard(deps, record);
   // a container that starts again gets a new token (its /dev/shm is new); one made before tokens left the environment keeps its own

@@ -7,7 +7,12 @@ import { containerLimitsOf, type ProjectView } from "../../../shared/project-sch
 import { startSessionInputSchema, type StartSessionInput } from "../../../shared/session-schemas";
 import type { Mount } from "../../core/runtime/container-spec";
 import { removeSessionFiles, sessionDependencyMounts } from "./session-dependencies";
-import { codexHomeKindOf, copyConversation, reclaimCodexHome } from "./codex-home";
+import { reclaimCodexHome, sessionHomeOf } from "./codex-home";
+import { copyConversations } from "./agent-conversations";
+import { agentInstallFor } from "./agent-tui";
+import { sessionModelOf } from "./session-agent-choice";
+import { prepareSessionHome } from "./session-home";
+import { isAgentSession } from "../../../shared/session-schemas";
 import { sessionContainerSpec, sessionOwnerOf } from "./session-container";
 import type { SessionDeps, TrialOrigin } from "./session-deps";
 import type { SessionRecord } from "./sessions.queries";
@@ -81,13 +86,7 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
       field: "fromTrialId",
       message: `No trial ${input.fromTrialId} in ${project.name}.`,
     });
-  const model = input.model || origin?.model || project.defaultConfiguration.model;
-  if (input.kind === "codex" && !model)
-    throw new AppError({
-      code: "BAD_REQUEST",
-      field: "model",
-      message: "Choose a model for Codex (the project's default configuration names none).",
-    });
+  const model = sessionModelOf({ ...input, origin, resumeThread: input.resumeTrialThread, project });
   const { image, environmentVersionId, fetchFrom } = await imageOf(deps, project, origin);
   const mode = origin ? "private" : input.mode;
   const resumeThread = input.resumeTrialThread;
@@ -96,7 +95,7 @@ export async function startSession(deps: SessionDeps, rawInput: StartSessionInpu
       projectId: project.id,
       kind: input.kind,
       mode,
-      model: input.kind === "codex" ? model : null,
+      model,
       reasoningEffort: input.reasoningEffort ?? origin?.reasoningEffort ?? project.defaultConfiguration.reasoningEffort,
       startedBy: input.startedBy || deps.hostUser,
       image,
@@ -165,12 +164,13 @@ async function launch(options: {
   };
   try {
     const session = paths.session(record.id);
-    const codexHome = paths.sessionCodexHome(project.id, codexHomeKindOf(record));
+    const home = sessionHomeOf(deps.dataDir, record);
     fs.mkdirSync(session.control, { recursive: true, mode: 0o755 });
-    fs.mkdirSync(codexHome, { recursive: true, mode: 0o700 });
-    await reclaimCodexHome({ path: codexHome, dashboardUid: process.getuid?.() });
-    if (options.origin?.codexHomePath && options.resumeThread)
-      copyConversation({ from: options.origin.codexHomePath, to: codexHome });
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    await reclaimCodexHome({ path: home, dashboardUid: process.getuid?.() });
+    if (options.origin?.codexHomePath && options.resumeThread && isAgentSession(record.kind))
+      copyConversations({ kind: record.kind, from: options.origin.codexHomePath, to: home });
+    prepareSessionHome(deps, record);
     if (record.threadId) fs.writeFileSync(session.resumeThread, record.threadId);
     const dependencyMounts = [
       ...(await sessionDependencyMounts({ deps, record })),
@@ -232,7 +232,8 @@ function specOf(options: {
     hostedTools: project.networkMode === "internet" || project.allowHostedTools,
     filesPath: files.filesPath,
     filesOverlay: files.filesOverlay,
-    codexHomePath: paths.sessionCodexHome(project.id, codexHomeKindOf(record)),
+    agentHomePath: sessionHomeOf(deps.dataDir, record),
+    install: isAgentSession(record.kind) ? agentInstallFor(record.kind, deps.agentInstalls?.() ?? {}) : null,
     controlPath: paths.session(record.id).control,
     gatewayDir: options.gatewayDir,
     bridgeDir: deps.bridgeDir,

@@ -7,8 +7,7 @@ import type { SessionDiskCheck } from "./session-disk";
 import type { SessionDeps } from "./session-deps";
 import { finishSession } from "./session-lifecycle";
 import { checkGitGuard } from "./session-git-guard";
-import { latestThreadSince } from "./codex-threads";
-import { codexHomeKindOf } from "./codex-home";
+import { sessionConversation } from "./agent-conversations";
 import type { GitGuardWatch } from "./git-guard-watch";
 import type { SessionChange, SessionRecord } from "./sessions.queries";
 
@@ -107,7 +106,7 @@ export async function removeOrphanSessionContainers(deps: SessionDeps): Promise<
 
 /**
  * Every few seconds: undoes what direct sessions changed in what git runs on the host, renews their
- * leases, records tokens, the Codex thread and activity (telling browsers when the thread or tokens moved), stops idle sessions and sessions past their disk budget (the disk
+ * leases, records tokens, the agent's conversation and activity (telling browsers when the thread or tokens moved), stops idle sessions and sessions past their disk budget (the disk
  * check keeps why, for the exit to record).
  */
 export async function keepUp(options: {
@@ -145,24 +144,16 @@ export async function keepUp(options: {
       continue;
     }
     const tokens = await options.tokensOf(record);
-    const threadId = record.kind === "codex" ? (currentThread(deps, record) ?? record.threadId) : null;
+    const threadId = sessionConversation(deps.dataDir, record);
     const updated = await deps.sessions.update(record.id, {
       tokens,
       threadId,
       ...(active ? { lastActivityAt: new Date(active) } : {}),
       ...(record.mode === "direct" ? { leaseExpiresAt: new Date(now + deps.leaseMs) } : {}),
     });
-    // the page's Thread and Tokens fill in as Codex replies, not only when it exits
+    // the page's Thread and Tokens fill in as the agent replies, not only when it exits
     if (threadId !== record.threadId || !sameTokens(tokens, record.tokens)) options.changed(updated);
   }
-}
-
-/** The Codex thread a running session works on: its conversation file written last since it started. */
-export function currentThread(deps: SessionDeps, record: SessionRecord): string | null {
-  return latestThreadSince({
-    codexHome: dataDirPaths(deps.dataDir).sessionCodexHome(record.projectId, codexHomeKindOf(record)),
-    since: new Date(record.createdAt),
-  });
 }
 
 function sameTokens(a: SessionChange["tokens"], b: SessionRecord["tokens"]): boolean {

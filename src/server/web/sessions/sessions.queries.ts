@@ -11,6 +11,7 @@ import {
 } from "../../../shared/session-schemas";
 import { tokensOf, type TokenUsage } from "../../../shared/token-usage";
 import { networkModeSchema, type NetworkMode } from "../../../shared/project-schemas";
+import { harnessKindSchema } from "../../../shared/vocabulary";
 
 type SessionRow = Prisma.SessionGetPayload<{ include: { project: { select: { name: true } } } }>;
 const include = { project: { select: { name: true } } } as const;
@@ -174,7 +175,8 @@ export function createTrialOriginQuery(db: Db) {
       imageHost: row.imageHost,
       imageWorker: row.imageWorker,
       threadId: row.threadId,
-      model: row.configuration.harness === "codex" ? row.configuration.model : null,
+      model: row.configuration.harness === "command" ? null : row.configuration.model,
+      harness: harnessKindSchema.catch("codex").parse(row.configuration.harness),
       reasoningEffort: row.configuration.reasoningEffort,
     };
   };

@@ -1,7 +1,8 @@
 import os from "node:os";
 import type { Db } from "../../core/db/client";
 import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
-import { stagePackageFiles } from "../../core/agents/package-files";
+import { agentInstalls, stagePackageFiles } from "../../core/agents/package-files";
+import type { AgentInstalls } from "../../core/agents/harnesses/harness-module";
 import type { ModelGatewayOptions } from "../../core/gateway/model-gateway";
 import type { EnvironmentQueries } from "../environments/environments.queries";
 import type { ProjectQueries } from "../projects/projects.queries";
@@ -31,6 +32,10 @@ export interface SessionsOptions {
   gateway: Omit<ModelGatewayOptions, "tcp">;
   /** Folder of the gateway bridge scripts (default: the package's, staged in the data dir: agents/package-files.ts). */
   bridgeDir: string;
+  /** The scripts of the scripted model that `scripted:<script>` sessions talk to (default: the package's mock-scripts/). */
+  scriptsDir?: string;
+  /** The agent CLIs that Claude Code and Gemini CLI sessions mount (default: the package's, staged in the data dir). */
+  agentInstalls?: () => AgentInstalls;
   /** The host's CA bundle for containers with network (see host-ca.ts), or null. */
   hostCaBundle?: string | null;
   /** A running session with no input or output for this long is stopped (resumable); default 4 h. */
@@ -54,12 +59,20 @@ function withDefaults(dataDir: string, given: Partial<SessionsOptions> = {}): Se
     },
     bridgeDir:
       given.bridgeDir ?? stagePackageFiles({ dataDir, codex: null, claudeCode: null, geminiCli: null }).bridgeDir,
+    // staged on the first Claude Code or Gemini CLI session (a copy where the data dir is on another filesystem)
+    agentInstalls: given.agentInstalls ?? (() => agentInstalls(stagePackageFiles({ dataDir, codex: null }))),
     hostCaBundle: given.hostCaBundle ?? null,
     ...(given.idleStopMs ? { idleStopMs: given.idleStopMs } : {}),
     ...(given.workspaceKind ? { workspaceKind: given.workspaceKind } : {}),
+    ...(given.scriptsDir ? { scriptsDir: given.scriptsDir } : {}),
     output: given.output ?? (() => undefined),
     changed: given.changed ?? (() => undefined),
   };
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | null = null;
+  return () => (made ??= { value: make() }).value;
 }
 
 /** Builds the session service of the web process (its gateway starts on first use). */
@@ -90,6 +103,7 @@ export function wireSessions(
     (gateway ??= startSessionGateway({
       socketDir: dataDirPaths(options.dataDir).sessionGatewayDir,
       gateway: { ...config.gateway, log: options.log },
+      ...(config.scriptsDir ? { scriptsDir: config.scriptsDir } : {}),
     }));
   let service: SessionService | null = null;
   const hub = createTerminalHub({
@@ -125,6 +139,7 @@ export function wireSessions(
     hub,
     dataDir: options.dataDir,
     bridgeDir: config.bridgeDir,
+    agentInstalls: once(config.agentInstalls ?? (() => ({}))),
     hostUser: os.userInfo().username,
     changed: config.changed,
     clock: () => new Date(),
