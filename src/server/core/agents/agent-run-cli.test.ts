@@ -209,3 +209,34 @@ describe("a worker without the CLI", () => {
     );
   });
 });
+
+describe("a scripted: model", () => {
+  it("runs Claude Code and Gemini CLI against the bundled scripted model, with no provider signed in", async () => {
+    const scripted = await startMockModel({ scripts: { "cli-notes": SCRIPT } });
+    const offline = await startModelGateway({
+      upstreamBaseUrl: "http://127.0.0.1:9/v1",
+      upstreams: { anthropic: "http://127.0.0.1:9", google: "http://127.0.0.1:9" },
+      scriptedBaseUrl: scripted.rootUrl,
+      credential: () => null,
+    });
+    const offlineSocket = await startGatewaySocket({
+      socketPath: path.join(tempDir("scripted-gateway"), "gateway.sock"),
+      gateway: offline,
+    });
+    try {
+      const scriptedDeps = { ...deps([]), gateway: offline, gatewaySocketPath: offlineSocket.path };
+      const claude = input({ ...CASES[0]!.harness, model: "scripted:cli-notes" }, "scripted-claude");
+      const gemini = input({ ...CASES[1]!.harness, model: "scripted:cli-notes" }, "scripted-gemini");
+      for (const run of [claude, gemini]) {
+        const result = await runAgent(scriptedDeps, run);
+        expect(result.outcome, JSON.stringify(result.outcome)).toMatchObject({ status: "succeeded" });
+        expect(fs.existsSync(path.join(run.workspacePath, "NOTES.md"))).toBe(true);
+        expect(result.meteredUsage?.inputTokens).toBe(3 * USAGE.inputTokens);
+      }
+    } finally {
+      await offlineSocket.close();
+      await offline.close();
+      await scripted.close();
+    }
+  }, 300_000);
+});
