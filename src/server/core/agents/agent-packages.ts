@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
+import { agentNodeRuntime, defaultNodeCacheDir } from "./agent-node-runtime";
 
 /**
  * The agent CLIs besides Codex as the pinned dependencies ship them: Claude Code's native Linux binary
@@ -26,10 +27,10 @@ export interface GeminiCliPackage {
 
 const ARCHES: Record<string, string> = { x64: "x64", arm64: "arm64" };
 
-function manifestOf(pkg: string): { dir: string; version: string } | null {
-  const require = createRequire(import.meta.url);
+/** A package's folder and version, resolved from this package (or from `from`, a folder inside another package). */
+function manifestOf(pkg: string, from: string = import.meta.url): { dir: string; version: string } | null {
   try {
-    const manifest = require.resolve(`${pkg}/package.json`);
+    const manifest = createRequire(from).resolve(`${pkg}/package.json`);
     const { version } = JSON.parse(fs.readFileSync(manifest, "utf8")) as { version: string };
     return { dir: path.dirname(manifest), version };
   } catch {
@@ -40,26 +41,33 @@ function manifestOf(pkg: string): { dir: string; version: string } | null {
 /** The pinned Claude Code's Linux binary for this architecture (npm does not run its postinstall, so the platform package directly). */
 export function locateClaudeCode(options: { arch?: string } = {}): ClaudeCodePackage | null {
   const arch = ARCHES[options.arch ?? process.arch];
-  const found = arch ? manifestOf(`@anthropic-ai/claude-code-linux-${arch}`) : null;
+  if (!arch) return null;
+  const platform = `@anthropic-ai/claude-code-linux-${arch}`;
+  // hoisted beside us, or nested under @anthropic-ai/claude-code (its optional dependency)
+  const wrapper = manifestOf("@anthropic-ai/claude-code");
+  const found = manifestOf(platform) ?? (wrapper ? manifestOf(platform, path.join(wrapper.dir, "package.json")) : null);
   if (!found) return null;
   const binary = path.join(found.dir, "claude");
   return fs.existsSync(binary) ? { binary, version: found.version } : null;
 }
 
-/** The pinned Gemini CLI's bundle, with the pinned Linux Node.js for this architecture. */
-export function locateGeminiCli(options: { arch?: string } = {}): GeminiCliPackage | null {
+/**
+ * The pinned Gemini CLI's bundle, with the Linux Node.js for this architecture it runs on in containers
+ * (agent-node-runtime.ts: fetched once into `nodeCacheDir`).
+ */
+export function locateGeminiCli(options: { arch?: string; nodeCacheDir?: string } = {}): GeminiCliPackage | null {
   const arch = ARCHES[options.arch ?? process.arch];
   const cli = manifestOf("@google/gemini-cli");
-  const node = arch ? manifestOf(`node-linux-${arch}`) : null;
-  if (!cli || !node) return null;
+  if (!cli || !arch) return null;
   const bundleDir = path.join(cli.dir, "bundle");
-  const nodeBinary = path.join(node.dir, "bin", "node");
-  if (!fs.existsSync(path.join(bundleDir, "gemini.js")) || !fs.existsSync(nodeBinary)) return null;
+  if (!fs.existsSync(path.join(bundleDir, "gemini.js"))) return null;
+  const node = agentNodeRuntime({ cacheDir: options.nodeCacheDir ?? defaultNodeCacheDir(), arch });
+  if (!node) return null;
   return {
     bundleDir,
     packageJson: path.join(cli.dir, "package.json"),
     version: cli.version,
-    node: nodeBinary,
+    node: node.binary,
     nodeVersion: node.version,
   };
 }
