@@ -20,7 +20,7 @@ export default function SessionsPage() {
     <>
       <PageHeader
         title="Sessions"
-        description="Codex or a shell in a project's environment, in your browser. Close the tab and it keeps running; come back to it from any browser."
+        description="An agent (Codex, Claude Code, Gemini CLI) or a shell in a project's environment, in your browser. Close the tab and it keeps running; come back to it from any browser."
       />
       {isAdmin && hasProjects ? (
         <Panel title="Start a session" className="mb-6">
@@ -36,7 +36,7 @@ export default function SessionsPage() {
           <EmptyState title="No sessions yet">
             {hasProjects ? (
               isAdmin ? (
-                "Start one above: Codex in a private copy is the safe default; its changes are reviewed before they reach the project."
+                "Start one above: an agent in a private copy is the safe default; its changes are reviewed before they reach the project."
               ) : (
                 "Nobody has started a session yet."
               )

@@ -30,7 +30,8 @@ export function ProjectSessionsPanel(props: { projectId: string; networkMode: Ne
         <p className={`mb-3 ${warnBoxClass}`} role="status">
           Network mode is now <strong>{props.networkMode}</strong>;{" "}
           {stale.length === 1 ? "a session" : `${stale.length} sessions`} still {stale.length === 1 ? "runs" : "run"}{" "}
-          with <strong>{stale[0]?.network}</strong>. It applies after a resume: exit Codex or the shell, then Resume.
+          with <strong>{stale[0]?.network}</strong>. It applies after a resume: exit the agent or the shell, then
+          Resume.
         </p>
       ) : null}
       {props.isAdmin ? (
@@ -44,7 +45,8 @@ export function ProjectSessionsPanel(props: { projectId: string; networkMode: Ne
       {sessions.error ? <p className="text-sm text-danger">{describeError(sessions.error).message}</p> : null}
       {sessions.data && unfinished.length === 0 ? (
         <p className="text-sm text-muted">
-          No open sessions. A session is Codex or a shell in this project&apos;s environment, in your browser.
+          No open sessions. A session is an agent (Codex, Claude Code, Gemini CLI) or a shell in this project&apos;s
+          environment, in your browser.
         </p>
       ) : null}
       {unfinished.length > 0 ? <SessionsTable sessions={unfinished} showProject={false} /> : null}

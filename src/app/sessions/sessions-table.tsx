@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import type { SessionView } from "../../shared/session-schemas";
+import { sessionKindLabel, type SessionView } from "../../shared/session-schemas";
 import { formatRelative } from "../_lib/format";
 import { focusRing } from "../_components/ui";
 import { SessionActions } from "./session-actions";
@@ -49,7 +49,7 @@ export function SessionsTable({ sessions, showProject }: { sessions: SessionView
             <tr key={session.id} className="border-t border-line align-middle">
               <td className="py-2 pr-3">
                 <Link href={`/sessions/${session.id}`} className={`text-accent underline ${focusRing}`}>
-                  {session.kind === "codex" ? `Codex${session.model ? ` · ${session.model}` : ""}` : "Shell"}
+                  {sessionKindLabel(session)}
                 </Link>
                 <span className="block text-xs text-muted">started {formatRelative(session.createdAt)}</span>
               </td>

@@ -2,7 +2,14 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, useSyncExternalStore, type FormEvent } from "react";
-import type { SessionKind, SessionMode } from "../../shared/session-schemas";
+import {
+  isAgentSession,
+  SESSION_KINDS,
+  type AgentSessionKind,
+  type SessionKind,
+  type SessionMode,
+} from "../../shared/session-schemas";
+import { HARNESS_INFO } from "../../shared/harness-kinds";
 import { describeError } from "../_lib/errors";
 import { useTRPC } from "../_lib/trpc";
 import { FormField } from "../_components/form-field";
@@ -25,7 +32,7 @@ function useStartSession() {
   );
 }
 
-/** Starts a session (Codex or a shell; direct or a private copy) and opens its terminal. */
+/** Starts a session (Codex, Claude Code, Gemini CLI or a shell; direct or a private copy) and opens its terminal. */
 export function StartSessionForm({ projectId: fixedProject }: { projectId?: string }) {
   const trpc = useTRPC();
   const projects = useQuery(trpc.projects.list.queryOptions(undefined, { enabled: !fixedProject }));
@@ -43,7 +50,9 @@ export function StartSessionForm({ projectId: fixedProject }: { projectId?: stri
   const name = typedName ?? remembered;
   const chosen = fixedProject ?? (projectId || projects.data?.[0]?.id || "");
   const project = useQuery(trpc.projects.get.queryOptions({ id: chosen }, { enabled: chosen !== "" }));
-  const defaultModel = project.data?.defaultConfiguration.model ?? "";
+  // the project's default model, for the agent its default configuration names (the server takes the same)
+  const defaults = project.data?.defaultConfiguration;
+  const defaultModel = defaults && defaults.harness === kind ? defaults.model : "";
   // a session starts from the project's folder: one that is gone is said before Start, not after
   const folderProblem = project.data?.folder.problem ?? null;
   const start = useStartSession();
@@ -74,21 +83,14 @@ export function StartSessionForm({ projectId: fixedProject }: { projectId?: stri
         </FormField>
       )}
       <KindAndMode kind={kind} mode={mode} onKind={setKind} onMode={setMode} />
-      {kind === "codex" ? (
-        <FormField
-          id="session-model"
-          label="Model"
-          hint={defaultModel ? `Empty: the project's default, ${defaultModel}.` : "The project names no default model."}
+      {isAgentSession(kind) ? (
+        <ModelField
+          kind={kind}
+          model={model}
+          defaultModel={defaultModel}
           error={problem?.field === "model" ? problem.message : null}
-        >
-          <input
-            id="session-model"
-            className={inputClass}
-            value={model}
-            placeholder={defaultModel}
-            onChange={(e) => setModel(e.target.value)}
-          />
-        </FormField>
+          onModel={setModel}
+        />
       ) : null}
       <FormField id="session-name" label="Your name" hint="Shown to others as who started it." error={null}>
         <input
@@ -106,6 +108,37 @@ export function StartSessionForm({ projectId: fixedProject }: { projectId?: stri
         message={problem && !problem.field ? problem.message : null}
       />
     </form>
+  );
+}
+
+/** The agent's model: empty takes the project's default for that agent; the placeholder shows it, or an example. */
+function ModelField(props: {
+  kind: AgentSessionKind;
+  model: string;
+  defaultModel: string;
+  error: string | null;
+  onModel: (model: string) => void;
+}) {
+  const { kind, defaultModel } = props;
+  return (
+    <FormField
+      id="session-model"
+      label="Model"
+      hint={
+        defaultModel
+          ? `Empty: the project's default, ${defaultModel}.`
+          : `The project names no default model for ${HARNESS_INFO[kind].label}: name one.`
+      }
+      error={props.error}
+    >
+      <input
+        id="session-model"
+        className={inputClass}
+        value={props.model}
+        placeholder={defaultModel || HARNESS_INFO[kind].exampleModel}
+        onChange={(e) => props.onModel(e.target.value)}
+      />
+    </FormField>
   );
 }
 
@@ -137,7 +170,7 @@ function SubmitRow(props: {
   );
 }
 
-/** Codex or a shell; the project directory itself or a private copy. */
+/** An agent's TUI or a shell; the project directory itself or a private copy. */
 function KindAndMode(props: {
   kind: SessionKind;
   mode: SessionMode;
@@ -148,8 +181,8 @@ function KindAndMode(props: {
     <>
       <fieldset>
         <legend className="mb-1 text-sm text-muted">Run</legend>
-        <div className="flex gap-4 text-sm">
-          {(["codex", "shell"] as const).map((value) => (
+        <div className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
+          {SESSION_KINDS.map((value) => (
             <label key={value} className="flex items-center gap-1.5">
               <input
                 type="radio"
@@ -157,7 +190,7 @@ function KindAndMode(props: {
                 checked={props.kind === value}
                 onChange={() => props.onKind(value)}
               />
-              {value === "codex" ? "Codex" : "A shell"}
+              {isAgentSession(value) ? HARNESS_INFO[value].label : "A shell"}
             </label>
           ))}
         </div>

@@ -2,7 +2,12 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { use, useState } from "react";
-import type { SessionView, TerminalState } from "../../../shared/session-schemas";
+import {
+  isAgentSession,
+  sessionKindLabel,
+  type SessionView,
+  type TerminalState,
+} from "../../../shared/session-schemas";
 import { useTRPC } from "../../_lib/trpc";
 import { QueryState } from "../../_components/query-state";
 import { dangerBoxClass, Fact, PageHeader, Spinner, warnBoxClass } from "../../_components/ui";
@@ -17,8 +22,8 @@ import { LastScreen } from "./last-screen";
 
 function SessionFacts({ session, size }: { session: SessionView; size: TerminalSize | null }) {
   const tokens = session.tokens.input + session.tokens.output;
-  // before Codex's first reply there is no thread and no token yet: say so rather than a bare dash
-  const codex = session.kind === "codex";
+  // before the agent's first reply there is no thread and no token yet: say so rather than a bare dash
+  const agent = isAgentSession(session.kind);
   return (
     <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
       <Fact label="State">
@@ -28,12 +33,12 @@ function SessionFacts({ session, size }: { session: SessionView; size: TerminalS
       <Fact label="Started by">{session.startedBy}</Fact>
       <Fact label="Thread" className="truncate font-mono text-xs">
         <span data-testid="session-thread" title={session.threadId ?? undefined}>
-          {session.threadId ?? (codex ? "none yet" : "none (a shell)")}
+          {session.threadId ?? (agent ? "none yet" : "none (a shell)")}
         </span>
       </Fact>
       <Fact label="Tokens">
         <span data-testid="session-tokens">
-          {tokens > 0 ? tokens.toLocaleString("en-US") : codex ? "none yet" : "none (a shell)"}
+          {tokens > 0 ? tokens.toLocaleString("en-US") : agent ? "none yet" : "none (a shell)"}
         </span>
       </Fact>
       <Fact label="Network">{session.network}</Fact>
@@ -87,7 +92,7 @@ export default function SessionPage({ params }: { params: Promise<{ id: string }
       {(s) => (
         <div className="flex min-h-[calc(100vh-8rem)] flex-col gap-4">
           <PageHeader
-            title={`${s.kind === "codex" ? `Codex${s.model ? ` · ${s.model}` : ""}` : "Shell"} in ${s.projectName}`}
+            title={`${sessionKindLabel(s)} in ${s.projectName}`}
             description={
               <>
                 <Link href={`/projects/${s.projectId}`} className="underline">

@@ -3,7 +3,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent, type SyntheticEvent } from "react";
 import type { TrialView } from "../../../shared/study-schemas";
-import { isTerminalTrialState } from "../../../shared/vocabulary";
+import { isTerminalTrialState, type HarnessKind } from "../../../shared/vocabulary";
+import { HARNESS_INFO } from "../../../shared/harness-kinds";
+import type { AgentSessionKind } from "../../../shared/session-schemas";
 import {
   buttonClass,
   ErrorMessage,
@@ -17,21 +19,33 @@ import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import { shortId } from "../study-format";
 
-/** What the session runs: Codex resuming the trial's thread, Codex afresh, or a shell. */
+/** What the session runs: the trial's agent resuming its conversation, that agent afresh, or a shell. */
 type ContinueChoice = "resume" | "fresh" | "shell";
 
-const CHOICES: { value: ContinueChoice; label: string; hint: (trial: TrialView) => string }[] = [
-  {
-    value: "resume",
-    label: "Codex, resuming the agent's conversation",
-    hint: (trial) => `Thread ${shortId(trial.threadId, 8)}…: Codex shows what the agent did and continues from there.`,
-  },
-  { value: "fresh", label: "Codex, in a fresh conversation", hint: () => "Codex starts with no history." },
-  { value: "shell", label: "A shell", hint: () => "Look around, run the tests, edit by hand." },
-];
+/** The choices for a trial whose agent is `agent` (a command trial's: Codex, which has no conversation to resume). */
+function choicesFor(
+  agent: AgentSessionKind,
+): { value: ContinueChoice; label: string; hint: (trial: TrialView) => string }[] {
+  const name = HARNESS_INFO[agent].label;
+  return [
+    {
+      value: "resume",
+      label: `${name}, resuming the agent's conversation`,
+      hint: (trial) =>
+        `${agent === "codex" ? "Thread" : "Session"} ${shortId(trial.threadId, 8)}…: ${name} shows what the agent did and continues from there.`,
+    },
+    { value: "fresh", label: `${name}, in a fresh conversation`, hint: () => `${name} starts with no history.` },
+    { value: "shell", label: "A shell", hint: () => "Look around, run the tests, edit by hand." },
+  ];
+}
+
+/** The session kind that continues a trial of `harness`: its own agent (a command trial: Codex). */
+function agentOf(harness: HarnessKind | undefined): AgentSessionKind {
+  return harness === "claude-code" || harness === "gemini-cli" ? harness : "codex";
+}
 
 /** sessions.start from a trial, then the session's terminal page. */
-function useContinue(projectId: string, trialId: string) {
+function useContinue(projectId: string, trialId: string, agent: AgentSessionKind) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -48,7 +62,7 @@ function useContinue(projectId: string, trialId: string) {
       projectId,
       fromTrialId: trialId,
       mode: "private",
-      kind: choice === "shell" ? "shell" : "codex",
+      kind: choice === "shell" ? "shell" : agent,
       resumeTrialThread: choice === "resume",
     });
   return { start, run };
@@ -65,10 +79,11 @@ function RemoteImageNote({ trial }: { trial: TrialView }) {
   );
 }
 
-function ContinueDialog({ projectId, trial, onClose }: { projectId: string; trial: TrialView; onClose: () => void }) {
+function ContinueDialog(props: { projectId: string; trial: TrialView; agent: AgentSessionKind; onClose: () => void }) {
+  const { projectId, trial, agent, onClose } = props;
   const ref = useRef<HTMLDialogElement>(null);
   const [choice, setChoice] = useState<ContinueChoice>(trial.threadId ? "resume" : "fresh");
-  const { start, run } = useContinue(projectId, trial.id);
+  const { start, run } = useContinue(projectId, trial.id, agent);
   const busy = start.isPending || start.isSuccess;
   useEffect(() => {
     const dialog = ref.current;
@@ -84,7 +99,7 @@ function ContinueDialog({ projectId, trial, onClose }: { projectId: string; tria
     run(choice);
   };
   const title = `Continue trial ${trial.choice}.${trial.repeat} in a session`;
-  const choices = CHOICES.filter((option) => option.value !== "resume" || trial.threadId);
+  const choices = choicesFor(agent).filter((option) => option.value !== "resume" || trial.threadId);
   return (
     <dialog
       ref={ref}
@@ -145,8 +160,8 @@ function ContinueDialog({ projectId, trial, onClose }: { projectId: string; tria
 
 /**
  * "Continue in a session…" (admins, once the trial has finished with a workspace): a session on a private copy
- * of the trial's workspace, in its result image, resuming the agent's Codex thread or starting afresh (or a
- * shell); it opens the session's terminal. Viewers see nothing (the server refuses them too).
+ * of the trial's workspace, in its result image, its agent (Codex, Claude Code, Gemini CLI) resuming the
+ * trial's conversation or starting afresh (or a shell); it opens the session's terminal. Viewers see nothing (the server refuses them too).
  */
 export function ContinueInSession({
   studyId,
@@ -164,6 +179,10 @@ export function ContinueInSession({
   const [open, setOpen] = useState(false);
   const trial = study.data?.trials.find((candidate) => candidate.id === trialId);
   if (!isAdmin || !study.data || !trial || !isTerminalTrialState(trial.state) || !trial.workspaceId) return null;
+  // the configuration the trial ran (a retry's edited one has its own number)
+  const agent = agentOf(
+    study.data.configurations.find((configuration) => configuration.choice === trial.choice)?.harness,
+  );
   return (
     <>
       <button
@@ -174,7 +193,9 @@ export function ContinueInSession({
       >
         Continue in a session…
       </button>
-      {open ? <ContinueDialog projectId={study.data.projectId} trial={trial} onClose={() => setOpen(false)} /> : null}
+      {open ? (
+        <ContinueDialog projectId={study.data.projectId} trial={trial} agent={agent} onClose={() => setOpen(false)} />
+      ) : null}
     </>
   );
 }

@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useSearchParams } from "next/navigation";
 import { Suspense, useEffect, useMemo, useState } from "react";
-import type { SessionView } from "../../../../shared/session-schemas";
+import { sessionKindLabel, type SessionView } from "../../../../shared/session-schemas";
 import { preloadDiffEditor } from "../../../_components/diff-editor";
 import { QueryState } from "../../../_components/query-state";
 import { focusRing } from "../../../_components/ui";
@@ -67,7 +67,7 @@ function SessionReviewHeader({
   const all = !files.query.hasNextPage;
   const insertions = files.items.reduce((sum, item) => sum + item.insertions, 0);
   const deletions = files.items.reduce((sum, item) => sum + item.deletions, 0);
-  const title = `${session.kind === "codex" ? `Codex${session.model ? ` · ${session.model}` : ""}` : "Shell"} in ${session.projectName}`;
+  const title = `${sessionKindLabel(session)} in ${session.projectName}`;
   return (
     <header className="mb-4 space-y-3">
       <nav aria-label="Breadcrumb" className="text-sm text-muted">
