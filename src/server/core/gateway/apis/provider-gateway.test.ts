@@ -121,6 +121,18 @@ describe("the gateway speaking Anthropic's and Google's APIs", () => {
     });
   });
 
+  it("adds the anthropic-version a client left out (Anthropic requires one)", async () => {
+    const token = rig.gateway.issueRunToken({ runId: "version" });
+    const res = await fetch(`${rig.root}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": token },
+      body: JSON.stringify(claudeTurn("done", { stream: false })),
+    });
+    expect(res.status).toBe(200);
+    expect(rig.seen.anthropic.at(-1)!.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(rig.seen.anthropic.at(-1)!.headers["anthropic-beta"]).toBeUndefined();
+  });
+
   it("charges an estimate for a stream cut before its usage, on either API", async () => {
     const token = rig.gateway.issueRunToken({ runId: "cut" });
     const claude = await askClaude({ root: rig.root, token, body: claudeTurn("cut") });
@@ -174,6 +186,31 @@ describe("a provider without a key, scripted runs, and redaction", () => {
       expect(geminiError.status).toBe("UNAUTHENTICATED");
       expect(geminiError.message).toMatch(/No Google access: nothing stored\..*--provider google.*GEMINI_API_KEY/);
       expect(gateway.lastUpstreamError("unsigned")).toMatch(/--provider google/);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it("never sends a ChatGPT sign-in to Anthropic or Google: 401 as not signed in", async () => {
+    const gateway = await startModelGateway({
+      upstreamBaseUrl: "http://127.0.0.1:9/v1",
+      upstreams: { anthropic: "http://127.0.0.1:9", google: "http://127.0.0.1:9" },
+      credential: () => ({
+        kind: "chatgpt",
+        accessToken: "chatgpt-access-token-0004",
+        accountId: "acct",
+        source: "auth.json",
+      }),
+    });
+    try {
+      const root = gateway.url.replace(/\/v1$/, "");
+      const token = gateway.issueRunToken({ runId: "chatgpt" });
+      const claude = await askClaude({ root, token, body: claudeTurn("done") });
+      expect(claude.status).toBe(401);
+      expect(await claude.text()).toMatch(/--provider anthropic/);
+      const gemini = await askGemini({ root, token, model: "done" });
+      expect(gemini.status).toBe(401);
+      expect(await gemini.text()).toMatch(/--provider google/);
     } finally {
       await gateway.close();
     }
