@@ -16,6 +16,9 @@ export interface ModelAccessConfig {
   anthropicApiKey?: string;
   /** GEMINI_API_KEY (or GOOGLE_API_KEY) as read in src/cli/config.ts (absent: the stored key, if any). */
   googleApiKey?: string;
+  /** Where Anthropic's and Google's requests go (ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL; default the providers'). */
+  anthropicBaseUrl?: string;
+  googleBaseUrl?: string;
 }
 
 /**
@@ -46,7 +49,7 @@ export function modelAccessOptions(options: {
   log: (line: string) => void;
 }): Pick<
   ModelGatewayOptions,
-  "upstreamBaseUrl" | "chatgptBaseUrl" | "credential" | "afterUnauthorized" | "extraSecrets"
+  "upstreamBaseUrl" | "upstreams" | "chatgptBaseUrl" | "credential" | "afterUnauthorized" | "extraSecrets"
 > {
   const { config } = options;
   const sources = createCredentialSources({
@@ -58,6 +61,10 @@ export function modelAccessOptions(options: {
   });
   return {
     upstreamBaseUrl: config.upstreamBaseUrl,
+    upstreams: {
+      ...(config.anthropicBaseUrl ? { anthropic: config.anthropicBaseUrl } : {}),
+      ...(config.googleBaseUrl ? { google: config.googleBaseUrl } : {}),
+    },
     ...(config.chatgptBaseUrl ? { chatgptBaseUrl: config.chatgptBaseUrl } : {}),
     credential: (provider) => (provider === "openai" ? sources.current() : providerCredential(options, provider)),
     afterUnauthorized: (used) => sources.afterUnauthorized(used),
