@@ -38,14 +38,19 @@ function manifestOf(pkg: string, from: string = import.meta.url): { dir: string;
   }
 }
 
-/** The pinned Claude Code's Linux binary for this architecture (npm does not run its postinstall, so the platform package directly). */
-export function locateClaudeCode(options: { arch?: string } = {}): ClaudeCodePackage | null {
+/**
+ * The pinned Claude Code's Linux binary for this architecture (npm does not run its postinstall, so the
+ * platform package directly). `from`: a file whose package resolves them (default: this module).
+ */
+export function locateClaudeCode(options: { arch?: string; from?: string } = {}): ClaudeCodePackage | null {
   const arch = ARCHES[options.arch ?? process.arch];
   if (!arch) return null;
   const platform = `@anthropic-ai/claude-code-linux-${arch}`;
   // hoisted beside us, or nested under @anthropic-ai/claude-code (its optional dependency)
-  const wrapper = manifestOf("@anthropic-ai/claude-code");
-  const found = manifestOf(platform) ?? (wrapper ? manifestOf(platform, path.join(wrapper.dir, "package.json")) : null);
+  const wrapper = manifestOf("@anthropic-ai/claude-code", options.from);
+  const found =
+    manifestOf(platform, options.from) ??
+    (wrapper ? manifestOf(platform, path.join(wrapper.dir, "package.json")) : null);
   if (!found) return null;
   const binary = path.join(found.dir, "claude");
   return fs.existsSync(binary) ? { binary, version: found.version } : null;
