@@ -1,3 +1,4 @@
+import { PROVIDER_ENV_SHAPE, providerKeysOf, type ProviderKeys } from "./provider-env";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -56,14 +57,8 @@ const envSchema = z.object({
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
-  ANTHROPIC_API_KEY: z.string().optional(),
-  GEMINI_API_KEY: z.string().optional(),
-  GOOGLE_API_KEY: z.string().optional(),
+  ...PROVIDER_ENV_SHAPE,
   OPENAI_BASE_URL: z.url({ error: "OPENAI_BASE_URL must be a URL such as https://api.openai.com/v1" }).optional(),
-  ANTHROPIC_BASE_URL: z.url({ error: "ANTHROPIC_BASE_URL must be a URL such as https://api.anthropic.com" }).optional(),
-  GOOGLE_GEMINI_BASE_URL: z
-    .url({ error: "GOOGLE_GEMINI_BASE_URL must be a URL such as https://generativelanguage.googleapis.com" })
-    .optional(),
   CODEX_HOME: z.string().min(1).optional(),
   INVARIANT_CHATGPT_BASE_URL: z.url({ error: "INVARIANT_CHATGPT_BASE_URL must be a URL" }).optional(),
   INVARIANT_CHATGPT_TOKEN_URL: z.url({ error: "INVARIANT_CHATGPT_TOKEN_URL must be a URL" }).optional(),
@@ -131,26 +126,6 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string } & ProviderKeys &
     ChatgptUrls;
 };
-/**
- * ANTHROPIC_API_KEY and GEMINI_API_KEY (GOOGLE_API_KEY its alias), and where their requests go
- * (ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL: the CLIs' own variables), present only when set.
- */
-type ProviderKeys = {
-  anthropicApiKey?: string;
-  googleApiKey?: string;
-  anthropicBaseUrl?: string;
-  googleBaseUrl?: string;
-};
-function providerKeysOf(env: z.infer<typeof envSchema>): ProviderKeys {
-  const anthropic = env.ANTHROPIC_API_KEY?.trim();
-  const google = env.GEMINI_API_KEY?.trim() || env.GOOGLE_API_KEY?.trim();
-  return {
-    ...(anthropic ? { anthropicApiKey: anthropic } : {}),
-    ...(google ? { googleApiKey: google } : {}),
-    ...(env.ANTHROPIC_BASE_URL ? { anthropicBaseUrl: env.ANTHROPIC_BASE_URL } : {}),
-    ...(env.GOOGLE_GEMINI_BASE_URL ? { googleBaseUrl: env.GOOGLE_GEMINI_BASE_URL } : {}),
-  };
-}
 function providerOf(text: string | undefined): ModelProvider | null {
   if (text === undefined) return null;
   const parsed = modelProviderSchema.safeParse(text);
