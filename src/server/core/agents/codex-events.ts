@@ -12,7 +12,8 @@ import { tokenUsageSchema, ZERO_USAGE, type TokenUsage } from "../../../shared/t
 import { createJsonlStream, MAX_LINE_CHARS } from "./jsonl-stream";
 
 /**
- * Typed events parsed from `codex exec --json` (JSONL on stdout). Version 1; add event types freely,
+ * Typed events parsed from `codex exec --json` (JSONL on stdout), and the model every harness's parser
+ * emits (claude-code-events.ts, gemini-cli-events.ts), so every view reads one. Version 1; add event types freely,
  * change a payload only with a new version. Shapes learned from Codex 0.171 (codex-rs/exec
  * `exec_events.rs`) and recorded in ./fixtures/. Lines that are not JSON, have an unknown `type`, or
  * do not match the known shape become `raw` events: a parser never throws on input.
