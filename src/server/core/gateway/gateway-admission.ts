@@ -1,9 +1,10 @@
 import type http from "node:http";
 import { totalTokens } from "../../../shared/token-usage";
+import { HARNESS_INFO, PROVIDER_INFO } from "../../../shared/harness-kinds";
 import { clip } from "./echo-limit";
 import { sendGatewayError } from "./gateway-error";
 import { isRefusal } from "./apis/body-policy";
-import type { GatewayApi, GatewayRoute } from "./apis/gateway-api";
+import { API_PROVIDER, type GatewayApi, type GatewayRoute } from "./apis/gateway-api";
 import { describeAllRoutes, matchGatewayRoute } from "./apis/gateway-routes";
 import { runTokenOf } from "./apis/provider-auth";
 import { freshRateState, takeRequest, type RateLimit } from "./run-rate-limit";
@@ -76,6 +77,36 @@ export function admitRoute(options: {
     return null;
   }
   return route;
+}
+
+/** "Claude Code's Anthropic Messages API": the agent that speaks an API, and the API. */
+function describeApi(api: GatewayApi): string {
+  const provider = API_PROVIDER[api];
+  const harness = Object.values(HARNESS_INFO).find((info) => info.provider === provider);
+  const name = `${PROVIDER_INFO[provider].label} ${PROVIDER_INFO[provider].api}`;
+  return harness ? `${harness.label}'s ${name}` : name;
+}
+
+/**
+ * True (answered 403) when the run's policy pins its harness's API and this route is another's: a
+ * Claude Code run's token must not buy Responses or Gemini turns (another provider's key, other prices
+ * than the configuration ran on). The path is echoed without its query, where a `key=` token may be.
+ */
+export function refuseOtherApi(options: {
+  run: RunRecord;
+  route: GatewayRoute;
+  req: http.IncomingMessage;
+  url: URL;
+  res: http.ServerResponse;
+}): boolean {
+  const { run, route } = options;
+  const apis = run.policy.apis;
+  if (!apis || apis.includes(route.api)) return false;
+  const called = `${clip(options.req.method ?? "GET", 20)} ${clip(options.url.pathname)}`;
+  const message = `This run's token is for ${apis.map(describeApi).join(" or ")}; it cannot call ${called}.`;
+  run.lastUpstreamError = `refused a request: ${message}`;
+  sendGatewayError({ res: options.res, api: route.api, status: 403, type: "api_not_allowed", message });
+  return true;
 }
 
 /** True (answered 415) when the body is compressed: the policy must read what it forwards. */

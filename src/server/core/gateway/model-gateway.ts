@@ -2,7 +2,14 @@ import http from "node:http";
 import type net from "node:net";
 import type tls from "node:tls";
 import type { TokenUsage } from "../../../shared/token-usage";
-import { admitRoute, authenticateRun, refuseEncodedBody, refuseOverBudget, refuseOverRate } from "./gateway-admission";
+import {
+  admitRoute,
+  authenticateRun,
+  refuseEncodedBody,
+  refuseOtherApi,
+  refuseOverBudget,
+  refuseOverRate,
+} from "./gateway-admission";
 import { DEFAULT_CHATGPT_BASE_URL } from "./chatgpt-session";
 import { apiOfPath } from "./apis/gateway-api";
 import { createDispatch, createTargets } from "./gateway-dispatch";
@@ -174,7 +181,8 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
     const run = authenticateRun({ req, res, url, api, lookup: (token) => runs.lookup(token) });
     if (!run) return;
     const route = admitRoute({ pathname: url.pathname, method: req.method ?? "GET", api, res });
-    if (route === null || refuseEncodedBody({ req, res, api }) || refuseOverBudget({ run, res, api })) return;
+    if (route === null || refuseOtherApi({ run, route, req, url, res })) return;
+    if (refuseEncodedBody({ req, res, api }) || refuseOverBudget({ run, res, api })) return;
     if (refuseOverRate({ run, res, api, limit: rateLimit, now: clock() })) return;
     run.active += 1;
     res.once("close", () => {

@@ -1,4 +1,5 @@
 import { clip } from "./echo-limit";
+import type { GatewayApi } from "./apis/gateway-api";
 import {
   findInObjects,
   hostedRefusal,
@@ -36,6 +37,11 @@ export interface RunPolicy {
   hostedTools: boolean;
   /** The run talks to the bundled scripted model, never to the real provider (no credential is used). */
   scripted?: boolean;
+  /**
+   * The only APIs the run's token may call (its harness's: Codex Responses, Claude Code Anthropic's
+   * Messages, Gemini CLI the Gemini API); null or absent: any (a command harness, host-side tools).
+   */
+  apis?: readonly GatewayApi[] | null;
 }
 
 export const STRICT_POLICY: RunPolicy = { model: null, hostedTools: false };

@@ -24,7 +24,8 @@ export const storedToken = (token: string) => `${HASHED}${hashRunToken(token)}`;
 
 function policyOf(project: ProjectView | null, record: SessionRecord) {
   return runPolicy({
-    harness: { kind: "codex", model: record.model ?? "", reasoningEffort: "medium", instructions: "", overrides: [] },
+    // a session's agent is pinned to its API as a trial's is; a shell may run any client (as a command harness)
+    harness: { kind: record.kind === "shell" ? "command" : record.kind, model: record.model ?? "" },
     network: record.network,
     allowHostedTools: project?.allowHostedTools ?? false,
   });
