@@ -6,6 +6,9 @@ import { once } from "node:events";
 import { totalTokens } from "../src/shared/token-usage";
 import type { DashboardChannel, JobLease, RemoteRunStatus } from "../src/server/core/artifacts/dashboard-channel";
 import type { ModelGateway } from "../src/server/core/gateway/model-gateway";
+import { apiOfPath } from "../src/server/core/gateway/apis/gateway-api";
+import { forwardedSearch, runTokenOf } from "../src/server/core/gateway/apis/provider-auth";
+import { sendGatewayError } from "../src/server/core/gateway/gateway-error";
 import type { RemoteModelRuns } from "./jobs/study";
 import { messageOf } from "../src/shared/error-message";
 
@@ -30,7 +33,10 @@ const EMPTY: RemoteRunStatus = {
   reportedModel: null,
   lastUpstreamError: null,
 };
-/** Headers that are this hop's own (framing, the run token, the dashboard's lease headers), never relayed. */
+/**
+ * Headers that are this hop's own (framing, the run token in whichever header its CLI puts it — Codex's
+ * bearer, Claude Code's x-api-key, Gemini CLI's x-goog-api-key — the dashboard's lease headers), never relayed.
+ */
 const OWN = new Set([
   "host",
   "connection",
@@ -40,6 +46,8 @@ const OWN = new Set([
   "content-encoding",
   "accept-encoding",
   "authorization",
+  "x-api-key",
+  "x-goog-api-key",
   "cookie",
   "te",
   "trailer",
@@ -47,9 +55,12 @@ const OWN = new Set([
 ]);
 const relayable = (name: string) => !OWN.has(name.toLowerCase()) && !name.toLowerCase().startsWith("x-invariant-");
 
-function answer(res: http.ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify({ error: { type: "gateway_error", message } }));
+/** The model APIs' path prefixes the dashboard's gateway serves (Responses and Anthropic's /v1, Gemini's /v1beta). */
+const MODEL_PREFIXES = ["/v1/", "/v1beta/"];
+
+/** An error of this hop, in the shape of the API the container's CLI speaks (so it shows the reason). */
+function answer(res: http.ServerResponse, url: URL, status: number, message: string): void {
+  sendGatewayError({ res, api: apiOfPath(url.pathname), status, type: "gateway_error", message });
 }
 
 /** One request of a container, relayed to the dashboard's gateway; the run's metering is read again before it ends. */
@@ -61,11 +72,20 @@ async function relay(o: {
   res: http.ServerResponse;
 }): Promise<void> {
   const { req, res } = o;
-  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-  const entry = bearer ? [...o.runs.entries()].find(([, run]) => run.token === bearer && !run.revoked) : undefined;
-  if (!entry || !bearer) return answer(res, 401, "Unknown or revoked run token.");
+  const url = new URL(req.url ?? "/", "http://gateway");
+  const token = runTokenOf(req, url);
+  const entry = token ? [...o.runs.entries()].find(([, run]) => run.token === token && !run.revoked) : undefined;
+  if (!entry || !token) return answer(res, url, 401, "Unknown or revoked run token.");
+  if (!MODEL_PREFIXES.some((prefix) => url.pathname.startsWith(prefix)))
+    return answer(
+      res,
+      url,
+      404,
+      `The model gateway forwards only model API paths (/v1/…, /v1beta/…), not ${url.pathname.slice(0, 200)}.`,
+    );
   const [runId, run] = entry;
-  const headers: Record<string, string> = { "x-invariant-run-token": bearer };
+  // the token travels in the relay's own header only: none of the CLI's, and no `key=` in the query
+  const headers: Record<string, string> = { "x-invariant-run-token": token };
   for (const [name, value] of Object.entries(req.headers))
     if (typeof value === "string" && relayable(name)) headers[name] = value;
   const withBody = req.method !== "GET" && req.method !== "HEAD";
@@ -75,7 +95,7 @@ async function relay(o: {
     controller.abort();
     run.inFlight.delete(controller);
   });
-  const response = await o.channel.request(`/api/worker/model${req.url ?? "/"}`, {
+  const response = await o.channel.request(`/api/worker/model${url.pathname}${forwardedSearch(url)}`, {
     method: req.method ?? "GET",
     headers,
     lease: run.lease,
@@ -126,7 +146,9 @@ export function createRelayedGateway(options: {
 
   const server = http.createServer((req, res) => {
     relay({ channel, runs, refresh, req, res }).catch((error: unknown) => {
-      if (!res.headersSent) answer(res, 502, `The dashboard's model gateway could not be reached: ${messageOf(error)}`);
+      const url = new URL(req.url ?? "/", "http://gateway");
+      if (!res.headersSent)
+        answer(res, url, 502, `The dashboard's model gateway could not be reached: ${messageOf(error)}`);
       else res.destroy();
     });
   });

@@ -10,6 +10,7 @@ import { credentialsFromHeaders } from "../access/request-guard";
 import type { JobLease, LeaseGrant } from "../workers/job-leases";
 import { drainRefused, limitedBody, UploadTooLargeError } from "../workers/upload-limits";
 import type { WorkerTokenView } from "../workers/worker-tokens.queries";
+import { forwardedSearch } from "../../core/gateway/apis/provider-auth";
 
 /**
  * The worker API (/api/worker/…), for workers on other hosts: thin transport over
@@ -38,7 +39,9 @@ const leaseSchema = z.object({
   jobId: z.string().regex(/^[A-Za-z0-9_:-]{1,200}$/, "A job id is letters, digits, -, _ and :."),
   lock: z.string().min(1).max(200),
 });
-const MODEL_PATH = "/api/worker/model/v1/";
+/** Model API requests of a remote trial's agent: `/api/worker/model` + the API's own path (Responses and Anthropic /v1/…, Gemini /v1beta/…). */
+const MODEL_ROOT = "/api/worker/model";
+const MODEL_PREFIXES = [`${MODEL_ROOT}/v1/`, `${MODEL_ROOT}/v1beta/`];
 
 /** The job lease a call names (x-invariant-job, x-invariant-job-lock), or null when it names none. */
 function leaseOf(req: http.IncomingMessage): JobLease | null {
@@ -143,11 +146,12 @@ function leasedAction(options: RouteOptions): Action | null {
   }
   if (url.pathname === "/api/worker/model/run")
     return async (grant) => sendJson(res, 200, post ? await models.open(grant) : await models.status(grant));
-  if (url.pathname.startsWith(MODEL_PATH)) {
+  if (MODEL_PREFIXES.some((prefix) => url.pathname.startsWith(prefix))) {
     const runToken = req.headers["x-invariant-run-token"];
-    const subPath = url.pathname.slice(MODEL_PATH.length - 1) + url.search;
+    // the run token rides in x-invariant-run-token only: a `key=` in the query is never relayed
+    const path = url.pathname.slice(MODEL_ROOT.length) + forwardedSearch(url);
     return (grant) =>
-      models.forward({ grant, runToken: typeof runToken === "string" ? runToken : undefined, subPath, req, res });
+      models.forward({ grant, runToken: typeof runToken === "string" ? runToken : undefined, path, req, res });
   }
   return null;
 }

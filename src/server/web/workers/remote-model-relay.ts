@@ -12,8 +12,20 @@ import { packageRoot } from "../../../lib/package-info";
 import { dataDirPaths } from "../../core/storage/data-dir";
 import type { LeaseGrant } from "./job-leases";
 
-/** Request headers that are the relay's own business, never forwarded to the gateway. */
-const DROPPED = new Set(["host", "connection", "authorization", "cookie", "transfer-encoding", "keep-alive"]);
+/**
+ * Request headers that are the relay's own business, never forwarded to the gateway: the run token goes in
+ * the relay's own bearer only, so any of the CLIs' key headers (x-api-key, x-goog-api-key) is dropped.
+ */
+const DROPPED = new Set([
+  "host",
+  "connection",
+  "authorization",
+  "x-api-key",
+  "x-goog-api-key",
+  "cookie",
+  "transfer-encoding",
+  "keep-alive",
+]);
 
 /** The gateway (with the bundled scripted model for `scripted:` runs) on a unix socket of the web process. */
 async function startRelayGateway(options: {
@@ -49,14 +61,15 @@ async function startRelayGateway(options: {
 async function forwardToGateway(o: {
   socketPath: string;
   token: string;
-  subPath: string;
+  /** The API's own path and query (`/v1/responses`, `/v1/messages?beta=true`, `/v1beta/models/…?alt=sse`). */
+  path: string;
   req: http.IncomingMessage;
   res: http.ServerResponse;
 }): Promise<void> {
   const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${o.token}` };
   for (const [name, value] of Object.entries(o.req.headers))
     if (!DROPPED.has(name) && !name.startsWith("x-invariant-") && value !== undefined) headers[name] = value;
-  const upstream = http.request({ socketPath: o.socketPath, method: o.req.method, path: `/v1${o.subPath}`, headers });
+  const upstream = http.request({ socketPath: o.socketPath, method: o.req.method, path: o.path, headers });
   const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
     upstream.once("response", resolve);
     upstream.once("error", reject);
@@ -121,7 +134,8 @@ export function createRemoteModelRelay(options: {
     async forward(o: {
       grant: LeaseGrant;
       runToken: string | undefined;
-      subPath: string;
+      /** The model API's path and query, as the agent's CLI sent it (its `key=` removed). */
+      path: string;
       req: http.IncomingMessage;
       res: http.ServerResponse;
     }): Promise<void> {
