@@ -55,7 +55,16 @@ beforeAll(async () => {
   app = await launch({
     dataDir: tempDir("remote-web"),
     args: ["--redis-url", redis.url],
-    env: { OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: mock.url, INVARIANT_WORKER_CONCURRENCY: "1" },
+    env: {
+      OPENAI_API_KEY: FAKE_KEY,
+      OPENAI_BASE_URL: mock.url,
+      // Claude Code's and Gemini CLI's providers: the same mock (it answers only this key on every API)
+      ANTHROPIC_API_KEY: FAKE_KEY,
+      ANTHROPIC_BASE_URL: mock.rootUrl,
+      GEMINI_API_KEY: FAKE_KEY,
+      GOOGLE_GEMINI_BASE_URL: mock.rootUrl,
+      INVARIANT_WORKER_CONCURRENCY: "1",
+    },
   });
 }, 120_000);
 
@@ -103,8 +112,9 @@ function startRemoteWorker(tokenFile: string) {
   };
   // no credential and no upstream here: the remote trials' model requests go through the dashboard's gateway
   // (the mock model refuses any other key than the dashboard's)
-  delete env.OPENAI_API_KEY;
-  delete env.OPENAI_BASE_URL;
+  for (const name of ["OPENAI", "ANTHROPIC", "GEMINI", "GOOGLE"])
+    for (const end of ["API_KEY", "BASE_URL"]) delete env[`${name}_${end}`];
+  delete env.GOOGLE_GEMINI_BASE_URL;
   const child = spawn(
     process.execPath,
     [
@@ -156,6 +166,73 @@ const createStudy = (projectId: string, testCommand: string) =>
       { harness: "codex", model: "calendar-fix-some", reasoningEffort: "low", repeats: 1 },
     ],
   });
+
+/** The launcher's worker child (its argv names the `worker` command). */
+const localWorkerPid = () =>
+  app.childPids().find((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("worker"));
+/** Files of a data dir that hold `secret` (the staged agent CLIs excepted: the key cannot be in a release binary). */
+const filesHolding = (dir: string, secret: string) =>
+  spawnSync("grep", ["-rlF", "--exclude-dir=package-files", secret, dir], { encoding: "utf8" }).stdout.trim();
+
+/**
+ * Claude Code and Gemini CLI trials on the remote worker (issue 27), with the local worker paused (SIGSTOP,
+ * so both land there): the real CLIs in the second engine's containers, their requests relayed to the
+ * dashboard's gateway, which puts the real key on (the mock answers no other) and meters each run. The
+ * worker's data dir, its log and the committed images hold nothing of the key.
+ */
+async function agentsOnTheRemote(options: { projectId: string; remoteId: string }) {
+  const local = localWorkerPid();
+  if (local === undefined) throw new Error("the launcher's worker child was not found");
+  signalProcess(local, "SIGSTOP");
+  try {
+    // a worker stopped in its blocking fetch is out of it once the fetch times out (BullMQ's drain delay, 5 s)
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const created = await mutate<{ id: string }>("studies.create", {
+      projectId: options.projectId,
+      title: "Claude Code and Gemini CLI on another host",
+      taskPrompt: "Make the calendar tests pass.",
+      testCommand: "node --test",
+      testFiles: [{ source: "project", path: "test/calendar.test.js" }],
+      concurrency: 2,
+      configurations: [
+        { harness: "claude-code", model: "calendar-fix-all", reasoningEffort: "low", repeats: 1 },
+        { harness: "gemini-cli", model: "calendar-fix-some", reasoningEffort: "low", repeats: 1 },
+      ],
+    });
+    const done = await until(
+      "the agents' study",
+      () => study(created.id),
+      (s) => s.state === "done",
+      300_000,
+    );
+    const harnessOf = new Map(done.configurations.map((c) => [c.id, c.harness]));
+    const byHarness = new Map(done.trials.map((trial) => [harnessOf.get(trial.configurationId), trial]));
+    const expected = [
+      { harness: "claude-code", script: "calendar-fix-all", passed: 23 },
+      { harness: "gemini-cli", script: "calendar-fix-some", passed: 13 },
+    ];
+    for (const { harness, script, passed } of expected) {
+      const trial = byHarness.get(harness as never);
+      expect(trial, harness).toMatchObject({
+        workerId: options.remoteId,
+        state: "succeeded",
+        verdict: { passed, total: 23 },
+      });
+      // every model turn metered at the dashboard: the script's usage per step (the mock's answer)
+      const { steps, usage } = withTool(script) as Script & { usage: { inputTokens: number; outputTokens: number } };
+      expect(trial?.tokens, harness).toMatchObject({
+        input: steps.length * usage.inputTokens,
+        output: steps.length * usage.outputTokens,
+      });
+      const config = engine.docker(["image", "inspect", trial?.committedImageId ?? ""]).stdout;
+      expect(config).not.toContain(FAKE_KEY);
+    }
+  } finally {
+    signalProcess(local, "SIGCONT");
+  }
+  expect(filesHolding(remoteData, FAKE_KEY)).toBe("");
+  expect(remote?.log()).not.toContain(FAKE_KEY);
+}
 
 /** A process's peak resident memory so far (VmHWM), in MiB. */
 const peakRssMiB = (pid: number) =>
@@ -319,6 +396,8 @@ describe("a worker on another machine (own data dir, own Docker engine, HTTP and
     expect(await credential.text()).not.toContain(FAKE_KEY);
 
     phase("review and apply checked");
+    await agentsOnTheRemote({ projectId, remoteId });
+    phase("Claude Code and Gemini CLI trials done on the remote worker");
     const peakBefore = peakRssMiB(app.child.pid ?? -1);
     await continueRemoteResult({
       projectId,
