@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   commandWords,
+  configurationDescription,
   configurationLabel,
   configurationLabels,
   configurationLabelSchema,
@@ -34,6 +35,26 @@ describe("configurationLabel", () => {
     expect(configurationLabel({ harness: "gemini-cli", model: "", reasoningEffort: "medium" })).toBe(
       "Gemini CLI · no model",
     );
+  });
+
+  it("names Codex too in a study beside other agents, and describes each in full", () => {
+    const study = [
+      { ...codex("gpt-5"), choice: 1 },
+      { harness: "claude-code", model: "claude-sonnet-4-5", reasoningEffort: "high", choice: 2 },
+      { ...command("./x.sh"), choice: 3 },
+    ];
+    expect([...configurationLabels(study).values()]).toEqual([
+      "Codex · gpt-5 · high",
+      "Claude Code · claude-sonnet-4-5 · high",
+      "./x.sh",
+    ]);
+    // Codex beside command lines only: as before
+    expect([...configurationLabels([study[0]!, study[2]!]).values()]).toEqual(["gpt-5 · high", "./x.sh"]);
+    expect(configurationDescription(study[1]!)).toBe("Claude Code claude-sonnet-4-5 · effort high");
+    expect(
+      configurationDescription({ harness: "gemini-cli", model: "gemini-2.5-pro", reasoningEffort: "medium" }),
+    ).toBe("Gemini CLI gemini-2.5-pro");
+    expect(configurationDescription(codex("gpt-5"))).toBe("Codex gpt-5 · effort high");
   });
 
   it("shortens a long command to its first words with an ellipsis", () => {

@@ -44,30 +44,41 @@ export function commandWords(command: string): string {
   return `${cut.trimEnd()}…`;
 }
 
-/** A configuration's own label, before collisions with the study's other configurations are resolved. */
-export function configurationLabel(configuration: LabelSource): string {
+/**
+ * A configuration's own label, before collisions with the study's other configurations are resolved.
+ * `namedAgent`: Codex is named too ("Codex · gpt-5 · high"), as in a study beside other agents.
+ */
+export function configurationLabel(configuration: LabelSource, options: { namedAgent?: boolean } = {}): string {
   const explicit = configuration.customLabel?.trim();
   if (explicit) return explicit;
   if (configuration.harness === "command") return commandWords(configuration.command ?? "") || "command";
   const model = configuration.model.trim() || "no model";
-  if (configuration.harness === "codex") return `${model} · ${configuration.reasoningEffort}`;
+  if (configuration.harness === "codex")
+    return `${options.namedAgent ? "Codex · " : ""}${model} · ${configuration.reasoningEffort}`;
   const kind = harnessKindSchema.safeParse(configuration.harness);
   if (!kind.success) return `${configuration.harness} · ${model}`;
   const { label, efforts } = HARNESS_INFO[kind.data];
   return efforts.length > 0 ? `${label} · ${model} · ${configuration.reasoningEffort}` : `${label} · ${model}`;
 }
 
+/** Whether configurations run more than one agent CLI (a command line aside): then each label names its agent. */
+export function mixesAgents(configurations: readonly { harness: string }[]): boolean {
+  return new Set(configurations.map((c) => c.harness).filter((harness) => harness !== "command")).size > 1;
+}
+
 /**
- * The labels of one study's configurations, by number: each `configurationLabel`, with "#2", "#3", … appended
- * to the second and later of a colliding label (in the configurations' order).
+ * The labels of one study's configurations, by number: each `configurationLabel` (naming Codex too in a
+ * study of several agents), with "#2", "#3", … appended to the second and later of a colliding label
+ * (in the configurations' order).
  */
 export function configurationLabels(
   configurations: readonly (LabelSource & { choice: number })[],
 ): Map<number, string> {
   const taken = new Set<string>();
   const labels = new Map<number, string>();
+  const namedAgent = mixesAgents(configurations);
   for (const configuration of configurations) {
-    const own = configurationLabel(configuration);
+    const own = configurationLabel(configuration, { namedAgent });
     let label = own;
     for (let n = 2; taken.has(label); n += 1) label = `${own} #${n}`;
     taken.add(label);
@@ -92,9 +103,14 @@ export function numberedLabel(configuration: { choice: number; label: string }):
   return `${configurationName(configuration.choice)} · ${configuration.label}`;
 }
 
-/** What a configuration runs, in full, for a tooltip or a detail line: "command ./agent.sh --fast", "Codex gpt-5 · effort high". */
+/**
+ * What a configuration runs, in full, for a tooltip or a detail line: "command ./agent.sh --fast",
+ * "Codex gpt-5 · effort high", "Gemini CLI gemini-2.5-pro".
+ */
 export function configurationDescription(configuration: LabelSource): string {
-  return configuration.harness === "command"
-    ? `command ${configuration.command ?? ""}`.trim()
-    : `Codex ${configuration.model.trim() || "(no model)"} · effort ${configuration.reasoningEffort}`;
+  if (configuration.harness === "command") return `command ${configuration.command ?? ""}`.trim();
+  const kind = harnessKindSchema.safeParse(configuration.harness);
+  const { label, efforts } = kind.success ? HARNESS_INFO[kind.data] : { label: configuration.harness, efforts: [] };
+  const model = `${label} ${configuration.model.trim() || "(no model)"}`;
+  return efforts.length > 0 ? `${model} · effort ${configuration.reasoningEffort}` : model;
 }

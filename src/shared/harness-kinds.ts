@@ -61,3 +61,10 @@ export function isAgentHarness(kind: HarnessKind): kind is Exclude<HarnessKind, 
 export function effortFor(kind: HarnessKind, effort: ReasoningEffort): ReasoningEffort {
   return HARNESS_INFO[kind].efforts.includes(effort) ? effort : "medium";
 }
+
+/** The provider a model name belongs to, by the providers' naming ("claude-…", "gemini-…"; else OpenAI's). */
+export function providerOfModel(model: string): ModelProvider {
+  if (model.startsWith("claude-")) return "anthropic";
+  if (model.startsWith("gemini-")) return "google";
+  return "openai";
+}

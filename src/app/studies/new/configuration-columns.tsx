@@ -1,50 +1,14 @@
 "use client";
-import type { StudyDefaultsView } from "../../../shared/study-schemas";
 import type { Column } from "../../_components/data-table";
-import { describedBy, fieldInputClass } from "../../_components/form-field";
+import { describedBy } from "../../_components/form-field";
 import { FieldError, smallButtonClass as smallButton } from "../../_components/ui";
-import {
-  fieldId,
-  resolveConfiguration,
-  type ConfigurationDraft,
-  type FieldErrors,
-  type ResolvedConfiguration,
-} from "./form-model";
-import { configurationLabel, MAX_CONFIGURATION_LABEL_CHARS } from "../../../shared/configuration-label";
-import { effortFor, HARNESS_INFO } from "../../../shared/harness-kinds";
-import { HARNESS_KINDS, type HarnessKind } from "../../../shared/vocabulary";
+import { fieldId, type ConfigurationDraft } from "./form-model";
+import { configurationLabel, MAX_CONFIGURATION_LABEL_CHARS, mixesAgents } from "../../../shared/configuration-label";
+import { HARNESS_INFO } from "../../../shared/harness-kinds";
+import { cellInput, cellOf, NotUsed, type ConfigurationRows } from "./configuration-cells";
+import { effortColumn, harnessColumn, ModelSuggestions } from "./harness-columns";
 
-const cellInput = `${fieldInputClass} px-2 py-1.5`;
-
-/** A cell of a field the row's harness does not use (a command has no model or effort; Codex no command). */
-function NotUsed() {
-  return (
-    <span className="text-xs text-muted" title="Not used by this harness">
-      —
-    </span>
-  );
-}
-
-export interface ConfigurationRows {
-  rows: readonly ConfigurationDraft[];
-  resolved: readonly ResolvedConfiguration[];
-  defaults: StudyDefaultsView | undefined;
-  errors: FieldErrors;
-  update: (index: number, patch: Partial<ConfigurationDraft>) => void;
-  duplicate: (index: number) => void;
-  remove: (index: number) => void;
-}
-
-/** What a cell of row `index` needs: its 1-based number, resolved values, control ids and errors. */
-function cellOf(table: ConfigurationRows, row: ConfigurationDraft, index: number) {
-  return {
-    n: index + 1,
-    value: table.resolved[index] ?? resolveConfiguration(row, table.defaults),
-    id: (field: string) => fieldId(`configurations.${index}.${field}`),
-    error: (field: string) => table.errors[`configurations.${index}.${field}`],
-  };
-}
-
+export type { ConfigurationRows } from "./configuration-cells";
 function textColumn(
   table: ConfigurationRows,
   options: {
@@ -90,102 +54,20 @@ function textColumn(
           ) : (
             <input
               {...common}
+              list={key === "model" ? `${id(key)}-suggestions` : undefined}
               maxLength={key === "label" ? MAX_CONFIGURATION_LABEL_CHARS : undefined}
               // an empty label reads as the derived one, shown as the placeholder
               placeholder={
                 key === "label"
-                  ? configurationLabel({ ...value, customLabel: null })
+                  ? configurationLabel({ ...value, customLabel: null }, { namedAgent: mixesAgents(table.resolved) })
                   : HARNESS_INFO[value.harness].exampleModel
               }
               title={key === "label" ? "Shown in every table, chart and report; empty: the placeholder" : undefined}
               onChange={(e) => onChange(e.target.value)}
             />
           )}
+          {key === "model" ? <ModelSuggestions id={`${id(key)}-suggestions`} harness={value.harness} /> : null}
           <FieldError id={`${id(key)}-error`} message={error(key)} />
-        </>
-      );
-    },
-  };
-}
-
-/**
- * A row switched to another harness: a model of another provider's is not carried over (the row asks for
- * one, unless the project's default configuration is of this harness), and an effort the CLI does not take
- * becomes medium.
- */
-function switchedHarness(
-  table: ConfigurationRows,
-  value: ResolvedConfiguration,
-  kind: HarnessKind,
-): Partial<ConfigurationDraft> {
-  const sameProvider = HARNESS_INFO[kind].provider === HARNESS_INFO[value.harness].provider;
-  const projectDefault = table.defaults?.configuration.harness === kind;
-  return {
-    harness: kind,
-    ...(sameProvider ? {} : { model: projectDefault ? null : "" }),
-    reasoningEffort: effortFor(kind, value.reasoningEffort),
-  };
-}
-
-function harnessColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
-  return {
-    key: "harness",
-    header: "Harness",
-    cell: (row, index) => {
-      const { n, value, id, error } = cellOf(table, row, index);
-      return (
-        <>
-          <select
-            id={id("harness")}
-            aria-label={`Harness ${n}`}
-            className={`${cellInput} min-w-32`}
-            value={value.harness}
-            onChange={(e) => {
-              const kind = HARNESS_KINDS.find((each) => each === e.target.value);
-              if (kind) table.update(index, switchedHarness(table, value, kind));
-            }}
-            {...describedBy(id("harness"), { error: error("harness") })}
-          >
-            {HARNESS_KINDS.map((kind) => (
-              <option key={kind} value={kind}>
-                {HARNESS_INFO[kind].label}
-              </option>
-            ))}
-          </select>
-          <FieldError id={`${id("harness")}-error`} message={error("harness")} />
-        </>
-      );
-    },
-  };
-}
-
-function effortColumn(table: ConfigurationRows): Column<ConfigurationDraft> {
-  return {
-    key: "effort",
-    header: "Effort",
-    cell: (row, index) => {
-      const { n, value, id, error } = cellOf(table, row, index);
-      const efforts = HARNESS_INFO[value.harness].efforts;
-      if (efforts.length === 0) return <NotUsed />;
-      return (
-        <>
-          <select
-            id={id("reasoningEffort")}
-            aria-label={`Effort ${n}`}
-            className={`${cellInput} min-w-28`}
-            value={value.reasoningEffort}
-            onChange={(e) =>
-              table.update(index, { reasoningEffort: efforts.find((effort) => effort === e.target.value) ?? "medium" })
-            }
-            {...describedBy(id("reasoningEffort"), { error: error("reasoningEffort") })}
-          >
-            {efforts.map((effort) => (
-              <option key={effort} value={effort}>
-                {effort}
-              </option>
-            ))}
-          </select>
-          <FieldError id={`${id("reasoningEffort")}-error`} message={error("reasoningEffort")} />
         </>
       );
     },
