@@ -107,15 +107,23 @@ function runOf(harness) {
 export async function startAgentBench() {
   const runtime = app.createDockerRuntime();
   const image = await app.ensureAgentImage(runtime);
-  const files = app.stagePackageFiles({ dataDir: tempDir("data") });
+  const dataDir = tempDir("data");
+  const files = app.stagePackageFiles({ dataDir });
   // the direct arm shares the host network to reach the mock on loopback; ours needs no network
-  const mock = await app.startMockModel({ scripts: { [MODEL]: SCRIPT }, apiKey: KEY, host: "127.0.0.1" });
+  const requests = []; // when each model request reached the mock, for the phases of a run
+  const mock = await app.startMockModel({
+    scripts: { [MODEL]: SCRIPT },
+    apiKey: KEY,
+    host: "127.0.0.1",
+    onHttpRequest: ({ method, url }) => requests.push({ at: performance.now(), what: `${method} ${url}` }),
+  });
   const gateway = await app.startModelGateway({
     upstreamBaseUrl: mock.url,
     upstreams: { anthropic: mock.rootUrl, google: mock.rootUrl },
     credential: () => ({ apiKey: KEY, source: "bench" }),
   });
-  const socket = await app.startGatewaySocket({ socketPath: path.join(tempDir("gw"), "gw.sock"), gateway });
+  const socketDir = tempDir("gw");
+  const socket = await app.startGatewaySocket({ socketPath: path.join(socketDir, "gw.sock"), gateway });
   const deps = {
     runtime,
     gateway,
@@ -130,15 +138,35 @@ export async function startAgentBench() {
     image,
     mock,
     deps,
+    requests,
     async close() {
       await socket.close();
       await gateway.close();
       await mock.close();
+      removeAll(dataDir, socketDir);
     },
   };
 }
 
-/** (a) One run through runAgent; its wall time in ms. */
+/**
+ * A run's wall time and its phases as the mock saw them: until the first model request (container
+ * start, bridge, the CLI's own start), from the first to the last request (the scripted turn, every
+ * request through the gateway hop in our arm), and after the last (the CLI's exit, teardown).
+ */
+function timing(bench, began, ended) {
+  const mine = bench.requests.filter((r) => r.at >= began && r.at <= ended);
+  const first = mine[0]?.at ?? ended;
+  const last = mine.at(-1)?.at ?? ended;
+  return {
+    ms: ended - began,
+    requests: mine.map((r) => r.what),
+    toFirst: first - began,
+    turn: last - first,
+    afterLast: ended - last,
+  };
+}
+
+/** (a) One run through runAgent: its timing. */
 export async function timeOurs(bench, kind, i) {
   const workspace = tempDir("ws");
   const home = tempDir("home");
@@ -155,14 +183,14 @@ export async function timeOurs(bench, kind, i) {
     limits: LIMITS,
     timeoutMs: 120_000,
   });
-  const ms = performance.now() - began;
+  const ended = performance.now();
   if (result.outcome.status !== "succeeded")
     throw new Error(`${kind} through runAgent: ${JSON.stringify(result.outcome)}`);
   removeAll(workspace, home);
-  return ms;
+  return timing(bench, began, ended);
 }
 
-/** (b) The same CLI by hand: `docker run --rm --network host` at the mock; its wall time in ms. */
+/** (b) The same CLI by hand: `docker run --rm --network host` at the mock; its timing. */
 export async function timeDirect(bench, kind) {
   const workspace = tempDir("ws");
   const homePath = tempDir("home");
@@ -174,11 +202,11 @@ export async function timeDirect(bench, kind) {
   if (spec.install) args.push("-v", `${staged}:${spec.install}:ro`);
   const began = performance.now();
   const result = await run("docker", [...args, bench.image, ...spec.argv]);
-  const ms = performance.now() - began;
+  const ended = performance.now();
   if (result.status !== 0 || !HARNESSES[kind].succeeded(result.stdout))
     throw new Error(`${kind} by hand failed (${result.status}): ${result.stderr}\n${result.stdout.slice(-2000)}`);
   removeAll(workspace, homePath);
-  return ms;
+  return timing(bench, began, ended);
 }
 
 function removeAll(...dirs) {

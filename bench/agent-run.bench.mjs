@@ -2,7 +2,8 @@
 // our agent run (container with limits and labels, network none, gateway bridge in the container, unix
 // socket, model gateway hop, event parsing, teardown) vs the same CLI started with `docker run --rm
 // --network host` straight against the mock model (bench/agent-run-lib.mjs has both arms).
-// BENCH_HARNESSES=claude-code,gemini-cli picks harnesses (default: all three); BENCH_RUNS rounds (default 5).
+// BENCH_HARNESSES=claude-code,gemini-cli picks harnesses (default: all three); BENCH_RUNS rounds (default 5);
+// BENCH_TRACE=1 prints each round's phases and the model requests the mock saw.
 import { execFileSync } from "node:child_process";
 import { HARNESSES, startAgentBench, timeDirect, timeOurs } from "./agent-run-lib.mjs";
 import { median, writeResult } from "./lib.mjs";
@@ -20,6 +21,13 @@ if (unknown.length)
 const load = () => execFileSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).split(" ").slice(0, 3).join(" ");
 const NAMES = { codex: "Codex", "claude-code": "Claude Code", "gemini-cli": "Gemini CLI" };
 
+/** Medians of the phases the mock saw: model requests, until the first, first to last, after the last. */
+function phases(timings) {
+  const m = (key) => Math.round(median(timings.map((t) => t[key])));
+  const requests = median(timings.map((t) => t.requests.length));
+  return `${requests} requests, ${m("toFirst")} ms to the first, ${m("turn")} ms first→last, ${m("afterLast")} ms after the last`;
+}
+
 const bench = await startAgentBench();
 try {
   for (const kind of kinds) {
@@ -31,14 +39,15 @@ try {
     for (let i = 0; i < RUNS; i++) {
       ours.push(await timeOurs(bench, kind, i));
       direct.push(await timeDirect(bench, kind));
+      if (process.env.BENCH_TRACE) console.log(kind, i, JSON.stringify({ ours: ours.at(-1), direct: direct.at(-1) }));
     }
-    const rounds = ours.map((ms, i) => `${Math.round(ms)}/${Math.round(direct[i])}`).join(", ");
+    const rounds = ours.map((t, i) => `${Math.round(t.ms)}/${Math.round(direct[i].ms)}`).join(", ");
     writeResult({
       name: kind === "codex" ? "agent-run-overhead" : `agent-run-overhead-${kind}`,
       unit: "ms",
-      value: Math.round(median(ours)),
-      baseline: Math.round(median(direct)),
-      notes: `median of ${RUNS}, interleaved: a one-step scripted ${NAMES[kind]} run through runAgent (container, bridge, unix socket, gateway, event parsing, teardown) vs \`docker run --rm --network host\` of the same CLI straight at the mock. Rounds ours/direct ms: ${rounds}. Load average before ${loadBefore}, after ${load()}. Target ≤ 1.3×.`,
+      value: Math.round(median(ours.map((t) => t.ms))),
+      baseline: Math.round(median(direct.map((t) => t.ms))),
+      notes: `median of ${RUNS}, interleaved: a one-step scripted ${NAMES[kind]} run through runAgent (container, bridge, unix socket, gateway, event parsing, teardown) vs \`docker run --rm --network host\` of the same CLI straight at the mock. Rounds ours/direct ms: ${rounds}. Phases ours / direct (medians): ${phases(ours)} / ${phases(direct)}. Load average before ${loadBefore}, after ${load()}. Target ≤ 1.3×.`,
     });
   }
 } finally {
