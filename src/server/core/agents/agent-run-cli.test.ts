@@ -201,6 +201,21 @@ describe.each(CASES)(
   },
 );
 
+describe.each(CASES)("$name past its token budget", ({ harness, name }) => {
+  it("is stopped by the gateway's budget: the next request is refused and the container stopped", async () => {
+    const run = input(harness, `budget-${name.replace(" ", "-").toLowerCase()}`);
+    // one model response of the script's usage reaches the budget
+    const result = await runAgent(deps([]), { ...run, budgetTokens: USAGE.inputTokens + USAGE.outputTokens });
+    expect(result.budgetReached).toBe(true);
+    expect(result.outcome, JSON.stringify(result.outcome)).toMatchObject({
+      status: "stopped",
+      reason: "Stopped: past its budget.",
+    });
+    // never the whole script's three responses
+    expect(result.meteredUsage?.inputTokens ?? 0).toBeLessThan(3 * USAGE.inputTokens);
+  }, 300_000);
+});
+
 describe("a worker without the CLI", () => {
   it("refuses the run with what to install, before it starts a container", async () => {
     const run = input(CASES[0]!.harness, "missing");
