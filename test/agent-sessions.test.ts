@@ -19,6 +19,8 @@ import type { AgentSessionKind } from "../src/shared/session-schemas";
  * derives its step from the conversation each request carries, so that second reply shows the request
  * held the earlier turns. Started, typed into and resumed through the session service as the browser's
  * socket drives it; then a Claude Code trial continued in a session that resumes its conversation.
+ * Prompts end in "." rather than "?": Gemini CLI drops a "?" that ends a burst of input (a test types a
+ * prompt at once; a person's keystrokes come one by one).
  */
 const runtime = createDockerRuntime();
 const MODEL = "scripted:session-chat";
@@ -73,7 +75,7 @@ afterAll(async () => {
 });
 
 describe.each(["claude-code", "gemini-cli"] as const)("a %s session", (kind) => {
-  it("answers a typed task in its TUI, exits, and resumes the same conversation by the CLI's session id", async () => {
+  it("answers a typed task in its TUI, is reattached after a restart, exits, and resumes the same conversation by the CLI's session id", async () => {
     const sessions = web.core.services.sessions;
     const session = await sessions.start({ projectId, kind, mode: "private", model: MODEL, startedBy: "Ada" });
     expect(session).toMatchObject({ kind, model: MODEL });
@@ -86,6 +88,14 @@ describe.each(["claude-code", "gemini-cli"] as const)("a %s session", (kind) => 
       "written in a session\n",
     );
 
+    // its browser goes away and the dashboard restarts: the TUI runs on, and a new watcher gets its screen back
+    terminal.stop();
+    web = await stack.restartWeb();
+    await web.waitForState(session.id, "running", 30_000);
+    const back = await web.watch(session.id);
+    await back.waitFor(FIRST_REPLY, 30_000);
+    await back.waitFor(TUI[kind].ready, 30_000);
+
     const exited = await exitTui(kind, session.id);
     expect(exited.threadId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(exited.reason).toMatch(/ended \(exit code \d+\)\. Resume starts it again .*continuing the conversation/);
@@ -94,7 +104,8 @@ describe.each(["claude-code", "gemini-cli"] as const)("a %s session", (kind) => 
     const home = dataDirPaths(dataDir).sessionAgentHome(projectId, "private", kind);
     expect(execFileSync("grep", ["-rl", exited.threadId ?? "-", home], { encoding: "utf8" })).not.toBe("");
 
-    await sessions.resume(session.id);
+    // the web core restarted: its own session service from here on
+    await web.core.services.sessions.resume(session.id);
     const resumed = await web.watch(session.id);
     // the resumed TUI shows the conversation so far, and the next turn continues it
     await resumed.waitFor(FIRST_REPLY, 90_000);
@@ -102,7 +113,7 @@ describe.each(["claude-code", "gemini-cli"] as const)("a %s session", (kind) => 
     await prompt({ sessionId: session.id, terminal: resumed, text: "Do you remember.", reply: SECOND_REPLY });
     const again = await exitTui(kind, session.id);
     expect(again.threadId).toBe(exited.threadId);
-    await sessions.finish(session.id);
+    await web.core.services.sessions.finish(session.id);
   }, 300_000);
 });
 
