@@ -1,6 +1,4 @@
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calendarProject, createDockerRuntime, FAKE_KEY, tempDir } from "./support/study-harness";
 import type { SessionWeb, TerminalWatcher } from "./support/session-harness";
@@ -9,7 +7,6 @@ import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import { readWorkspace } from "../src/server/core/workspaces/workspace-store";
 import { workspaceFiles } from "../src/server/core/workspaces/workspace-files";
 import { startWorker } from "../worker/main";
-import type { AgentSessionKind } from "../src/shared/session-schemas";
 
 /**
  * Issue 27 on the real stack: Claude Code and Gemini CLI sessions as complete as Codex's — the real
@@ -117,8 +114,10 @@ describe.each(["claude-code", "gemini-cli"] as const)("a %s session", (kind) => 
   }, 300_000);
 });
 
-describe("continuing a Claude Code trial's result", () => {
-  it("resumes the trial's conversation in a Claude Code session on its private copy", async () => {
+const LABEL = { "claude-code": "Claude Code", "gemini-cli": "Gemini CLI" } as const;
+
+describe.each(["claude-code", "gemini-cli"] as const)("continuing a %s trial's result", (kind) => {
+  it("resumes the trial's conversation in a session of its agent on its private copy", async () => {
     const services = web.core.services;
     const worker = await startWorker({
       redisUrl: stack.redis.url,
@@ -138,11 +137,11 @@ describe("continuing a Claude Code trial's result", () => {
       const { id } = await services.studies.create(
         {
           projectId,
-          title: "Claude Code, continued",
+          title: `${LABEL[kind]}, continued`,
           taskPrompt: "Please write the file.",
           testCommand: "node --test",
           concurrency: 1,
-          configurations: [{ harness: "claude-code", model: MODEL, repeats: 1 }],
+          configurations: [{ harness: kind, model: MODEL, repeats: 1 }],
         },
         "admin",
       );
@@ -155,13 +154,12 @@ describe("continuing a Claude Code trial's result", () => {
     } finally {
       await worker.stop("test finished");
     }
-    const kind: AgentSessionKind = "claude-code";
-    // a Codex session cannot resume a Claude Code conversation: refused with what to do instead
+    // a Codex session cannot resume another agent's conversation: refused with what to do instead
     await expect(
       services.sessions.start({ projectId, kind: "codex", model: "gpt-5", fromTrialId: trialId }),
-    ).rejects.toThrow(/ran Claude Code, so only a Claude Code session can resume its conversation/);
+    ).rejects.toThrow(`ran ${LABEL[kind]}, so only a ${LABEL[kind]} session can resume its conversation`);
     const session = await services.sessions.start({ projectId, kind, fromTrialId: trialId, resumeTrialThread: true });
-    // the trial's model and conversation: the session resumes it by Claude Code's session id
+    // the trial's model and conversation: the session resumes it by the CLI's session id
     expect(session).toMatchObject({ kind, model: MODEL, mode: "private" });
     const terminal = await web.watch(session.id);
     await terminal.waitFor(/Please write the file\./, 90_000);
@@ -170,8 +168,9 @@ describe("continuing a Claude Code trial's result", () => {
     await prompt({ sessionId: session.id, terminal, text: "Do you remember.", reply: SECOND_REPLY });
     const exited = await exitTui(kind, session.id);
     expect(exited.threadId).toBe(trialThread);
+    // the trial's conversation was copied into the agent's home for continued trials
     const home = dataDirPaths(dataDir).sessionAgentHome(projectId, "continue", kind);
-    expect(fs.existsSync(path.join(home, "projects", "-workspace", `${exited.threadId}.jsonl`))).toBe(true);
+    expect(execFileSync("grep", ["-rl", trialThread ?? "-", home], { encoding: "utf8" })).not.toBe("");
     await services.sessions.finish(session.id);
   }, 420_000);
 });
