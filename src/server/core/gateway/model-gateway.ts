@@ -11,14 +11,15 @@ import {
   refuseOverRate,
 } from "./gateway-admission";
 import { DEFAULT_CHATGPT_BASE_URL } from "./chatgpt-session";
-import { apiOfPath } from "./apis/gateway-api";
+import { apiOfPath, type GatewayApi } from "./apis/gateway-api";
+import { forwardedSearch, runTokenOf } from "./apis/provider-auth";
 import { createDispatch, createTargets } from "./gateway-dispatch";
 import { createGatewayKey, type CredentialLookup } from "./gateway-key";
 import { sendGatewayError } from "./gateway-error";
 import type { ForwardContext, RecoverCredential } from "./forward-request";
 import type { RunPolicy } from "./request-policy";
 import { DEFAULT_RATE_LIMIT, type RateLimit } from "./run-rate-limit";
-import { createPackageProxy, isProxyRequest } from "./package-proxy";
+import { createPackageProxy, isProxyRequest, proxyToken } from "./package-proxy";
 import { createRunTokens } from "./run-tokens";
 import { listenHttp } from "../../../lib/listen";
 import { messageOf } from "../../../shared/error-message";
@@ -84,7 +85,22 @@ export interface ModelGatewayOptions {
   onBudgetExceeded?: (event: { runId: string; usedTokens: number; budgetTokens: number }) => void;
   /** The package mirrors containers in network mode `none` may download from through the gateway (package-proxy.ts). */
   packageHosts?: readonly string[];
+  /**
+   * Sees every request the gateway receives, before it is checked (model API requests, package proxy
+   * requests, refused tunnels alike): its run (null without a valid run token), method, path with query
+   * (a `?key=` token removed; a proxy request's absolute URL, a tunnel's host:port), and the API its
+   * path belongs to. For tests and audits of what a run sends.
+   */
+  onRequest?: (request: GatewayRequestSeen) => void;
   log?: (line: string) => void;
+}
+
+export interface GatewayRequestSeen {
+  runId: string | null;
+  method: string;
+  path: string;
+  /** The model API of the path (null: a package proxy request or tunnel, not for a model). */
+  api: GatewayApi | null;
 }
 
 export interface ModelGateway {
@@ -124,10 +140,12 @@ export interface ModelGateway {
 function gatewayServer(options: {
   handle: (req: http.IncomingMessage, res: http.ServerResponse) => void;
   packages: ReturnType<typeof createPackageProxy>;
+  observe: (req: http.IncomingMessage) => void;
   log: (message: string) => void;
 }): http.Server {
   const server = http.createServer((req, res) => {
     try {
+      options.observe(req);
       if (isProxyRequest(req)) return options.packages.handle(req, res);
       options.handle(req, res);
     } catch (error) {
@@ -141,8 +159,30 @@ function gatewayServer(options: {
       });
     }
   });
-  server.on("connect", (req: http.IncomingMessage, socket: net.Socket) => options.packages.refuseTunnel(req, socket));
+  server.on("connect", (req: http.IncomingMessage, socket: net.Socket) => {
+    options.observe(req);
+    options.packages.refuseTunnel(req, socket);
+  });
   return server;
+}
+
+/** Reports a request to `onRequest` as it arrives: its run from whichever token it carries (model API or proxy). */
+function requestObserver(
+  onRequest: (request: GatewayRequestSeen) => void,
+  runs: ReturnType<typeof createRunTokens>,
+): (req: http.IncomingMessage) => void {
+  return (req) => {
+    const method = req.method ?? "GET";
+    const runOf = (token: string | null) => (token ? (runs.lookup(token)?.runId ?? null) : null);
+    // a tunnel's or proxy request's target is not a gateway path (and a CONNECT target is no URL)
+    if (method === "CONNECT" || isProxyRequest(req)) {
+      const path = req.url ?? "";
+      return onRequest({ runId: runOf(proxyToken(req)), method, path, api: null });
+    }
+    const url = new URL(req.url ?? "/", "http://gateway");
+    const path = `${url.pathname}${forwardedSearch(url)}`;
+    onRequest({ runId: runOf(runTokenOf(req, url)), method, path, api: apiOfPath(url.pathname) });
+  };
 }
 
 export async function startModelGateway(options: ModelGatewayOptions): Promise<ModelGateway> {
@@ -150,8 +190,7 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
   const upstreams = { ...DEFAULT_UPSTREAMS, ...options.upstreams };
   // a malformed URL fails here, at start
   for (const url of [options.upstreamBaseUrl, upstreams.anthropic, upstreams.google]) targets.get(url);
-  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
-  const clock = options.clock ?? Date.now;
+  const [rateLimit, clock] = [options.rateLimit ?? DEFAULT_RATE_LIMIT, options.clock ?? Date.now];
   const runs = createRunTokens();
   const log = options.log ?? (() => undefined);
   const { credential, extraSecrets } = options;
@@ -193,6 +232,7 @@ export async function startModelGateway(options: ModelGatewayOptions): Promise<M
 
   const server = gatewayServer({
     handle,
+    observe: options.onRequest ? requestObserver(options.onRequest, runs) : () => undefined,
     packages: createPackageProxy({
       lookup: (token) => runs.lookup(token),
       log,

@@ -46,7 +46,7 @@ export function isProxyRequest(req: http.IncomingMessage): boolean {
 }
 
 /** The run token in `Proxy-Authorization: Basic …` (any user name, the token as the password). */
-function proxyToken(req: http.IncomingMessage): string | null {
+export function proxyToken(req: http.IncomingMessage): string | null {
   const match = /^Basic\s+([A-Za-z0-9+/=]{1,1024})$/.exec(req.headers["proxy-authorization"] ?? "");
   if (!match?.[1]) return null;
   const decoded = Buffer.from(match[1], "base64").toString("utf8");
