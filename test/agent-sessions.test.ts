@@ -114,6 +114,25 @@ describe.each(["claude-code", "gemini-cli"] as const)("a %s session", (kind) => 
   }, 300_000);
 });
 
+describe.each(["claude-code", "gemini-cli"] as const)("a %s session as the host user", (kind) => {
+  it("starts unattended and answers when the project does not run as root", async () => {
+    const services = web.core.services;
+    await services.projects.update({ id: projectId, settings: { runAsRoot: false } });
+    try {
+      // the home was written by sessions running as root: the next session's user gets it (and its settings)
+      const session = await services.sessions.start({ projectId, kind, mode: "private", model: MODEL });
+      const terminal = await web.watch(session.id);
+      await terminal.waitFor(TUI[kind].ready, 90_000);
+      await prompt({ sessionId: session.id, terminal, text: "Please write the file.", reply: FIRST_REPLY });
+      const exited = await exitTui(kind, session.id);
+      expect(exited.threadId).toMatch(/^[0-9a-f-]{36}$/);
+      await services.sessions.finish(session.id);
+    } finally {
+      await services.projects.update({ id: projectId, settings: { runAsRoot: true } });
+    }
+  }, 300_000);
+});
+
 const LABEL = { "claude-code": "Claude Code", "gemini-cli": "Gemini CLI" } as const;
 
 describe.each(["claude-code", "gemini-cli"] as const)("continuing a %s trial's result", (kind) => {
