@@ -22,6 +22,12 @@ const SCRIPT = {
   ],
 };
 const LIMITS = { cpus: 2, memoryBytes: 2 * 1024 ** 3, swapBytes: 0, pids: 512 };
+/** Our container's limits and hardening as `docker run` options (docker-container.ts), for a direct arm that has them too. */
+export const LIMIT_ARGS = [
+  ...["--cpus", String(LIMITS.cpus), "--memory", String(LIMITS.memoryBytes)],
+  ...["--memory-swap", String(LIMITS.memoryBytes + LIMITS.swapBytes), "--pids-limit", String(LIMITS.pids)],
+  ...["--cap-drop", "ALL", "--security-opt", "no-new-privileges:true"],
+];
 
 const app = await importBundle({
   name: "agent-run-bench",
@@ -190,13 +196,16 @@ export async function timeOurs(bench, kind, i) {
   return timing(bench, began, ended);
 }
 
-/** (b) The same CLI by hand: `docker run --rm --network host` at the mock; its timing. */
-export async function timeDirect(bench, kind) {
+/**
+ * (b) The same CLI by hand: `docker run --rm --network host` at the mock; its timing. `dockerArgs`:
+ * more `docker run` options, to find out which of our container's settings costs what.
+ */
+export async function timeDirect(bench, kind, dockerArgs = []) {
   const workspace = tempDir("ws");
   const homePath = tempDir("home");
   const staged = bench.deps.agents[kind]?.hostDir ?? null;
   const spec = HARNESSES[kind].direct({ mock: bench.mock, harness: HARNESSES[kind].harness, homePath });
-  const args = ["run", "--rm", "--network", "host", "--init", "-w", PATHS.workspace];
+  const args = ["run", "--rm", "--network", "host", "--init", "-w", PATHS.workspace, ...dockerArgs];
   for (const [name, value] of Object.entries(spec.env)) args.push("-e", `${name}=${value}`);
   args.push("-v", `${workspace}:${PATHS.workspace}`, "-v", `${homePath}:${spec.home}`);
   if (spec.install) args.push("-v", `${staged}:${spec.install}:ro`);
