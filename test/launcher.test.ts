@@ -237,7 +237,16 @@ describe("invariant-web launcher", () => {
       checks: { id: string; status: string; fix: string | null }[];
     };
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.id)).toEqual(["node", "docker", "redis", "disk", "codex", "certificates"]);
+    expect(report.checks.map((c) => c.id)).toEqual([
+      "node",
+      "docker",
+      "redis",
+      "disk",
+      "codex",
+      "claude-code",
+      "gemini-cli",
+      "certificates",
+    ]);
     const bad = spawnSync(
       process.execPath,
       [BIN, "doctor", "--json", "--redis-url", "unix:///nonexistent/redis.sock"],

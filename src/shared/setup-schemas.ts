@@ -45,7 +45,17 @@ export interface HarnessAccessView {
 }
 
 export interface SetupCheckView {
-  id: "node" | "docker" | "redis" | "disk" | "codex" | "certificates" | "base-image" | "model-access";
+  id:
+    | "node"
+    | "docker"
+    | "redis"
+    | "disk"
+    | "codex"
+    | "claude-code"
+    | "gemini-cli"
+    | "certificates"
+    | "base-image"
+    | "model-access";
   title: string;
   status: SetupCheckStatus;
   /** Needed for studies to run (a failing one opens the dashboard on the checklist). */

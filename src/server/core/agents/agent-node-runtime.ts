@@ -27,6 +27,17 @@ export function defaultNodeCacheDir(): string {
   return path.join(cache, "invariant-web", "agent-node");
 }
 
+/** The npm package spec the runtime is fetched as (`npm pack <spec>`). */
+export function agentNodeSpec(arch: string): string {
+  return `node-linux-${arch}@${AGENT_NODE_VERSION}`;
+}
+
+/** The runtime if it was fetched before, without fetching (the doctor's look; null: not there yet). */
+export function cachedAgentNodeRuntime(options: { cacheDir: string; arch: string }): AgentNodeRuntime | null {
+  const binary = path.join(options.cacheDir, `node-linux-${options.arch}-${AGENT_NODE_VERSION}`, "node");
+  return fs.existsSync(binary) ? { binary, version: AGENT_NODE_VERSION } : null;
+}
+
 /** The runtime, fetched and unpacked on first use; null when it cannot be had (then Gemini CLI is not offered). */
 export function agentNodeRuntime(options: { cacheDir: string; arch: string }): AgentNodeRuntime | null {
   try {
@@ -37,13 +48,14 @@ export function agentNodeRuntime(options: { cacheDir: string; arch: string }): A
 }
 
 function fetchRuntime(options: { cacheDir: string; arch: string }): AgentNodeRuntime | null {
+  const cached = cachedAgentNodeRuntime(options);
+  if (cached) return cached;
   const target = path.join(options.cacheDir, `node-linux-${options.arch}-${AGENT_NODE_VERSION}`);
   const binary = path.join(target, "node");
-  if (fs.existsSync(binary)) return { binary, version: AGENT_NODE_VERSION };
   fs.mkdirSync(options.cacheDir, { recursive: true });
   const work = fs.mkdtempSync(path.join(options.cacheDir, ".fetch-"));
   try {
-    const spec = `node-linux-${options.arch}@${AGENT_NODE_VERSION}`;
+    const spec = agentNodeSpec(options.arch);
     const packed = spawnSync("npm", ["pack", spec, "--prefer-offline", "--silent", "--pack-destination", work], {
       encoding: "utf8",
       timeout: 300_000,

@@ -62,17 +62,25 @@ export function locateClaudeCode(options: { arch?: string; from?: string } = {})
  */
 export function locateGeminiCli(options: { arch?: string; nodeCacheDir?: string } = {}): GeminiCliPackage | null {
   const arch = ARCHES[options.arch ?? process.arch];
-  const cli = manifestOf("@google/gemini-cli");
-  if (!cli || !arch) return null;
-  const bundleDir = path.join(cli.dir, "bundle");
-  if (!fs.existsSync(path.join(bundleDir, "gemini.js"))) return null;
+  const bundle = locateGeminiBundle();
+  if (!bundle || !arch) return null;
   const node = agentNodeRuntime({ cacheDir: options.nodeCacheDir ?? defaultNodeCacheDir(), arch });
   if (!node) return null;
-  return {
-    bundleDir,
-    packageJson: path.join(cli.dir, "package.json"),
-    version: cli.version,
-    node: node.binary,
-    nodeVersion: node.version,
-  };
+  return { ...bundle, node: node.binary, nodeVersion: node.version };
+}
+
+/** The pinned Gemini CLI's bundle alone (no Node.js fetched: the doctor's look). `from` as for locateClaudeCode. */
+export function locateGeminiBundle(
+  options: { from?: string } = {},
+): Omit<GeminiCliPackage, "node" | "nodeVersion"> | null {
+  const cli = manifestOf("@google/gemini-cli", options.from);
+  if (!cli) return null;
+  const bundleDir = path.join(cli.dir, "bundle");
+  if (!fs.existsSync(path.join(bundleDir, "gemini.js"))) return null;
+  return { bundleDir, packageJson: path.join(cli.dir, "package.json"), version: cli.version };
+}
+
+/** The Linux architecture name agent CLIs are built for on this host (null: none is). */
+export function agentArch(arch: string = process.arch): string | null {
+  return ARCHES[arch] ?? null;
 }

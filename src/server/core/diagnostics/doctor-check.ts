@@ -2,7 +2,7 @@ import type { SetupCheckStatus } from "../../../shared/setup-schemas";
 
 /** One line of `invariant-web doctor` (doctor.ts runs them; certificates-check.ts is one). */
 export interface DoctorCheck {
-  id: "node" | "docker" | "redis" | "disk" | "codex" | "certificates";
+  id: "node" | "docker" | "redis" | "disk" | "codex" | "claude-code" | "gemini-cli" | "certificates";
   title: string;
   status: SetupCheckStatus;
   required: boolean;

@@ -19,6 +19,8 @@ describe("doctor", () => {
       ["redis", "ok"],
       ["disk", "ok"],
       ["codex", "ok"],
+      ["claude-code", "ok"],
+      ["gemini-cli", "ok"],
       ["certificates", "ok"],
     ]);
     expect(report.ok).toBe(true);
@@ -32,6 +34,7 @@ describe("doctor", () => {
       dataDir: path.join(notADirectory, "data"),
       redisUrl: "unix:///nonexistent/redis.sock",
       nodeVersion: "v18.0.0",
+      agentClis: { nodeCacheDir: tempDir("doctor-node-cache") },
     });
     expect(report.ok).toBe(false);
     for (const id of ["node", "docker", "redis", "disk"]) {
@@ -39,6 +42,8 @@ describe("doctor", () => {
       expect(check?.status, id).toBe("fail");
       expect(check?.fix, id).toBeTruthy();
     }
+    // an agent CLI missing is a warning, not a reason the dashboard opens on the checklist
+    expect(report.checks.find((c) => c.id === "gemini-cli")).toMatchObject({ status: "warn", required: false });
   });
 
   it("warns when the data dir is short of space", async () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { CODEX_HINT, locateCodexBinary } from "../agents/codex-binary";
 import type { ContainerRuntime } from "../runtime/container-runtime";
 import { DOCKER_HINT } from "../runtime/docker-runtime";
+import { checkClaudeCode, checkGeminiCli, type AgentClisCheckOptions } from "./agent-clis-check";
 import { checkCertificates } from "./certificates-check";
 import type { DoctorCheck } from "./doctor-check";
 import { probeRedis, redactRedisUrl } from "../redis/connection";
@@ -24,6 +25,8 @@ export interface DoctorDeps {
   minFreeBytes?: number;
   /** INVARIANT_HOST_CA: "auto" (default), "off" or a bundle's path. */
   hostCa?: string;
+  /** Where Claude Code and Gemini CLI are looked for (tests; default this package and the user's cache). */
+  agentClis?: AgentClisCheckOptions;
 }
 
 const MIN_NODE = [20, 19] as const;
@@ -178,6 +181,8 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
     await checkRedis(deps.redisUrl),
     checkDisk(deps.dataDir, deps.minFreeBytes ?? 5 * 1024 ** 3),
     checkCodex(),
+    checkClaudeCode(deps.agentClis),
+    checkGeminiCli(deps.agentClis),
     checkCertificates({ setting: deps.hostCa ?? "auto" }),
   ];
   return {

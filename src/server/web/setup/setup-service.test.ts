@@ -54,6 +54,8 @@ describe("setup checklist and the stored API key", () => {
       "redis",
       "disk",
       "codex",
+      "claude-code",
+      "gemini-cli",
       "certificates",
       "base-image",
       "model-access",
