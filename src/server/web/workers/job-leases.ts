@@ -46,7 +46,7 @@ function trialGrant(held: HeldJob, trial: TrialRecord | null, data: { trialId: s
   if (isFinishedTrial(trial.state))
     throw forbidden(`Trial ${trial.trialId} is finished (${trial.state}): its job is nobody's any more.`);
   const manifest = trial.manifest;
-  // the policy pins the configuration's model, as the manifest records it
+  // the policy pins the configuration's model and its harness's API, as the manifest records them
   const harness = {
     kind: manifest?.configuration.harness ?? "command",
     model: manifest?.configuration.model ?? "",
@@ -58,7 +58,7 @@ function trialGrant(held: HeldJob, trial: TrialRecord | null, data: { trialId: s
       attempt: trial.attempt,
       budgetTokens: manifest?.tokenBudget ?? null,
       policy: runPolicy({
-        harness: harness as Parameters<typeof runPolicy>[0]["harness"],
+        harness,
         network: manifest?.limits.network ?? "none",
         allowHostedTools: manifest?.limits.allowHostedTools ?? false,
       }),
