@@ -173,6 +173,13 @@ describe.each(CASES)(
       expect(JSON.stringify(mine[0]?.body)).toContain("--fix the notes, please");
       expect(JSON.stringify(mine[0]?.body)).toContain("Keep notes short.");
       // the token reached the mock only as the gateway's real key: the mock checks it (apiKey)
+      if (api === "gemini") {
+        // network none without hosted tools: Gemini CLI is not offered Google Search or URL fetching
+        const tools = (mine[0]?.body as { tools?: { functionDeclarations?: { name: string }[] }[] }).tools ?? [];
+        const names = tools.flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name));
+        expect(names).toContain("run_shell_command");
+        expect(names.filter((name) => name === "google_web_search" || name === "web_fetch")).toEqual([]);
+      }
 
       const before = requests.length;
       const resumedEvents: CodexEvent[] = [];

@@ -201,7 +201,7 @@ function prepareHarness(deps: AgentRunDeps, input: ParsedAgentRunInput) {
   if (harness.install && !install?.hostDir)
     throw new Error(`${harness.agentName} is not available on this worker. ${harness.install.hint}`);
   fs.mkdirSync(input.codexHomePath, { recursive: true, mode: 0o700 });
-  harness.prepareHome?.(input.codexHomePath, input.harness);
+  harness.prepareHome?.(input.codexHomePath, input.harness, { hostedTools: runPolicy(input).hostedTools });
   return { harness, install };
 }
 

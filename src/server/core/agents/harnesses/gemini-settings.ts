@@ -45,6 +45,9 @@ export const GEMINI_SIDE_REQUEST_ALIASES = [
   "agent-history-provider-summarizer",
 ] as const;
 
+/** Gemini CLI's tools that run on Google's side (its requests carry googleSearch / urlContext). */
+export const GEMINI_HOSTED_TOOLS = ["google_web_search", "web_fetch"] as const;
+
 /**
  * The run's settings: the API key from GEMINI_API_KEY, no folder-trust prompt, no telemetry, usage
  * statistics or update checks (a container reaches only the gateway), one retry of a failed model
@@ -52,8 +55,11 @@ export const GEMINI_SIDE_REQUEST_ALIASES = [
  * next-speaker check stays off (its default; it would cost a model call per turn); loop detection
  * stays on, on the run's model, as it stops a run that repeats itself.
  */
-export function geminiSettings(model: string) {
+export function geminiSettings(model: string, options: { hostedTools?: boolean } = {}) {
   return {
+    // Google Search and URL fetching are hosted tools the gateway refuses where the project does not
+    // allow them (network mode none), and a refused request ends a Gemini CLI run: do not offer them
+    ...(options.hostedTools === false ? { tools: { exclude: [...GEMINI_HOSTED_TOOLS] } } : {}),
     security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },

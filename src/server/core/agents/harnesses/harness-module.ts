@@ -83,7 +83,7 @@ export interface HarnessModule<H extends { kind: HarnessKind }> {
   /** Whether the CLI must be staged by the worker; the hint when it is missing. Null: nothing staged. */
   install: { hint: string } | null;
   /** Writes what the CLI reads from its home before it starts (Gemini CLI's settings). */
-  prepareHome?(homePath: string, harness: H): void;
+  prepareHome?(homePath: string, harness: H, options?: { hostedTools?: boolean }): void;
   /** Its stdout's parser, emitting the CodexEvent model; `threadUsageBefore`: a resumed thread's usage so far. */
   createParser(options: { threadUsageBefore: TokenUsage | null }): AgentEventParser;
   /** How a run ended, from its exit and what its events said. */
