@@ -13,6 +13,9 @@ import { isNetworkMissing, projectNetworkOf, reattachToProjectNetwork, withProje
 import { removeIdleNetwork } from "./project-network-cleanup";
 import { messageOf } from "../../../shared/error-message";
 
+/** The variables a run's gateway token rides in (Codex's, a command's, Claude Code's, Gemini CLI's). */
+const RUN_TOKEN_VARIABLES = ["GW_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"] as const;
+
 /** What the runtime needs to know about the containers it creates and the process it runs in. */
 export interface LifecycleSettings {
   /** Who non-root containers run as (resolveHostUser). */
@@ -264,18 +267,19 @@ export function lifecycleMethods(options: { docker: Docker; settings: LifecycleS
       await refuseOverBudget(life, id);
       const homeOwner = life.records.get(id)?.identity.homeOwner;
       const labels = { ...commitOptions.labels, ...(homeOwner ? { [LABEL.homeOwner]: idsText(homeOwner) } : {}) };
-      // a run's gateway token never goes into an image (a continued result gets a token of its own); a
-      // container that had none (a build, a session) adds no empty GW_TOKEN to its image either
+      // a run's gateway token never goes into an image (a continued result gets a token of its own),
+      // under any of the names the agent CLIs read it by; a container that had none (a build, a session)
+      // adds no empty variable to its image either
       const container = docker.getContainer(id);
       const env = ((await container.inspect()) as { Config?: { Env?: string[] | null } }).Config?.Env ?? [];
-      const hadToken = env.some((entry) => entry.startsWith("GW_TOKEN="));
+      const tokens = RUN_TOKEN_VARIABLES.filter((name) => env.some((entry) => entry.startsWith(`${name}=`)));
       const result = (await container.commit({
         repo: commitOptions.repository,
         tag: commitOptions.tag,
         pause: true,
         changes: [
           ...Object.entries(labels).map(([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`),
-          ...(hadToken ? ["ENV GW_TOKEN="] : []),
+          ...tokens.map((name) => `ENV ${name}=`),
         ],
       })) as { Id: string };
       return result.Id;
