@@ -176,7 +176,7 @@ test("a viewer sees the checklist without the key and cannot store or remove one
     const status = await fetch("/api/trpc/setup.status").then((r) => r.text());
     return {
       store: await call("setup.storeApiKey", { apiKey: "sk-viewer-tries" }),
-      remove: await call("setup.removeApiKey", {}),
+      remove: await call("setup.removeApiKey", { provider: "openai" }),
       status,
     };
   });

@@ -71,7 +71,7 @@ describe("setup checklist and the stored API key", () => {
 
   it("stores the key for the gateway and never gives it back, to the admin or a viewer; a viewer cannot change it", async () => {
     await expect(viewer().setup.storeApiKey({ apiKey: KEY })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(viewer().setup.removeApiKey()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(viewer().setup.removeApiKey({ provider: "openai" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(admin().setup.storeApiKey({ apiKey: "two words" })).rejects.toThrow(/no spaces/);
     const stored = await admin().setup.storeApiKey({ apiKey: KEY });
     expect(JSON.stringify(stored)).not.toContain(KEY);
@@ -86,7 +86,10 @@ describe("setup checklist and the stored API key", () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     for (const name of fs.readdirSync(dataDir).filter((n) => n.startsWith("invariant.db")))
       expect(fs.readFileSync(path.join(dataDir, name)).includes(Buffer.from(KEY)), name).toBe(false);
-    expect(await admin().setup.removeApiKey()).toMatchObject({ removed: true, modelAccess: { source: "none" } });
+    expect(await admin().setup.removeApiKey({ provider: "openai" })).toMatchObject({
+      removed: true,
+      modelAccess: { source: "none" },
+    });
     expect(fs.existsSync(file)).toBe(false);
   });
 
@@ -131,7 +134,7 @@ describe("setup checklist and the stored API key", () => {
     expect(await admin().setup.removeApiKey({ provider: "anthropic" })).toMatchObject({ removed: true });
     expect(await usable()).toEqual({ codex: true, "claude-code": false, "gemini-cli": true });
     await admin().setup.removeApiKey({ provider: "google" });
-    await admin().setup.removeApiKey();
+    await admin().setup.removeApiKey({ provider: "openai" });
     expect(fs.readdirSync(path.join(dataDir, "credentials"))).toEqual([]);
   });
 

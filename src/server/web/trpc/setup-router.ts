@@ -15,15 +15,20 @@ export const setupRouter = router({
   /** `provider` defaults to OpenAI (the only one before Claude Code and Gemini CLI). */
   storeApiKey: procedure
     .input(
-      z.object({
+      z.strictObject({
         apiKey: z.string().max(10_000, "That is longer than any API key; paste the key alone."),
         provider: providerInput,
       }),
     )
     .mutation(({ ctx, input }) => ctx.services.setup.storeApiKey(input.apiKey, input.provider)),
+  /** Names its provider (a removal is never guessed: an empty or unknown input is refused, nothing removed). */
   removeApiKey: procedure
-    .input(z.object({ provider: providerInput }).optional())
-    .mutation(({ ctx, input }) => ctx.services.setup.removeApiKey(input?.provider ?? "openai")),
+    .input(
+      z.strictObject({
+        provider: z.enum(MODEL_PROVIDERS, { error: `provider must be one of ${MODEL_PROVIDERS.join(", ")}` }),
+      }),
+    )
+    .mutation(({ ctx, input }) => ctx.services.setup.removeApiKey(input.provider)),
   /** Builds the base image with scripts/base-image.mjs (admin); `baseImageBuild` follows its output. */
   buildBaseImage: procedure.mutation(({ ctx }) => ctx.services.setup.buildBaseImage()),
   baseImageBuild: procedure.query(({ ctx }) => ctx.services.setup.baseImageBuild()),
