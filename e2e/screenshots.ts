@@ -10,7 +10,10 @@ import { expect, test, type Page } from "@playwright/test";
 export async function shootBoth(page: Page, name: string, copyTo = ""): Promise<void> {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    // charts follow the new width a frame or more later (ResizeObserver): what counts is where the page settles
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 10_000 })
+      .toBeLessThanOrEqual(width);
     const file = test.info().outputPath(`${name}-${width}.png`);
     await page.screenshot({ path: file, fullPage: true });
     if (copyTo) {
