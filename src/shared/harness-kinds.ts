@@ -52,11 +52,6 @@ export const HARNESS_INFO: Record<
   command: { label: "Command", provider: null, modelRequired: false, exampleModel: "", efforts: [] },
 };
 
-/** The harness kinds that run an agent CLI the product ships (all but `command`). */
-export function isAgentHarness(kind: HarnessKind): kind is Exclude<HarnessKind, "command"> {
-  return kind !== "command";
-}
-
 /** The effort a configuration of `kind` runs with: `effort` when the CLI takes it, else medium (the default). */
 export function effortFor(kind: HarnessKind, effort: ReasoningEffort): ReasoningEffort {
   return HARNESS_INFO[kind].efforts.includes(effort) ? effort : "medium";
