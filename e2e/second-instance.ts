@@ -63,7 +63,9 @@ async function recordingProvider(mockUrl: string, authorizations: string[]): Pro
 }
 
 export async function startSecondInstance(): Promise<SecondInstance> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "invariant-e2e-fresh-"));
+  // A long folder name, as real home folders have: the Setup page shows it unbroken in the Data directory
+  // check, so a page that overflows a phone on long paths fails here on any checkout, not only in deep clones.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "invariant-e2e-fresh-data-directory-named-as-long-as-real-ones-"));
   const codexHome = mkdtempSync(path.join(os.tmpdir(), "invariant-e2e-no-codex-"));
   const mock = spawn(process.execPath, [BIN, "mock-model"], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
   const mockUrl = (await firstLine(mock, /^http:\/\/\S+\/v1$/, 30_000))[0];

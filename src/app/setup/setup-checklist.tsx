@@ -9,7 +9,7 @@ const ORDER = { fail: 0, warn: 1, ok: 2 } as const;
 
 function Check({ check, isAdmin }: { check: SetupCheckView; isAdmin: boolean }) {
   return (
-    <li className="rounded-lg border border-line px-4 py-3" aria-label={check.title}>
+    <li className="min-w-0 rounded-lg border border-line px-4 py-3" aria-label={check.title}>
       <div className="flex flex-wrap items-baseline gap-2 text-sm">
         <span className={`font-mono ${statusStyle[check.status]}`} aria-hidden="true">
           {statusMark[check.status]}
@@ -17,8 +17,8 @@ function Check({ check, isAdmin }: { check: SetupCheckView; isAdmin: boolean }) 
         <span className="font-medium">{check.title}</span>
         <span className={`text-xs ${statusStyle[check.status]}`}>{statusWord[check.status]}</span>
       </div>
-      <p className="mt-1 break-words text-sm text-muted">{check.detail}</p>
-      {check.fix ? <p className="mt-1 text-sm text-warn-ink">Fix: {check.fix}</p> : null}
+      <p className="mt-1 text-sm text-muted [overflow-wrap:anywhere]">{check.detail}</p>
+      {check.fix ? <p className="mt-1 text-sm text-warn-ink [overflow-wrap:anywhere]">Fix: {check.fix}</p> : null}
       {check.action === "build-base-image" && isAdmin ? <BaseImageBuild /> : null}
     </li>
   );
