@@ -8,7 +8,7 @@ import { REPO_ROOT } from "./support/temp";
  * empty their database (flushdb) or run a BullMQ worker on it: two files on one database would wipe each
  * other's queues or take each other's jobs. So every file names a database of its own, and this test holds it.
  */
-const DATABASES = 32; // src/server/core/redis/private-redis.ts starts the test Redis with --databases 32
+const DATABASES = 48; // src/server/core/redis/private-redis.ts starts the test Redis with --databases 48
 const FORMS = [
   /redisUrlFor\(inject\("redisUrl"\), *(\d+)\)/g,
   /redisBase: inject\("redisUrl"\), redisDb: *(\d+)/g,

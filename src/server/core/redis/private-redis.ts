@@ -84,7 +84,7 @@ function redisArguments(options: { socket: string; dir: string; pidFile: string;
     "no",
     // more than Redis's 16 logical databases: the test suite gives each file that empties one its own
     "--databases",
-    "32",
+    "48",
   ];
 }
 
