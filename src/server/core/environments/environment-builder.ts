@@ -8,6 +8,7 @@ import type { ContainerRuntime } from "../runtime/container-runtime";
 import { planDependencyStep } from "../dependencies/dependency-step-plan";
 import type { Mount, WorkerIdentity } from "../runtime/container-spec";
 import { messageOf } from "../../../shared/error-message";
+import { devcontainerImage, devcontainerScript } from "./devcontainer-image";
 
 export const CODEX_MOUNT = "/opt/invariant/codex";
 export const BASE_IMAGE_HINT =
@@ -86,7 +87,7 @@ async function buildPlan(options: {
       command: job.command ?? "true",
     });
   }
-  if (job.kind !== "base") return { script: job.command ?? "true", mounts: [] };
+  if (job.kind !== "base" && job.kind !== "devcontainer") return { script: job.command ?? "true", mounts: [] };
   const codex = options.deps.codex;
   const sameArch = codex !== null && codex.dockerArch === imageArchitecture;
   if (!sameArch && job.network !== "internet") {
@@ -95,7 +96,14 @@ async function buildPlan(options: {
     };
   }
   const mounts = sameArch ? [{ hostPath: path.dirname(codex.path), containerPath: CODEX_MOUNT, readOnly: true }] : [];
-  return { script: baseScript({ codexFromMount: sameArch, codexVersion: codex?.version ?? "latest" }), mounts };
+  const script = baseScript({ codexFromMount: sameArch, codexVersion: codex?.version ?? "latest" });
+  if (job.kind === "base" || !job.devcontainer) return { script, mounts };
+  // containerEnv is the container's environment: its lifecycle commands see it, and its commit keeps it in the image
+  return {
+    script: devcontainerScript({ base: script, spec: job.devcontainer }),
+    mounts,
+    env: { HOME: "/root", DEBIAN_FRONTEND: "noninteractive", ...job.devcontainer.containerEnv },
+  };
 }
 
 const NAME_RESOLUTION =
@@ -201,7 +209,12 @@ export async function prepareEnvironment(
   const finish = finisher(deps, job);
   let containerId: string;
   try {
-    containerId = await createBuildContainer(deps, job);
+    // a devcontainer version starts from its own image: the devcontainer.json's, or its Dockerfile built here first
+    const fromImage =
+      job.kind === "devcontainer"
+        ? await devcontainerImage({ runtime: deps.runtime, publish: deps.publish, job, dataDir: deps.dataDir })
+        : job.fromImage;
+    containerId = await createBuildContainer(deps, { ...job, fromImage });
   } catch (error) {
     // announced, so whoever follows the build (the CLI, the project page) hears of it now, not from a sweep
     return finish({ status: "failed", error: messageOf(error) });

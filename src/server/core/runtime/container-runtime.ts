@@ -1,6 +1,7 @@
 import type { ContainerSpec } from "./container-spec";
 import type { DiskOverrun } from "./disk-budget";
 import type { ContainerChange } from "./docker-changes";
+import type { ImageBuild } from "./docker-build";
 import type { ContainerStatus, ContainerTty } from "./docker-tty";
 import type { NetworkMode } from "../../../shared/project-schemas";
 
@@ -50,6 +51,8 @@ export interface ContainerRuntime {
     options: { repository: string; tag: string; labels: Record<string, string> },
   ): Promise<string>;
   inspectImage(reference: string): Promise<ImageInfo | null>;
+  /** `docker build` of a tar context with nothing fetched (no pull, RUN without network); resolves to the image id. */
+  buildImage(build: ImageBuild): Promise<string>;
   removeImage(reference: string): Promise<void>;
   /** `docker save` of one image as a tar stream (a worker on another host loads it). */
   saveImage(reference: string): Promise<NodeJS.ReadableStream>;
@@ -97,7 +100,7 @@ export interface ContainerRuntime {
   removeDanglingVolumes(labels: Record<string, string>, options: { createdBefore: Date }): Promise<string[]>;
 }
 
-export type { ContainerChange, ContainerStatus, ContainerTty };
+export type { ContainerChange, ContainerStatus, ContainerTty, ImageBuild };
 
 export interface TtyProcess {
   stream: NodeJS.ReadWriteStream;

@@ -15,6 +15,7 @@ import { checkMounts, type MountPolicy } from "./mount-policy";
 import { switchContainerNetwork } from "./project-network";
 import { removeIdleProjectNetworks, removeProjectNetworks } from "./project-network-cleanup";
 import { loadImage, saveImage } from "./image-transfer";
+import { buildImage } from "./docker-build";
 import { messageOf } from "../../../shared/error-message";
 
 export interface DockerRuntimeOptions {
@@ -156,6 +157,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
       }
     },
 
+    buildImage: (build) => buildImage(docker, build),
     saveImage: (reference) => saveImage(docker, reference),
     loadImage: (stream) => loadImage(docker, stream),
 

@@ -1,5 +1,10 @@
 import { AppError } from "../../core/errors/app-error";
-import { prepareEnvironmentJob, type PrepareEnvironmentJob } from "../../core/jobs/environment-jobs";
+import {
+  prepareEnvironmentJob,
+  type DevcontainerBuild,
+  type PrepareEnvironmentJob,
+} from "../../core/jobs/environment-jobs";
+import type { DevcontainerRecord } from "../../../shared/devcontainer-schemas";
 import type { EnvironmentQueries, EnvironmentVersionView } from "./environments.queries";
 import type { JobQueue } from "../../core/jobs/job-queue";
 import type { ProjectLookup } from "../../../shared/project-schemas";
@@ -42,13 +47,15 @@ export async function enqueueBuild(
   input: {
     projectId: string;
     fromImage: string;
-    kind: "base" | "command" | "dependencies";
+    kind: "base" | "command" | "dependencies" | "devcontainer";
     command: string | null;
     parentId: string | null;
     /** A dependency step: what the new version will carry, and the job's folder and outputs. */
     dependencies?: { installed: InstalledDependencies; build: DependencyBuild };
     /** A command of the user's own with network, whatever the project's mode for agents and tests. */
     withNetwork?: boolean;
+    /** A devcontainer.json build: what the job runs, and what the version records. */
+    devcontainer?: { build: DevcontainerBuild; record: DevcontainerRecord };
   },
 ): Promise<EnvironmentVersionView> {
   const p = await findProject(deps, input.projectId);
@@ -65,6 +72,7 @@ export async function enqueueBuild(
     command: input.command,
     imageRepository: imageRepository(p.id),
     ...(input.dependencies ? { dependencies: input.dependencies.installed } : {}),
+    ...(input.devcontainer ? { devcontainer: input.devcontainer.record } : {}),
   });
   const [repository = "", tag = ""] = created.imageTag.split(":");
   const job: PrepareEnvironmentJob = {
@@ -82,6 +90,7 @@ export async function enqueueBuild(
     runAsRoot: p.runAsRoot,
     timeoutMs: deps.prepareTimeoutMs ?? DEFAULT_PREPARE_TIMEOUT_MS,
     ...(input.dependencies ? { dependencies: input.dependencies.build } : {}),
+    ...(input.devcontainer ? { devcontainer: input.devcontainer.build } : {}),
   };
   try {
     await deps.queue.enqueue({

@@ -6,6 +6,7 @@ import type { EnvironmentVersionView } from "./environments.queries";
 import { enqueueBuild, findProject, sweepStalledBuilds, type EnvironmentDeps } from "./environment-build-queue";
 import { recordEnvironmentEvent } from "./environment-events";
 import { dataDirPaths } from "../../core/storage/data-dir";
+import { createDevcontainerService } from "./devcontainer-service";
 
 export const DEFAULT_BASE_IMAGE = "invariant-base:bookworm";
 
@@ -66,6 +67,9 @@ export function createEnvironmentService(deps: EnvironmentDeps) {
         withNetwork,
       });
     },
+
+    /** devcontainerStatus and prepareFromDevcontainer: a version from the project's devcontainer.json. */
+    ...createDevcontainerService(deps),
 
     /** Rollback: make an older ready version the active one. */
     async activate(versionId: string): Promise<EnvironmentVersionView> {

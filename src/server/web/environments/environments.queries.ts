@@ -1,10 +1,22 @@
 import type { Db } from "../../core/db/client";
 import { installedDependenciesSchema, type InstalledDependencies } from "../../../shared/dependency-schemas";
+import { devcontainerRecordSchema, type DevcontainerRecord } from "../../../shared/devcontainer-schemas";
 
 export type EnvironmentStatus = "building" | "ready" | "failed";
-/** How a version was made: the base image, a prepare command, the dependency step, or saved from a terminal session. */
-export type EnvironmentOrigin = "base" | "command" | "dependencies" | "session";
-const ORIGINS: readonly string[] = ["base", "command", "dependencies", "session"];
+/** How a version was made: the base image, a prepare command, the dependency step, saved from a terminal session, or a devcontainer.json. */
+export type EnvironmentOrigin = "base" | "command" | "dependencies" | "session" | "devcontainer";
+const ORIGINS: readonly string[] = ["base", "command", "dependencies", "session", "devcontainer"];
+
+/** An environment version row's devcontainer column (null: not from a devcontainer.json, or unreadable). */
+function parseDevcontainerRecord(json: string | null): DevcontainerRecord | null {
+  if (!json) return null;
+  try {
+    const parsed = devcontainerRecordSchema.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
 
 /** An environment version row's dependencies column (null: none, or unreadable). */
 export function parseDependencies(json: string | null): InstalledDependencies | null {
@@ -29,6 +41,8 @@ export interface EnvironmentVersionView {
   command: string | null;
   /** The installed dependencies this version carries (its own step's, or inherited from its parent). */
   dependencies: InstalledDependencies | null;
+  /** What its devcontainer.json gave (origin devcontainer). */
+  devcontainer: DevcontainerRecord | null;
   status: EnvironmentStatus;
   active: boolean;
   durationMs: number | null;
@@ -58,6 +72,7 @@ function toView(row: Row): EnvironmentVersionView {
     origin: ORIGINS.includes(row.origin) ? (row.origin as EnvironmentOrigin) : "base",
     command: row.command,
     dependencies: parseDependencies(row.dependencies),
+    devcontainer: parseDevcontainerRecord(row.devcontainer),
     status: row.status === "ready" || row.status === "failed" ? row.status : "building",
     active: row.active,
     durationMs: row.durationMs,
@@ -77,6 +92,7 @@ interface NewBuildingVersion {
   imageRepository: string;
   /** The version's own installed dependencies; undefined = the parent's (a version built on it keeps them). */
   dependencies?: InstalledDependencies;
+  devcontainer?: DevcontainerRecord;
 }
 
 interface BuildResult {
@@ -108,6 +124,7 @@ async function createBuildingVersion(options: { db: Db; input: NewBuildingVersio
         origin: input.origin,
         command: input.command,
         dependencies,
+        devcontainer: input.devcontainer ? JSON.stringify(input.devcontainer) : null,
         status: "building",
         imageTag: `${input.imageRepository}:v${version}`,
       },

@@ -27,6 +27,19 @@ export const environmentsRouter = router({
     .mutation(({ ctx, input }) =>
       ctx.services.environments.prepareWithCommand(input.projectId, input.command, input.network),
     ),
+  /** The project's devcontainer.json: none, usable (what it gives), or refused (each reason). */
+  devcontainer: procedure
+    .input(projectInput)
+    .query(({ ctx, input }) => ctx.services.environments.devcontainerStatus(input.projectId)),
+  prepareFromDevcontainer: procedure
+    .input(
+      z.strictObject({
+        projectId: z.string().min(1),
+        /** Its lifecycle commands run with network (default), as a prepare command's do. */
+        network: z.boolean().default(true),
+      }),
+    )
+    .mutation(({ ctx, input }) => ctx.services.environments.prepareFromDevcontainer(input.projectId, input.network)),
   activate: procedure
     .input(versionInput)
     .mutation(({ ctx, input }) => ctx.services.environments.activate(input.versionId)),
