@@ -41,8 +41,21 @@ const reviewPageSchema = z.object({
    */
   opened: z.union([pathKeySchema, z.literal(true)]).optional(),
 });
-export const reviewFilesInputSchema = z.intersection(reviewSubjectSchema, reviewPageSchema);
-export const reviewFileInputSchema = z.intersection(reviewSubjectSchema, z.object({ pathKey: pathKeySchema }));
+/**
+ * What a trial's changes are shown against: its study's snapshot (what Apply would write; the default), or
+ * for a follow-up attempt its parent trial's result (only what the follow-up changed).
+ */
+export const reviewAgainstSchema = z.enum(["snapshot", "parent"]);
+export type ReviewAgainst = z.infer<typeof reviewAgainstSchema>;
+const againstSchema = z.object({ against: reviewAgainstSchema.optional() });
+export const reviewFilesInputSchema = z.intersection(
+  reviewSubjectSchema,
+  z.intersection(reviewPageSchema, againstSchema),
+);
+export const reviewFileInputSchema = z.intersection(
+  reviewSubjectSchema,
+  z.object({ pathKey: pathKeySchema, against: reviewAgainstSchema.optional() }),
+);
 export const reviewTranscriptInputSchema = z.object({ trialId, attempt: z.int().positive().optional() });
 export const reviewCompareInputSchema = z.object({
   studyId: z.string().min(1),
@@ -168,6 +181,10 @@ export interface ReviewSummaryView {
   finishedAt: string | null;
   /** The trial has not finished: its files and transcript may still change. */
   live: boolean;
+  /** For a follow-up attempt (review feedback sent back to the agent): the trial it continued; else null. */
+  parent: { id: string; name: string } | null;
+  /** The follow-ups of this trial, oldest first. */
+  followUps: { id: string; name: string; state: TrialState; verdict: VerdictView | null }[];
 }
 
 export type TranscriptItem = { at: string } & (

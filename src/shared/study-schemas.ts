@@ -70,7 +70,18 @@ export const trialViewSchema = trialResultSchema.extend({
   id: z.string().min(1),
   configurationId: z.string(),
   choice: z.int().positive(),
+  /** Which repeat of its configuration it is (a follow-up has its parent's repeat). */
   repeat: z.int().positive(),
+  /** A follow-up attempt (review feedback sent back to the agent): the trial it continued; null for a first attempt. */
+  parentTrialId: z.string().nullable().default(null),
+  /** Its place among follow-ups (domain-names.ts): [] for a first attempt, [1] for "Trial 3.2.1", [1, 1] for "3.2.1.1". */
+  followUpPath: z.array(z.int().positive()).default([]),
+  /** Which follow-up of its parent it is (the last of `followUpPath`); null for a first attempt. */
+  followUpNumber: z.int().positive().nullable().default(null),
+  /** The trial's number as every page shows it: "3.2", or "3.2.1" for a follow-up. */
+  number: z.string().default(""),
+  /** A follow-up's prompt: the review comments it was sent, as the agent read them; null for a first attempt. */
+  feedback: z.string().nullable().default(null),
   attempt: z.int().positive(),
   state: trialStateSchema,
   /** How the run ended (completed, agent-failed, timed-out, ...), whatever the verdict; null until it ends. */

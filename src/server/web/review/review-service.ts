@@ -5,6 +5,7 @@ import {
   type ReviewFileView,
   type ReviewSubject,
   type ReviewFilesView,
+  type ReviewAgainst,
   type ReviewSummaryView,
   type ReviewTotals,
   type TranscriptView,
@@ -26,6 +27,11 @@ import type { ReviewQueries, ReviewTrialRecord } from "./review.queries";
 import { fileBytesDownload, patchDownload, sessionPatchDownload } from "./trial-downloads";
 import { subjectDiff, subjectWord } from "./review-sessions";
 import { transcriptItems } from "./transcript";
+import { addComment, listComments, removeComment } from "./review-comments";
+import type { ReviewCommentQueries } from "./review-comments.queries";
+import type { AddCommentInput } from "../../../shared/review-comment-schemas";
+import { trialName } from "../../../shared/domain-names";
+import { parentDiff, type ParentDiff } from "./review-parent";
 
 export type { ReviewDownload } from "./trial-downloads";
 
@@ -72,27 +78,78 @@ async function summary(context: ReviewContext, input: { trialId: string }): Prom
     startedAt: trial.startedAt,
     finishedAt: trial.finishedAt,
     live: isLive(record),
+    ...(await family(context, record)),
   };
 }
 
-async function files(
+/** The trial a follow-up continued, and the follow-ups of this one (review feedback sent back to its agent). */
+async function family(
   context: ReviewContext,
-  input: ReviewSubject & { cursor?: number | undefined; limit?: number; opened?: string | true | undefined },
-): Promise<ReviewFilesView> {
+  record: ReviewTrialRecord,
+): Promise<Pick<ReviewSummaryView, "parent" | "followUps">> {
+  const parentId = record.trial.parentTrialId;
+  const [parent] = parentId ? await context.reviews.trials([parentId]) : [];
+  const followUps = await context.reviews.trials(await context.reviews.followUpIds(record.trial.id));
+  return {
+    parent: parent ? { id: parent.trial.id, name: trialName(parent.trial) } : null,
+    followUps: followUps.map(({ trial }) => ({
+      id: trial.id,
+      name: trialName(trial),
+      state: trial.state,
+      verdict: trial.verdict,
+    })),
+  };
+}
+
+type FilesInput = ReviewSubject & {
+  cursor?: number | undefined;
+  limit?: number;
+  opened?: string | true | undefined;
+  against?: ReviewAgainst | undefined;
+};
+
+/** The changes a files page lists: against the snapshot, or a follow-up's against its parent (review-parent.ts). */
+async function listedDiff(context: ReviewContext, input: FilesInput) {
+  if (input.against === "parent" && "trialId" in input) {
+    const compared = await parentDiff(context, input.trialId);
+    return { base: compared.child, changes: compared.changes, compared };
+  }
   const diff = await subjectDiff(context, input);
+  return { base: diff, changes: diff.changes, compared: null };
+}
+
+async function files(context: ReviewContext, input: FilesInput): Promise<ReviewFilesView> {
+  const { base: diff, changes, compared } = await listedDiff(context, input);
   const start = input.cursor ?? 0;
   const end = start + (input.limit ?? REVIEW_PAGE_DEFAULT);
   const view: ReviewFilesView = {
-    items: diff.changes.slice(start, end).map(fileItem),
-    nextCursor: end < diff.changes.length ? end : null,
-    total: diff.changes.length,
+    items: changes.slice(start, end).map(fileItem),
+    nextCursor: end < changes.length ? end : null,
+    total: changes.length,
     skipped: diff.skipped.map((entry) => ({ ...reviewPath(entry.path), kind: entry.kind })),
     leftOut: diff.leftOut.slice(0, MAX_LEFT_OUT_LISTED).map(reviewPath),
     leftOutTotal: diff.leftOut.length,
-    truncated: diff.changes.some((change) => !linesCounted(change)),
+    truncated: changes.some((change) => !linesCounted(change)),
   };
   if (input.opened === undefined || start > 0) return view;
+  if (compared) {
+    const path = input.opened === true ? changes[0]?.path : pathOfKey(input.opened);
+    const opened = path === undefined ? null : await parentFileOf(context, compared, path).catch(() => null);
+    return { ...view, opened };
+  }
   return { ...view, opened: await openedFile(context, diff, input.opened, subjectWord(input)) };
+}
+
+/** A follow-up's file against its parent: the parent's result on the left, the follow-up's on the right. */
+async function parentFileOf(context: ReviewContext, compared: ParentDiff, path: BytePath): Promise<ReviewFileView> {
+  const { parent, child } = compared;
+  if (!isReviewable(child, path) && !isReviewable(parent, path))
+    throw new AppError({
+      code: "NOT_FOUND",
+      message: `${displayPath(path)} is neither changed by this trial or its parent nor a file of its snapshot.`,
+    });
+  const [before, after] = await Promise.all([trialSide(parent, path), trialSide(child, path)]);
+  return { ...reviewPath(path), language: languageOf(path), before, after };
 }
 
 /** The diff `files` carries for the file the page opens first; null (not an error) when it has none. */
@@ -111,8 +168,13 @@ async function openedFile(
   }
 }
 
-async function file(context: ReviewContext, input: ReviewSubject & { pathKey: string }): Promise<ReviewFileView> {
+async function file(
+  context: ReviewContext,
+  input: ReviewSubject & { pathKey: string; against?: ReviewAgainst | undefined },
+): Promise<ReviewFileView> {
   const path = pathOfKey(input.pathKey);
+  if (input.against === "parent" && "trialId" in input)
+    return parentFileOf(context, await parentDiff(context, input.trialId), path);
   return fileOf(context, await subjectDiff(context, input), path, subjectWord(input));
 }
 
@@ -152,7 +214,9 @@ async function transcript(
 export interface ReviewServiceDeps {
   dataDir: string;
   reviews: ReviewQueries;
+  comments: ReviewCommentQueries;
   cache?: DiffCache;
+  clock?: () => Date;
 }
 
 /**
@@ -166,7 +230,11 @@ export function createReviewService(deps: ReviewServiceDeps) {
     reviews: deps.reviews,
     cache: deps.cache ?? createDiffCache({ dataDir: deps.dataDir }),
   };
+  const commentDeps = { context, comments: deps.comments, now: deps.clock ?? (() => new Date()) };
   return {
+    comments: (input: { trialId: string }) => listComments(commentDeps, input.trialId),
+    addComment: (input: AddCommentInput, author: string) => addComment(commentDeps, { input, author }),
+    removeComment: (input: { commentId: string }) => removeComment(commentDeps, input.commentId),
     summary: (input: { trialId: string }) => summary(context, input),
     files: (input: Parameters<typeof files>[1]) => files(context, input),
     file: (input: Parameters<typeof file>[1]) => file(context, input),

@@ -1,11 +1,6 @@
 import type { Db } from "../../core/db/client";
-import {
-  configurationView,
-  labelledConfigurations,
-  repeatNumbers,
-  trialView,
-  verdictFromColumns,
-} from "../studies/study-views";
+import { trialNumbering } from "../studies/trial-numbering";
+import { configurationView, labelledConfigurations, trialView, verdictFromColumns } from "../studies/study-views";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
 import { invariantEventSchema, type InvariantEvent } from "../../../shared/event-catalog";
 
@@ -61,16 +56,18 @@ async function trialRecords(db: Db, where: { id: string } | { id: { in: string[]
   const configurationIds = [...new Set(rows.map((row) => row.configurationId))];
   // repeat numbers count every trial of the configuration, in creation order
   const siblings = await db.trial.findMany({ where: { configurationId: { in: configurationIds } } });
-  const repeats = repeatNumbers(siblings);
+  const numbers = trialNumbering(siblings);
   return rows.map((row) => {
     const { configuration, study, ...trial } = row;
+    const place = numbers.get(row.id);
     return {
       trial: trialView(
         trial,
         configuration.position,
-        repeats.get(row.id) ?? 1,
+        place?.repeat ?? 1,
         [],
         verdictFromColumns("baseline", study),
+        place?.followUpPath ?? [],
       ),
       studyId: row.studyId,
       projectId: study.projectId,
@@ -104,6 +101,16 @@ export function createReviewQueries(db: Db) {
         select: { id: true, projectId: true, mode: true, state: true, workspaceId: true, endedAt: true },
       });
       return row ? { ...row, endedAt: row.endedAt?.toISOString() ?? null } : null;
+    },
+
+    /** The follow-ups of a trial (review feedback sent back to its agent), oldest first. */
+    async followUpIds(trialId: string): Promise<string[]> {
+      const rows = await db.trial.findMany({
+        where: { parentTrialId: trialId },
+        orderBy: [{ queuedAt: "asc" }, { id: "asc" }],
+        select: { id: true },
+      });
+      return rows.map((row) => row.id);
     },
 
     async studySnapshot(studyId: string): Promise<{ snapshotId: string | null } | null> {

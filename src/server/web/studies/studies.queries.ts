@@ -2,6 +2,7 @@ import type { Db } from "../../core/db/client";
 import { createModelPriceQueries } from "./model-prices.queries";
 import { createStudyReadQueries } from "./study-read.queries";
 import { createStudyRepeatQueries } from "./study-repeat.queries";
+import { createStudyFollowUpQueries } from "./study-follow-up.queries";
 import { createStudyWriteQueries } from "./study-write.queries";
 import { createTrialDispatchQueries } from "./trial-dispatch.queries";
 import { createTrialRetryQueries } from "./trial-retry.queries";
@@ -19,6 +20,7 @@ export function createStudyQueries(db: Db) {
     ...createTrialWriteQueries(db),
     ...createTrialRetryQueries(db),
     ...createStudyRepeatQueries(db),
+    ...createStudyFollowUpQueries(db),
     ...createTrialDispatchQueries(db),
     ...createModelPriceQueries(db),
   };

@@ -1,4 +1,5 @@
 import type { Db } from "../../core/db/client";
+import { trialNumbering } from "./trial-numbering";
 import type { StudyCounts, StudySummaryView, StudyView, TestFileView } from "../../../shared/study-schemas";
 import { testStatusSchema, type TestResultView } from "../../../shared/verdict-summary";
 import type { StudyState } from "../../../shared/vocabulary";
@@ -8,11 +9,12 @@ import {
   emptyCounts,
   iso,
   parseJson,
-  repeatNumbers,
   summary,
   trialView,
   verdictFromColumns,
 } from "./study-views";
+
+import { compareTrialPlaces } from "../../../shared/domain-names";
 
 /** Reading studies and trials for the API: plain views, never rows. */
 
@@ -45,13 +47,15 @@ export async function findStudy(db: Db, studyId: string): Promise<StudyView | nu
   });
   if (!row) return null;
   const positions = new Map(row.configurations.map((configuration) => [configuration.id, configuration.position]));
-  const repeats = repeatNumbers(row.trials);
+  const numbers = trialNumbering(row.trials);
   const baseline = verdictFromColumns("baseline", row);
   const trials = row.trials
-    .map((trial) =>
-      trialView(trial, positions.get(trial.configurationId) ?? 0, repeats.get(trial.id) ?? 1, trial.attempts, baseline),
-    )
-    .sort((a, b) => a.choice - b.choice || a.repeat - b.repeat);
+    .map((trial) => {
+      const place = numbers.get(trial.id);
+      const choice = positions.get(trial.configurationId) ?? 0;
+      return trialView(trial, choice, place?.repeat ?? 1, trial.attempts, baseline, place?.followUpPath ?? []);
+    })
+    .sort(compareTrialPlaces);
   const trialCounts = emptyCounts();
   for (const trial of row.trials) countInto(trialCounts, { state: trial.state, outcome: trial.outcome, n: 1 });
   return {

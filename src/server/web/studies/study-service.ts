@@ -21,6 +21,20 @@ import { announceStudyChange, carryOutStop, requireStudy, retryStudyTrials, stop
 import { trialLogFile, trialLogTail } from "./trial-log-files";
 import { chooseStudyTrial } from "./study-choice";
 import type { TrialStopFlags } from "../../core/redis/trial-stop-flags";
+import { continueWithFeedback, type FollowUpDeps } from "./study-follow-ups";
+import type { ContinueWithFeedbackInput } from "../../../shared/review-comment-schemas";
+
+/**
+ * More trials in a study that ran: repeats of every configuration (study-repeats.ts), and follow-up attempts
+ * of finished trials with the review's feedback as the prompt (study-follow-ups.ts).
+ */
+function moreTrials(control: FollowUpDeps, withStudyLock: ReturnType<typeof createKeyedLock>) {
+  return {
+    addRepeats: (add: AddRepeatsInput, by: string) => withStudyLock(add.studyId, () => addRepeats(control, add, by)),
+    continueWithFeedback: (input: ContinueWithFeedbackInput, by: string) =>
+      withStudyLock(input.studyId, () => continueWithFeedback(control, { input, by })),
+  };
+}
 
 /** What creating a study needs (study-creation.ts), plus the removal journal for deletions. */
 export interface StudyServiceDeps extends Omit<StudyCreationDeps, "runtime" | "snapshots"> {
@@ -92,7 +106,7 @@ export function createStudyService(deps: StudyServiceDeps) {
     },
     retry: (input: RetryTrialsInput, by: string) =>
       withStudyLock(input.studyId, () => retryStudyTrials(control, { input, by })),
-    addRepeats: (add: AddRepeatsInput, by: string) => withStudyLock(add.studyId, () => addRepeats(control, add, by)),
+    ...moreTrials(control, withStudyLock),
     trialLog: (input: { trialId: string; tailBytes: number }) => trialLogTail(deps, input),
     /** Marks a finished trial as the study's chosen result, or clears it (study-choice.ts). */
     choose: (input: ChooseTrialInput, by: string) =>

@@ -16,6 +16,7 @@ import { tokensOf } from "../../../shared/token-usage";
 import { configurationLabel, withLabels } from "../../../shared/configuration-label";
 import { verdictSchema, type VerdictView } from "../../../shared/verdict-summary";
 import { shownStudyState } from "../../../shared/study-state";
+import { trialNumber } from "../../../shared/domain-names";
 import {
   harnessKindSchema,
   isActiveTrialState,
@@ -170,6 +171,7 @@ export function trialView(
   repeat: number,
   attempts: readonly TrialAttemptRow[] = [],
   baseline: VerdictView | null = null,
+  followUpPath: readonly number[] = [],
 ): TrialView {
   const state = row.state as TrialState;
   return {
@@ -177,6 +179,11 @@ export function trialView(
     configurationId: row.configurationId,
     choice,
     repeat,
+    parentTrialId: row.parentTrialId,
+    followUpPath: [...followUpPath],
+    followUpNumber: followUpPath.at(-1) ?? null,
+    number: trialNumber({ choice, repeat, followUpPath }),
+    feedback: row.feedback,
     attempt: row.attempt,
     state,
     outcome: trialOutcome({ state, recorded: row.outcome, error: row.error }),
@@ -250,18 +257,4 @@ export function summary(row: StudyRow & { project: { name: string } }, counts: S
             at: (row.chosenAt ?? row.createdAt).toISOString(),
           },
   };
-}
-
-/** Numbers each configuration's trials 1..repeats in creation order. */
-export function repeatNumbers(trials: readonly TrialRow[]): Map<string, number> {
-  const next = new Map<string, number>();
-  const numbers = new Map<string, number>();
-  for (const trial of [...trials].sort(
-    (a, b) => a.queuedAt.getTime() - b.queuedAt.getTime() || a.id.localeCompare(b.id),
-  )) {
-    const n = (next.get(trial.configurationId) ?? 0) + 1;
-    next.set(trial.configurationId, n);
-    numbers.set(trial.id, n);
-  }
-  return numbers;
 }

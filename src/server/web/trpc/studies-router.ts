@@ -12,6 +12,7 @@ import {
 } from "../../../shared/study-inputs";
 import { modelPriceSchema, resetPriceInputSchema } from "../../../shared/model-prices";
 import { addRepeatsInputSchema } from "../../../shared/study-repeats";
+import { continueWithFeedbackInputSchema } from "../../../shared/review-comment-schemas";
 import { procedure, router } from "./init";
 
 export const studiesRouter = router({
@@ -48,6 +49,9 @@ export const studiesRouter = router({
   addRepeats: procedure
     .input(addRepeatsInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.addRepeats(input, ctx.identity.subject)),
+  continueWithFeedback: procedure
+    .input(continueWithFeedbackInputSchema)
+    .mutation(({ ctx, input }) => ctx.services.studies.continueWithFeedback(input, ctx.identity.subject)),
   rerun: procedure
     .input(rerunInputSchema)
     .mutation(({ ctx, input }) => ctx.services.studies.rerun(input, ctx.identity.subject)),

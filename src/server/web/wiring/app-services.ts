@@ -19,6 +19,7 @@ import { createSnapshotService, type SnapshotService } from "../snapshots/snapsh
 import { createWorkspaceService, type WorkspaceService } from "../workspaces/workspace-service";
 import { createReviewQueries } from "../review/review.queries";
 import { createReviewService, type ReviewService } from "../review/review-service";
+import { createReviewCommentQueries } from "../review/review-comments.queries";
 import type { StudyService } from "../studies/study-service";
 import { listWorkers } from "../../core/redis/worker-registry";
 import type { SupervisionSource } from "../system/health";
@@ -151,7 +152,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     snapshots,
     studies,
     sessions,
-    review: createReviewService({ dataDir: options.dataDir, reviews: createReviewQueries(options.db) }),
+    review: wireReview(options.db, options.dataDir),
     workers,
     pages: createPageTargetQueries(options.db),
     ...wireFirstRun({ ...options, projects: projectQueries, environments, studies, host, log }),
@@ -180,4 +181,9 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       redis.disconnect();
     },
   };
+}
+
+/** The trial review, with its comments. */
+function wireReview(db: Db, dataDir: string): ReviewService {
+  return createReviewService({ dataDir, reviews: createReviewQueries(db), comments: createReviewCommentQueries(db) });
 }
