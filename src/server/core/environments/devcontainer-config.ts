@@ -27,6 +27,9 @@ const REFUSED_KEYS: Record<string, string> = {
     "containers run as the host user (or as root with the project's Run as root setting); use remoteUser to record the user you expect",
 };
 
+/** Labels: accepted without a word. */
+const LABEL_KEYS = new Set(["name", "$schema"]);
+
 /** Keys that do nothing here: accepted, and said in the build log and the environment page. */
 const IGNORED_KEYS: Record<string, string> = {
   initializeCommand:
@@ -34,8 +37,6 @@ const IGNORED_KEYS: Record<string, string> = {
   postStartCommand: "it runs each time a container starts; invariant-web has no such step, so it was not run",
   postAttachCommand: "it runs when an editor attaches; invariant-web has no such step, so it was not run",
   waitFor: "all lifecycle commands run before the version is ready",
-  name: "only a label",
-  $schema: "only a label",
   customizations: "editor settings (VS Code extensions, …) do not apply here",
   forwardPorts: "ports are not forwarded; the browser terminal reaches the container",
   portsAttributes: "ports are not forwarded",
@@ -252,7 +253,7 @@ export function parseDevcontainer(options: { file: string; text: string }): Devc
     .filter((key) => key in IGNORED_KEYS)
     .map((key) => ({ key, reason: IGNORED_KEYS[key] ?? "" }));
   const known = Object.fromEntries(
-    Object.entries(raw).filter(([key]) => !(key in REFUSED_KEYS) && !(key in IGNORED_KEYS)),
+    Object.entries(raw).filter(([key]) => !(key in REFUSED_KEYS) && !(key in IGNORED_KEYS) && !LABEL_KEYS.has(key)),
   );
   if (known.build && typeof known.build === "object")
     known.build = Object.fromEntries(

@@ -43,7 +43,7 @@ async function resolveInProject(options: { projectDir: string; relative: string;
   const lexical = path.resolve(options.projectDir, options.relative);
   const refusal = () =>
     new DevcontainerRefusal(options.file, [
-      `${options.what} ${JSON.stringify(options.relative || ".")} is outside the project: it must stay inside the project's folder`,
+      `${options.what} (${JSON.stringify(options.relative || ".")} in the project) is outside the project: it must stay inside the project's folder, through no symlink that leads out`,
     ]);
   if (!inside(path.resolve(options.projectDir), lexical)) throw refusal();
   let real: string;
@@ -51,7 +51,7 @@ async function resolveInProject(options: { projectDir: string; relative: string;
     real = await fs.realpath(lexical);
   } catch {
     throw new DevcontainerRefusal(options.file, [
-      `${options.what} ${JSON.stringify(options.relative || ".")} does not exist in the project`,
+      `${options.what} (${JSON.stringify(options.relative || ".")} in the project) does not exist`,
     ]);
   }
   if (!inside(root, real)) throw refusal();
