@@ -27,6 +27,7 @@ export const MUTATION_COVERAGE: Record<string, MutationCoverage> = {
   },
   "environments.prepare": { cli: "environment prepare" },
   "environments.prepareWithCommand": { cli: "environment prepare" },
+  "environments.prepareFromDevcontainer": { cli: "environment prepare" },
   "environments.activate": { reason: "not in the CLI yet: switching the active version is on the project page" },
   "environments.remove": { reason: "not in the CLI yet: deleting a version is on the project page" },
   "dependencies.setStep": { cli: "dependencies set" },

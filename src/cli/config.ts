@@ -105,6 +105,8 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   /** --project (id, name or host path) and --command, for `environment` and `dependencies` */
   project: string | null;
   shellCommand: string | null;
+  /** --devcontainer, for `environment prepare`: build the version from the project's devcontainer.json */
+  devcontainer: boolean;
   /** --scripts, for `mock-model` (null: the scripts shipped in the package) */
   scriptsDir: string | null;
   /** --yes (`apply`: apply the plan shown); --scripted (`demo`: on the scripted model even with model access) */
@@ -173,6 +175,7 @@ const CLI_OPTIONS = {
   json: { type: "boolean", default: false },
   project: { type: "string" },
   command: { type: "string" },
+  devcontainer: { type: "boolean", default: false },
   scripts: { type: "string" },
   yes: { type: "boolean", short: "y", default: false },
   scripted: { type: "boolean", default: false },
@@ -255,6 +258,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     version: values.version,
     project: values.project ?? null,
     shellCommand: values.command ?? null,
+    devcontainer: values.devcontainer,
     scriptsDir: values.scripts === undefined ? null : path.resolve(values.scripts),
     yes: values.yes,
     scripted: values.scripted,

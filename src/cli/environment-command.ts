@@ -5,7 +5,7 @@ import { resolveProject, runWorkflow, usageFailure, type WorkflowOptions } from 
 const EXAMPLE = 'invariant-web environment prepare --project my-app --command "apt-get install -y ripgrep"';
 
 /**
- * `invariant-web environment list|prepare --project P|--last [--command "..."]`, through the running
+ * `invariant-web environment list|prepare --project P|--last [--command "..." | --devcontainer]`, through the running
  * dashboard. `prepare` streams the build log (to stdout; to stderr with --json) until the version is ready.
  */
 export function runEnvironmentCommand(options: WorkflowOptions): Promise<number> {
@@ -31,15 +31,23 @@ export function runEnvironmentCommand(options: WorkflowOptions): Promise<number>
     });
   if (action !== "prepare") return usageFailure(options, "environment", `use "list" or "prepare", e.g. ${EXAMPLE}`);
 
+  if (config.devcontainer && config.shellCommand)
+    return usageFailure(
+      options,
+      "environment",
+      "--devcontainer builds from the project's devcontainer.json, --command runs a command in the active version: pass one of them",
+    );
   return runWorkflow(options, "environment prepare", async (context) => {
     const project = await resolveProject(context, { ref: config.project, example: EXAMPLE });
     const { ready, version } = await followBuild({
       context,
       project,
       start: (api) =>
-        config.shellCommand
-          ? api.environments.prepareWithCommand.mutate({ projectId: project.id, command: config.shellCommand })
-          : api.environments.prepare.mutate({ projectId: project.id }),
+        config.devcontainer
+          ? api.environments.prepareFromDevcontainer.mutate({ projectId: project.id })
+          : config.shellCommand
+            ? api.environments.prepareWithCommand.mutate({ projectId: project.id, command: config.shellCommand })
+            : api.environments.prepare.mutate({ projectId: project.id }),
       announce: (v) => `preparing version ${v.version} of ${project.name}…`,
     });
     const overview = await (await context.api()).environments.overview.query({ projectId: project.id });

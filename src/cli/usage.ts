@@ -9,9 +9,10 @@ Usage:
   invariant-web doctor [--json]      check Node.js, Docker, Redis, disk space and the Codex binary;
                                      list each model provider's access and the harnesses it makes usable
   invariant-web environment list --project P
-  invariant-web environment prepare --project P [--command "..."]
+  invariant-web environment prepare --project P [--command "..." | --devcontainer]
                                      build a project's environment (or a new version by running a
-                                     command in the active one) through the running dashboard
+                                     command in the active one, or from its devcontainer.json)
+                                     through the running dashboard
   invariant-web dependencies show|install --project P|--last
   invariant-web dependencies set --project P|--last [--command "..."] [--kind K] [--outputs a,b]
                                      [--manifests a,b] | --detected
@@ -69,6 +70,8 @@ Options:
   --set key=value     project settings: change a setting (cpus=2, memoryBytes=4GiB, …); repeatable
   --command "..."     environment prepare: a shell command to run in the active environment version;
                       dependencies set: the command that installs the dependencies (e.g. "npm ci")
+  --devcontainer      environment prepare: build the version from the project's .devcontainer/devcontainer.json
+                      (its image or Dockerfile, containerEnv, onCreateCommand/postCreateCommand)
   --kind K            dependencies set: npm, pnpm, yarn, python, go, cargo or command
   --outputs a,b       dependencies set: the folders the step leaves (node_modules, .venv, …; "" for none)
   --manifests a,b     dependencies set: the files the step reads (package.json, package-lock.json, …)
