@@ -5,6 +5,7 @@ import { Panel } from "../../_components/ui";
 import { formatBytes } from "../../_lib/format";
 import { useTRPC } from "../../_lib/trpc";
 import { BuildProgress } from "./build-progress";
+import { DevcontainerOption } from "./devcontainer-option";
 import { EnvironmentActions } from "./environment-actions";
 import { EnvironmentVersionsTable } from "./environment-versions-table";
 import type { ProjectEnvironment } from "./use-environment";
@@ -48,6 +49,7 @@ export function EnvironmentPanel({
             this project&apos;s environments: {formatBytes(overview.data.diskBytes)}
           </p>
         ) : null}
+        <DevcontainerOption projectId={projectId} building={building !== null} refresh={refresh} readOnly={readOnly} />
         {!readOnly ? (
           <EnvironmentActions
             projectId={projectId}

@@ -6,6 +6,14 @@ import type { EnvironmentVersion } from "./use-environment";
 
 const statusStyle = { building: "text-warn-soft", ready: "text-ok", failed: "text-danger" } as const;
 
+/** How the version was made, as the list says it. */
+function madeBy(v: EnvironmentVersion): string | null {
+  if (v.origin === "base") return "base image";
+  if (v.origin === "dependencies") return `dependencies: ${v.command}`;
+  if (v.origin === "devcontainer") return `from ${v.devcontainer?.file ?? "devcontainer.json"}`;
+  return v.command;
+}
+
 interface VersionActions {
   readOnly: boolean;
   onShowLog: (versionId: string) => void;
@@ -43,9 +51,8 @@ function versionColumns({ readOnly, onShowLog, onActivate, onRemove }: VersionAc
       key: "made-by",
       header: "Made by",
       className: "max-w-xs truncate font-mono text-xs",
-      cellProps: (v) => ({ title: v.command ?? "base image" }),
-      cell: (v) =>
-        v.origin === "base" ? "base image" : v.origin === "dependencies" ? `dependencies: ${v.command}` : v.command,
+      cellProps: (v) => ({ title: madeBy(v) ?? "" }),
+      cell: madeBy,
     },
     { key: "size", header: "Size", cell: (v) => (v.sizeBytes === null ? "—" : formatBytes(v.sizeBytes)) },
     {
