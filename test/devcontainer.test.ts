@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { EnvironmentVersionView } from "../src/server/web/environments/environments.queries";
+import { packBuildContext, readDevcontainer } from "../src/server/core/environments/devcontainer-source";
 import { startStudyStack, type StudyStack } from "./support/study-stack";
 import { createDockerRuntime, redisUrlFor, tempDir, waitForStudy } from "./support/study-harness";
 
@@ -260,4 +261,37 @@ describe("environments from devcontainer.json", () => {
       "[devcontainer] postCreateCommand failed with exit code 3",
     );
   }, 300_000);
+
+  it("stops a Dockerfile build that never ends at the time limit; the engine removes its container", async () => {
+    const dir = path.join(tempDir("devcontainer-endless"), "endless");
+    write(dir, {
+      ".devcontainer.json": JSON.stringify({ build: { dockerfile: "Dockerfile" } }),
+      Dockerfile: `FROM ${BASE_IMAGE}\nLABEL invariant.test=devcontainer-endless\nRUN sleep 600\n`,
+    });
+    const found = await readDevcontainer(dir);
+    const tar = await packBuildContext({ projectDir: dir, found: found!, intoDir: tempDir("endless-context") });
+    const started = Date.now();
+    const output: string[] = [];
+    const building = runtime.buildImage({
+      context: fs.createReadStream(tar),
+      dockerfile: ".invariant-devcontainer.Dockerfile",
+      buildArgs: {},
+      target: null,
+      labels: {},
+      timeoutMs: 6000,
+      onOutput: (chunk) => output.push(chunk),
+    });
+    const failed = expect(building).rejects.toThrow(/docker build stopped after 6 s \(the prepare time limit\)/);
+    const stepContainers = () =>
+      spawnSync("docker", ["ps", "-q", "--filter", "label=invariant.test=devcontainer-endless"], {
+        encoding: "utf8",
+      }).stdout.trim();
+    // the RUN step's container exists while it sleeps (so its disappearance below means something)
+    await expect.poll(stepContainers, { timeout: 5000, interval: 200 }).not.toBe("");
+    await failed;
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(output.join("")).toContain("RUN sleep 600");
+    // the engine cancels the step: no container of it keeps running
+    await expect.poll(stepContainers, { timeout: 30_000 }).toBe("");
+  }, 60_000);
 });

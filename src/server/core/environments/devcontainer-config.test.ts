@@ -127,6 +127,16 @@ describe("baseImagesOf", () => {
     expect(baseImagesOf({ text, args: {} }).problems[0]).toMatch(/FROM other:\$\{TOOL\} names no image/);
     expect(baseImagesOf({ text: "RUN true", args: {} }).problems).toEqual(["the Dockerfile has no FROM line"]);
   });
+
+  it("counts COPY --from= images (not stages) and refuses an ADD that the engine would download", () => {
+    const text =
+      "FROM base:1 AS tools\nFROM base:1\nCOPY --from=tools /a /a\nCOPY --from=elsewhere:2 /b /b\nCOPY --from=0 /c /c\nADD https://example.invalid/x.tgz /x\n";
+    const found = baseImagesOf({ text, args: {} });
+    expect(found.images).toEqual(["base:1", "elsewhere:2"]);
+    expect(found.problems).toEqual([
+      '"ADD https://example.invalid/x.tgz /x" downloads from the network, and the build is offline: COPY the file into the project instead',
+    ]);
+  });
 });
 
 describe("lifecycleScript", () => {

@@ -1,7 +1,8 @@
 /**
  * The images a Dockerfile builds FROM that must already be on the engine (nothing is pulled): every
- * `FROM` that names neither an earlier stage nor `scratch`, with `ARG`s before the first `FROM`
- * substituted (their defaults, overridden by build args). A FROM whose image cannot be told is a problem.
+ * `FROM` (and `COPY --from=`) that names neither an earlier stage nor `scratch`, with `ARG`s before the
+ * first `FROM` substituted (their defaults, overridden by build args). A FROM whose image cannot be told,
+ * and an `ADD` of a URL or git repository (the engine itself would download it), are problems.
  */
 export function baseImagesOf(options: { text: string; args: Record<string, string> }): {
   images: string[];
@@ -22,6 +23,16 @@ export function baseImagesOf(options: { text: string; args: Record<string, strin
         globalArgs[name] = options.args[name] ?? unquote(value.join("="));
       }
     }
+    if (keyword === "ADD" && rest.some((word) => /^(https?|git|ssh):\/\/|^git@|\.git(#|$)/i.test(word)))
+      problems.push(
+        `"${line.slice(0, 120)}" downloads from the network, and the build is offline: COPY the file into the project instead`,
+      );
+    const from =
+      keyword === "COPY" || keyword === "ADD"
+        ? /^--from=(.+)$/i.exec(rest.find((word) => /^--from=/i.test(word)) ?? "")
+        : null;
+    if (from?.[1] && !stages.has(from[1].toLowerCase()) && !/^\d+$/.test(from[1]) && !images.includes(from[1]))
+      images.push(substitute(from[1], globalArgs));
     if (keyword !== "FROM") continue;
     sawFrom = true;
     const words = rest.filter((word) => !word.startsWith("--"));

@@ -57,6 +57,7 @@ export async function devcontainerImage(options: {
       target: build.target,
       labels: { [LABEL.project]: job.projectId, [LABEL.environment]: job.versionId },
       memoryBytes: job.limits.memoryBytes,
+      timeoutMs: job.timeoutMs,
       onOutput: (chunk) => log.add(chunk),
     });
   } finally {

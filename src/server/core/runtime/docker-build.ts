@@ -11,6 +11,8 @@ export interface ImageBuild {
   labels: Record<string, string>;
   /** The project's memory limit for the build's RUN steps (bytes); none when unset. */
   memoryBytes?: number | null;
+  /** The build is abandoned (the engine cancels it) after this long. */
+  timeoutMs: number;
   onOutput: (chunk: string) => void;
 }
 
@@ -28,7 +30,24 @@ interface BuildMessage {
  * the built image's id; a failed step rejects with the engine's message.
  */
 export async function buildImage(docker: Docker, build: ImageBuild): Promise<string> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), build.timeoutMs);
+  try {
+    return await runBuild(docker, build, abort.signal);
+  } catch (error) {
+    if (abort.signal.aborted)
+      throw new Error(`docker build stopped after ${Math.round(build.timeoutMs / 1000)} s (the prepare time limit)`, {
+        cause: error,
+      });
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runBuild(docker: Docker, build: ImageBuild, signal: AbortSignal): Promise<string> {
   const stream = await docker.buildImage(build.context, {
+    abortSignal: signal,
     dockerfile: build.dockerfile,
     buildargs: build.buildArgs,
     ...(build.target ? { target: build.target } : {}),
