@@ -8,6 +8,7 @@ import type { ProjectQueries } from "../projects/projects.queries";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import type { SnapshotService } from "../snapshots/snapshot-service";
 import { requireProjectFolder } from "../../core/storage/project-folder";
+import { projectHeadCommit } from "../../core/git/project-git";
 import { expandTestFiles } from "../../core/trial-records/test-file-patterns";
 import { readTestFiles, storeTestFiles, testFilesDir } from "../../core/trial-records/test-files";
 import { containerLimitsOf, type ProjectView } from "../../../shared/project-schemas";
@@ -141,6 +142,8 @@ export async function createStudy(
     junitPath: input.junitPath,
   });
   const files = await readTestFiles({ projectRoot: project.hostPath, files: expanded });
+  // the commit the snapshot stands on, for "Apply as a branch" (null: no git repository, or no commit yet)
+  const snapshotCommit = await projectHeadCommit(project.hostPath);
   const snapshot = await deps.snapshots.create({ projectId: project.id });
   const concurrency = input.concurrency ?? (await studyDefaults({ ...deps, projectId: project.id })).concurrency;
   const studyId = await deps.studies.create({
@@ -157,6 +160,7 @@ export async function createStudy(
       kind: file.kind ?? "file",
     })),
     snapshotId: snapshot.id,
+    snapshotCommit,
     environmentVersionId: environment.id,
     imageId: image.id,
     imageDigest: image.id.startsWith("sha256:") ? image.id : null,

@@ -23,6 +23,8 @@ export interface NewStudy extends Pick<
 > {
   testFiles: TestFileView[];
   snapshotId: string;
+  /** The project's git HEAD when the snapshot was taken (absent or null: not a repository, no commit, a rerun). */
+  snapshotCommit?: string | null;
   /** Null only for a rerun whose environment version row was deleted (its image still exists). */
   environmentVersionId: string | null;
   imageId: string;

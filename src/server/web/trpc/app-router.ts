@@ -1,4 +1,5 @@
 import { applyRouter } from "./apply-router";
+import { branchesRouter } from "./branches-router";
 import { router } from "./init";
 import { dependenciesRouter } from "./dependencies-router";
 import { environmentsRouter } from "./environments-router";
@@ -23,6 +24,7 @@ export const appRouter = router({
   review: reviewRouter,
   sessions: sessionsRouter,
   applies: applyRouter, // "apply" is reserved by tRPC (Function.prototype.apply)
+  branches: branchesRouter,
   setup: setupRouter,
   demo: demoRouter,
 });

@@ -15,6 +15,9 @@ import type { DependencyService } from "../environments/dependency-service";
 import type { EnvironmentService } from "../environments/environment-service";
 import { createApplyQueries } from "../apply/apply.queries";
 import { createApplyService, type ApplyService } from "../apply/apply-service";
+import { createBranchQueries } from "../branches/branches.queries";
+import { createBranchService, type BranchService, type BranchServiceDeps } from "../branches/branch-service";
+import type { CommitIdentity } from "../branches/branch-commit";
 import { createSnapshotService, type SnapshotService } from "../snapshots/snapshot-service";
 import { createWorkspaceService, type WorkspaceService } from "../workspaces/workspace-service";
 import { createReviewQueries } from "../review/review.queries";
@@ -49,6 +52,8 @@ export interface AppServices {
   snapshots: SnapshotService;
   workspaces: WorkspaceService;
   apply: ApplyService;
+  /** Apply as a branch: a trial's changes as a commit on a new branch of the project's repository. */
+  branches: BranchService;
   studies: StudyService;
   /** Trial review: changed files, file sides, transcript, compare, patch and file downloads. */
   review: ReviewService;
@@ -92,6 +97,8 @@ export interface AppServicesOptions {
   /** Where model access comes from besides the stored key (for the Setup page; default: none, ~/.codex). */
   modelAccess?: ModelAccessSettings;
   log?: (message: string) => void;
+  /** Author and committer of Apply as a branch's commits (default: invariant-web <invariant-web@localhost>). */
+  branchIdentity?: CommitIdentity;
   /** The launcher's supervised children, for health. */
   supervision?: SupervisionSource;
 }
@@ -102,6 +109,17 @@ import { createUpkeep } from "./upkeep";
 import { wireStudies } from "./study-wiring";
 import { wireEnvironments } from "./environment-wiring";
 import type { ModelAccessSettings } from "../../core/credentials/model-access";
+
+/** Apply as a branch, on the project and study services. */
+function wireBranches(options: AppServicesOptions, deps: Pick<BranchServiceDeps, "projects" | "studies">) {
+  const identity = options.branchIdentity ? { identity: options.branchIdentity } : {};
+  return createBranchService({
+    dataDir: options.dataDir,
+    branches: createBranchQueries(options.db),
+    ...deps,
+    ...identity,
+  });
+}
 
 export function createAppServices(options: AppServicesOptions): AppServices {
   const redis: Redis = connectRedis({ url: options.redisUrl, name: "invariant-web", failFast: true });
@@ -166,6 +184,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     start: (startOptions = {}) => upkeep.start(startOptions.sweepEveryMs ?? 5_000),
     workspaces: createWorkspaceService({ dataDir: options.dataDir, snapshots: snapshotQueries }),
     apply: createApplyService({ ...options, projects: projectQueries, records: createApplyQueries(options.db) }),
+    branches: wireBranches(options, { projects: projectQueries, studies }),
     system: createSystemService({
       runtime: options.runtime,
       queueProbe: redisQueueProbe(redis),
