@@ -2,8 +2,18 @@ import { meanFractionPassed, passRateInterval } from "./configuration-comparison
 import type { ReportTrial, StudyAggregate } from "./study-report";
 import { isTerminalTrialState } from "./vocabulary";
 
-/** The fields of a trial the aggregates read; a full `ReportTrial` fits. */
-export type AggregatableTrial = Pick<ReportTrial, "choice" | "state" | "verdict" | "agentSeconds" | "tokens">;
+/**
+ * The fields of a trial the aggregates read; a full `ReportTrial` fits. `parentTrialId` marks a follow-up
+ * attempt (review feedback sent back to the agent), which the statistics leave out: they compare first attempts.
+ */
+export type AggregatableTrial = Pick<ReportTrial, "choice" | "state" | "verdict" | "agentSeconds" | "tokens"> & {
+  parentTrialId?: string | null | undefined;
+};
+
+/** The first attempts: a follow-up (a trial continued with feedback) is no sample of its configuration. */
+export function firstAttempts<T extends { parentTrialId?: string | null | undefined }>(trials: readonly T[]): T[] {
+  return trials.filter((trial) => !trial.parentTrialId);
+}
 
 /** Median of the values; the mean of the two middle ones for an even count; null for none. */
 export function median(values: readonly number[]): number | null {
@@ -52,7 +62,7 @@ export function aggregateByConfiguration(options: {
   trials: readonly AggregatableTrial[];
 }): StudyAggregate[] {
   return options.configurations.map(({ choice }) => {
-    const trials = options.trials.filter((trial) => trial.choice === choice);
+    const trials = firstAttempts(options.trials).filter((trial) => trial.choice === choice);
     const finished = trials.filter(isTerminalTrial);
     const passedAll = finished.filter(trialPassedAll).length;
     const agentSeconds = finished.flatMap((trial) => (trial.agentSeconds === null ? [] : [trial.agentSeconds]));

@@ -4,7 +4,13 @@
 import { comparePair, comparisonLabel, repeatsPlan, type RateSample } from "./configuration-comparison";
 import { numberedLabel } from "./configuration-label";
 import { configurationName } from "./domain-names";
-import { aggregateByConfiguration, median, trialPassedAll, type AggregatableTrial } from "./study-aggregates";
+import {
+  aggregateByConfiguration,
+  firstAttempts,
+  median,
+  trialPassedAll,
+  type AggregatableTrial,
+} from "./study-aggregates";
 import { MAX_TRIALS_PER_STUDY } from "./study-inputs";
 import { isTerminalTrialState } from "./vocabulary";
 
@@ -158,8 +164,10 @@ export function studyHeadline(study: {
   configurations: readonly { choice: number; label: string }[];
   trials: readonly HeadlineTrial[];
 }): StudyHeadline | null {
-  const { trials } = study;
-  if (trials.length === 0 || !trials.every((trial) => isTerminalTrialState(trial.state))) return null;
+  if (!study.trials.every((trial) => isTerminalTrialState(trial.state))) return null;
+  // follow-ups (trials continued with feedback) are no samples of their configurations
+  const trials = firstAttempts(study.trials);
+  if (trials.length === 0) return null;
   const ran = study.configurations.filter((configuration) =>
     trials.some((trial) => trial.choice === configuration.choice),
   );

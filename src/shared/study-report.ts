@@ -84,6 +84,18 @@ export const reportAttemptSchema = trialAttemptViewSchema.pick({
 });
 export type ReportAttempt = z.infer<typeof reportAttemptSchema>;
 
+/** A review comment on a trial: on a file's lines, a file, or the whole trial (path null). */
+export const reportCommentSchema = z.object({
+  path: z.string().nullable(),
+  startLine: z.int().positive().nullable(),
+  endLine: z.int().positive().nullable(),
+  body: z.string(),
+  author: z.string(),
+  createdAt: isoDate,
+  sentInTrial: z.string().nullable(),
+});
+export type ReportComment = z.infer<typeof reportCommentSchema>;
+
 /**
  * The picked fields keep the view's checks: a trial's tokens are a `tokensSchema` whose total is input + output.
  * `state` is the stored state (`succeeded` for a run that was evaluated, whatever its verdict); `outcome`
@@ -128,6 +140,17 @@ export const reportTrialSchema = trialViewSchema
     manifest: trialManifestSchema.nullable(),
     /** The attempts before `attempt`, oldest first. */
     earlierAttempts: z.array(reportAttemptSchema).optional(),
+    /**
+     * A follow-up attempt (review feedback sent back to the agent, version 2 as optional fields): the trial it
+     * continued, its place ([1] for "Trial 1.2.1"), its number, and the prompt the agent read. A follow-up
+     * is left out of `aggregates` and `comparisons`, which compare first attempts.
+     */
+    parentTrialId: z.string().min(1).nullable().optional(),
+    followUpPath: z.array(z.int().positive()).optional(),
+    number: z.string().optional(),
+    feedback: z.string().nullable().optional(),
+    /** The review comments on this trial, oldest first; `sentInTrial`: the follow-up that carried one to the agent. */
+    comments: z.array(reportCommentSchema).optional(),
   });
 export type ReportTrial = z.infer<typeof reportTrialSchema>;
 

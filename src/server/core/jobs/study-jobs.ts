@@ -5,6 +5,7 @@ import { testFileViewSchema } from "../../../shared/study-schemas";
 import { preflightStatusSchema, trialEndStateSchema } from "../../../shared/vocabulary";
 import { harnessSchema } from "../agents/harness";
 import { containerLimitsSchema } from "../runtime/container-limits";
+import { tokenUsageSchema } from "../../../shared/token-usage";
 import type { JobDefinition } from "./job-catalog";
 
 /** What every run of a study's checks needs: the frozen image and snapshot, and the captured tests. */
@@ -35,6 +36,25 @@ export const studyPreflightJob = {
 } satisfies JobDefinition<z.ZodType, z.ZodType>;
 export type StudyPreflightJob = z.infer<typeof studyPreflightJob.schema>;
 
+/**
+ * A follow-up attempt (review feedback sent back to the agent): it starts from a copy of its parent trial's
+ * workspace, in the parent's committed result image, with a copy of the parent's agent home, and resumes
+ * the parent's conversation with the feedback as the prompt (`prompt`). The evaluation is as for any trial.
+ */
+export const followUpSourceSchema = z.object({
+  parentTrialId: jobIdSchema,
+  /** The parent's attempt whose agent home (its conversation) is copied. */
+  parentAttempt: z.number().int().positive(),
+  parentWorkspaceId: jobIdSchema,
+  /** The parent's committed result image (sha256:…): the agent runs in it, with the tools it left. */
+  agentImage: z.string().min(1),
+  /** The conversation to resume (the CLI's thread or session id); null for a command harness. */
+  resumeThreadId: z.string().min(1).max(200).nullable(),
+  /** The parent's tokens: a resumed Codex thread reports its usage cumulatively. */
+  threadUsageBefore: tokenUsageSchema.nullable().default(null),
+});
+export type FollowUpSource = z.infer<typeof followUpSourceSchema>;
+
 /** One trial: workspace → agent run → commit → diff → evaluation → verdict. Job id: `trial-<trialId>-<attempt>`. */
 export const trialRunJob = {
   name: "trial.run",
@@ -48,6 +68,8 @@ export const trialRunJob = {
     budgetTokens: z.number().int().positive().nullable().default(DEFAULT_RUN_TOKEN_BUDGET),
     /** Hosted tools and URL inputs through the gateway in network mode none too (the project's setting). */
     allowHostedTools: z.boolean().default(false),
+    /** Set for a follow-up attempt (see followUpSourceSchema); null: a first attempt from the snapshot. */
+    followUp: followUpSourceSchema.nullable().default(null),
   }),
   result: z.object({ state: trialEndStateSchema }),
 } satisfies JobDefinition<z.ZodType, z.ZodType>;

@@ -171,7 +171,9 @@ describe("choosing a study's result", () => {
     expect(markdown).toContain("## Chosen result");
     expect(markdown).toContain("> Keep this one.");
     const csv = (await services.studies.report({ studyId, format: "csv" })).body.split("\r\n");
-    expect(csv[0]).toMatch(/,chosen,chosen_note,captured_changed,tests_missing,cost_usd,test_config_changed$/);
+    expect(csv[0]).toMatch(
+      /,chosen,chosen_note,captured_changed,tests_missing,cost_usd,test_config_changed,trial,parent_trial_id$/,
+    );
     expect(csv.filter((line) => line.includes(",1,Keep this one.,"))).toHaveLength(1);
   });
 });

@@ -4,6 +4,7 @@ import { testSteeringText } from "../../../shared/test-steering";
 import { verdictLevel } from "../../../shared/trial-outcome";
 import { parseStudyReport } from "./parse-study-report";
 import { reportOutcome } from "./report-outcome";
+import { compareTrialPlaces, trialNumber } from "../../../shared/domain-names";
 
 /** The columns, in order. One row per trial. */
 export const CSV_COLUMNS = [
@@ -38,6 +39,8 @@ export const CSV_COLUMNS = [
   "tests_missing",
   "cost_usd",
   "test_config_changed",
+  "trial",
+  "parent_trial_id",
 ] as const;
 
 /** A cell: text (guarded and quoted as needed), a number (written as is), or null (empty). */
@@ -112,6 +115,9 @@ function row(options: {
     options.report.costs?.trials.find((cost) => cost.trialId === trial.id)?.cost ?? null,
     // the test-steering flag: empty when not checked, "none" when the agent changed no such file
     trial.testSteering ? text(testSteeringText(trial.testSteering) || "none") : null,
+    // "1.2.1" for a follow-up (review feedback sent back to the agent), with the trial it continued
+    text(trialNumber(trial)),
+    text(trial.parentTrialId ?? null),
   ];
 }
 
@@ -122,7 +128,7 @@ function row(options: {
 export function renderCsvReport(input: StudyReport): string {
   const report = parseStudyReport(input);
   const configurations = new Map(report.configurations.map((configuration) => [configuration.choice, configuration]));
-  const trials = [...report.trials].sort((a, b) => a.choice - b.choice || a.repeat - b.repeat || a.attempt - b.attempt);
+  const trials = [...report.trials].sort((a, b) => compareTrialPlaces(a, b) || a.attempt - b.attempt);
   const lines = [
     CSV_COLUMNS.join(","),
     ...trials.map((trial) =>

@@ -1,7 +1,8 @@
 import { HARNESS_INFO } from "../../../shared/harness-kinds";
-import { trialHasTokens } from "../../../shared/study-aggregates";
+import { feedbackSections } from "./report-markdown-feedback";
+import { firstAttempts, trialHasTokens } from "../../../shared/study-aggregates";
 import type { ReportConfiguration, ReportTrial, StudyReport } from "../../../shared/study-report";
-import { configurationName, trialNumber } from "../../../shared/domain-names";
+import { compareTrialPlaces, configurationName, trialNumber } from "../../../shared/domain-names";
 import type { TestCounts } from "../../../shared/verdict-summary";
 import { codeBlock, codeSpan, escapeCell, escapeInline, quoteBlock } from "./markdown-text";
 import { parseStudyReport } from "./parse-study-report";
@@ -214,9 +215,9 @@ function closingNote(several: boolean): string {
 export function renderMarkdownReport(input: StudyReport): string {
   const report = parseStudyReport(input);
   const configurations = new Map(report.configurations.map((configuration) => [configuration.choice, configuration]));
-  const trials = [...report.trials].sort((a, b) => a.choice - b.choice || a.repeat - b.repeat || a.attempt - b.attempt);
+  const trials = [...report.trials].sort((a, b) => compareTrialPlaces(a, b) || a.attempt - b.attempt);
   const trialCounts = new Map<number, number>();
-  for (const trial of trials) trialCounts.set(trial.choice, (trialCounts.get(trial.choice) ?? 0) + 1);
+  for (const trial of firstAttempts(trials)) trialCounts.set(trial.choice, (trialCounts.get(trial.choice) ?? 0) + 1);
   const several = [...trialCounts.values()].some((count) => count > 1);
 
   const sections = [
@@ -229,6 +230,7 @@ export function renderMarkdownReport(input: StudyReport): string {
       trials,
       label: trialLabel,
     }),
+    ...feedbackSections(trials),
     chosenSection({ report }),
     several ? aggregatesSection(report) : [],
     comparisonsSection(report),

@@ -153,12 +153,12 @@ describe("CSV", () => {
   it("writes a header and one CRLF-terminated row per trial, quoting and guarding text cells", () => {
     expect(csv.endsWith("\r\n")).toBe(true);
     expect(csv.slice(0, -2).split("\r\n")).toEqual([
-      "study_id,choice,repeat,attempt,configuration,harness,model,reasoning_effort,state,outcome,verdict,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error,chosen,chosen_note,captured_changed,tests_missing,cost_usd,test_config_changed",
-      "cm7study0001,1,1,1,gpt-5-codex · high,codex,gpt-5-codex,high,succeeded,completed,all-passed,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,,0,,,0,,",
-      "cm7study0001,2,1,1,o4-mini <b> · medium,codex,o4-mini <b>,medium,succeeded,completed,all-passed,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,,0,,,0,,",
-      "cm7study0001,2,2,1,o4-mini <b> · medium,codex,o4-mini <b>,medium,failed,agent-failed,partial,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,,0,,,0,,",
-      'cm7study0001,2,3,2,o4-mini <b> · medium,codex,o4-mini <b>,medium,error,error,,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs",0,,,,,',
-      'cm7study0001,3,1,1,\'=fix | fast,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,completed,all-passed,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",,0,,,,,',
+      "study_id,choice,repeat,attempt,configuration,harness,model,reasoning_effort,state,outcome,verdict,tests_passed,tests_failed,tests_skipped,tests_total,verdict_source,agent_seconds,eval_seconds,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,total_tokens,thread_id,error,chosen,chosen_note,captured_changed,tests_missing,cost_usd,test_config_changed,trial,parent_trial_id",
+      "cm7study0001,1,1,1,gpt-5-codex · high,codex,gpt-5-codex,high,succeeded,completed,all-passed,23,0,0,23,node-test,312.46,41.2,120000,80000,9000,4000,129000,thr_01,,0,,,0,,,1.1,",
+      "cm7study0001,2,1,1,o4-mini <b> · medium,codex,o4-mini <b>,medium,succeeded,completed,all-passed,23,0,0,23,node-test,200.04,39.9,50000,10000,5000,2000,55000,thr_02,,0,,,0,,,2.1,",
+      "cm7study0001,2,2,1,o4-mini <b> · medium,codex,o4-mini <b>,medium,failed,agent-failed,partial,21,2,0,23,node-test,250,40.5,60000,30000,7000,3500,67000,thr_03,,0,,,0,,,2.2,",
+      'cm7study0001,2,3,2,o4-mini <b> · medium,codex,o4-mini <b>,medium,error,error,,,,,,,,,0,0,0,0,0,,"Container exited 137, ""OOM""\n<script>alert(\'x\')</script> | see logs",0,,,,,,2.3,',
+      'cm7study0001,3,1,1,\'=fix | fast,command,\'=cmd|\' /C calc\'!A0,minimal,succeeded,completed,all-passed,,,,,exit-code,5.04,38,0,0,0,0,0,"\'=HYPERLINK(""http://x.example"",""y"")",,0,,,,,,3.1,',
     ]);
   });
 

@@ -1,21 +1,6 @@
 import type { Db } from "../../core/db/client";
 import type { ReviewCommentView } from "../../../shared/review-comment-schemas";
-
-type CommentRow = Awaited<ReturnType<Db["reviewComment"]["findUniqueOrThrow"]>>;
-
-export function commentView(row: CommentRow): ReviewCommentView {
-  return {
-    id: row.id,
-    trialId: row.trialId,
-    path: row.path,
-    startLine: row.startLine,
-    endLine: row.endLine,
-    body: row.body,
-    author: row.author,
-    createdAt: row.createdAt.toISOString(),
-    sentInTrial: row.sentInTrial,
-  };
-}
+import { commentView } from "../studies/review-comment-view";
 
 /** Review comments as plain views (oldest first); the only module that touches their table, follow-ups aside. */
 export function createReviewCommentQueries(db: Db) {
@@ -23,16 +8,6 @@ export function createReviewCommentQueries(db: Db) {
     async list(trialId: string): Promise<ReviewCommentView[]> {
       const rows = await db.reviewComment.findMany({
         where: { trialId },
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      });
-      return rows.map(commentView);
-    },
-
-    /** Every comment of the given trials, oldest first (for the study's report). */
-    async ofTrials(trialIds: readonly string[]): Promise<ReviewCommentView[]> {
-      if (trialIds.length === 0) return [];
-      const rows = await db.reviewComment.findMany({
-        where: { trialId: { in: [...trialIds] } },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       });
       return rows.map(commentView);

@@ -1,6 +1,8 @@
 import type { Db } from "../../core/db/client";
 import type { StudyState } from "../../../shared/vocabulary";
 import { REPEATABLE_STUDY_STATES } from "./study-repeat.queries";
+import { commentView } from "./review-comment-view";
+import type { ReviewCommentView } from "../../../shared/review-comment-schemas";
 
 /** One follow-up to create: the trial it continues, its prompt, and the comments it carries to the agent. */
 export interface FollowUpPlan {
@@ -77,6 +79,14 @@ export function createStudyFollowUpQueries(db: Db) {
   return {
     createFollowUps: (options: { studyId: string; plans: readonly FollowUpPlan[]; now: Date }) =>
       createFollowUps(db, options),
+    /** The review comments of the given trials, oldest first (the study's report lists them). */
+    async trialComments(trialIds: readonly string[]): Promise<ReviewCommentView[]> {
+      const rows = await db.reviewComment.findMany({
+        where: { trialId: { in: [...trialIds] } },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      });
+      return rows.map(commentView);
+    },
     /** A trial's comments not yet sent to its agent, oldest first. */
     async unsentComments(trialId: string) {
       return db.reviewComment.findMany({

@@ -16,6 +16,7 @@ import { renderCsvReport } from "../reports/report-csv";
 import { reportFileName, type ReportFormat } from "../reports/report-filename";
 import { renderJsonReport } from "../reports/report-json";
 import { renderMarkdownReport } from "../reports/report-markdown";
+import type { ReviewCommentView } from "../../../shared/review-comment-schemas";
 
 /** The study's tests × trials matrix from its trials' per-test rows. */
 export async function studyTestMatrix(
@@ -27,12 +28,27 @@ export async function studyTestMatrix(
   return buildTestMatrix({ trials: study.trials, results: await studies.studyTests(study.id) });
 }
 
-/** A trial as the report records it, with its earlier attempts. */
-function reportTrial(trial: TrialView): ReportTrial {
+/** A trial as the report records it, with its earlier attempts, its follow-up place and its review comments. */
+function reportTrial(trial: TrialView, comments: readonly ReviewCommentView[]): ReportTrial {
   return {
     id: trial.id,
     choice: trial.choice,
     repeat: trial.repeat,
+    parentTrialId: trial.parentTrialId,
+    followUpPath: trial.followUpPath,
+    number: trial.number,
+    feedback: trial.feedback,
+    comments: comments
+      .filter((comment) => comment.trialId === trial.id)
+      .map(({ path, startLine, endLine, body, author, createdAt, sentInTrial }) => ({
+        path,
+        startLine,
+        endLine,
+        body,
+        author,
+        createdAt,
+        sentInTrial,
+      })),
     attempt: trial.attempt,
     state: trial.state,
     outcome: trial.outcome,
@@ -79,10 +95,12 @@ export function buildStudyReport(options: {
   study: StudyView;
   testMatrix?: TestMatrix;
   prices?: readonly ModelPrice[];
+  /** The review comments on the study's trials (none when not read). */
+  comments?: readonly ReviewCommentView[];
   generatedAt: Date;
 }): StudyReport {
   const { study } = options;
-  const trials = study.trials.map(reportTrial);
+  const trials = study.trials.map((trial) => reportTrial(trial, options.comments ?? []));
   const configurations = study.configurations.map((configuration) => ({
     choice: configuration.choice,
     harness: configuration.harness,
@@ -152,6 +170,7 @@ export function renderStudyReport(options: {
   study: StudyView;
   testMatrix?: TestMatrix;
   prices?: readonly ModelPrice[];
+  comments?: readonly ReviewCommentView[];
   format: ReportFormat;
   generatedAt: Date;
 }): {

@@ -8,7 +8,7 @@ import type { AddRepeatsInput } from "../../../shared/study-repeats";
 import { checkBudgetPrices, enforceStudyBudget, pricesInForce } from "./study-budget";
 import { modelPriceSchema, type ModelPrice } from "../../../shared/model-prices";
 import type { SnapshotService } from "../snapshots/snapshot-service";
-import type { StudySummaryView } from "../../../shared/study-schemas";
+import type { StudySummaryView, StudyView } from "../../../shared/study-schemas";
 import { createTrialDispatcher } from "./trial-dispatcher";
 import { deleteStudy } from "./study-deletion";
 import type { RemovalJournal } from "../cleanup/removal-journal";
@@ -34,6 +34,17 @@ function moreTrials(control: FollowUpDeps, withStudyLock: ReturnType<typeof crea
     continueWithFeedback: (input: ContinueWithFeedbackInput, by: string) =>
       withStudyLock(input.studyId, () => continueWithFeedback(control, { input, by })),
   };
+}
+
+/** The study's report with its tests × trials, costs by the prices in force, and its trials' review comments. */
+async function studyReport(
+  deps: StudyServiceDeps,
+  options: { study: StudyView; format: ReportFormat; generatedAt: Date },
+) {
+  const testMatrix = await studyTestMatrix(deps.studies, options.study);
+  const prices = await pricesInForce(deps.studies);
+  const comments = await deps.studies.trialComments(options.study.trials.map((trial) => trial.id));
+  return renderStudyReport({ ...options, testMatrix, prices, comments });
 }
 
 /** What creating a study needs (study-creation.ts), plus the removal journal for deletions. */
@@ -113,12 +124,8 @@ export function createStudyService(deps: StudyServiceDeps) {
       withStudyLock(input.studyId, () => chooseStudyTrial(control, { input, by })),
 
     /** A study's report in one format (Markdown, JSON or CSV), for downloads and `invariant-web export`. */
-    async report(input: { studyId: string; format: ReportFormat }) {
-      const found = await study(input.studyId);
-      const testMatrix = await studyTestMatrix(deps.studies, found);
-      const prices = await pricesInForce(deps.studies);
-      return renderStudyReport({ study: found, testMatrix, prices, format: input.format, generatedAt: now() });
-    },
+    report: async (input: { studyId: string; format: ReportFormat }) =>
+      studyReport(deps, { study: await study(input.studyId), format: input.format, generatedAt: now() }),
 
     trialLogFile: (trialId: string) => trialLogFile(deps, trialId),
     trialTests: (trialId: string) => deps.studies.trialTests(trialId),

@@ -6,6 +6,7 @@ import { containerLimitsSchema, type ManifestInputs } from "../../../shared/tria
 import { configurationView, parseJson } from "./study-views";
 import { parseDependencies } from "../environments/environments.queries";
 import type { RuntimeReport } from "../../../shared/dependency-schemas";
+import type { FollowUpSource } from "../../core/jobs/study-jobs";
 
 /** Trials as the dispatcher and the sweeper see them: slots, queue marks, and what a trial's job needs. */
 
@@ -40,6 +41,32 @@ export interface TrialJobSource {
   };
   snapshot: { files: number | null; bytes: number | null };
   concurrency: number;
+  /** A follow-up attempt: its prompt (the review feedback) and where it continues from; null for a first attempt. */
+  followUp: (FollowUpSource & { prompt: string }) | null;
+}
+
+/** Where a follow-up continues from: its parent's latest attempt (workspace, result image, conversation). */
+async function followUpOf(
+  db: Db,
+  row: { parentTrialId: string | null; feedback: string | null },
+): Promise<TrialJobSource["followUp"]> {
+  if (!row.parentTrialId) return null;
+  const parent = await db.trial.findUnique({ where: { id: row.parentTrialId } });
+  if (!parent?.workspaceId || !parent.committedImageId) return null;
+  return {
+    prompt: row.feedback ?? "",
+    parentTrialId: parent.id,
+    parentAttempt: parent.attempt,
+    parentWorkspaceId: parent.workspaceId,
+    agentImage: parent.committedImageId,
+    resumeThreadId: parent.threadId,
+    threadUsageBefore: {
+      inputTokens: parent.inputTokens,
+      cachedInputTokens: parent.cachedInputTokens,
+      outputTokens: parent.outputTokens,
+      reasoningTokens: parent.reasoningTokens,
+    },
+  };
 }
 
 function manifestFacts(study: {
@@ -125,6 +152,7 @@ async function trialJobSource(db: Db, trialId: string): Promise<TrialJobSource |
     diskBudgetBytes: Number(project.diskBudgetBytes),
     configuration: configurationView(row.configuration),
     ...manifestFacts(study),
+    followUp: await followUpOf(db, row),
   };
   return withStudyLimits(source, study.limits);
 }

@@ -1,6 +1,6 @@
 import { jobHarness } from "./job-harness";
 import type { JobQueue } from "../../core/jobs/job-queue";
-import { trialJobId, trialRunJob, type TrialRunJob } from "../../core/jobs/study-jobs";
+import { followUpSourceSchema, trialJobId, trialRunJob, type TrialRunJob } from "../../core/jobs/study-jobs";
 import { createKeyedLock } from "../../core/locks/keyed-lock";
 import type { StudyQueries } from "./studies.queries";
 import type { TrialJobSource } from "./trial-dispatch.queries";
@@ -25,11 +25,13 @@ function jobFor(source: TrialJobSource): TrialRunJob {
     evalTimeoutMs: source.evalTimeoutSec * 1000,
     trialId: source.trialId,
     attempt: source.attempt,
-    prompt: source.taskPrompt,
+    // a follow-up's prompt is the review's feedback, sent into the parent's conversation
+    prompt: source.followUp?.prompt ?? source.taskPrompt,
     harness: jobHarness(configuration),
     agentTimeoutMs: source.agentTimeoutSec * 1000,
     budgetTokens: source.tokenBudget,
     allowHostedTools: source.allowHostedTools,
+    followUp: source.followUp ? followUpSourceSchema.parse(source.followUp) : null,
   });
 }
 

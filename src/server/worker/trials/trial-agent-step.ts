@@ -69,7 +69,10 @@ export async function runAgentStep(options: {
       {
         runId,
         projectId: job.projectId,
-        image: job.image,
+        // a follow-up runs in its parent's result image and resumes its parent's conversation (trial-follow-up.ts)
+        image: job.followUp?.agentImage ?? job.image,
+        resumeThreadId: job.followUp?.resumeThreadId ?? null,
+        threadUsageBefore: job.followUp?.threadUsageBefore ?? null,
         workspacePath: options.workspace.path,
         workspaceOverlay: options.workspace.overlay,
         codexHomePath: context.files.codexHome,

@@ -5,6 +5,7 @@ import { createWorkspace } from "../../core/workspaces/workspace-store";
 import { chooseWorkspaceKind } from "../../core/workspaces/workspace-kind";
 import { resetAgentGitDir } from "../../core/snapshots/host-git";
 import { runAgentStep } from "./trial-agent-step";
+import { prepareFollowUp } from "./trial-follow-up";
 import { openTrialContext, type TrialContext, type TrialRunDeps } from "./trial-context";
 import { recordDiff, runEvaluationStep } from "./trial-evaluation-step";
 import { finishTrial, type TrialResults } from "./trial-finish";
@@ -17,16 +18,14 @@ function message(error: unknown): string {
   return messageOf(error);
 }
 
-/** The steps in order; each is skipped once a stop was requested. */
-async function runSteps(options: {
-  context: TrialContext;
-  stop: TrialStopWatch;
-  outcome: TrialResults;
-}): Promise<void> {
-  const { context, stop, outcome } = options;
-  const { deps, job, ids } = context;
-  await deps.publish({ type: "trial.started", ...ids, data: { attempt: job.attempt, workspaceId: null } });
-
+/** The attempt's private workspace: a new one of the frozen snapshot, or for a follow-up a copy of its parent's. */
+async function prepareWorkspace(context: TrialContext) {
+  const { deps, job } = context;
+  if (job.followUp) {
+    await context.progress("preparing", "Copying the parent trial's workspace and conversation for the follow-up");
+    await (deps.artifacts ?? localArtifactSource).prepare(job);
+    return prepareFollowUp({ context, followUp: job.followUp });
+  }
   const kind = await chooseWorkspaceKind({
     setting: deps.workspaceKind,
     runtime: deps.runtime,
@@ -41,7 +40,21 @@ async function runSteps(options: {
       : "Copying the frozen snapshot into a private workspace",
   );
   await (deps.artifacts ?? localArtifactSource).prepare(job);
-  const workspace = await createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId, kind });
+  return createWorkspace({ dataDir: deps.dataDir, snapshotId: job.snapshotId, kind });
+}
+
+/** The steps in order; each is skipped once a stop was requested. */
+async function runSteps(options: {
+  context: TrialContext;
+  stop: TrialStopWatch;
+  outcome: TrialResults;
+}): Promise<void> {
+  const { context, stop, outcome } = options;
+  const { deps, job, ids } = context;
+  await deps.publish({ type: "trial.started", ...ids, data: { attempt: job.attempt, workspaceId: null } });
+
+  const workspace = await prepareWorkspace(context);
+  const kind = workspace.overlay ? "overlay" : "copy";
   outcome.workspaceId = workspace.id;
   // on record before the agent starts: a worker that dies from here on leaves nothing nobody knows of
   await deps.publish({
