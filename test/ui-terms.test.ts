@@ -35,9 +35,27 @@ describe("the words the UI shows", () => {
 
   it("catches the forms it forbids", () => {
     const check = (text: string) => FORBIDDEN.some(({ form }) => form.test(text));
-    for (const bad of ["#${}.${}", "Trial #3", "gpt-5 (repeat 2)", "Config ${} pass rate", "⇄ config 2", "3 runs"])
+    for (const bad of [
+      "#${}.${}",
+      "Trial #3",
+      "gpt-5 (repeat 2)",
+      "Config ${} pass rate",
+      "⇄ config 2",
+      "3 runs",
+      "a child trial",
+      "Followup",
+      "Add annotation",
+    ])
       expect(check(bad), bad).toBe(true);
-    for (const good of ["Trial 3.2", "Configuration 2", "Wilson score interval", "3 repeats", "runner config"])
+    for (const good of [
+      "Trial 3.2",
+      "Configuration 2",
+      "Wilson score interval",
+      "3 repeats",
+      "runner config",
+      "Follow-up of Trial 3.2",
+      "Add comment",
+    ])
       expect(check(good), good).toBe(false);
   });
 });

@@ -28,6 +28,8 @@ export const FINISHED_STUDY_STATES: readonly StudyState[] = ["refused", "done", 
 export const STOPPABLE_STUDY_STATES: readonly StudyState[] = ["preflight", "running"];
 /** Trials of a study in these states can be run again (its preflight passed). */
 export const RETRYABLE_STUDY_STATES: readonly StudyState[] = ["running", "stopping", "done", "stopped"];
+/** Finished trials of a study in these states can be continued with feedback (a follow-up of each is queued). */
+export const FEEDBACK_STUDY_STATES: readonly StudyState[] = ["running", "done", "stopped"];
 
 /** How a study's preflight (the test command on the untouched snapshot) ended. */
 export const preflightStatusSchema = z.enum(["passed", "refused"]);

@@ -21,6 +21,10 @@ export const FORBIDDEN: { word: string; form: RegExp }[] = [
   // verdicts: "verdict", never "score" or "grade" (Wilson's and Newcombe's score intervals are statistics)
   { word: "verdict", form: /\bgrade[sd]?\b/i },
   { word: "verdict", form: /\bscores?\b(?! interval)/i },
+  // follow-ups (review feedback sent back to the agent): "follow-up of Trial 3.2", never "child trial", "followup",
+  // "re-prompt"; what a reviewer writes is a "comment", never an "annotation" or a "remark"
+  { word: "follow-up", form: /\bchild trials?\b|\bfollowups?\b|\bre-?prompt/i },
+  { word: "comment", form: /\b(annotations?|remarks?)\b/i },
   // the verdict parser's name is not a word for users: "judged by the exit code"
   { word: "exit code", form: /\(exit-code\)|\bexit-code verdict/i },
 ];

@@ -24,6 +24,8 @@ export interface MonacoDiffProps {
   originalLabel: string;
   modifiedLabel: string;
   onNavigator?: (navigator: DiffNavigator | null) => void;
+  /** Hears the widget once mounted (null when it goes): the review's comment layer decorates its modified side. */
+  onEditor?: (diffEditor: editor.IStandaloneDiffEditor | null) => void;
 }
 
 /**
@@ -40,11 +42,14 @@ export default function MonacoDiff({
   originalLabel,
   modifiedLabel,
   onNavigator,
+  onEditor,
 }: MonacoDiffProps) {
   const editorRef = useRef<editor.IStandaloneDiffEditor | null>(null);
   const onNavigatorRef = useRef(onNavigator);
+  const onEditorRef = useRef(onEditor);
   useLayoutEffect(() => {
     onNavigatorRef.current = onNavigator;
+    onEditorRef.current = onEditor;
   });
   const options = useMemo<editor.IDiffEditorConstructionOptions>(
     () => ({
@@ -65,6 +70,7 @@ export default function MonacoDiff({
       goToChange: (direction) => diffEditor.goToDiff(direction),
       focus: () => diffEditor.getModifiedEditor().focus(),
     });
+    onEditorRef.current?.(diffEditor);
   };
   // runs before the wrapper's own (passive) cleanup: detach the models, then dispose them
   useLayoutEffect(
@@ -72,6 +78,7 @@ export default function MonacoDiff({
       const diffEditor = editorRef.current;
       editorRef.current = null;
       onNavigatorRef.current?.(null);
+      onEditorRef.current?.(null);
       if (!diffEditor) return;
       const models = diffEditor.getModel();
       diffEditor.setModel(null);

@@ -21,7 +21,12 @@ import { CostPanel } from "./cost-panel";
 import { TrialDetail } from "./trial-detail";
 import { TrialsTable } from "./trials-table";
 import { useOpenTrials } from "./use-open-trials";
-import { FINISHED_STUDY_STATES, RETRYABLE_STUDY_STATES, STOPPABLE_STUDY_STATES } from "../../../shared/vocabulary";
+import {
+  FEEDBACK_STUDY_STATES,
+  FINISHED_STUDY_STATES,
+  RETRYABLE_STUDY_STATES,
+  STOPPABLE_STUDY_STATES,
+} from "../../../shared/vocabulary";
 
 // recharts measures the DOM: render it in the browser only
 const TestsChart = dynamic(() => import("./study-chart").then((module) => module.TestsChart), {
@@ -73,6 +78,8 @@ function TrialsPanel({ study, tails, isAdmin }: { study: StudyView; tails: LogTa
     <Panel title="Trials">
       {retry.error ? <ErrorMessage className="mb-3 text-sm">{describeError(retry.error).message}</ErrorMessage> : null}
       <TrialsTable
+        studyId={study.id}
+        canFeedback={isAdmin && FEEDBACK_STUDY_STATES.includes(study.state)}
         trials={study.trials}
         configurations={study.configurations}
         openTrialIds={open.openIds}

@@ -1,7 +1,7 @@
 "use client";
 import { memo, type KeyboardEvent } from "react";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
-import { ACTIVE_TRIAL_STATES, RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
+import { ACTIVE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { capturedChangesText } from "../../../shared/captured-files";
 import { testSteeringHeadline } from "../../../shared/test-steering";
@@ -15,13 +15,15 @@ import { outcomeLabel, verdictLevelLabel, verdictTextStyle } from "../verdict-st
 import { focusRing } from "../../_components/ui";
 import { PINNED_COLUMN } from "./trial-sort";
 import { configurationDescription } from "../../../shared/configuration-label";
-import { trialNumber } from "../../../shared/domain-names";
+import { trialName, trialNumber } from "../../../shared/domain-names";
 
 export interface TrialRowProps {
   trial: TrialView;
   configuration: ConfigurationView | undefined;
   showRepeat: boolean;
   showSelect: boolean;
+  /** It can be ticked (for Retry or Send feedback). */
+  selectable: boolean;
   open: boolean;
   checked: boolean;
   onOpen: (trialId: string) => void;
@@ -38,13 +40,13 @@ export const TrialRow = memo(function TrialRow({
   configuration,
   showRepeat,
   showSelect,
+  selectable,
   open,
   checked,
   onOpen,
   onCheck,
   rowIndex,
 }: TrialRowProps) {
-  const retryable = RETRYABLE_TRIAL_STATES.includes(trial.state);
   const verdict = formatVerdict(trial.verdict);
   const onKeyDown = (event: KeyboardEvent<HTMLTableRowElement>) => {
     if (event.target !== event.currentTarget) return;
@@ -61,6 +63,8 @@ export const TrialRow = memo(function TrialRow({
       data-state={trial.state}
       data-outcome={trial.outcome ?? undefined}
       data-trial-id={trial.id}
+      data-number={trialLabel(trial)}
+      data-parent-trial-id={trial.parentTrialId ?? undefined}
       aria-rowindex={rowIndex}
       tabIndex={0}
       aria-expanded={open}
@@ -69,15 +73,15 @@ export const TrialRow = memo(function TrialRow({
       onKeyDown={onKeyDown}
       className={`cursor-pointer border-t border-line align-top hover:bg-line/40 ${open ? "bg-line/60" : ""} ${focusRing} focus-visible:-outline-offset-2`}
     >
-      {showSelect ? <RetryCell trial={trial} retryable={retryable} checked={checked} onCheck={onCheck} /> : null}
+      {showSelect ? <SelectCell trial={trial} selectable={selectable} checked={checked} onCheck={onCheck} /> : null}
       <td className="px-2 py-2 tabular-nums">{trial.choice}</td>
       {showRepeat ? <td className="px-2 py-2 tabular-nums">{trial.repeat}</td> : null}
       <td
-        className="min-w-32 max-w-64 px-2 py-2 text-xs break-words"
+        className={`min-w-32 max-w-64 py-2 pr-2 text-xs break-words ${trial.parentTrialId ? "pl-6" : "pl-2"}`}
         title={configuration ? configurationDescription(configuration) : undefined}
         data-testid="trial-configuration"
       >
-        {configuration?.label ?? "—"}
+        {trial.parentTrialId ? <FollowUpOf trial={trial} /> : (configuration?.label ?? "—")}
       </td>
       <VerdictCell trial={trial} verdict={verdict} />
       <td className="px-2 py-2 text-right tabular-nums" data-testid="trial-seconds">
@@ -91,29 +95,46 @@ export const TrialRow = memo(function TrialRow({
   );
 });
 
-function RetryCell({
+function SelectCell({
   trial,
-  retryable,
+  selectable,
   checked,
   onCheck,
 }: {
   trial: TrialView;
-  retryable: boolean;
+  selectable: boolean;
   checked: boolean;
   onCheck: (trialId: string, checked: boolean) => void;
 }) {
   return (
     <td className="px-2 py-2" onClick={(event) => event.stopPropagation()}>
-      {retryable ? (
+      {selectable ? (
         <input
           type="checkbox"
-          aria-label={`Select trial ${trialLabel(trial)} for retry`}
+          aria-label={`Select Trial ${trialLabel(trial)}`}
           checked={checked}
           onChange={(event) => onCheck(trial.id, event.target.checked)}
           className="accent-accent"
         />
       ) : null}
     </td>
+  );
+}
+
+/** A follow-up's place under its parent ("↳ Trial 3.2.1, follow-up of Trial 3.2") and its feedback, folded. */
+function FollowUpOf({ trial }: { trial: TrialView }) {
+  const parent = trialName({ ...trial, followUpPath: trial.followUpPath.slice(0, -1) });
+  return (
+    <div data-testid="trial-follow-up-of">
+      <span aria-hidden="true">↳ </span>
+      {trialName(trial)}, follow-up of {parent}
+      {trial.feedback ? (
+        <details className="mt-0.5 text-muted" onClick={(event) => event.stopPropagation()}>
+          <summary className={`cursor-pointer ${focusRing}`}>Feedback</summary>
+          <p className="mt-1 max-h-40 overflow-auto whitespace-pre-wrap">{trial.feedback}</p>
+        </details>
+      ) : null}
+    </div>
   );
 }
 

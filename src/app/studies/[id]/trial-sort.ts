@@ -3,6 +3,7 @@ import { TRIAL_OUTCOMES } from "../../../shared/trial-outcome";
 import { TRIAL_STATES } from "../../../shared/vocabulary";
 import { trialHasTokens } from "../../../shared/study-aggregates";
 import { verdictScore } from "../study-format";
+import { compareTrialPlaces, trialNumber } from "../../../shared/domain-names";
 
 export type SortKey = "choice" | "repeat" | "configuration" | "tests" | "seconds" | "tokens" | "state";
 export interface Sort {
@@ -35,7 +36,35 @@ function sortValue(key: SortKey, trial: TrialView, configurations: Configuration
   }
 }
 
+/**
+ * The table's order: first attempts by the sort, each followed by its follow-ups (and theirs) in the order of
+ * their numbers (3.2, 3.2.1, 3.2.1.1, 3.2.2), so a follow-up always sits right under the trial it continued.
+ */
 export function sortTrials(trials: readonly TrialView[], configurations: Configurations, sort: Sort): TrialView[] {
+  const byId = new Map(trials.map((trial) => [trial.id, trial]));
+  const rootOf = (trial: TrialView): TrialView => {
+    let current = trial;
+    for (let depth = 0; current.parentTrialId && depth < 100; depth++) {
+      const parent = byId.get(current.parentTrialId);
+      if (!parent) break;
+      current = parent;
+    }
+    return current;
+  };
+  const followUps = new Map<string, TrialView[]>();
+  const firsts: TrialView[] = [];
+  for (const trial of trials) {
+    const root = rootOf(trial);
+    if (root === trial) firsts.push(trial);
+    else followUps.set(root.id, [...(followUps.get(root.id) ?? []), trial]);
+  }
+  return sortFirsts(firsts, configurations, sort).flatMap((trial) => [
+    trial,
+    ...(followUps.get(trial.id) ?? []).sort(compareTrialPlaces),
+  ]);
+}
+
+function sortFirsts(trials: readonly TrialView[], configurations: Configurations, sort: Sort): TrialView[] {
   const order = (trial: TrialView) => trial.choice * 1000 + trial.repeat;
   return [...trials].sort((a, b) => {
     const x = sortValue(sort.key, a, configurations);
@@ -71,7 +100,7 @@ export function matchesFind(trial: TrialView, configuration: ConfigurationView |
   const words = text.trim().toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
   const haystack = [
-    `${trial.choice}.${trial.repeat}`,
+    trialNumber(trial),
     trial.state,
     trial.outcome ?? "",
     configuration?.label ?? "",

@@ -1,67 +1,12 @@
 "use client";
 import { Fragment, useCallback, useMemo, useRef, useState, type ReactNode } from "react";
 import type { ConfigurationView, TrialView } from "../../../shared/study-schemas";
-import { RETRYABLE_TRIAL_STATES } from "../../../shared/vocabulary";
 import { Table, type TableHeader } from "../../_components/data-table";
-import { buttonClass, focusRing, inputClass } from "../../_components/ui";
+import { focusRing, inputClass } from "../../_components/ui";
 import { TrialRow } from "./trial-row";
+import { SelectionBar, useTrialSelection } from "./trial-selection";
 import { matchesFind, PINNED_COLUMN, sortTrials, trialColumns, type Sort, type SortKey } from "./trial-sort";
 import { useRowWindow, WINDOW_ABOVE_ROWS, type RowWindow } from "./use-row-window";
-
-/** Which retryable trials an admin ticked; ticks of trials that are no longer retryable do not count. */
-function useRetrySelection(trials: readonly TrialView[]) {
-  const [checkedIds, setCheckedIds] = useState<ReadonlySet<string>>(() => new Set());
-  const retryable = useMemo(
-    () => new Set(trials.filter((trial) => RETRYABLE_TRIAL_STATES.includes(trial.state)).map((trial) => trial.id)),
-    [trials],
-  );
-  const onCheck = useCallback((trialId: string, checked: boolean) => {
-    setCheckedIds((current) => {
-      const next = new Set(current);
-      if (checked) next.add(trialId);
-      else next.delete(trialId);
-      return next;
-    });
-  }, []);
-  return {
-    checkedIds,
-    retryable,
-    selected: [...checkedIds].filter((id) => retryable.has(id)),
-    onCheck,
-    selectAll: () => setCheckedIds(new Set(retryable)),
-    clear: () => setCheckedIds(new Set()),
-  };
-}
-
-function RetryBar({
-  selected,
-  retryable,
-  retrying,
-  onRetry,
-  onSelectAll,
-}: {
-  selected: number;
-  retryable: number;
-  retrying: boolean;
-  onRetry: () => void;
-  onSelectAll: () => void;
-}) {
-  return (
-    <div className="mb-3 flex flex-wrap items-center gap-3">
-      <button
-        type="button"
-        className={`${buttonClass} ${focusRing}`}
-        disabled={selected === 0 || retrying}
-        onClick={onRetry}
-      >
-        {retrying ? "Retrying…" : `Retry selected${selected > 0 ? ` (${selected})` : ""}`}
-      </button>
-      <button type="button" className={`text-xs text-accent underline ${focusRing}`} onClick={onSelectAll}>
-        Select all retryable ({retryable})
-      </button>
-    </div>
-  );
-}
 
 /** Header cells: a sort button per column (▲/▼ on the active one), and the retry checkboxes' column. */
 function sortHeaders(options: {
@@ -71,7 +16,7 @@ function sortHeaders(options: {
   showSelect: boolean;
 }): TableHeader[] {
   const { sort, onSort } = options;
-  const select: TableHeader = { key: "select", header: <span className="sr-only">Retry</span> };
+  const select: TableHeader = { key: "select", header: <span className="sr-only">Select</span> };
   const sortable = trialColumns
     .filter((column) => column.key !== "repeat" || options.showRepeat)
     .map((column): TableHeader => {
@@ -101,8 +46,13 @@ function sortHeaders(options: {
   return options.showSelect ? [select, ...sortable] : sortable;
 }
 
-/** The results table: one row per trial, sortable by any column; admins pick retryable trials to run again. */
+/**
+ * The results table: one row per trial (each follow-up right under its parent), sortable by any column; admins
+ * pick retryable trials to run again and finished ones to send feedback to.
+ */
 export function TrialsTable({
+  studyId,
+  canFeedback,
   trials,
   configurations,
   openTrialIds,
@@ -112,6 +62,9 @@ export function TrialsTable({
   onRetry,
   renderDetail,
 }: {
+  studyId: string;
+  /** Finished trials can be continued with feedback (an admin, the study not in preflight or stopping). */
+  canFeedback: boolean;
   trials: readonly TrialView[];
   configurations: readonly ConfigurationView[];
   /** The trials whose detail is open (several can be). */
@@ -124,14 +77,14 @@ export function TrialsTable({
   renderDetail: (trial: TrialView) => ReactNode;
 }) {
   const [sort, setSort] = useState<Sort>({ key: "choice", dir: 1 });
-  const selection = useRetrySelection(trials);
+  const selection = useTrialSelection(trials, { retry: canRetry, feedback: canFeedback });
   const byChoice = useMemo(
     () => new Map(configurations.map((configuration) => [configuration.choice, configuration])),
     [configurations],
   );
   const sorted = useMemo(() => sortTrials(trials, byChoice, sort), [trials, byChoice, sort]);
   const showRepeat = configurations.some((configuration) => configuration.repeats > 1);
-  const showSelect = canRetry && selection.retryable.size > 0;
+  const showSelect = selection.selectable.size > 0;
   const onSort = (key: SortKey) =>
     setSort((current) => (current.key === key ? { key, dir: current.dir === 1 ? -1 : 1 } : { key, dir: 1 }));
   const headers = sortHeaders({ sort, onSort, showRepeat, showSelect });
@@ -145,16 +98,7 @@ export function TrialsTable({
   return (
     <div>
       {showSelect ? (
-        <RetryBar
-          selected={selection.selected.length}
-          retryable={selection.retryable.size}
-          retrying={retrying}
-          onRetry={() => {
-            onRetry(selection.selected);
-            selection.clear();
-          }}
-          onSelectAll={selection.selectAll}
-        />
+        <SelectionBar studyId={studyId} selection={selection} retrying={retrying} onRetry={onRetry} />
       ) : null}
       {trials.length > WINDOW_ABOVE_ROWS ? (
         <FindTrials value={find} onChange={setFind} shown={shown.length} total={trials.length} />
@@ -175,6 +119,7 @@ export function TrialsTable({
           showSelect={showSelect}
           openTrialIds={openTrialIds}
           checkedIds={selection.checkedIds}
+          selectable={selection.selectable}
           onOpen={onOpen}
           onCheck={selection.onCheck}
           renderDetail={renderDetail}
@@ -196,6 +141,7 @@ function WindowedTrialRows(props: {
   showSelect: boolean;
   openTrialIds: readonly string[];
   checkedIds: ReadonlySet<string>;
+  selectable: ReadonlySet<string>;
   onOpen: (trialId: string) => void;
   onCheck: (trialId: string, checked: boolean) => void;
   renderDetail: (trial: TrialView) => ReactNode;
@@ -216,6 +162,7 @@ function WindowedTrialRows(props: {
               configuration={props.byChoice.get(trial.choice)}
               showRepeat={props.showRepeat}
               showSelect={props.showSelect}
+              selectable={props.selectable.has(trial.id)}
               open={open}
               checked={props.checkedIds.has(trial.id)}
               onOpen={props.onOpen}

@@ -1,10 +1,14 @@
 "use client";
-import { useRef } from "react";
-import type { ReviewFileItem, ReviewFileView, ReviewSubject } from "../../../../../shared/review-schemas";
+import { useRef, useState, type ReactNode } from "react";
+import type { editor } from "monaco-editor";
+import type { ReviewFileItem, ReviewFileView } from "../../../../../shared/review-schemas";
 import type { DiffNavigator } from "../../../../_components/diff-editor";
 import { EmptyState } from "../../../../_components/ui";
 import { DiffToggles, toolbarButtonClass, useDiffView } from "../../_review/diff-toggles";
+import { DiffCommentsBar, useDiffComments } from "./diff-comments";
 import { FileDiff } from "./file-diff";
+import type { ReviewComments } from "./use-review-comments";
+import type { ReviewScope } from "./use-review-files";
 import { useReviewKeys } from "./use-review-keys";
 
 /** The selected file's diff under a toolbar: previous/next file and change, Inline, Wrap, and the keys. */
@@ -16,9 +20,11 @@ export function ChangesPane({
   onSelectIndex,
   active,
   emptyMessage,
+  comments,
+  toolbarExtra,
 }: {
   /** Whose changes: a trial's, or a private-copy session's. */
-  subject: ReviewSubject;
+  subject: ReviewScope;
   /** The files in the tree's order (after the filter). */
   files: readonly ReviewFileItem[];
   /** The diff the file list came with (the file opened first), if any. */
@@ -29,10 +35,16 @@ export function ChangesPane({
   active: boolean;
   /** Why no file is shown; null while the list is still loading. */
   emptyMessage: string | null;
+  /** A trial's review comments (marked on the diff, written under it); a session's review has none. */
+  comments?: ReviewComments;
+  /** More toolbar controls (a follow-up's "against parent / snapshot"). */
+  toolbarExtra?: ReactNode;
 }) {
   const [view, setView] = useDiffView();
   const navigator = useRef<DiffNavigator | null>(null);
   const file = files[selectedIndex] ?? null;
+  const [diffEditor, setDiffEditor] = useState<editor.IStandaloneDiffEditor | null>(null);
+  const commentLayer = useDiffComments(diffEditor, file?.path ?? "", comments);
   const moveFile = (delta: 1 | -1) => {
     const next = selectedIndex + delta;
     if (next >= 0 && next < files.length) onSelectIndex(next);
@@ -51,30 +63,13 @@ export function ChangesPane({
         <h2 className="mr-auto min-w-0 truncate font-mono text-sm" title={file.path} data-testid="diff-path">
           {file.path}
         </h2>
-        <div className="flex items-center gap-1" role="group" aria-label="Move between files and changes">
-          <button
-            type="button"
-            className={toolbarButtonClass}
-            onClick={() => moveFile(-1)}
-            disabled={selectedIndex <= 0}
-          >
-            ↑ Previous file
-          </button>
-          <button
-            type="button"
-            className={toolbarButtonClass}
-            onClick={() => moveFile(1)}
-            disabled={selectedIndex >= files.length - 1}
-          >
-            ↓ Next file
-          </button>
-          <button type="button" className={toolbarButtonClass} onClick={() => moveChange("previous")}>
-            Previous change
-          </button>
-          <button type="button" className={toolbarButtonClass} onClick={() => moveChange("next")}>
-            Next change
-          </button>
-        </div>
+        <MoveButtons
+          onFile={moveFile}
+          onChange={moveChange}
+          first={selectedIndex <= 0}
+          last={selectedIndex >= files.length - 1}
+        />
+        {toolbarExtra}
         <DiffToggles view={view} onChange={setView} />
       </div>
       <div className="min-h-0 flex-1">
@@ -87,9 +82,41 @@ export function ChangesPane({
           onNavigator={(next) => {
             navigator.current = next;
           }}
+          onEditor={setDiffEditor}
         />
       </div>
+      {comments ? <DiffCommentsBar path={file.path} comments={comments} layer={commentLayer} /> : null}
       <Shortcuts />
+    </div>
+  );
+}
+
+/** Previous/next file and change. */
+function MoveButtons({
+  onFile,
+  onChange,
+  first,
+  last,
+}: {
+  onFile: (delta: 1 | -1) => void;
+  onChange: (direction: "next" | "previous") => void;
+  first: boolean;
+  last: boolean;
+}) {
+  return (
+    <div className="flex items-center gap-1" role="group" aria-label="Move between files and changes">
+      <button type="button" className={toolbarButtonClass} onClick={() => onFile(-1)} disabled={first}>
+        ↑ Previous file
+      </button>
+      <button type="button" className={toolbarButtonClass} onClick={() => onFile(1)} disabled={last}>
+        ↓ Next file
+      </button>
+      <button type="button" className={toolbarButtonClass} onClick={() => onChange("previous")}>
+        Previous change
+      </button>
+      <button type="button" className={toolbarButtonClass} onClick={() => onChange("next")}>
+        Next change
+      </button>
     </div>
   );
 }

@@ -1,18 +1,15 @@
 "use client";
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import type {
-  ReviewChangeKind,
-  ReviewFileItem,
-  ReviewFileView,
-  ReviewSubject,
-} from "../../../../../shared/review-schemas";
+import type { ReviewChangeKind, ReviewFileItem, ReviewFileView } from "../../../../../shared/review-schemas";
+import type { editor } from "monaco-editor";
 import { DiffEditorLazy, type DiffNavigator } from "../../../../_components/diff-editor";
 import { QueryState } from "../../../../_components/query-state";
 import { useTRPC } from "../../../../_lib/trpc";
 import { changeKindWord } from "../../_review/change-kind";
 import type { DiffView } from "../../_review/diff-toggles";
 import { FileSidesFacts, isTextDiff, sideDownloadUrl } from "../../_review/file-sides-facts";
+import type { ReviewScope } from "./use-review-files";
 
 const FILE_STALE_MS = 60_000;
 
@@ -28,14 +25,16 @@ export function FileDiff({
   next,
   view,
   onNavigator,
+  onEditor,
 }: {
-  subject: ReviewSubject;
+  subject: ReviewScope;
   file: ReviewFileItem;
   /** This file's diff as the file list brought it; null to fetch it. */
   initial: ReviewFileView | null;
   next: ReviewFileItem | null;
   view: DiffView;
   onNavigator: (navigator: DiffNavigator | null) => void;
+  onEditor?: (diffEditor: editor.IStandaloneDiffEditor | null) => void;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -68,6 +67,7 @@ export function FileDiff({
             data={data}
             view={view}
             onNavigator={onNavigator}
+            onEditor={onEditor}
           />
         </div>
       )}
@@ -81,12 +81,14 @@ function FileDiffBody({
   data,
   view,
   onNavigator,
+  onEditor,
 }: {
-  subject: ReviewSubject;
+  subject: ReviewScope;
   kind: ReviewChangeKind | null;
   data: ReviewFileView;
   view: DiffView;
   onNavigator: (navigator: DiffNavigator | null) => void;
+  onEditor?: (diffEditor: editor.IStandaloneDiffEditor | null) => void;
 }) {
   if (!isTextDiff(data.before, data.after))
     return (
@@ -123,9 +125,10 @@ function FileDiffBody({
           language={data.language}
           sideBySide={view.sideBySide}
           wordWrap={view.wordWrap}
-          originalLabel={`${data.path} in the snapshot`}
+          originalLabel={`${data.path} ${subject.against === "parent" ? "in the parent trial" : "in the snapshot"}`}
           modifiedLabel={`${data.path} after the ${"sessionId" in subject ? "session" : "trial"}`}
           onNavigator={onNavigator}
+          onEditor={onEditor}
         />
       </div>
     </div>

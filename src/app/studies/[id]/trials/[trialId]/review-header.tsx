@@ -8,11 +8,14 @@ import { TrialStateBadge } from "../../../state-badge";
 import { formatCount, formatSeconds, formatVerdict } from "../../../study-format";
 import { ContinueInSession } from "../../continue-session";
 import { KeepResultActions } from "../../keep-result-actions";
+import { ContinueWithFeedback } from "./continue-feedback";
+import { FollowUpFacts } from "./follow-up-facts";
+import type { ReviewComments } from "./use-review-comments";
 
 const linkClass = `text-accent hover:underline ${focusRing}`;
 
 /** The trial under review: label, outcome and verdict, tokens, seconds, totals; the patch, study and compare links. */
-export function ReviewHeader({ summary }: { summary: ReviewSummaryView }) {
+export function ReviewHeader({ summary, comments }: { summary: ReviewSummaryView; comments: ReviewComments }) {
   const { verdict, totals } = summary;
   return (
     <header className="mb-4 space-y-3">
@@ -66,10 +69,12 @@ export function ReviewHeader({ summary }: { summary: ReviewSummaryView }) {
         </div>
         <div className="ml-auto flex flex-col items-end gap-2">
           <PatchAction summary={summary} />
+          <ContinueWithFeedback summary={summary} comments={comments} />
           <ContinueInSession studyId={summary.studyId} trialId={summary.trialId} prominent />
           <KeepResultActions studyId={summary.studyId} trialId={summary.trialId} />
         </div>
       </div>
+      <FollowUpFacts summary={summary} />
       {summary.error ? (
         <div role="alert" className={`whitespace-pre-wrap ${dangerBoxClass}`}>
           {summary.error}

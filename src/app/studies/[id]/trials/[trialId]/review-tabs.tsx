@@ -2,22 +2,26 @@
 import { useRef, type KeyboardEvent, type ReactNode } from "react";
 import { focusRing } from "../../../../_components/ui";
 
-export type ReviewTab = "changes" | "transcript" | "tests";
+export type ReviewTab = "changes" | "transcript" | "tests" | "comments";
 
 const TABS: { id: ReviewTab; label: string }[] = [
   { id: "changes", label: "Changes" },
   { id: "transcript", label: "Transcript" },
   { id: "tests", label: "Tests" },
+  { id: "comments", label: "Comments" },
 ];
 
-/** Changes, Transcript, Tests: a tab list (←/→ move between tabs) over the panel of the chosen one. */
+/** Changes, Transcript, Tests, Comments: a tab list (←/→ move between tabs) over the panel of the chosen one. */
 export function ReviewTabs({
   tab,
   onTab,
+  counts = {},
   children,
 }: {
   tab: ReviewTab;
   onTab: (tab: ReviewTab) => void;
+  /** A number shown beside a tab's name (the comments' count). */
+  counts?: Partial<Record<ReviewTab, number>>;
   children: ReactNode;
 }) {
   const list = useRef<HTMLDivElement>(null);
@@ -51,6 +55,7 @@ export function ReviewTabs({
             className={`-mb-px rounded-t-md border px-3 py-1.5 text-sm ${tab === id ? "border-line border-b-panel bg-panel text-ink" : "border-transparent text-muted hover:text-ink"} ${focusRing}`}
           >
             {label}
+            {counts[id] ? <span className="ml-1 text-xs text-muted tabular-nums">{counts[id]}</span> : null}
           </button>
         ))}
       </div>
