@@ -75,6 +75,8 @@ export const MUTATION_COVERAGE: Record<string, MutationCoverage> = {
   "studies.resetPrice": { reason: "model prices for token budgets are edited in the System page's price table" },
   "applies.run": { cli: "apply" },
   "applies.runTrial": { cli: "apply" },
+  "branches.create": { cli: "branch create" },
+  "branches.remove": { cli: "branch remove" },
   "applies.undo": { reason: "not in the CLI yet: undoing an apply is on the project's apply history" },
   "setup.storeApiKey": { cli: "login" },
   "setup.removeApiKey": { cli: "logout" },

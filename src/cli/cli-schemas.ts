@@ -8,6 +8,7 @@ import { verdictSchema } from "../shared/verdict-summary";
 import { studyStateSchema, trialStateSchema } from "../shared/vocabulary";
 import { count, isoDate } from "../shared/zod-fields";
 import { dependencyStatusOutputSchema } from "./dependency-output";
+import { branchCliDataSchemas } from "./branch-output";
 
 /**
  * What the workflow commands print with `--json` (docs/automation.md): one envelope per command,
@@ -271,6 +272,7 @@ export const cliDataSchemas = {
     /** The outcome with --yes; null when only the plan was shown. */
     result: applyRecordOutputSchema.nullable(),
   }),
+  ...branchCliDataSchemas,
 } as const;
 export type CliCommandName = keyof typeof cliDataSchemas;
 export type CliData<C extends CliCommandName> = z.infer<(typeof cliDataSchemas)[C]>;

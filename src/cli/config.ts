@@ -184,6 +184,7 @@ const CLI_OPTIONS = {
   file: { type: "string", short: "f" },
   last: { type: "boolean", default: false },
   trial: { type: "string", multiple: true },
+  push: { type: "string" },
   timeout: { type: "string" },
   note: { type: "string" },
   clear: { type: "boolean", default: false },

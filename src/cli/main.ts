@@ -52,6 +52,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     case "dependencies":
     case "project":
     case "study":
+    case "branch":
     case "trial": {
       const { runWorkflowCommand } = await import("./workflow-commands");
       process.exit(await runWorkflowCommand({ config }));

@@ -22,6 +22,12 @@ Usage:
   invariant-web apply WORKSPACE|--trial TRIAL [--yes] [--json]
                                      show the plan that applies a workspace's (or a trial's) changes
                                      to its project (and its conflicts); with --yes, apply it all-or-nothing
+  invariant-web branch create --trial TRIAL [--push REMOTE] [--json] | list --project P|--last [--trial T]
+  invariant-web branch remove BRANCH [--json]
+                                     Apply as a branch: the trial's changes as one commit on a new branch
+                                     invariant/<study>-<number> of the project's git repository (from the
+                                     study's commit; the work tree, index and HEAD untouched), optionally
+                                     pushed; list them; remove one (only while it is where it was made)
   invariant-web project add DIR [--name N] | list | show [P|--last] | settings [P|--last] [--set k=v …]
   invariant-web project relink DIR --project P|--last   point a project at its folder's new path
   invariant-web study create --file study.json|.yaml [--project P|--last]
@@ -63,7 +69,8 @@ Options:
   --json              machine-readable output (doctor; a versioned envelope: docs/automation.md)
   --last              the most recent study (study commands) or project (project, environment, dependencies)
   -f, --file FILE     study create: the study (the form's fields) in JSON, or YAML (.yaml/.yml)
-  --trial T           apply, study choose, study retry: a trial id (retry takes several)
+  --trial T           apply, branch, study choose, study retry: a trial id (retry takes several)
+  --push REMOTE       branch create: push the new branch to this remote of the repository (e.g. origin)
   --repeats N         study repeat: repeats to add to every configuration (1..20, default 1)
   --timeout S         study wait/follow, environment prepare, dependencies install: give up after S seconds (exit 4)
   --project P         a project's id, name or directory

@@ -12,6 +12,8 @@ export async function runWorkflowCommand(options: WorkflowOptions): Promise<numb
       return (await import("./environment-command")).runEnvironmentCommand(options);
     case "dependencies":
       return (await import("./dependencies-command")).runDependenciesCommand(options);
+    case "branch":
+      return (await import("./branch-command")).runBranchCommand(options);
     case "study":
       return (await import("./study-command")).runStudyCommand(options);
     default:

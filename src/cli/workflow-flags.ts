@@ -12,6 +12,8 @@ export interface WorkflowFlags {
   file: string | null;
   last: boolean;
   trials: string[];
+  /** `branch create --push REMOTE`: push the new branch to this remote of the repository (null: no push). */
+  push: string | null;
   timeoutSec: number | null;
   note: string | null;
   clear: boolean;
@@ -29,6 +31,7 @@ export function workflowFlags(values: {
   file?: string | undefined;
   last: boolean;
   trial?: string[] | undefined;
+  push?: string | undefined;
   timeout?: string | undefined;
   note?: string | undefined;
   clear: boolean;
@@ -45,6 +48,7 @@ export function workflowFlags(values: {
     file: values.file === undefined ? null : path.resolve(values.file),
     last: values.last,
     trials: values.trial ?? [],
+    push: values.push ?? null,
     timeoutSec:
       values.timeout === undefined ? null : wholeNumber(values.timeout, "--timeout must be a whole number of seconds"),
     note: values.note ?? null,
