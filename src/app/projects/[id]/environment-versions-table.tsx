@@ -50,9 +50,10 @@ function versionColumns({ readOnly, onShowLog, onActivate, onRemove }: VersionAc
     {
       key: "made-by",
       header: "Made by",
-      className: "max-w-xs truncate font-mono text-xs",
+      className: "font-mono text-xs",
       cellProps: (v) => ({ title: madeBy(v) ?? "" }),
-      cell: madeBy,
+      // a block with a max width: a table cell's own max-width does not hold against nowrap text
+      cell: (v) => <span className="block max-w-[10rem] truncate sm:max-w-xs">{madeBy(v)}</span>,
     },
     { key: "size", header: "Size", cell: (v) => (v.sizeBytes === null ? "—" : formatBytes(v.sizeBytes)) },
     {
@@ -99,7 +100,7 @@ export function EnvironmentVersionsTable({
     <DataTable
       label="Environment versions"
       density="flush"
-      className="mb-4"
+      wrapperClassName="mb-4 overflow-x-auto"
       columns={versionColumns(actions)}
       rows={versions}
       rowKey={(v) => v.id}
