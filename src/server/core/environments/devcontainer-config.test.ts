@@ -90,6 +90,9 @@ describe("parseDevcontainer", () => {
       "\n",
     );
     expect(text).toMatch(/"containerEnv.KEY": containerEnv values cannot use/);
+    expect(problemsOf(JSON.stringify({ image: "img", containerEnv: { OPENAI_API_KEY: "sk-x" } })).join()).toMatch(
+      /containerEnv cannot set GW_TOKEN, OPENAI_API_KEY/,
+    );
   });
 
   it("refuses both or neither of image and build, bad names, huge and deeply nested files", () => {

@@ -52,6 +52,8 @@ const IGNORED_KEYS: Record<string, string> = {
 };
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** Names each run sets itself (its gateway token under every name the agent CLIs read): never baked into an image. */
+const RUN_VARIABLES = new Set(["GW_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"]);
 /** `${localEnv:…}` would copy the host's environment (its secrets) into the image: no substitution at all. */
 const SUBSTITUTION = /\$\{[^}]*\}/;
 
@@ -103,11 +105,18 @@ const imageReference = z
   .max(512)
   .regex(/^[a-z0-9][a-z0-9._\-/:@]*$/i, "image must be an image reference such as invariant-base:bookworm");
 
+const containerEnvSchema = variablesSchema({ key: "containerEnv", max: 128 }).refine(
+  (record) => !Object.keys(record).some((name) => RUN_VARIABLES.has(name) || name.startsWith("INVARIANT_")),
+  {
+    message: `containerEnv cannot set ${[...RUN_VARIABLES].join(", ")} or INVARIANT_* (each run sets its own gateway token; credentials never go into an image)`,
+  },
+);
+
 const configSchema = z
   .strictObject({
     image: imageReference.optional(),
     build: buildSchema.optional(),
-    containerEnv: variablesSchema({ key: "containerEnv", max: 128 }).optional(),
+    containerEnv: containerEnvSchema.optional(),
     remoteUser: z
       .string()
       .regex(/^[a-z_][a-z0-9_-]{0,31}$|^\d{1,10}$/i, "remoteUser must be a user name or a uid")
