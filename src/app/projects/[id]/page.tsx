@@ -9,6 +9,7 @@ import { useTRPC } from "../../_lib/trpc";
 import { ProjectSessionsPanel } from "../../sessions/project-sessions-panel";
 import { ProjectStudiesPanel } from "../../studies/project-studies-panel";
 import { ApplyHistoryPanel } from "./apply-history-panel";
+import { BranchHistoryPanel } from "./branch-history-panel";
 import { DependenciesPanel } from "./dependencies-panel";
 import { EnvironmentPanel } from "./environment-panel";
 import { ProjectStatus } from "./project-status";
@@ -37,6 +38,7 @@ function ProjectOverview({ project, isAdmin }: { project: ProjectView; isAdmin: 
       <ProjectStudiesPanel projectId={project.id} isAdmin={isAdmin} />
       <ProjectSessionsPanel projectId={project.id} networkMode={project.networkMode} isAdmin={isAdmin} />
       <ApplyHistoryPanel projectId={project.id} isAdmin={isAdmin} />
+      <BranchHistoryPanel projectId={project.id} isAdmin={isAdmin} />
       <EnvironmentPanel projectId={project.id} env={env} readOnly={!isAdmin} />
       <DependenciesPanel projectId={project.id} readOnly={!isAdmin} />
       <SettingsSection project={project} isAdmin={isAdmin} />

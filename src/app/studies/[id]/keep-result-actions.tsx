@@ -5,6 +5,7 @@ import { useId, useState } from "react";
 import { MAX_CHOICE_NOTE_CHARS } from "../../../shared/study-inputs";
 import type { StudyView, TrialView } from "../../../shared/study-schemas";
 import { isTerminalTrialState } from "../../../shared/vocabulary";
+import { trialName } from "../../../shared/domain-names";
 import {
   buttonClass,
   ErrorMessage,
@@ -18,6 +19,7 @@ import { describeError } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 import { AppliedUndo, useAppliedTrial } from "./applied-undo";
 import { ApplyDialog } from "./apply-dialog";
+import { BranchDialog } from "./branch-dialog";
 import { ChoiceNote, ChosenBadge } from "./chosen-result";
 
 /** studies.choose, storing the study it answers with as the page's data (and refreshing the list's markers). */
@@ -161,12 +163,15 @@ function ApplyControl({
   trial,
   sayNoChanges,
   onApply,
+  onBranch,
 }: {
   studyId: string;
   trial: TrialView;
   /** Where nothing else on the page says it (the review page's header does). */
   sayNoChanges: boolean;
   onApply: () => void;
+  /** Opens Apply as a branch. */
+  onBranch: () => void;
 }) {
   const { isAdmin } = useRole();
   const applied = useAppliedTrial(studyId, trial.id);
@@ -186,6 +191,11 @@ function ApplyControl({
           onClick={onApply}
         >
           Apply to project…
+        </button>
+      ) : null}
+      {isAdmin ? (
+        <button type="button" className={smallButtonClass} onClick={onBranch}>
+          Apply as a branch…
         </button>
       ) : null}
     </>
@@ -213,6 +223,7 @@ export function KeepResultActions({
   const study = useQuery(trpc.studies.get.queryOptions({ studyId }));
   const applied = useAppliedTrial(studyId, trialId);
   const [applying, setApplying] = useState(false);
+  const [branching, setBranching] = useState(false);
   const trial = study.data?.trials.find((candidate) => candidate.id === trialId);
   if (!study.data || !trial) return null;
   const isChosen = study.data.chosen?.trialId === trialId;
@@ -239,6 +250,7 @@ export function KeepResultActions({
           trial={trial}
           sayNoChanges={reviewHref !== undefined}
           onApply={() => setApplying(true)}
+          onBranch={() => setBranching(true)}
         />
       ) : null}
       {isAdmin && !finished ? (
@@ -250,6 +262,14 @@ export function KeepResultActions({
           title={`Apply trial ${trial.choice}.${trial.repeat} to ${study.data.projectName}`}
           subtitle="Copies the trial's changes into the project directory, after checking that none of those files changed since the snapshot."
           onClose={() => setApplying(false)}
+        />
+      ) : null}
+      {branching ? (
+        <BranchDialog
+          trialId={trialId}
+          projectId={study.data.projectId}
+          title={`Apply ${trialName(trial)} as a branch`}
+          onClose={() => setBranching(false)}
         />
       ) : null}
     </div>
