@@ -67,6 +67,11 @@ export const MUTATION_COVERAGE: Record<string, MutationCoverage> = {
   "studies.retry": { cli: "study retry" },
   "studies.addRepeats": { cli: "study repeat" },
   "studies.choose": { cli: "study choose" },
+  "studies.continueWithFeedback": { cli: "trial follow-up" },
+  "review.addComment": { cli: "trial comment" },
+  "review.removeComment": {
+    reason: "not in the CLI yet: an unsent comment is removed in the review (trial comments lists them)",
+  },
   "studies.remove": { reason: "not in the CLI yet: deleting a study is on its page" },
   "studies.rerun": {
     reason: "not in the CLI yet: rerun from a study's page (study create --file runs the same inputs again)",

@@ -8,6 +8,7 @@ import { verdictSchema } from "../shared/verdict-summary";
 import { studyStateSchema, trialStateSchema } from "../shared/vocabulary";
 import { count, isoDate } from "../shared/zod-fields";
 import { dependencyStatusOutputSchema } from "./dependency-output";
+import { feedbackCliSchemas } from "./feedback-output";
 import { branchCliDataSchemas } from "./branch-output";
 
 /**
@@ -251,6 +252,7 @@ export const cliDataSchemas = {
     report: z.union([z.record(z.string(), z.unknown()), z.string()]).nullable(),
   }),
   "trial log": z.object({ trialId: z.string(), text: z.string(), truncated: z.boolean() }),
+  ...feedbackCliSchemas,
   "trial diff": z.object({
     trialId: z.string(),
     studyId: z.string(),

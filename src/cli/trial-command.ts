@@ -2,7 +2,10 @@ import { UsageError } from "./usage-error";
 import { downloadText } from "./dashboard-download";
 import { onePositional, runWorkflow, usageFailure, type WorkflowOptions } from "./workflow-cli";
 
-/** `invariant-web trial log|diff TRIAL`: a trial's log and its changes, through the dashboard's API. */
+/**
+ * `invariant-web trial log|diff TRIAL`: a trial's log and its changes, through the dashboard's API; `trial
+ * comment|comments|follow-up`: review comments and follow-ups (trial-feedback-command.ts).
+ */
 
 const MAX_FILES = 2000;
 
@@ -12,8 +15,10 @@ function trialId(options: WorkflowOptions, example: string): string {
   return id;
 }
 
-export function runTrialCommand(options: WorkflowOptions): Promise<number> {
+export async function runTrialCommand(options: WorkflowOptions): Promise<number> {
   const action = options.config.positionals[0];
+  if (action === "comment" || action === "comments" || action === "follow-up")
+    return (await import("./trial-feedback-command")).runTrialFeedbackCommand(options, action);
   if (action === "log")
     return runWorkflow(options, "trial log", async (context) => {
       const id = trialId(options, "invariant-web trial log TRIAL [--tail BYTES]");
@@ -55,5 +60,9 @@ export function runTrialCommand(options: WorkflowOptions): Promise<number> {
         human: patch || "(no changes)",
       };
     });
-  return usageFailure(options, "trial", 'use "log" or "diff", e.g. invariant-web trial diff TRIAL');
+  return usageFailure(
+    options,
+    "trial",
+    'use "log", "diff", "comment", "comments" or "follow-up", e.g. invariant-web trial diff TRIAL',
+  );
 }

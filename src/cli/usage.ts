@@ -36,6 +36,9 @@ Usage:
   invariant-web study repeat [STUDY|--last] [--repeats N]   N more repeats of every configuration (default 1)
   invariant-web study export [STUDY|--last] [--format md|json|csv] [--output FILE]
   invariant-web trial log TRIAL [--tail BYTES] | diff TRIAL
+  invariant-web trial comment --trial T --body TEXT [--path P [--lines A-B]] | comments --trial T
+  invariant-web trial follow-up --trial T [--trial T2 …] [--feedback TEXT] [--wait [--timeout S]]
+                                     review comments, and a follow-up that resumes the agent with them
                                      the workflow through the running dashboard (docs/automation.md)
   invariant-web export STUDY [--format md|json|csv] [--output FILE]
                                      write a study's report (default Markdown, to stdout)
@@ -72,6 +75,9 @@ Options:
   --trial T           apply, branch, study choose, study retry: a trial id (retry takes several)
   --push REMOTE       branch create: push the new branch to this remote of the repository (e.g. origin)
   --repeats N         study repeat: repeats to add to every configuration (1..20, default 1)
+  --body TEXT         trial comment: the comment; --path P and --lines A-B put it on a file's lines
+  --feedback TEXT     trial follow-up: feedback for every trial named, besides each one's own comments
+  --wait              trial follow-up: wait until the follow-ups end (and print their verdicts)
   --timeout S         study wait/follow, environment prepare, dependencies install: give up after S seconds (exit 4)
   --project P         a project's id, name or directory
   --set key=value     project settings: change a setting (cpus=2, memoryBytes=4GiB, …); repeatable

@@ -22,6 +22,8 @@ export interface WorkflowFlags {
   tailBytes: number | null;
   /** `study repeat`: repeats to add per configuration (null: 1). */
   repeats: number | null;
+  /** `trial comment` (--body, --path, --lines A-B) and `trial follow-up` (--feedback, --wait). */
+  feedback: { body: string | null; path: string | null; lines: string | null; feedback: string | null; wait: boolean };
   /** `dependencies set`: the step's kind, its comma-separated output folders and manifests (null: keep). */
   dependencyStep: { kind: string | null; outputs: string | null; manifests: string | null; detected: boolean };
 }
@@ -39,6 +41,11 @@ export function workflowFlags(values: {
   name?: string | undefined;
   tail?: string | undefined;
   repeats?: string | undefined;
+  body?: string | undefined;
+  path?: string | undefined;
+  lines?: string | undefined;
+  feedback?: string | undefined;
+  wait?: boolean | undefined;
   kind?: string | undefined;
   outputs?: string | undefined;
   manifests?: string | undefined;
@@ -57,6 +64,13 @@ export function workflowFlags(values: {
     name: values.name ?? null,
     tailBytes: values.tail === undefined ? null : wholeNumber(values.tail, "--tail must be a whole number of bytes"),
     repeats: values.repeats === undefined ? null : wholeNumber(values.repeats, "--repeats must be a whole number"),
+    feedback: {
+      body: values.body ?? null,
+      path: values.path ?? null,
+      lines: values.lines ?? null,
+      feedback: values.feedback ?? null,
+      wait: values.wait ?? false,
+    },
     dependencyStep: {
       kind: values.kind ?? null,
       outputs: values.outputs ?? null,
