@@ -18,6 +18,18 @@ import type { EnvironmentVersionView } from "./environments.queries";
 /** Where the web side leaves a Dockerfile build's context for the worker (relative to the data dir). */
 const CONTEXTS = "devcontainer-contexts";
 
+/** A context tar older than this was never built (its job died before the worker took it): removed. */
+const STALE_CONTEXT_MS = 24 * 60 * 60 * 1000;
+
+async function removeStaleContexts(dir: string): Promise<void> {
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const stat = await fs.stat(file).catch(() => null);
+    if (stat && Date.now() - stat.mtimeMs > STALE_CONTEXT_MS) await fs.rm(file, { force: true });
+  }
+}
+
 /** What the version records of its devcontainer.json (containerEnv and build.args by name only: values may be secrets). */
 function recordOf(found: DevcontainerFound): DevcontainerRecord {
   const { config } = found;
@@ -97,6 +109,7 @@ export function createDevcontainerService(deps: EnvironmentDeps) {
       const { config } = found;
       let contextTar: string | null = null;
       if (config.source.kind === "dockerfile") {
+        await removeStaleContexts(path.join(deps.dataDir, CONTEXTS));
         try {
           const tar = await packBuildContext({
             projectDir: project.hostPath,
