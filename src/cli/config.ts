@@ -7,6 +7,7 @@ import { DEFAULT_CACHE_DAYS } from "../server/core/artifacts/artifact-cache";
 import { workspaceKindSettingSchema } from "../server/core/workspaces/workspace-kind";
 import { UsageError, wholeNumber } from "./usage-error";
 import { workflowFlags, type WorkflowFlags } from "./workflow-flags";
+import { authorOf, branchAuthorEnv } from "./branch-author";
 import { remoteWorker, type RemoteWorkerConfig } from "./remote-worker-config";
 import { messageOf } from "../shared/error-message";
 import { MODEL_PROVIDERS, modelProviderSchema, type ModelProvider } from "../shared/harness-kinds";
@@ -54,6 +55,7 @@ const envSchema = z.object({
   INVARIANT_DASHBOARD_URL: z.string().min(1).optional(),
   INVARIANT_WORKER_TOKEN: z.string().min(1).optional(),
   INVARIANT_WORKER_TOKEN_FILE: z.string().min(1).optional(),
+  INVARIANT_BRANCH_AUTHOR: branchAuthorEnv,
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -124,6 +126,8 @@ export type CliConfig = z.infer<typeof launchSchema> & {
   remote: RemoteWorkerConfig | null;
   /** --provider, for `login` and `logout` (null: OpenAI). */
   provider: ModelProvider | null;
+  /** Author and committer of Apply as a branch's commits (INVARIANT_BRANCH_AUTHOR; null: invariant-web <invariant-web@localhost>). */
+  branchAuthor: { name: string; email: string } | null;
   /** For the model gateway: the real credentials' sources and the upstream API. Never log these. */
   modelGateway: { openaiApiKey: string | null; codexHome: string; upstreamBaseUrl: string } & ProviderKeys &
     ChatgptUrls;
@@ -272,6 +276,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     output: values.output === undefined ? null : path.resolve(values.output),
     workflow: workflowFlags(values),
     provider: providerOf(values.provider),
+    branchAuthor: authorOf(env.INVARIANT_BRANCH_AUTHOR),
     remote: orUsageError(
       remoteWorker({
         url: values["dashboard-url"] ?? env.INVARIANT_DASHBOARD_URL,

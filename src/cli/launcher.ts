@@ -170,6 +170,7 @@ async function closeWeb(web: WebServer): Promise<void> {
 function webOptionsOf(config: CliConfig) {
   return {
     baseImage: config.baseImage,
+    ...(config.branchAuthor ? { branchIdentity: config.branchAuthor } : {}),
     modelAccess: modelAccessSettingsOf(config), // no secret: whether each key's variable is set
     sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
     garbage: { everyMs: config.gcIntervalMinutes * 60_000 },

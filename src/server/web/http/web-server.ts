@@ -20,6 +20,8 @@ export interface WebServerOptions {
   version: string;
   /** Global default base image for environments. */
   baseImage?: string;
+  /** Author and committer of Apply as a branch's commits. */
+  branchIdentity?: { name: string; email: string };
   /** Terminal sessions' model gateway (upstream, credential), bridge scripts, host CA, idle stop. */
   sessions?: Partial<Pick<SessionsOptions, "gateway" | "bridgeDir" | "hostCaBundle" | "idleStopMs" | "workspaceKind">>;
   /** Where model access comes from besides the stored key (the Setup page shows it). */
@@ -68,6 +70,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     version: options.version,
     log: options.log,
     ...(options.baseImage ? { baseImage: options.baseImage } : {}),
+    ...(options.branchIdentity ? { branchIdentity: options.branchIdentity } : {}),
     ...(options.modelAccess ? { modelAccess: options.modelAccess } : {}),
     emit: sockets.emit,
     sessions: { ...options.sessions, output: sockets.terminalOutput, changed: sockets.sessionChanged },

@@ -48,6 +48,8 @@ export interface WebCoreOptions {
   runtime?: ContainerRuntime;
   /** Global default base image for environments. */
   baseImage?: string;
+  /** Author and committer of Apply as a branch's commits (default: invariant-web <invariant-web@localhost>). */
+  branchIdentity?: { name: string; email: string };
   /** Terminal sessions: their model gateway, and the socket layer's callbacks. */
   sessions?: Partial<SessionsOptions>;
   /** Where model access comes from besides the stored key (the Setup page shows it). */
@@ -102,6 +104,7 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     sessionRuntime: (policy) => createDockerRuntime(policy),
     log,
     ...(options.baseImage ? { defaultBaseImage: options.baseImage } : {}),
+    ...(options.branchIdentity ? { branchIdentity: options.branchIdentity } : {}),
     ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.modelAccess ? { modelAccess: options.modelAccess } : {}),
     ...(options.onViewerRevoked ? { onViewerRevoked: options.onViewerRevoked } : {}),
