@@ -31,6 +31,7 @@ const runtime = createDockerRuntime();
 const COMMENT = 'weekday, daysBetween, isoWeek and formatRange still throw "not implemented": implement them.';
 const FEEDBACK = "Keep the four functions you already wrote as they are.";
 interface SeenRequest {
+  api: string;
   model: string;
   stepIndex: number;
   body: unknown;
@@ -50,7 +51,8 @@ beforeAll(async () => {
   mock = await startMockModel({
     scriptsDir: scriptsDir(),
     apiKey: FAKE_KEY,
-    onRequest: (request) => seen.push({ model: request.model, stepIndex: request.stepIndex, body: request.body }),
+    onRequest: (request) =>
+      seen.push({ api: request.api, model: request.model, stepIndex: request.stepIndex, body: request.body }),
   });
   web = await openStudyWeb({ dataDir, redisUrl: REDIS_URL, runtime });
   worker = await startWorker({
@@ -58,7 +60,13 @@ beforeAll(async () => {
     dataDir,
     concurrency: 3,
     version: "test",
-    modelGateway: { openaiApiKey: FAKE_KEY, codexHome: tempDir("host-codex"), upstreamBaseUrl: mock.url },
+    modelGateway: {
+      openaiApiKey: FAKE_KEY,
+      anthropicApiKey: FAKE_KEY,
+      codexHome: tempDir("host-codex"),
+      upstreamBaseUrl: mock.url,
+      anthropicBaseUrl: mock.rootUrl,
+    },
     log: () => undefined,
   });
   projectId = await addCalendarProject({ web, runtime, projectDir: calendarProject() });
@@ -266,5 +274,41 @@ describe("continue with feedback on the calendar fixture", () => {
     expect(md).toContain(`src/calendar.js:29-31 — ${COMMENT}`);
     const csv = (await web.services.studies.report({ studyId: study.id, format: "csv" })).body;
     expect(csv.split("\n")[0]).toContain("parent_trial_id");
+  });
+});
+
+describe("a Claude Code follow-up", () => {
+  it("resumes the real Claude Code session (--resume) with the feedback and raises the verdict", async () => {
+    const created = await web.services.studies.create(
+      {
+        projectId,
+        title: "Claude Code feedback",
+        taskPrompt: "Implement every function in src/calendar.js so that the tests pass.",
+        testCommand: "node --test",
+        testFiles: [{ source: "project", path: "test/calendar.test.js" }],
+        concurrency: 1,
+        configurations: [{ harness: "claude-code", model: "calendar-feedback", reasoningEffort: "low", repeats: 1 }],
+      },
+      "admin",
+    );
+    let claude = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 200_000 });
+    const [parent] = claude.trials as [TrialView];
+    expect(`${parent.verdict?.passed}/${parent.verdict?.total}`).toBe("13/23");
+    expect(parent.threadId).toMatch(/^[0-9a-f-]{36}$/);
+    await web.services.review.addComment({ trialId: parent.id, body: COMMENT }, "admin");
+    await web.services.studies.continueWithFeedback({ studyId: claude.id, trialIds: [parent.id] }, "admin");
+    claude = await waitForStudy({ web, studyId: created.id, until: finished, timeoutMs: 200_000 });
+    const child = claude.trials.find((trial) => trial.parentTrialId === parent.id);
+    expect(child?.number).toBe("1.1.1");
+    expect(`${child?.state} ${child?.verdict?.passed}/${child?.verdict?.total}`).toBe("succeeded 23/23");
+    expect(child?.feedback).toBe(
+      `A reviewer read the changes you made in /workspace and left this feedback. Address each point, keep the rest of your work, and run the tests again.\n\n- ${COMMENT}`,
+    );
+    // the follow-up's first request carried the earlier session: its tool calls and reply, then the feedback
+    const resumed = seen.find(
+      (request) => request.api === "anthropic" && JSON.stringify(request.body).includes(COMMENT.slice(0, 40)),
+    );
+    expect(resumed?.stepIndex).toBe(3);
+    expect(JSON.stringify(resumed?.body)).toContain("I implemented isLeapYear, daysInMonth, dayOfYear and addDays");
   });
 });

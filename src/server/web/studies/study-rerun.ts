@@ -1,4 +1,5 @@
 import fsp from "node:fs/promises";
+import { firstAttempts } from "../../../shared/study-aggregates";
 import path from "node:path";
 import { AppError } from "../../core/errors/app-error";
 import type { JobQueue } from "../../core/jobs/job-queue";
@@ -39,8 +40,11 @@ const refuse = (message: string): never => {
 
 /** The manifests a rerun is made from: the one trial's, or every queued trial's of the study. */
 function manifestsOf(study: StudyView, trialId: string | undefined): { manifest: TrialManifest; choice: number }[] {
-  const trials = trialId ? study.trials.filter((trial) => trial.id === trialId) : study.trials;
+  // a follow-up continued its parent's conversation with review feedback: a rerun reproduces first attempts
+  const trials = trialId ? study.trials.filter((trial) => trial.id === trialId) : firstAttempts(study.trials);
   if (trialId && trials.length === 0) refuse(`no trial ${trialId} in study "${study.title}".`);
+  if (trials[0]?.parentTrialId)
+    refuse("this trial is a follow-up: it continued its parent's conversation with review feedback. Rerun its parent.");
   const found = trials.flatMap((trial) => (trial.manifest ? [{ manifest: trial.manifest, choice: trial.choice }] : []));
   if (found.length === 0)
     refuse(
