@@ -63,9 +63,11 @@ beforeAll(async () => {
     modelGateway: {
       openaiApiKey: FAKE_KEY,
       anthropicApiKey: FAKE_KEY,
+      googleApiKey: FAKE_KEY,
       codexHome: tempDir("host-codex"),
       upstreamBaseUrl: mock.url,
       anthropicBaseUrl: mock.rootUrl,
+      googleBaseUrl: mock.rootUrl,
     },
     log: () => undefined,
   });
@@ -277,17 +279,20 @@ describe("continue with feedback on the calendar fixture", () => {
   });
 });
 
-describe("a Claude Code follow-up", () => {
-  it("resumes the real Claude Code session (--resume) with the feedback and raises the verdict", async () => {
+describe.each([
+  { harness: "claude-code" as const, agent: "Claude Code", api: "anthropic" },
+  { harness: "gemini-cli" as const, agent: "Gemini CLI", api: "gemini" },
+])("a $agent follow-up", ({ harness, agent, api }) => {
+  it(`resumes the real ${agent} session (--resume) with the feedback and raises the verdict`, async () => {
     const created = await web.services.studies.create(
       {
         projectId,
-        title: "Claude Code feedback",
+        title: `${agent} feedback`,
         taskPrompt: "Implement every function in src/calendar.js so that the tests pass.",
         testCommand: "node --test",
         testFiles: [{ source: "project", path: "test/calendar.test.js" }],
         concurrency: 1,
-        configurations: [{ harness: "claude-code", model: "calendar-feedback", reasoningEffort: "low", repeats: 1 }],
+        configurations: [{ harness, model: "calendar-feedback", reasoningEffort: "low", repeats: 1 }],
       },
       "admin",
     );
@@ -306,7 +311,7 @@ describe("a Claude Code follow-up", () => {
     );
     // the follow-up's first request carried the earlier session: its tool calls and reply, then the feedback
     const resumed = seen.find(
-      (request) => request.api === "anthropic" && JSON.stringify(request.body).includes(COMMENT.slice(0, 40)),
+      (request) => request.api === api && JSON.stringify(request.body).includes(COMMENT.slice(0, 40)),
     );
     expect(resumed?.stepIndex).toBe(3);
     expect(JSON.stringify(resumed?.body)).toContain("I implemented isLeapYear, daysInMonth, dayOfYear and addDays");
