@@ -260,6 +260,24 @@ describe("environments from devcontainer.json", () => {
     expect(await stack.web.services.environments.log(failing.id)).toContain(
       "[devcontainer] postCreateCommand failed with exit code 3",
     );
+
+    // a Dockerfile build whose command fails leaves no image behind
+    fs.writeFileSync(
+      devcontainer,
+      JSON.stringify({ build: { dockerfile: "Dockerfile" }, postCreateCommand: "exit 4" }),
+    );
+    fs.writeFileSync(path.join(other.dir, ".devcontainer", "Dockerfile"), `FROM ${BASE_IMAGE}\nRUN touch /built\n`);
+    const builtThenFailed = await attempt();
+    expect(builtThenFailed.error).toContain("exited with code 4");
+    expect(await stack.web.services.environments.log(builtThenFailed.id)).toContain("RUN touch /built");
+    const left = spawnSync(
+      "docker",
+      ["images", "-aq", "--filter", `label=invariant.environment=${builtThenFailed.id}`],
+      {
+        encoding: "utf8",
+      },
+    ).stdout.trim();
+    expect(left).toBe("");
   }, 300_000);
 
   it("stops a Dockerfile build that never ends at the time limit; the engine removes its container", async () => {

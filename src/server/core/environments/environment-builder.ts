@@ -208,14 +208,19 @@ export async function prepareEnvironment(
 ): Promise<{ status: "ready" | "failed" }> {
   const finish = finisher(deps, job);
   let containerId: string;
+  // the image a devcontainer's Dockerfile built: the committed version's parent, or removed when the build failed
+  let built: string | null = null;
+  const dropBuilt = () => (built ? deps.runtime.removeImage(built).catch(() => undefined) : Promise.resolve());
   try {
     // a devcontainer version starts from its own image: the devcontainer.json's, or its Dockerfile built here first
     const fromImage =
       job.kind === "devcontainer"
         ? await devcontainerImage({ runtime: deps.runtime, publish: deps.publish, job, dataDir: deps.dataDir })
         : job.fromImage;
+    if (job.devcontainer?.build) built = fromImage;
     containerId = await createBuildContainer(deps, { ...job, fromImage });
   } catch (error) {
+    await dropBuilt();
     // announced, so whoever follows the build (the CLI, the project page) hears of it now, not from a sweep
     return finish({ status: "failed", error: messageOf(error) });
   }
@@ -229,6 +234,7 @@ export async function prepareEnvironment(
   } finally {
     deps.active.delete(containerId);
   }
+  if (result.status === "failed") await dropBuilt();
   return finish(result);
 }
 
