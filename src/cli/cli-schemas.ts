@@ -29,33 +29,9 @@ import { branchCliDataSchemas } from "./branch-output";
 export const CLI_SCHEMA_ID = "invariant-web/cli";
 export const CLI_OUTPUT_VERSION = 1;
 
-/** Exit codes of every workflow command. */
-export const EXIT = {
-  /** It did what was asked. */
-  ok: 0,
-  /** It could not: the dashboard is not running or unreachable, an internal error, a build or apply that failed. */
-  failure: 1,
-  /** The command line or the input file is wrong (nothing was sent, or the dashboard refused the input's shape). */
-  usage: 2,
-  /** The dashboard answered and refused: not found, conflict (e.g. already stopped), precondition (no environment), viewer, apply conflicts. */
-  refused: 3,
-  /** `study wait` / `study follow` gave up after --timeout. */
-  timeout: 4,
-} as const;
-export type ExitKind = keyof typeof EXIT;
-
-export const cliErrorSchema = z.object({
-  kind: z.enum(["failure", "usage", "refused", "timeout"]),
-  exitCode: z.int(),
-  /** The API's error code (NOT_FOUND, CONFLICT, PRECONDITION_FAILED, BAD_REQUEST, …) or null for the CLI's own. */
-  code: z.string().nullable(),
-  message: z.string(),
-  /** The field the error is about, as a dotted path ("configurations.0.model"), or null. */
-  field: z.string().nullable(),
-  /** Every validation message by field path, or null. */
-  fieldErrors: z.record(z.string(), z.array(z.string())).nullable(),
-});
-export type CliError = z.infer<typeof cliErrorSchema>;
+// the exit codes and the error shape are shared with the MCP server's tool errors
+export { EXIT, cliErrorSchema, type CliError, type ExitKind } from "../shared/automation-errors";
+import { cliErrorSchema } from "../shared/automation-errors";
 
 // ── shapes the commands share ────────────────────────────────────────────────────────────────────
 

@@ -55,6 +55,8 @@ const envSchema = z.object({
   INVARIANT_DASHBOARD_URL: z.string().min(1).optional(),
   INVARIANT_WORKER_TOKEN: z.string().min(1).optional(),
   INVARIANT_WORKER_TOKEN_FILE: z.string().min(1).optional(),
+  /** `mcp`: a viewer link's token instead of the admin token (INVARIANT_TOKEN, or a file: --token-file). */
+  INVARIANT_TOKEN: z.string().min(1).optional(),
   INVARIANT_BRANCH_AUTHOR: branchAuthorEnv,
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
@@ -124,6 +126,8 @@ export type CliConfig = z.infer<typeof launchSchema> & {
    * INVARIANT_WORKER_TOKEN, never from the command line (argv is visible to every user of the host).
    */
   remote: RemoteWorkerConfig | null;
+  /** `mcp`: the token to use instead of the data dir's admin token (a viewer link's), as given; never from argv. */
+  accessToken: { file: string | null; value: string | null };
   /** --provider, for `login` and `logout` (null: OpenAI). */
   provider: ModelProvider | null;
   /** Author and committer of Apply as a branch's commits (INVARIANT_BRANCH_AUTHOR; null: invariant-web <invariant-web@localhost>). */
@@ -208,6 +212,7 @@ const CLI_OPTIONS = {
   child: { type: "boolean", default: false },
   "dashboard-url": { type: "string" },
   "worker-token-file": { type: "string" },
+  "token-file": { type: "string" },
   provider: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
   version: { type: "boolean", short: "v", default: false },
@@ -276,6 +281,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     output: values.output === undefined ? null : path.resolve(values.output),
     workflow: workflowFlags(values),
     provider: providerOf(values.provider),
+    accessToken: { file: values["token-file"] ?? null, value: env.INVARIANT_TOKEN ?? null },
     branchAuthor: authorOf(env.INVARIANT_BRANCH_AUTHOR),
     remote: orUsageError(
       remoteWorker({

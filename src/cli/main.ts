@@ -68,6 +68,9 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exit(await runExportCommand({ config, root }));
       return;
     }
+    case "mcp":
+      process.exit(await (await import("./mcp-command")).runMcpCommand({ config, version }));
+      return;
     case "mock-model": {
       const { runMockModelCommand } = await import("./mock-model-command");
       await runMockModelCommand({ config, root });

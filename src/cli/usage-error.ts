@@ -1,5 +1,7 @@
-/** A command line the CLI cannot carry out: its message says what was wrong and how to write it. */
-export class UsageError extends Error {}
+import { UsageError } from "../shared/automation-errors";
+
+/** A command line the CLI cannot carry out (shared with the MCP server's tool errors). */
+export { UsageError };
 
 /** Digits only: Number("") and Number(" ") are 0 and Number("0x10") is 16, none of which was typed as a number. */
 export function wholeNumber(text: string, problem: string): number {

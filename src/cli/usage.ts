@@ -40,6 +40,11 @@ Usage:
   invariant-web trial follow-up --trial T [--trial T2 …] [--feedback TEXT] [--wait [--timeout S]]
                                      review comments, and a follow-up that resumes the agent with them
                                      the workflow through the running dashboard (docs/automation.md)
+  invariant-web mcp [--token-file FILE]
+                                     an MCP server on stdio driving the running dashboard (projects,
+                                     environments, studies, verdicts, diffs, apply by plan hash); with a
+                                     viewer link's token (--token-file or INVARIANT_TOKEN) read-only tools
+                                     only. Also at http://HOST:PORT/mcp (docs/automation.md "MCP server")
   invariant-web export STUDY [--format md|json|csv] [--output FILE]
                                      write a study's report (default Markdown, to stdout)
   invariant-web login [--provider openai|anthropic|google]
@@ -67,6 +72,8 @@ Options:
   --worker-token-file FILE
                       worker: the worker token for --dashboard-url (env INVARIANT_WORKER_TOKEN_FILE,
                       or the token itself in INVARIANT_WORKER_TOKEN); never on the command line
+  --token-file FILE   mcp: a viewer link's token instead of the data dir's admin token (env
+                      INVARIANT_TOKEN holds the token itself); never on the command line
   --no-open           do not open a browser
   --no-worker         start no worker child (workers join separately, e.g. with Docker Compose)
   --json              machine-readable output (doctor; a versioned envelope: docs/automation.md)

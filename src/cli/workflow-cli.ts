@@ -1,5 +1,4 @@
 import path from "node:path";
-import { TRPCClientError } from "@trpc/client";
 import type { ProjectView } from "../shared/project-schemas";
 import type { StudySummaryView } from "../shared/study-schemas";
 import {
@@ -14,7 +13,10 @@ import {
 import { type CliConfig } from "./config";
 import { UsageError } from "./usage-error";
 import type { connectDashboard } from "./dashboard-client";
-import { messageOf } from "../shared/error-message";
+import { classifyError, CliFailure, CliInputError, CliRefusal, CliTimeout } from "../shared/automation-errors";
+
+// the error kinds live in src/shared (the MCP server classifies errors the same way); the CLI's modules import them from here
+export { classifyError, CliFailure, CliInputError, CliRefusal, CliTimeout };
 
 /**
  * What the workflow commands (project, environment, study, trial, apply --trial) share: the connection to
@@ -39,75 +41,6 @@ export interface WorkflowOptions {
   connect?: (dataDir: string) => Dashboard | Promise<Dashboard>;
   /** How often `study wait` / `study follow` look at the study (default 1 s). */
   pollMs?: number;
-}
-
-/** The dashboard answered and refused, or the CLI refuses for the same reasons (no such project). */
-export class CliRefusal extends Error {
-  constructor(
-    message: string,
-    readonly code: string = "NOT_FOUND",
-    readonly field: string | null = null,
-  ) {
-    super(message);
-  }
-}
-
-/** An input file that does not fit its schema: every problem by field path. */
-export class CliInputError extends Error {
-  constructor(
-    message: string,
-    readonly fieldErrors: Record<string, string[]>,
-  ) {
-    super(message);
-  }
-}
-
-export class CliTimeout extends Error {}
-
-/** The dashboard is not running for this data dir (or cannot be reached). */
-export class CliFailure extends Error {}
-
-const REFUSING_CODES = new Set([
-  "BAD_REQUEST",
-  "NOT_FOUND",
-  "CONFLICT",
-  "PRECONDITION_FAILED",
-  "FORBIDDEN",
-  "UNAUTHORIZED",
-  "PAYLOAD_TOO_LARGE",
-]);
-
-/** Sorts any error into the CLI's kinds (cli-schemas.ts EXIT). */
-export function classifyError(error: unknown): CliError {
-  const base = { code: null, field: null, fieldErrors: null };
-  const of = (kind: ExitKind, rest: Partial<CliError> & { message: string }): CliError => ({
-    ...base,
-    kind: kind === "ok" ? "failure" : kind,
-    exitCode: EXIT[kind],
-    ...rest,
-  });
-  if (error instanceof UsageError) return of("usage", { message: error.message });
-  if (error instanceof CliInputError) {
-    const first = Object.keys(error.fieldErrors)[0] ?? null;
-    return of("usage", { message: error.message, field: first, fieldErrors: error.fieldErrors });
-  }
-  if (error instanceof CliRefusal)
-    return of("refused", { message: error.message, code: error.code, field: error.field });
-  if (error instanceof CliTimeout) return of("timeout", { message: error.message });
-  if (error instanceof TRPCClientError) {
-    const data = (error as TRPCClientError<never>).data as
-      { code?: string; field?: string | null; fieldErrors?: Record<string, string[]> | null } | undefined;
-    const code = data?.code ?? null;
-    const fieldErrors = data?.fieldErrors ?? null;
-    const field = data?.field ?? (fieldErrors ? (Object.keys(fieldErrors)[0] ?? null) : null);
-    if (code === "BAD_REQUEST" && fieldErrors) return of("usage", { message: error.message, code, field, fieldErrors });
-    if (code && REFUSING_CODES.has(code)) return of("refused", { message: error.message, code, field, fieldErrors });
-    const message = code
-      ? error.message
-      : `could not reach the dashboard (${error.message}). Is invariant-web still running for this data dir?`;
-    return of("failure", { message, code });
-  }
-  return of("failure", { message: messageOf(error) });
 }
 
 export interface WorkflowContext {

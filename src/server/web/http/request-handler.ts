@@ -2,6 +2,7 @@ import type http from "node:http";
 import { credentialsFromHeaders, isAllowedHost, isAllowedOrigin, type GuardOptions } from "../access/request-guard";
 import type { AppServices } from "../wiring/app-services";
 import { handleDownload } from "./downloads";
+import { handleMcp } from "./mcp-endpoint";
 import { routeMissingPage } from "./missing-page";
 import { setSecurityHeaders } from "./security-headers";
 import { isSignInLink, signInFromLink } from "./sign-in";
@@ -48,7 +49,7 @@ export function createRequestHandler(options: RequestHandlerOptions): Handler {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://placeholder");
     if (url.pathname.startsWith("/socket.io/")) return; // socket.io answers these itself
-    const wantsJson = url.pathname.startsWith("/api/");
+    const wantsJson = url.pathname.startsWith("/api/") || url.pathname === "/mcp";
     setSecurityHeaders(res, { dev: options.dev ?? false });
     if (!isAllowedHost(req.headers.host, guard)) {
       const message = `This server answers only to ${options.displayAddress} and localhost. Set INVARIANT_ALLOWED_HOSTS to add a name.`;
@@ -81,6 +82,8 @@ export function createRequestHandler(options: RequestHandlerOptions): Handler {
     }
     if (url.pathname.startsWith("/api/trpc/") || url.pathname === "/api/trpc")
       return handleTrpc({ req, res, url, identity, services, log: options.log });
+    // the MCP server over streamable HTTP (docs/automation.md "MCP server"): the same tokens as tRPC
+    if (url.pathname === "/mcp") return handleMcp({ req, res, identity, services, log: options.log });
     if (
       isRead(req) &&
       (await handleDownload({ pathname: url.pathname, searchParams: url.searchParams, services, res }))
