@@ -145,6 +145,14 @@ describe("continue with feedback on the calendar fixture", () => {
     );
     expect(unknown).toMatchObject({ code: "BAD_REQUEST" });
     expect(unknown.message).toContain("src/nope.js");
+    const pastEnd = await refusal(
+      web.services.review.addComment(
+        { trialId: first.id, path: "src/calendar.js", startLine: 9000, body: "x" },
+        "admin",
+      ),
+    );
+    expect(pastEnd).toMatchObject({ code: "BAD_REQUEST" });
+    expect(pastEnd.message).toContain("past its end");
     expect((await web.services.review.comments({ trialId: first.id })).comments).toHaveLength(1);
   });
 
@@ -264,6 +272,8 @@ describe("continue with feedback on the calendar fixture", () => {
       JSON.parse((await web.services.studies.report({ studyId: study.id, format: "json" })).body),
     );
     const aggregate = json.aggregates.find((entry) => entry.choice === 1);
+    // the tests × trials matrix compares repeats: the follow-ups are not columns of it
+    expect(json.testMatrix?.trials.map((trial) => trial.id)).toEqual([first.id, second.id, none.id]);
     expect(aggregate).toMatchObject({ trials: 2, finished: 2, passedAll: 0 });
     const [childA] = children as [TrialView];
     const reported = json.trials.find((trial) => trial.id === childA.id);

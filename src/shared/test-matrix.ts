@@ -34,6 +34,8 @@ export type TestMatrix = z.infer<typeof testMatrixSchema>;
 export type TestMatrixRow = TestMatrix["tests"][number];
 
 export interface MatrixTrial {
+  /** Set for a follow-up attempt, which the matrix leaves out (it compares repeats). */
+  parentTrialId?: string | null | undefined;
   id: string;
   choice: number;
   repeat: number;
@@ -55,15 +57,16 @@ function uniqueNames(tests: readonly { name: string; status: "passed" | "failed"
 
 /**
  * The matrix of the given trials and their per-test rows (`results`, by trial id; trials without rows are
- * left out). Tests are in first-reported order; a test flips in a configuration when two of its evaluated
+ * left out, and so are follow-ups). Tests are in first-reported order; a test flips in a configuration when two of its evaluated
  * repeats gave it different statuses.
  */
 export function buildTestMatrix(options: {
   trials: readonly MatrixTrial[];
   results: ReadonlyMap<string, readonly { name: string; status: "passed" | "failed" | "skipped" }[]>;
 }): TestMatrix {
+  // repeats only: a follow-up (review feedback sent back to the agent) is no sample of its configuration
   const columns = options.trials
-    .filter((trial) => (options.results.get(trial.id)?.length ?? 0) > 0)
+    .filter((trial) => !trial.parentTrialId && (options.results.get(trial.id)?.length ?? 0) > 0)
     .sort((a, b) => a.choice - b.choice || a.repeat - b.repeat);
   const byTrial = columns.map(
     (trial) => new Map(uniqueNames(options.results.get(trial.id) ?? []).map((t) => [t.name, t.status])),

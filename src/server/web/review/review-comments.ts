@@ -5,7 +5,8 @@ import {
   type AddCommentInput,
   type ReviewCommentView,
 } from "../../../shared/review-comment-schemas";
-import { findTrial, isReviewable, trialDiff, type ReviewContext } from "./review-trials";
+import { findTrial, isReviewable, trialDiff, trialSide, type ReviewContext } from "./review-trials";
+import { splitLines } from "../../core/diffs/line-diff";
 import type { ReviewCommentQueries } from "./review-comments.queries";
 
 /**
@@ -19,8 +20,15 @@ export interface ReviewCommentDeps {
   now: () => Date;
 }
 
-/** A commented path must be one the review shows for the trial: a file it changed, or one of its snapshot. */
-async function checkPath(context: ReviewContext, trialId: string, path: string): Promise<void> {
+/**
+ * A commented path must be one the review shows for the trial: a file it changed, or one of its snapshot;
+ * commented lines must be within the trial's version of it (when that is text).
+ */
+async function checkPath(
+  context: ReviewContext,
+  options: { trialId: string; path: string; endLine: number | null },
+): Promise<void> {
+  const { trialId, path, endLine } = options;
   const record = await findTrial(context, trialId);
   const diff = await trialDiff(context, record).catch((error: unknown) => {
     if (error instanceof AppError)
@@ -31,11 +39,23 @@ async function checkPath(context: ReviewContext, trialId: string, path: string):
       });
     throw error;
   });
-  if (!isReviewable(diff, fromText(path)))
+  const bytePath = fromText(path);
+  if (!isReviewable(diff, bytePath))
     throw new AppError({
       code: "BAD_REQUEST",
       field: "path",
       message: `${path} is neither changed by trial ${trialId} nor a file of its snapshot: comment on a file the review lists.`,
+    });
+  if (endLine === null) return;
+  const side = await trialSide(diff, bytePath);
+  const lines = side.text === null ? null : splitLines(side.text).length;
+  if (!side.exists || (lines !== null && endLine > lines))
+    throw new AppError({
+      code: "BAD_REQUEST",
+      field: "endLine",
+      message: side.exists
+        ? `${path} has ${lines ?? 0} lines in trial ${trialId}'s version; line ${endLine} is past its end.`
+        : `${path} was deleted by trial ${trialId}: comment on the file without lines, or on the whole trial.`,
     });
 }
 
@@ -45,14 +65,15 @@ export async function addComment(
 ): Promise<ReviewCommentView> {
   const input = addCommentInputSchema.parse(options.input);
   const path = input.path ?? null;
-  if (path === null) await findTrial(deps.context, input.trialId);
-  else await checkPath(deps.context, input.trialId, path);
   const startLine = input.startLine ?? null;
+  const endLine = startLine === null ? null : (input.endLine ?? startLine);
+  if (path === null) await findTrial(deps.context, input.trialId);
+  else await checkPath(deps.context, { trialId: input.trialId, path, endLine });
   return deps.comments.add({
     trialId: input.trialId,
     path,
     startLine,
-    endLine: startLine === null ? null : (input.endLine ?? startLine),
+    endLine,
     body: input.body,
     author: options.author,
     now: deps.now(),
