@@ -118,6 +118,7 @@ function FileDiffBody({
         data-testid="diff-editor"
         data-path={data.path}
         data-layout={view.sideBySide ? "side-by-side" : "inline"}
+        data-against={subject.against ?? "snapshot"}
       >
         <DiffEditorLazy
           original={data.before.text ?? ""}

@@ -39,7 +39,7 @@ export function ReviewTabs({
         ref={list}
         role="tablist"
         aria-label="Review"
-        className="flex gap-1 border-b border-line px-2 pt-2"
+        className="flex gap-1 overflow-x-auto border-b border-line px-2 pt-2"
         onKeyDown={onKeyDown}
       >
         {TABS.map(({ id, label }) => (
@@ -52,7 +52,7 @@ export function ReviewTabs({
             aria-controls="review-tabpanel"
             tabIndex={tab === id ? 0 : -1}
             onClick={() => onTab(id)}
-            className={`-mb-px rounded-t-md border px-3 py-1.5 text-sm ${tab === id ? "border-line border-b-panel bg-panel text-ink" : "border-transparent text-muted hover:text-ink"} ${focusRing}`}
+            className={`-mb-px shrink-0 whitespace-nowrap rounded-t-md border px-2 py-1.5 text-sm sm:px-3 ${tab === id ? "border-line border-b-panel bg-panel text-ink" : "border-transparent text-muted hover:text-ink"} ${focusRing}`}
           >
             {label}
             {counts[id] ? <span className="ml-1 text-xs text-muted tabular-nums">{counts[id]}</span> : null}
