@@ -11,7 +11,11 @@ import { isTerminalTrialState } from "./vocabulary";
  * costs `null` ("unknown price"), and the study's total too while such a trial used tokens.
  */
 
-type CostedTrial = Pick<ReportTrial, "id" | "choice" | "tokens"> & { state: TrialState };
+type CostedTrial = Pick<ReportTrial, "id" | "choice" | "tokens"> & {
+  state: TrialState;
+  /** A follow-up attempt: in the totals, not in the per-configuration median (which compares first attempts). */
+  parentTrialId?: string | null | undefined;
+};
 
 /** What one trial cost: 0 without tokens, null when its model has no price. */
 export function trialCost(trial: Pick<ReportTrial, "tokens">, price: ModelPrice | null): number | null {
@@ -31,12 +35,13 @@ export function studyCosts(options: {
     trialId: trial.id,
     choice: trial.choice,
     finished: isTerminalTrialState(trial.state),
+    followUp: Boolean(trial.parentTrialId),
     cost: trialCost(trial, priceByChoice.get(trial.choice) ?? null),
   }));
   const configurations = options.configurations.map(({ choice, model }) => {
     const own = trials.filter((trial) => trial.choice === choice);
     const unknown = own.some((trial) => trial.cost === null);
-    const finished = own.filter((trial) => trial.finished).map((trial) => trial.cost ?? 0);
+    const finished = own.filter((trial) => trial.finished && !trial.followUp).map((trial) => trial.cost ?? 0);
     return {
       choice,
       model,
