@@ -102,7 +102,10 @@ interface TrialBrief {
 }
 
 /** create → wait (with progress) → verdicts → tests → diff → choose → plan → apply by its hash → report. */
-async function driveStudy(connection: McpConnection, project: { name: string; dir: string }) {
+async function driveStudy(
+  connection: McpConnection,
+  project: { name: string; dir: string },
+): Promise<{ studyId: string; trialId: string }> {
   const { client } = connection;
   const created = await callTool(client, "study_create", study(project.name));
   if (!created.ok) throw new Error(created.text);
@@ -166,6 +169,35 @@ async function driveStudy(connection: McpConnection, project: { name: string; di
   expect(String((report.contents[0] as { text?: string }).text)).toContain(`Calendar over MCP (${project.name})`);
   const listed = await client.listResources();
   expect(listed.resources.map((r) => r.uri)).toContain(`invariant://studies/${studyId}/report.json`);
+  return { studyId, trialId };
+}
+
+/** Until the study is over again (a follow-up was queued). */
+async function waitAgain(connection: McpConnection, studyId: string) {
+  for (let round = 0; round < 20; round += 1) {
+    const waited = await callTool(connection.client, "study_wait", { studyId, waitSeconds: 40 }, { timeout: 90_000 });
+    if (waited.ok) return waited.data.study as { trials: (TrialBrief & { parentTrialId: string | null })[] };
+  }
+  throw new Error("the study did not end");
+}
+
+/** B's and C1's procedures through their tools: a comment, a follow-up with feedback, a branch's preview. */
+async function feedbackAndBranch(connection: McpConnection, ids: { studyId: string; trialId: string }) {
+  const { client } = connection;
+  const comment = await callTool(client, "trial_comment", { trialId: ids.trialId, body: "Keep the tests green." });
+  expect(comment.ok).toBe(true);
+  const comments = await callTool(client, "review_comments", { trialId: ids.trialId });
+  expect(comments.ok && (comments.data.comments as { body: string }[]).map((c) => c.body)).toEqual([
+    "Keep the tests green.",
+  ]);
+  const followUp = await callTool(client, "trial_follow_up", { studyId: ids.studyId, trialIds: [ids.trialId] });
+  if (!followUp.ok) throw new Error(followUp.text);
+  const after = await waitAgain(connection, ids.studyId);
+  const child = after.trials.find((t) => t.parentTrialId === ids.trialId);
+  expect(child).toMatchObject({ name: "Trial 1.1.1", state: "succeeded" });
+  const preview = await callTool(client, "branch_preview", { trialId: ids.trialId });
+  // the fixture's copy is no git repository: the preview says why no branch can be made
+  expect(preview.ok && (preview.data.preview as { problem: string | null }).problem).toMatch(/git/i);
 }
 
 describe("the MCP server", () => {
@@ -217,7 +249,9 @@ describe("the MCP server", () => {
     const [viaStdio, viaHttp] = await Promise.all([stdio(), overHttp(ADMIN_TOKEN)]);
     await Promise.all([
       driveStudy(viaStdio, { name: "calendar-stdio", dir: projects[0]?.dir ?? "" }),
-      driveStudy(viaHttp, { name: "calendar-http", dir: projects[1]?.dir ?? "" }),
+      driveStudy(viaHttp, { name: "calendar-http", dir: projects[1]?.dir ?? "" }).then((ids) =>
+        feedbackAndBranch(viaHttp, ids),
+      ),
     ]);
   }, 900_000);
 

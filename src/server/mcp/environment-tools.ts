@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CliTimeout } from "../../shared/automation-errors";
+import { CliInputError, CliTimeout } from "../../shared/automation-errors";
 import type { DashboardApi } from "./mcp-backend";
 import { defineTool, projectRefSchema, sleep, waitSecondsSchema, type ToolContext } from "./mcp-tool";
 import { resolveProject } from "./project-ref";
@@ -9,9 +9,10 @@ import { resolveProject } from "./project-ref";
 const POLL_MS = 1000;
 
 async function status(api: DashboardApi, projectId: string) {
-  const [overview, dependencies] = await Promise.all([
+  const [overview, dependencies, devcontainer] = await Promise.all([
     api.environments.overview.query({ projectId }),
     api.dependencies.status.query({ projectId }),
+    api.environments.devcontainer.query({ projectId }),
   ]);
   const versions = overview.versions.map((v) => ({
     id: v.id,
@@ -26,7 +27,7 @@ async function status(api: DashboardApi, projectId: string) {
     sizeBytes: v.sizeBytes,
     createdAt: v.createdAt,
   }));
-  return { versions, diskBytes: overview.diskBytes, dependencies };
+  return { versions, diskBytes: overview.diskBytes, dependencies, devcontainer };
 }
 
 /** Waits for a version's build to end (ready or failed); a timeout error after `seconds` (the build goes on). */
@@ -71,7 +72,7 @@ export const environmentPrepare = defineTool({
   name: "environment_prepare",
   title: "Prepare an environment",
   description:
-    "Builds a project's environment: the first version from the base image, or with `command` a new version made by running that shell command in the active one (with network). Waits for the build's end up to waitSeconds.",
+    "Builds a project's environment: the first version from the base image; with `command` a new version made by running that shell command in the active one (with network); with `devcontainer: true` a version from the project's .devcontainer/devcontainer.json (image or build, containerEnv, remoteUser, onCreate/postCreate commands; environment_status shows whether it is usable). Waits for the build's end up to waitSeconds.",
   access: "write",
   input: z.strictObject({
     project: projectRefSchema,
@@ -82,14 +83,24 @@ export const environmentPrepare = defineTool({
       .max(10_000, "Commands are at most 10,000 characters.")
       .optional()
       .describe("A shell command to run in the active version, e.g. apt-get install -y ripgrep."),
+    devcontainer: z
+      .boolean()
+      .default(false)
+      .describe("Build from the project's devcontainer.json instead (not with command)."),
     waitSeconds: waitSecondsSchema("the build"),
   }),
   run: async (input, context) => {
     const { api } = context.backend;
     const project = await resolveProject(api, input.project);
-    const started = input.command
-      ? await api.environments.prepareWithCommand.mutate({ projectId: project.id, command: input.command })
-      : await api.environments.prepare.mutate({ projectId: project.id });
+    if (input.command && input.devcontainer)
+      throw new CliInputError("Give a command or devcontainer: true, not both.", {
+        devcontainer: ["A devcontainer.json build runs its own commands; leave out command."],
+      });
+    const started = input.devcontainer
+      ? await api.environments.prepareFromDevcontainer.mutate({ projectId: project.id })
+      : input.command
+        ? await api.environments.prepareWithCommand.mutate({ projectId: project.id, command: input.command })
+        : await api.environments.prepare.mutate({ projectId: project.id });
     const built = await untilBuilt({
       context,
       projectId: project.id,

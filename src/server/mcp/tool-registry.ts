@@ -1,6 +1,8 @@
 import type { Role } from "../../shared/roles";
 import { apply, applyPlan, sessionsList } from "./apply-tools";
+import { branchCreate, branchList, branchPreview, branchRemove } from "./branch-tools";
 import { dependenciesInstall, environmentPrepare, environmentStatus } from "./environment-tools";
+import { commentRemove, reviewComments, trialComment, trialFollowUp } from "./feedback-tools";
 import type { McpTool } from "./mcp-tool";
 import { projectAdd, projectsList } from "./project-tools";
 import { studyChoose, studyCreate, studyList, studyShow, studyWait } from "./study-tools";
@@ -22,9 +24,17 @@ export const MCP_TOOLS: readonly McpTool[] = [
   trialDiff,
   trialTranscript,
   trialLog,
+  reviewComments,
+  trialComment,
+  commentRemove,
+  trialFollowUp,
   studyChoose,
   applyPlan,
   apply,
+  branchPreview,
+  branchCreate,
+  branchList,
+  branchRemove,
   sessionsList,
 ];
 
