@@ -153,4 +153,41 @@ describe("trial comment / comments / follow-up", () => {
       code: "PRECONDITION_FAILED",
     });
   });
+
+  it("gives a command configuration the feedback as its task in a copy of the parent's workspace", async () => {
+    const web = stack?.web;
+    if (!web) throw new Error("no stack");
+    const created = await web.services.studies.create(
+      {
+        projectId,
+        title: "Command feedback",
+        taskPrompt: "first task",
+        testCommand: "node --test",
+        testFiles: [{ source: "project", path: "test/calendar.test.js" }],
+        concurrency: 1,
+        // appends the task it is given (on stdin) to notes.txt
+        configurations: [{ harness: "command", command: "cat >> notes.txt; echo >> notes.txt", repeats: 1 }],
+      },
+      "admin",
+    );
+    let done = await waitForStudy({ web, studyId: created.id, until: (view) => view.state === "done" });
+    const parent = done.trials[0];
+    expect(parent?.threadId).toBeNull();
+    await web.services.studies.continueWithFeedback(
+      { studyId: created.id, trialIds: [parent?.id ?? ""], feedback: "second task" },
+      "admin",
+    );
+    done = await waitForStudy({ web, studyId: created.id, until: (view) => view.state === "done" });
+    const child = done.trials.find((trial) => trial.parentTrialId === parent?.id);
+    expect(child?.state).toBe("succeeded");
+    const notes = Buffer.from("notes.txt").toString("base64url");
+    const file = await web.services.review.file({ trialId: child?.id ?? "", pathKey: notes });
+    expect(file.after.text).toMatch(/^first task\nA reviewer read the changes .*\n\n- second task\n$/s);
+    const againstParent = await web.services.review.file({
+      trialId: child?.id ?? "",
+      pathKey: notes,
+      against: "parent",
+    });
+    expect(againstParent.before.text).toBe("first task\n");
+  });
 });
