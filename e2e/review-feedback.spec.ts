@@ -194,7 +194,7 @@ test("the study page lists Trial 1.1.1 right under Trial 1.1, with its own verdi
   const order = await page.getByTestId("trial-row").evaluateAll((rows) => rows.map((r) => r.dataset.number));
   expect(order).toEqual(["1.1", "1.1.1", "1.2", "1.3"]);
   const child = row(page, "1.1.1");
-  await expect(child.getByTestId("trial-follow-up-of")).toContainText("Trial 1.1.1, follow-up of Trial 1.1");
+  await expect(child.getByTestId("trial-follow-up-of")).toContainText("follow-up of Trial 1.1");
   await expect(child.getByTestId("trial-tests")).toHaveText("23/23");
   await child.locator("summary", { hasText: "Feedback" }).click();
   await expect(child.getByTestId("trial-follow-up-of")).toContainText(TRIAL_COMMENT);

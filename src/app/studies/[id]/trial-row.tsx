@@ -74,8 +74,11 @@ export const TrialRow = memo(function TrialRow({
       className={`cursor-pointer border-t border-line align-top hover:bg-line/40 ${open ? "bg-line/60" : ""} ${focusRing} focus-visible:-outline-offset-2`}
     >
       {showSelect ? <SelectCell trial={trial} selectable={selectable} checked={checked} onCheck={onCheck} /> : null}
-      <td className="px-2 py-2 tabular-nums">{trial.choice}</td>
-      {showRepeat ? <td className="px-2 py-2 tabular-nums">{trial.repeat}</td> : null}
+      {/* a follow-up shows its whole number ("1.2.1"): its configuration and repeat are its parent's, the row above */}
+      <td className="px-2 py-2 whitespace-nowrap tabular-nums">
+        {trial.parentTrialId ? trialNumber(trial) : trial.choice}
+      </td>
+      {showRepeat ? <td className="px-2 py-2 tabular-nums">{trial.parentTrialId ? "" : trial.repeat}</td> : null}
       <td
         className={`min-w-32 max-w-64 py-2 pr-2 text-xs break-words ${trial.parentTrialId ? "pl-6" : "pl-2"}`}
         title={configuration ? configurationDescription(configuration) : undefined}
@@ -121,13 +124,13 @@ function SelectCell({
   );
 }
 
-/** A follow-up's place under its parent ("↳ Trial 3.2.1, follow-up of Trial 3.2") and its feedback, folded. */
+/** A follow-up's place under its parent ("↳ follow-up of Trial 3.2") and its feedback, folded. */
 function FollowUpOf({ trial }: { trial: TrialView }) {
   const parent = trialName({ ...trial, followUpPath: trial.followUpPath.slice(0, -1) });
   return (
     <div data-testid="trial-follow-up-of">
       <span aria-hidden="true">↳ </span>
-      {trialName(trial)}, follow-up of {parent}
+      follow-up of {parent}
       {trial.feedback ? (
         <details className="mt-0.5 text-muted" onClick={(event) => event.stopPropagation()}>
           <summary className={`cursor-pointer ${focusRing}`}>Feedback</summary>

@@ -135,7 +135,7 @@ function FeedbackForm({ studyId, trialIds, onSent }: { studyId: string; trialIds
       <textarea
         className={`${inputClass} min-h-16 font-sans`}
         aria-label="Feedback for the selected trials"
-        placeholder="Feedback for the selected trials: the same text goes to each, with its unsent review comments"
+        placeholder="The same feedback for each selected trial (its unsent review comments go too)"
         maxLength={COMMENT_BODY_MAX}
         value={feedback}
         onChange={(event) => setFeedback(event.target.value)}
