@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
@@ -11,6 +12,7 @@ import {
   tempDir,
 } from "./support/study-harness";
 import { startStudyStack, type StudyStack } from "./support/study-stack";
+import { MAX_TRPC_BODY_BYTES } from "../src/server/web/http/trpc-endpoint";
 import {
   ADMIN_TOKEN,
   bundleCli,
@@ -296,6 +298,21 @@ describe("the MCP server", () => {
       body: "{",
     });
     expect(garbage.status).toBe(400);
+    // a body announced over the limit is refused before it is read
+    const tooLarge = await new Promise<number>((resolve, reject) => {
+      const request = http.request(url, {
+        method: "POST",
+        headers: {
+          ...headers,
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          "content-length": String(MAX_TRPC_BODY_BYTES + 1),
+        },
+      });
+      request.on("response", (response) => resolve(response.statusCode ?? 0));
+      request.on("error", reject);
+      request.write("{");
+    });
+    expect(tooLarge).toBe(413);
   });
 
   it("says on stderr, and exits 1, when no dashboard runs for the data dir", () => {
