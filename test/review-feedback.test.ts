@@ -207,6 +207,13 @@ describe("continue with feedback on the calendar fixture", () => {
     expect(childA.feedback).toContain(`- ${FEEDBACK}`);
     expect(childB.feedback).toContain(`- ${FEEDBACK}`);
     expect(childB.feedback).not.toContain("src/calendar.js:29-31");
+    // its manifest says what it continued: the parent, the parent's result image, and the feedback
+    expect(childA.manifest?.followUp).toEqual({
+      parentTrialId: first.id,
+      agentImage: first.committedImageId,
+      prompt: childA.feedback,
+    });
+    expect(childA.manifest?.taskPrompt).toBe(first.manifest?.taskPrompt);
     // every comment it carried is marked sent in it, and stays
     const sent = (await web.services.review.comments({ trialId: first.id })).comments;
     expect(sent.map((comment) => [comment.body, comment.sentInTrial])).toEqual([

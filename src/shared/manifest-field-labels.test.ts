@@ -32,6 +32,7 @@ const full: TrialManifest = {
   evalTimeoutSec: 60,
   tokenBudget: 1000,
   attempt: 1,
+  followUp: { parentTrialId: "t0", agentImage: "sha256:bbb", prompt: "- src/a.ts:3 — off by one" },
   harnessVersion: "0.171.0",
   reportedModel: "gpt-5-2026-01-01",
   workspaceKind: "overlay",

@@ -68,6 +68,15 @@ export const manifestInputsSchema = z.object({
   /** Tokens the model gateway allowed this attempt. */
   tokenBudget: z.int().positive(),
   attempt: z.int().positive(),
+  /**
+   * A follow-up attempt (review feedback sent back to the agent): the trial whose workspace and conversation
+   * it continued, the image its agent ran in (that trial's result image), and its prompt (the feedback);
+   * `taskPrompt` stays the study's, the conversation's first prompt. Absent or null: a first attempt.
+   */
+  followUp: z
+    .object({ parentTrialId: z.string().min(1), agentImage: z.string().min(1), prompt: z.string() })
+    .nullable()
+    .optional(),
 });
 export type ManifestInputs = z.infer<typeof manifestInputsSchema>;
 

@@ -61,6 +61,13 @@ function manifestOf(source: TrialJobSource): ManifestInputs {
     evalTimeoutSec: source.evalTimeoutSec,
     tokenBudget: source.tokenBudget,
     attempt: source.attempt,
+    followUp: source.followUp
+      ? {
+          parentTrialId: source.followUp.parentTrialId,
+          agentImage: source.followUp.agentImage,
+          prompt: source.followUp.prompt,
+        }
+      : null,
   };
 }
 
