@@ -114,6 +114,10 @@ async function driveStudy(
   const studyId = (created.data.study as { id: string; state: string }).id;
   expect(created.data.study).toMatchObject({ state: "preflight", projectName: project.name });
 
+  // waitSeconds 0 gives up at the first look: the preflight alone takes longer (containers)
+  const early = await callTool(client, "study_wait", { studyId, waitSeconds: 0 });
+  expect(early).toMatchObject({ ok: false, error: { kind: "timeout", exitCode: 4, code: null } });
+
   let progress = 0;
   let ended: Awaited<ReturnType<typeof callTool>> | null = null;
   for (let round = 0; round < 20 && !ended; round += 1) {
