@@ -106,6 +106,13 @@ test("comment on a line range in Monaco and on the whole trial", async () => {
   await expect(all.nth(0)).toContainText("admin");
   await expect(all.nth(1).getByTestId("comment-place")).toHaveText("Whole trial");
   await expect(page.getByRole("tab", { name: /Comments/ })).toContainText("2");
+  // an unsent comment can be removed
+  await whole.getByRole("textbox").fill("A second thought to take back.");
+  await whole.getByRole("button", { name: "Add comment" }).click();
+  await expect(all).toHaveCount(3);
+  await page.getByRole("button", { name: "Remove the comment on the whole trial" }).nth(1).click();
+  await expect(all).toHaveCount(2);
+  await expect(page.getByRole("list", { name: "Review comments" })).not.toContainText("A second thought");
   if (SHOTS) await shootBoth(page, "feedback-comments-tab", SHOTS);
   // the jump to a comment's lines opens the Changes tab on its file
   await all.nth(0).getByTestId("comment-place").click();

@@ -22,7 +22,7 @@ export default function TrialReviewPage() {
   // (set up while the data is on its way) load beside the summary
   useReviewFiles({ trialId }, opened);
   useEffect(() => preloadDiffEditor(), []);
-  useReviewLive({ studyId: id, trialId });
+  useReviewLive({ studyId: id, trialId, followUpIds: summary.data?.followUps.map((followUp) => followUp.id) });
   return (
     <QueryState
       query={summary}

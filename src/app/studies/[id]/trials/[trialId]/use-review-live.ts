@@ -11,16 +11,28 @@ import { useTRPC } from "../../../../_lib/trpc";
  * the transcript (at most once a second); a start, finish or study change also refetches the changed
  * files and the per-test results.
  */
-export function useReviewLive({ studyId, trialId }: { studyId: string; trialId: string }): void {
+export function useReviewLive({
+  studyId,
+  trialId,
+  followUpIds = [],
+}: {
+  studyId: string;
+  trialId: string;
+  /** The trial's follow-ups: their events refetch the summary too (it lists their states and verdicts). */
+  followUpIds?: readonly string[];
+}): void {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const queryKeys = useMemo(
     () => [trpc.review.summary.queryKey({ trialId }), trpc.review.transcript.queryKey({ trialId })],
     [trpc, trialId],
   );
+  const followUps = followUpIds.join(",");
   const refetchOn = useCallback(
-    (event: InvariantEvent) => event.trialId === trialId && event.type !== "trial.log",
-    [trialId],
+    (event: InvariantEvent) =>
+      event.type !== "trial.log" &&
+      (event.trialId === trialId || (!!event.trialId && followUps.split(",").includes(event.trialId))),
+    [trialId, followUps],
   );
   const onEvent = useCallback(
     ({ event }: RecordedEvent) => {
