@@ -1,4 +1,5 @@
 import { PROVIDER_ENV_SHAPE, providerKeysOf, type ProviderKeys } from "./provider-env";
+import { FEEDBACK_OPTIONS } from "./feedback-flags";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -200,11 +201,7 @@ const CLI_OPTIONS = {
   name: { type: "string" },
   tail: { type: "string" },
   repeats: { type: "string" },
-  body: { type: "string" },
-  path: { type: "string" },
-  lines: { type: "string" },
-  feedback: { type: "string" },
-  wait: { type: "boolean", default: false },
+  ...FEEDBACK_OPTIONS,
   kind: { type: "string" },
   outputs: { type: "string" },
   manifests: { type: "string" },
