@@ -62,7 +62,7 @@ function userState() {
 }
 
 test.beforeAll(async ({ browser }) => {
-  product = await startSecondInstance({ shortDataDir: true });
+  product = await startSecondInstance();
   admin = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await admin.newPage();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "invariant-e2e-branch-"));

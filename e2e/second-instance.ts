@@ -62,16 +62,11 @@ async function recordingProvider(mockUrl: string, authorizations: string[]): Pro
   return Object.assign(server, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` });
 }
 
-export async function startSecondInstance(options: { shortDataDir?: boolean } = {}): Promise<SecondInstance> {
+export async function startSecondInstance(): Promise<SecondInstance> {
   // A long folder name, as real home folders have: the Setup page shows it unbroken in the Data directory
-  // check, so a page that overflows a phone on long paths fails here on any checkout, not only in deep clones.
-  // `shortDataDir` for specs that run trials: the model gateway's socket path must fit a unix socket's 108 bytes.
-  const dataDir = mkdtempSync(
-    path.join(
-      os.tmpdir(),
-      options.shortDataDir ? "iw-e2e-" : "invariant-e2e-fresh-data-directory-named-as-long-as-real-ones-",
-    ),
-  );
+  // check, so a page that overflows a phone on long paths fails here on any checkout, not only in deep clones;
+  // and trials run with a gateway socket path past a unix socket's 108 bytes (the worker moves it to /tmp).
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "invariant-e2e-fresh-data-directory-named-as-long-as-real-ones-"));
   const codexHome = mkdtempSync(path.join(os.tmpdir(), "invariant-e2e-no-codex-"));
   const mock = spawn(process.execPath, [BIN, "mock-model"], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
   const mockUrl = (await firstLine(mock, /^http:\/\/\S+\/v1$/, 30_000))[0];

@@ -28,7 +28,7 @@ import { shutdown } from "./worker-shutdown";
 import type { WorkerOptions } from "./worker-options";
 import type { WorkerIdentity } from "../src/server/core/runtime/container-spec";
 import type { RegisteredJob } from "./job-handler";
-import { startWorkerGatewayHost, type GatewayHost } from "./model-gateway-host";
+import { gatewaySocketPath, startWorkerGatewayHost, type GatewayHost } from "./model-gateway-host";
 
 const INSTANCE_KEY = "invariant:instance";
 
@@ -116,12 +116,15 @@ async function startJobSide(o: {
   publish: EventPublisher;
   leaving: () => string | null;
   link: DashboardLink | null;
+  /** Where the gateway listens (chosen before the runtime, whose mount policy allows its folder). */
+  socketPath: string;
 }): Promise<{ gatewayHost: GatewayHost; handlers: Map<string, RegisteredJob> }> {
   const { options, link } = o;
   const gatewayHost = await startWorkerGatewayHost({
     config: options.modelGateway,
     dataDir: options.dataDir,
     workerId: o.identity.id,
+    socketPath: o.socketPath,
     log: options.log,
     channel: link?.channel ?? null,
   });
@@ -148,9 +151,10 @@ async function startJobSide(o: {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const hostUser = resolveHostUser();
-  const { runtime, refuseContainers } = closableRuntime(workerRuntime(options, hostUser));
-  const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
   const info = describeWorker(options);
+  const socketPath = gatewaySocketPath(options.dataDir, info.id);
+  const { runtime, refuseContainers } = closableRuntime(workerRuntime(options, hostUser, socketPath));
+  const redis = connectRedis({ url: options.redisUrl, name: "invariant-worker" });
   const instance = await installationId(redis);
   const identity = { id: info.id, host: info.host, pid: info.pid, instance };
   // before any container of this worker exists: once the worker is gone, its warden removes what it left
@@ -161,7 +165,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const active = new Set<string>();
   const { publish, abandon, leaving } = stopAwarePublisher(redis, options.dataDir, options.log);
   const link = await openDashboardLink({ options, runtime, info, onRefused: (reason) => options.onSelfStop?.(reason) });
-  const jobSide = { options, runtime, redis, identity, active, publish, leaving, link };
+  const jobSide = { options, runtime, redis, identity, active, publish, leaving, link, socketPath };
   const { gatewayHost, handlers } = await startJobSide(jobSide);
   const reconcile = () =>
     reconcileContainers({

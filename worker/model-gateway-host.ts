@@ -1,8 +1,9 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { stopRun } from "../src/server/core/agents/agent-run";
 import { budgetReason } from "../src/server/core/agents/run-policy";
-import { startGatewaySocket, type GatewaySocket } from "../src/server/core/agents/gateway-socket";
+import { startGatewaySocket, UNIX_SOCKET_PATH_MAX, type GatewaySocket } from "../src/server/core/agents/gateway-socket";
 import { modelAccessOptions, type ModelAccessConfig } from "../src/server/core/gateway/gateway-options";
 import {
   startModelGateway,
@@ -27,11 +28,29 @@ export interface GatewayHost {
   close(): Promise<void>;
 }
 
-function socketPathFor(dataDir: string, workerId: string): string {
+/**
+ * Where this worker's gateway socket is: `gateway/<worker>.sock` in the data dir, or, when that path is too long
+ * for a unix socket (a deep data dir), `gateway.sock` in a fresh private folder under the temp dir. The worker's
+ * mount policy allows that folder (worker-runtime.ts), so its trials mount the socket either way.
+ */
+export function gatewaySocketPath(dataDir: string, workerId: string): string {
   const socketPath = dataDirPaths(dataDir).gatewaySocket(workerId);
-  return Buffer.byteLength(socketPath) > 100
-    ? path.join(fs.mkdtempSync("/tmp/invariant-gateway-"), "gateway.sock")
-    : socketPath;
+  if (Buffer.byteLength(socketPath) <= UNIX_SOCKET_PATH_MAX) return socketPath;
+  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), "invariant-gateway-")), "gateway.sock");
+}
+
+/** Starts the socket; a private temp folder made for it goes when it closes. */
+async function openSocket(o: { socketPath?: string; dataDir: string; workerId: string; gateway: ModelGateway }) {
+  const socketPath = o.socketPath ?? gatewaySocketPath(o.dataDir, o.workerId);
+  const socket = await startGatewaySocket({ socketPath, gateway: o.gateway });
+  const inDataDir = socketPath === dataDirPaths(o.dataDir).gatewaySocket(o.workerId);
+  return {
+    socket,
+    close: async () => {
+      await socket.close();
+      if (!inDataDir) fs.rmSync(path.dirname(socketPath), { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -42,6 +61,8 @@ export async function startRelayedGatewayHost(options: {
   channel: DashboardChannel;
   dataDir: string;
   workerId: string;
+  /** Default: gatewaySocketPath(dataDir, workerId). */
+  socketPath?: string;
   log: (line: string) => void;
 }): Promise<GatewayHost> {
   const gateway = createRelayedGateway({
@@ -50,13 +71,13 @@ export async function startRelayedGatewayHost(options: {
       stopRun(runId, budgetReason({ usedTokens, budgetTokens })),
     log: options.log,
   });
-  const socket = await startGatewaySocket({ socketPath: socketPathFor(options.dataDir, options.workerId), gateway });
+  const { socket, close } = await openSocket({ ...options, gateway });
   return {
     gateway,
     socket,
     modelRuns: gateway,
     async close() {
-      await socket.close();
+      await close();
       await gateway.close();
     },
   };
@@ -73,6 +94,8 @@ export async function startGatewayHost(options: {
   config: ModelGatewayConfig;
   dataDir: string;
   workerId: string;
+  /** Default: gatewaySocketPath(dataDir, workerId). */
+  socketPath?: string;
   log: (line: string) => void;
   /** Each run's request rate (default: the gateway's). */
   rateLimit?: ModelGatewayOptions["rateLimit"];
@@ -92,12 +115,12 @@ export async function startGatewayHost(options: {
     tcp: false, // containers reach it through the unix socket only: no loopback port for other local processes
     log: options.log,
   });
-  const socket = await startGatewaySocket({ socketPath: socketPathFor(options.dataDir, options.workerId), gateway });
+  const { socket, close } = await openSocket({ ...options, gateway });
   return {
     gateway,
     socket,
     async close() {
-      await socket.close();
+      await close();
       await gateway.close();
       await scripted?.close();
     },
@@ -109,6 +132,7 @@ export function startWorkerGatewayHost(options: {
   config: ModelGatewayConfig;
   dataDir: string;
   workerId: string;
+  socketPath: string;
   log: (line: string) => void;
   channel: DashboardChannel | null;
 }): Promise<GatewayHost> {

@@ -5,23 +5,32 @@ import type { UnixUser } from "../src/server/core/runtime/container-user";
 import { createDockerRuntime } from "../src/server/core/runtime/docker-runtime";
 import type { ContainerRuntime } from "../src/server/core/runtime/container-runtime";
 import { resolveHostCaBundle } from "../src/server/core/runtime/host-ca";
-import { dataDirMountPolicy } from "../src/server/core/runtime/mount-policy";
+import { dataDirMountPolicy, type MountPolicy } from "../src/server/core/runtime/mount-policy";
 import type { WorkerOptions } from "./worker-options";
 
-/** This worker's container runtime: its mount policy, host CA bundle and the user its containers run as. */
-export function workerRuntime(options: WorkerOptions, hostUser: UnixUser) {
+/**
+ * What this worker's containers may mount: the data dir's folders, the bridge scripts and the Codex binary
+ * read-only, and the folder of its gateway socket (the data dir's gateway/, or the private temp folder a deep
+ * data dir puts it in: see gatewaySocketPath).
+ */
+export function workerMountPolicy(dataDir: string, gatewaySocket: string): MountPolicy {
   const codex = locateCodexBinary();
+  const policy = dataDirMountPolicy({
+    dataDir,
+    readOnlyPaths: [path.join(packageRoot(), "assets"), ...(codex ? [path.dirname(codex.path)] : [])],
+  });
+  return { ...policy, roots: [...policy.roots, path.dirname(gatewaySocket)] };
+}
+
+/** This worker's container runtime: its mount policy, host CA bundle and the user its containers run as. */
+export function workerRuntime(options: WorkerOptions, hostUser: UnixUser, gatewaySocket: string) {
   return createDockerRuntime({
     hostCaBundle: resolveHostCaBundle({ setting: options.hostCa ?? "auto" }),
     // containers run as the host user (never root unless a project asks), owning only data-dir folders
     hostUser,
     dataDir: options.dataDir,
     log: options.log,
-    // containers get the data dir's folders, plus the bridge scripts and the Codex binary read-only
-    mountPolicy: dataDirMountPolicy({
-      dataDir: options.dataDir,
-      readOnlyPaths: [path.join(packageRoot(), "assets"), ...(codex ? [path.dirname(codex.path)] : [])],
-    }),
+    mountPolicy: workerMountPolicy(options.dataDir, gatewaySocket),
   });
 }
 

@@ -3,6 +3,9 @@ import net from "node:net";
 import path from "node:path";
 import type { ModelGateway } from "../gateway/model-gateway";
 
+/** The longest path a unix socket can listen on (sun_path holds 108 bytes with its NUL). */
+export const UNIX_SOCKET_PATH_MAX = 107;
+
 export interface GatewaySocket {
   path: string;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { startGatewaySocket, type GatewaySocket } from "../../core/agents/gateway-socket";
+import { startGatewaySocket, UNIX_SOCKET_PATH_MAX, type GatewaySocket } from "../../core/agents/gateway-socket";
 import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../../core/gateway/model-gateway";
 import { startMockModel, type MockModelServer } from "../../core/mock-model/mock-model-server";
 import { packageRoot } from "../../../lib/package-info";
@@ -31,7 +31,7 @@ export async function startSessionGateway(options: {
   scriptsDir?: string;
 }): Promise<SessionGateway> {
   const socketPath = path.join(options.socketDir, SESSION_GATEWAY_SOCKET);
-  if (Buffer.byteLength(socketPath) > 100)
+  if (Buffer.byteLength(socketPath) > UNIX_SOCKET_PATH_MAX)
     throw new Error(
       `The data dir's path is too long for the sessions' gateway socket (${socketPath}); use a data dir with a shorter path.`,
     );

@@ -3,7 +3,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { startGatewaySocket } from "../../core/agents/gateway-socket";
+import { startGatewaySocket, UNIX_SOCKET_PATH_MAX } from "../../core/agents/gateway-socket";
 import { AppError } from "../../core/errors/app-error";
 import type { RemoteRunStatus } from "../../core/artifacts/dashboard-channel";
 import { startModelGateway, type ModelGatewayOptions } from "../../core/gateway/model-gateway";
@@ -51,7 +51,7 @@ async function startRelayGateway(options: {
     log: options.log,
   });
   let socketPath = dataDirPaths(options.dataDir).gatewaySocket("remote-trials");
-  if (Buffer.byteLength(socketPath) > 100)
+  if (Buffer.byteLength(socketPath) > UNIX_SOCKET_PATH_MAX)
     socketPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "invariant-remote-gateway-")), "gateway.sock");
   const socket = await startGatewaySocket({ socketPath, gateway });
   return { gateway, socket, scripted };
