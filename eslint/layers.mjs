@@ -61,6 +61,7 @@ export const SERVER_ORDER = {
     "pages",
     "wiring",
     "trpc",
+    "mcp",
     "http",
   ],
 };

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { connectDashboardBackend } from "../server/mcp/dashboard-backend";
-import { createMcpServer } from "../server/mcp/mcp-server";
+import { connectDashboardBackend } from "../server/web/mcp/dashboard-backend";
+import { createMcpServer } from "../server/web/mcp/mcp-server";
 import { dataDirPaths } from "../server/core/storage/data-dir";
 import { classifyError, CliFailure } from "../shared/automation-errors";
 import type { CliConfig } from "./config";

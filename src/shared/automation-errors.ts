@@ -5,7 +5,7 @@ import { messageOf } from "./error-message";
 /**
  * The error kinds of the automation surfaces — the CLI's exit codes and `--json` errors
  * (docs/automation.md "Exit codes") and the MCP server's tool errors — and the one classification
- * of anything thrown into them. Here, not in src/cli, because the MCP server (src/server/mcp) uses it too.
+ * of anything thrown into them. Here, not in src/cli, because the MCP server (src/server/web/mcp) uses it too.
  */
 
 /** Exit codes of every workflow command. */

@@ -1,7 +1,7 @@
 import type http from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { localBackend } from "../../mcp/local-backend";
-import { createMcpServer } from "../../mcp/mcp-server";
+import { localBackend } from "../mcp/local-backend";
+import { createMcpServer } from "../mcp/mcp-server";
 import type { Identity } from "../../../shared/roles";
 import type { AppServices } from "../wiring/app-services";
 import { MAX_TRPC_BODY_BYTES } from "./trpc-endpoint";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { applyTrialInputSchema, applyTrialRunInputSchema } from "../../shared/snapshot-schemas";
+import { applyTrialInputSchema, applyTrialRunInputSchema } from "../../../shared/snapshot-schemas";
 import { defineTool } from "./mcp-tool";
 
 /** apply_plan (read), apply (write, only with the plan's hash), sessions_list. */

@@ -3,7 +3,7 @@ import {
   branchListInputSchema,
   branchPreviewInputSchema,
   branchRemoveInputSchema,
-} from "../../shared/branch-schemas";
+} from "../../../shared/branch-schemas";
 import { defineTool } from "./mcp-tool";
 
 /** branch_preview, branch_create, branch_list, branch_remove: a trial's result as a git branch. */

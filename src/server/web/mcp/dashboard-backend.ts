@@ -1,7 +1,7 @@
 import { createTRPCClient, httpLink } from "@trpc/client";
-import { appErrorCodeOf } from "../core/errors/app-error";
-import { CliFailure, CliRefusal } from "../../shared/automation-errors";
-import type { AppRouter } from "../web/trpc/app-router";
+import { appErrorCodeOf } from "../../core/errors/app-error";
+import { CliFailure, CliRefusal } from "../../../shared/automation-errors";
+import type { AppRouter } from "../trpc/app-router";
 import type { McpBackend } from "./mcp-backend";
 
 /** A download's refusal (a JSON `{ error }` body and its status) as the CLI reports it. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CliInputError, CliTimeout } from "../../shared/automation-errors";
+import { CliInputError, CliTimeout } from "../../../shared/automation-errors";
 import type { DashboardApi } from "./mcp-backend";
 import { defineTool, projectRefSchema, sleep, waitSecondsSchema, type ToolContext } from "./mcp-tool";
 import { resolveProject } from "./project-ref";

@@ -3,7 +3,7 @@ import {
   continueWithFeedbackInputSchema,
   removeCommentInputSchema,
   reviewCommentsInputSchema,
-} from "../../shared/review-comment-schemas";
+} from "../../../shared/review-comment-schemas";
 import { defineTool } from "./mcp-tool";
 
 /** review_comments, trial_comment, comment_remove, trial_follow_up: review comments that go back to the agent. */

@@ -1,9 +1,9 @@
 import { createTRPCClient, unstable_localLink } from "@trpc/client";
-import { isAppError } from "../core/errors/app-error";
-import { CliRefusal } from "../../shared/automation-errors";
-import type { Identity } from "../../shared/roles";
-import { appRouter, type AppRouter } from "../web/trpc/app-router";
-import type { AppServices } from "../web/wiring/app-services";
+import { isAppError } from "../../core/errors/app-error";
+import { CliRefusal } from "../../../shared/automation-errors";
+import type { Identity } from "../../../shared/roles";
+import { appRouter, type AppRouter } from "../trpc/app-router";
+import type { AppServices } from "../wiring/app-services";
 import { MAX_PATCH_CHARS, type McpBackend } from "./mcp-backend";
 
 /** The service's refusals as the CLI's (an internal error stays an error: a failure). */

@@ -1,6 +1,6 @@
 import type { createTRPCClient } from "@trpc/client";
-import type { Role } from "../../shared/roles";
-import type { AppRouter } from "../web/trpc/app-router";
+import type { Role } from "../../../shared/roles";
+import type { AppRouter } from "../trpc/app-router";
 
 /** The dashboard's API as a tRPC client: over HTTP (`invariant-web mcp`) or in process (the dashboard's /mcp). */
 export type DashboardApi = ReturnType<typeof createTRPCClient<AppRouter>>;

@@ -1,5 +1,5 @@
-import type { ProjectView } from "../../shared/project-schemas";
-import { CliRefusal } from "../../shared/automation-errors";
+import type { ProjectView } from "../../../shared/project-schemas";
+import { CliRefusal } from "../../../shared/automation-errors";
 import type { DashboardApi } from "./mcp-backend";
 
 /** A project named by id, name or directory, as `--project P` and a study file's "project" name one. */

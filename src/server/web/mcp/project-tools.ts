@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { addProjectInputSchema } from "../../shared/project-schemas";
+import { addProjectInputSchema } from "../../../shared/project-schemas";
 import { defineTool } from "./mcp-tool";
 
 /** projects_list, project_add. */

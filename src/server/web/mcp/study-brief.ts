@@ -1,5 +1,5 @@
-import { trialName } from "../../shared/domain-names";
-import type { StudySummaryView, StudyView, TrialView } from "../../shared/study-schemas";
+import { trialName } from "../../../shared/domain-names";
+import type { StudySummaryView, StudyView, TrialView } from "../../../shared/study-schemas";
 
 /**
  * A study as the tools answer with it: what an assistant needs to decide (state, baseline, verdicts,

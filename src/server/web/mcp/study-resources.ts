@@ -1,6 +1,6 @@
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { classifyError } from "../../shared/automation-errors";
+import { classifyError } from "../../../shared/automation-errors";
 import type { McpBackend } from "./mcp-backend";
 
 /** The newest studies listed as resources (any study's report can be read by its URI). */

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { CliInputError, CliTimeout, fieldErrorsOf } from "../../shared/automation-errors";
-import { chooseTrialInputSchema, createStudyInputSchema, studyIdInputSchema } from "../../shared/study-inputs";
-import { FINISHED_STUDY_STATES } from "../../shared/vocabulary";
-import type { StudyView } from "../../shared/study-schemas";
+import { CliInputError, CliTimeout, fieldErrorsOf } from "../../../shared/automation-errors";
+import { chooseTrialInputSchema, createStudyInputSchema, studyIdInputSchema } from "../../../shared/study-inputs";
+import { FINISHED_STUDY_STATES } from "../../../shared/vocabulary";
+import type { StudyView } from "../../../shared/study-schemas";
 import { defineTool, projectRefSchema, sleep, waitSecondsSchema, type ToolAnswer } from "./mcp-tool";
 import { resolveProject } from "./project-ref";
 import { studyBrief, studyLine, studySummaryBrief } from "./study-brief";

@@ -1,6 +1,6 @@
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { classifyError, CliInputError, CliRefusal, fieldErrorsOf } from "../../shared/automation-errors";
+import { classifyError, CliInputError, CliRefusal, fieldErrorsOf } from "../../../shared/automation-errors";
 import type { McpBackend } from "./mcp-backend";
 import type { McpTool, ToolAnswer } from "./mcp-tool";
 

@@ -1,4 +1,4 @@
-import type { Role } from "../../shared/roles";
+import type { Role } from "../../../shared/roles";
 import { apply, applyPlan, sessionsList } from "./apply-tools";
 import { branchCreate, branchList, branchPreview, branchRemove } from "./branch-tools";
 import { dependenciesInstall, environmentPrepare, environmentStatus } from "./environment-tools";

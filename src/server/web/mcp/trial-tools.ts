@@ -1,5 +1,5 @@
-import { reviewTranscriptInputSchema, reviewTrialInputSchema } from "../../shared/review-schemas";
-import { trialIdInputSchema, trialLogInputSchema } from "../../shared/study-inputs";
+import { reviewTranscriptInputSchema, reviewTrialInputSchema } from "../../../shared/review-schemas";
+import { trialIdInputSchema, trialLogInputSchema } from "../../../shared/study-inputs";
 import { MAX_PATCH_CHARS } from "./mcp-backend";
 import { defineTool } from "./mcp-tool";
 
