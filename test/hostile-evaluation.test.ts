@@ -178,7 +178,7 @@ describe.each(["overlay", "copy"] as const)("a hostile agent on a %s workspace",
     expect(md).toContain("src/.gitignore (added, hidden from the review, not evaluated");
     const csv = (await web.services.studies.report({ studyId: study.id, format: "csv" })).body;
     const [header, ...rows] = csv.trimEnd().split("\r\n");
-    expect(header?.split(",").at(-1)).toBe("test_config_changed");
+    expect(header?.split(",")).toContain("test_config_changed");
     expect(rows.some((row) => row.includes("conftest.py (added: pytest hooks and fixtures)"))).toBe(true);
   });
 });
