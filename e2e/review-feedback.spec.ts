@@ -14,6 +14,7 @@ import { shootBoth } from "./screenshots";
 test.describe.configure({ mode: "serial" });
 test.setTimeout(360_000);
 
+// screenshots (and the page-width check) always; INVARIANT_E2E_SHOTS=DIR also copies them there to look at
 const SHOTS = process.env.INVARIANT_E2E_SHOTS ?? "";
 const LINE_COMMENT = "weekday still throws: implement it without the Date object.";
 const TRIAL_COMMENT = "Implement the four functions that still throw; keep the others as they are.";
@@ -113,12 +114,12 @@ test("comment on a line range in Monaco and on the whole trial", async () => {
   await page.getByRole("button", { name: "Remove the comment on the whole trial" }).nth(1).click();
   await expect(all).toHaveCount(2);
   await expect(page.getByRole("list", { name: "Review comments" })).not.toContainText("A second thought");
-  if (SHOTS) await shootBoth(page, "feedback-comments-tab", SHOTS);
+  await shootBoth(page, "feedback-comments-tab", SHOTS);
   // the jump to a comment's lines opens the Changes tab on its file
   await all.nth(0).getByTestId("comment-place").click();
   await expect(page.getByRole("tab", { name: "Changes" })).toHaveAttribute("aria-selected", "true");
   await calendarDiff(page);
-  if (SHOTS) await shootBoth(page, "feedback-line-comment", SHOTS);
+  await shootBoth(page, "feedback-line-comment", SHOTS);
 });
 
 test("a viewer sees the comments, without forms or Continue with feedback", async ({ browser }) => {
@@ -137,7 +138,7 @@ test("a viewer sees the comments, without forms or Continue with feedback", asyn
     await expect(viewerPage.getByTestId("review-comment")).toHaveCount(2);
     await expect(viewerPage.getByTestId("comment-form")).toHaveCount(0);
     await expect(viewerPage.getByRole("button", { name: /Remove/ })).toHaveCount(0);
-    if (SHOTS) await shootBoth(viewerPage, "feedback-viewer", SHOTS);
+    await shootBoth(viewerPage, "feedback-viewer", SHOTS);
     await viewerPage.goto(studyUrl);
     await expect(row(viewerPage, "1.1")).toBeVisible();
     await expect(viewerPage.getByRole("checkbox", { name: /Select Trial/ })).toHaveCount(0);
@@ -152,7 +153,7 @@ test("Continue with feedback: Trial 1.1.1 runs live and passes 23/23", async () 
   const form = page.getByRole("form", { name: "Continue with feedback" });
   await expect(form).toContainText("2 unsent comments go to the agent");
   await form.getByLabel("More feedback (optional)").fill("Run the tests before you finish.");
-  if (SHOTS) await shootBoth(page, "feedback-continue-form", SHOTS);
+  await shootBoth(page, "feedback-continue-form", SHOTS);
   await form.getByRole("button", { name: "Send feedback" }).click();
   // the follow-up's review opens and follows the run
   await expect(page.getByTestId("review-parent")).toContainText("Follow-up of Trial 1.1");
@@ -170,12 +171,12 @@ test("Continue with feedback: Trial 1.1.1 runs live and passes 23/23", async () 
   await expect(page.getByTestId("diff-editor")).toHaveAttribute("data-against", "parent");
   await calendarDiff(page);
   const againstParent = (await file.textContent()) ?? "";
-  if (SHOTS) await shootBoth(page, "feedback-child-against-parent", SHOTS);
+  await shootBoth(page, "feedback-child-against-parent", SHOTS);
   await page.getByRole("button", { name: "Against snapshot" }).click();
   await expect(file).not.toHaveText(againstParent);
   await expect(page.getByTestId("diff-editor")).toHaveAttribute("data-against", "snapshot");
   await calendarDiff(page);
-  if (SHOTS) await shootBoth(page, "feedback-child-against-snapshot", SHOTS);
+  await shootBoth(page, "feedback-child-against-snapshot", SHOTS);
   await page.getByRole("button", { name: "Against parent" }).click();
   await expect(file).toHaveText(againstParent);
   await expect(page.getByTestId("diff-editor")).toHaveAttribute("data-against", "parent");
@@ -207,7 +208,7 @@ test("the study page lists Trial 1.1.1 right under Trial 1.1, with its own verdi
   await expect(child.getByTestId("trial-follow-up-of")).toContainText(TRIAL_COMMENT);
   // the configuration's statistics count first attempts only: 0 of 3 passed
   await expect(page.locator('[data-testid="aggregate-row"][data-choice="1"]')).toContainText("0/3");
-  if (SHOTS) await shootBoth(page, "feedback-study-follow-up", SHOTS);
+  await shootBoth(page, "feedback-study-follow-up", SHOTS);
 });
 
 test("Send feedback to 2 trials in one action; a trial without feedback is refused by name", async () => {
@@ -217,7 +218,7 @@ test("Send feedback to 2 trials in one action; a trial without feedback is refus
   const form = page.getByRole("form", { name: "Send feedback to the selected trials" });
   await form.getByRole("button", { name: "Send feedback to 1 trial" }).click();
   await expect(form.getByRole("alert")).toContainText("Trial 1.2");
-  if (SHOTS) await shootBoth(page, "feedback-refused", SHOTS);
+  await shootBoth(page, "feedback-refused", SHOTS);
 
   await page.getByRole("checkbox", { name: "Select Trial 1.3" }).check();
   await form.getByLabel("Feedback for the selected trials").fill(TRIAL_COMMENT);
@@ -230,5 +231,5 @@ test("Send feedback to 2 trials in one action; a trial without feedback is refus
   }
   const order = await page.getByTestId("trial-row").evaluateAll((rows) => rows.map((r) => r.dataset.number));
   expect(order).toEqual(["1.1", "1.1.1", "1.2", "1.2.1", "1.3", "1.3.1"]);
-  if (SHOTS) await shootBoth(page, "feedback-study-two-follow-ups", SHOTS);
+  await shootBoth(page, "feedback-study-two-follow-ups", SHOTS);
 });

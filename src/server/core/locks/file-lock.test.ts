@@ -20,15 +20,19 @@ describe("a file lock", () => {
       ],
       { stdio: "ignore" },
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // until the other process holds it (a busy machine may take longer than any fixed pause to start node)
+    for (const until = Date.now() + 20_000; !fs.existsSync(file) && Date.now() < until;)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     const started = Date.now();
     let inside = 0;
     let most = 0;
+    const holders: string[] = [];
     await Promise.all(
       Array.from({ length: 3 }, () =>
         withFileLock(
           "key",
           async () => {
+            holders.push((JSON.parse(fs.readFileSync(file, "utf8")) as { token: string }).token);
             most = Math.max(most, ++inside);
             await new Promise((resolve) => setTimeout(resolve, 50));
             inside--;
@@ -38,6 +42,8 @@ describe("a file lock", () => {
       ),
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(600); // waited for the other process
+    expect(holders).toHaveLength(3);
+    expect(holders).not.toContain("x"); // the lock was each one's own, never the other process's
     expect(most).toBe(1);
     expect(fs.existsSync(file)).toBe(false);
     holder.kill();
