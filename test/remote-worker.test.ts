@@ -181,12 +181,7 @@ const filesHolding = (dir: string, secret: string) =>
  * worker's data dir, its log and the committed images hold nothing of the key.
  */
 async function agentsOnTheRemote(options: { projectId: string; remoteId: string }) {
-  const local = localWorkerPid();
-  if (local === undefined) throw new Error("the launcher's worker child was not found");
-  signalProcess(local, "SIGSTOP");
-  try {
-    // a worker stopped in its blocking fetch is out of it once the fetch times out (BullMQ's drain delay, 5 s)
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+  await withLocalPaused(async () => {
     const created = await mutate<{ id: string }>("studies.create", {
       projectId: options.projectId,
       title: "Claude Code and Gemini CLI on another host",
@@ -227,11 +222,107 @@ async function agentsOnTheRemote(options: { projectId: string; remoteId: string 
       const config = engine.docker(["image", "inspect", trial?.committedImageId ?? ""]).stdout;
       expect(config).not.toContain(FAKE_KEY);
     }
+  });
+  expect(filesHolding(remoteData, FAKE_KEY)).toBe("");
+  expect(remote?.log()).not.toContain(FAKE_KEY);
+}
+
+/** A project whose tests need what its dependency step installs: a module, its bin link and a script. */
+const GREETER_TEST = `const test = require("node:test");
+const assert = require("node:assert");
+const { execFileSync } = require("node:child_process");
+test("the installed module answers", () => assert.equal(require("greeting")(), "hi"));
+test("its bin link runs", () => assert.equal(execFileSync("node_modules/.bin/greet", { encoding: "utf8" }).trim(), "hi from greet"));
+test("every installed file is there", () => assert.equal(require("node:fs").readdirSync("node_modules/greeting/lib").length, 300));
+test("the task was done", () => assert.ok(require("node:fs").existsSync("done.txt")));
+`;
+const GREETER_STEP = [
+  "mkdir -p node_modules/greeting/lib node_modules/.bin",
+  "echo 'module.exports = () => \"hi\";' > node_modules/greeting/index.js",
+  "printf '#!/bin/sh\\necho hi from greet\\n' > node_modules/greeting/cli.sh && chmod +x node_modules/greeting/cli.sh",
+  "ln -s ../greeting/cli.sh node_modules/.bin/greet",
+  "for i in $(seq 1 300); do head -c 20000 /dev/urandom > node_modules/greeting/lib/part-$i.bin; done",
+].join(" && ");
+
+/** The greeter project, its environment ready and its dependency step installed (version 2), on the dashboard host. */
+async function greeterProject(): Promise<string> {
+  const dir = tempDir("remote-greeter");
+  fs.mkdirSync(path.join(dir, "test"));
+  fs.writeFileSync(path.join(dir, "package.json"), '{ "name": "greeter", "version": "1.0.0" }\n');
+  fs.writeFileSync(path.join(dir, "test", "greet.test.js"), GREETER_TEST);
+  const projectId = await readyProject(dir);
+  await mutate("dependencies.setStep", {
+    projectId,
+    step: { kind: "command", command: GREETER_STEP, outputs: ["node_modules"], manifests: ["package.json"] },
+  });
+  await mutate("dependencies.install", { projectId });
+  await until(
+    "the installed dependencies",
+    () => call<{ versions: { version: number; status: string }[] }>("environments.overview", { projectId }),
+    (overview) => overview.versions.some((v) => v.version === 2 && v.status !== "building"),
+    300_000,
+  ).then((overview) => expect(overview.versions.find((v) => v.version === 2)?.status).toBe("ready"));
+  return projectId;
+}
+
+/** A study of the greeter: a command configuration does the task; its tests need the installed dependencies. */
+async function greeterStudy(projectId: string) {
+  const created = await mutate<{ id: string }>("studies.create", {
+    projectId,
+    title: "Installed dependencies",
+    taskPrompt: "Leave done.txt.",
+    testCommand: "node --test",
+    testFiles: [{ source: "project", path: "test/greet.test.js" }],
+    concurrency: 2,
+    configurations: [{ harness: "command", model: "", reasoningEffort: "low", command: "touch done.txt", repeats: 2 }],
+  });
+  const done = await until(
+    "the greeter study",
+    () => study(created.id),
+    (s) => s.state === "done",
+    300_000,
+  );
+  const rows = await Promise.all(
+    done.trials.map((trial) => call<{ name: string; status: string }[]>("studies.trialTests", { trialId: trial.id })),
+  );
+  return { done, rows: rows.map((r) => r.map(({ name, status }) => ({ name, status }))) };
+}
+
+/** Runs `task` with the launcher's worker child paused (SIGSTOP), so every trial lands on the remote worker. */
+async function withLocalPaused<T>(task: () => Promise<T>): Promise<T> {
+  const local = localWorkerPid();
+  if (local === undefined) throw new Error("the launcher's worker child was not found");
+  signalProcess(local, "SIGSTOP");
+  try {
+    // a worker stopped in its blocking fetch is out of it once the fetch times out (BullMQ's drain delay, 5 s)
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    return await task();
   } finally {
     signalProcess(local, "SIGCONT");
   }
-  expect(filesHolding(remoteData, FAKE_KEY)).toBe("");
-  expect(remote?.log()).not.toContain(FAKE_KEY);
+}
+
+/**
+ * Issue 29, point 1: a project with a dependency step, studied on the remote worker, gives the verdicts and
+ * per-test rows it gives on the dashboard host: its installed dependencies (300 files, a bin link, an
+ * executable) are fetched once and mounted as overlays there; the second trial fetches nothing.
+ */
+async function dependenciesOnTheRemote(options: {
+  projectId: string;
+  remoteId: string;
+  local: Awaited<ReturnType<typeof greeterStudy>>;
+}) {
+  const fetches = () => remote?.log().match(/fetched installed dependencies deps-[0-9a-f]{24} \(\d+ files/g) ?? [];
+  expect(fetches()).toEqual([]);
+  const onRemote = await withLocalPaused(() => greeterStudy(options.projectId));
+  expect(onRemote.done.trials.map((t) => [t.workerId, t.state, t.verdict?.passed, t.verdict?.total])).toEqual([
+    [options.remoteId, "succeeded", 4, 4],
+    [options.remoteId, "succeeded", 4, 4],
+  ]);
+  expect(onRemote.rows).toEqual(options.local.rows);
+  expect(onRemote.done.baseline).toEqual(options.local.done.baseline);
+  expect(fetches()).toHaveLength(1); // the second trial found them here
+  console.log(`remote worker acceptance: ${/fetched installed dependencies .*/.exec(remote?.log() ?? "")?.[0] ?? ""}`);
 }
 
 /** A process's peak resident memory so far (VmHWM), in MiB. */
@@ -325,6 +416,15 @@ describe("a worker on another machine (own data dir, own Docker engine, HTTP and
     const tokenFile = path.join(tempDir("remote-token"), "token");
     fs.writeFileSync(tokenFile, `${created.token}\n`, { mode: 0o600 });
     expect(engine.docker(["images", "-q"]).stdout.trim()).toBe(""); // the second engine starts empty
+    // the greeter's dependencies are installed (a dependency step: the dashboard host's job) and studied here first
+    const greeterId = await greeterProject();
+    const greeterLocally = await greeterStudy(greeterId);
+    expect(greeterLocally.done.trials.map((t) => [t.state, t.verdict?.passed, t.verdict?.total])).toEqual([
+      ["succeeded", 4, 4],
+      ["succeeded", 4, 4],
+    ]);
+    expect(greeterLocally.done.baseline).toMatchObject({ passed: 3, total: 4 });
+    phase("greeter studied on the dashboard host");
     remote = startRemoteWorker(tokenFile);
     const remoteId = await remoteOnline();
     expect(remote.log()).toContain('as worker "second-engine"');
@@ -398,6 +498,8 @@ describe("a worker on another machine (own data dir, own Docker engine, HTTP and
     phase("review and apply checked");
     await agentsOnTheRemote({ projectId, remoteId });
     phase("Claude Code and Gemini CLI trials done on the remote worker");
+    await dependenciesOnTheRemote({ projectId: greeterId, remoteId, local: greeterLocally });
+    phase("greeter studied on the remote worker with its installed dependencies");
     const peakBefore = peakRssMiB(app.child.pid ?? -1);
     await continueRemoteResult({
       projectId,

@@ -47,9 +47,9 @@ async function pruneCache(config: CliConfig): Promise<void> {
       return null;
     },
   );
-  if (pruned && pruned.snapshots.length + pruned.studies.length > 0)
+  if (pruned && pruned.snapshots.length + pruned.studies.length + pruned.dependencies.length > 0)
     log(
-      `removed ${pruned.snapshots.length} cached snapshots and the test files of ${pruned.studies.length} studies unused for ${config.workerCacheDays} days`,
+      `removed ${pruned.snapshots.length} cached snapshots, the test files of ${pruned.studies.length} studies and ${pruned.dependencies.length} installed dependency folders unused for ${config.workerCacheDays} days`,
     );
 }
 

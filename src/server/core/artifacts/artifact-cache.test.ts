@@ -29,8 +29,17 @@ function cachedTestFiles(dataDir: string, studyId: string, days: number): string
   return dir;
 }
 
+/** Fetched installed dependencies (a tree with one file), last used `days` ago. */
+function cachedDependencies(dataDir: string, digit: string, days: number): string {
+  const folder = dataDirPaths(dataDir).dependencyDir(`deps-${digit.repeat(24)}`);
+  fs.mkdirSync(path.join(folder.tree, "node_modules", "a"), { recursive: true });
+  fs.writeFileSync(path.join(folder.tree, "node_modules", "a", "index.js"), "module.exports = 1;\n");
+  fs.utimesSync(folder.dir, daysAgo(days), daysAgo(days));
+  return folder.dir;
+}
+
 describe("the artifact cache of a worker on another host", () => {
-  it("removes snapshots and test files no job used for the given days, and keeps the rest", async () => {
+  it("removes snapshots, test files and installed dependencies no job used for the given days, and keeps the rest", async () => {
     const dataDir = tempDir("artifact-cache");
     const unused = cachedSnapshot(dataDir, snapshotId("a"), 30);
     const underWorkspace = cachedSnapshot(dataDir, snapshotId("b"), 30);
@@ -44,10 +53,30 @@ describe("the artifact cache of a worker on another host", () => {
     const oldTests = cachedTestFiles(dataDir, "study-old", 10);
     const newTests = cachedTestFiles(dataDir, "study-new", 1);
     fs.writeFileSync(path.join(dataDirPaths(dataDir).study("study-new"), "other.json"), "{}");
+    const oldDependencies = cachedDependencies(dataDir, "a", 9);
+    const usedDependencies = cachedDependencies(dataDir, "b", 9);
+    await touchCacheEntry(usedDependencies, daysAgo(3)); // a trial mounted them three days ago
+    const dependencies = dataDirPaths(dataDir).dependencies;
+    // an old download left unfinished goes; a recent one stays (the next fetch resumes it); scratch stays
+    const stalePart = path.join(dependencies, `.fetch-${"1".repeat(64)}.part`);
+    const freshPart = path.join(dependencies, `.fetch-${"2".repeat(64)}.part`);
+    fs.writeFileSync(stalePart, "half");
+    fs.utimesSync(stalePart, daysAgo(8), daysAgo(8));
+    fs.writeFileSync(freshPart, "half");
+    fs.mkdirSync(dataDirPaths(dataDir).dependencyScratch, { recursive: true });
+    fs.utimesSync(dataDirPaths(dataDir).dependencyScratch, daysAgo(30), daysAgo(30));
 
     const pruned = await pruneArtifactCache({ dataDir, maxAgeDays: 7, now: NOW });
 
-    expect(pruned).toEqual({ snapshots: [snapshotId("a")], studies: ["study-old"] });
+    expect(pruned).toEqual({
+      snapshots: [snapshotId("a")],
+      studies: ["study-old"],
+      dependencies: [`deps-${"a".repeat(24)}`],
+    });
+    expect(fs.existsSync(oldDependencies)).toBe(false);
+    expect(fs.existsSync(stalePart)).toBe(false);
+    for (const kept of [usedDependencies, freshPart, dataDirPaths(dataDir).dependencyScratch])
+      expect(fs.existsSync(kept)).toBe(true);
     expect(fs.existsSync(unused)).toBe(false);
     expect(fs.existsSync(oldTests)).toBe(false);
     expect(fs.existsSync(dataDirPaths(dataDir).study("study-old"))).toBe(false); // nothing else was in it
@@ -61,6 +90,7 @@ describe("the artifact cache of a worker on another host", () => {
     expect(await pruneArtifactCache({ dataDir: empty, maxAgeDays: 7, now: NOW })).toEqual({
       snapshots: [],
       studies: [],
+      dependencies: [],
     });
     const dataDir = tempDir("artifact-cache-more");
     cachedTestFiles(dataDir, "study-1", 30);
@@ -68,6 +98,7 @@ describe("the artifact cache of a worker on another host", () => {
     expect(await pruneArtifactCache({ dataDir, maxAgeDays: 7, now: NOW })).toEqual({
       snapshots: [],
       studies: ["study-1"],
+      dependencies: [],
     });
     expect(fs.readdirSync(dataDirPaths(dataDir).study("study-1"))).toEqual(["keep.txt"]);
   });

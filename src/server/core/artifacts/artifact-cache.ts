@@ -39,8 +39,26 @@ async function staleFolders(dir: string, before: number, keep: Set<string>): Pro
 }
 
 /**
+ * Fetched installed dependencies (`deps-…` folders, marked used by each trial that mounts them) and
+ * downloads of them left unfinished, unused since `before`. Overlay scratch folders are not touched.
+ */
+async function pruneDependencies(dir: string, before: number): Promise<string[]> {
+  const removed: string[] = [];
+  for (const entry of await fsp.readdir(dir, { withFileTypes: true }).catch(() => [] as fs.Dirent[])) {
+    const fetched = entry.isDirectory() && /^deps-[0-9a-f]{24}$/.test(entry.name);
+    const partial = entry.isFile() && /^\.fetch-[0-9a-f]{64}\.part$/.test(entry.name);
+    if (!fetched && !partial) continue;
+    const stat = await fsp.stat(path.join(dir, entry.name)).catch(() => null);
+    if (!stat || stat.mtimeMs >= before) continue;
+    await fsp.rm(path.join(dir, entry.name), { recursive: true, force: true });
+    if (fetched) removed.push(entry.name);
+  }
+  return removed;
+}
+
+/**
  * Removes what a worker on another host fetched and no job used for `maxAgeDays`: snapshots (unless a
- * workspace here is made from one) and studies' captured test files. Everything is named by content and
+ * workspace here is made from one), studies' captured test files and installed dependencies. Everything is named by content and
  * fetched again when a job needs it, so this loses nothing. Run when the worker starts, before it takes
  * jobs; images are left to the engine (`docker image prune`).
  */
@@ -48,7 +66,7 @@ export async function pruneArtifactCache(options: {
   dataDir: string;
   maxAgeDays: number;
   now?: Date;
-}): Promise<{ snapshots: string[]; studies: string[] }> {
+}): Promise<{ snapshots: string[]; studies: string[]; dependencies: string[] }> {
   const paths = dataDirPaths(options.dataDir);
   const before = (options.now ?? new Date()).getTime() - options.maxAgeDays * 24 * 60 * 60 * 1000;
   const snapshots = await staleFolders(paths.snapshots, before, await snapshotsInUse(paths.workspaces));
@@ -63,5 +81,5 @@ export async function pruneArtifactCache(options: {
     await fsp.rmdir(paths.study(id)).catch(() => undefined); // only when nothing else is there
     studies.push(id);
   }
-  return { snapshots, studies };
+  return { snapshots, studies, dependencies: await pruneDependencies(paths.dependencies, before) };
 }

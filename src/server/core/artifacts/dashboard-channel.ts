@@ -27,6 +27,8 @@ export interface RemoteRunStatus {
 export interface DashboardChannel {
   /** GET a path; the response body as a stream (404 and other errors are thrown with the dashboard's message). */
   fetch(pathname: string, lease?: JobLease): Promise<Readable>;
+  /** GET a path from byte `start` on (a resumed download): where the answer starts (0 when the dashboard sent all of it). */
+  fetchFrom(pathname: string, lease: JobLease, start: number): Promise<{ start: number; body: Readable }>;
   /** GET a path whose answer is JSON. */
   json<T>(pathname: string, init?: { method?: "GET" | "POST"; body?: unknown; lease?: JobLease }): Promise<T>;
   /** POST a stream. */
@@ -94,6 +96,12 @@ export function createDashboardChannel(options: {
       const response = await call(pathname, { method: "GET", headers: leaseHeaders(lease) });
       if (!response.body) return Readable.from([]);
       return Readable.fromWeb(response.body as WebReadableStream);
+    },
+    async fetchFrom(pathname, lease, start) {
+      const range: Record<string, string> = start > 0 ? { range: `bytes=${start}-` } : {};
+      const response = await call(pathname, { method: "GET", headers: { ...leaseHeaders(lease), ...range } });
+      const body = response.body ? Readable.fromWeb(response.body as WebReadableStream) : Readable.from([]);
+      return { start: response.status === 206 ? start : 0, body };
     },
     async json<T>(pathname: string, init: { method?: "GET" | "POST"; body?: unknown; lease?: JobLease } = {}) {
       const response = await call(pathname, {

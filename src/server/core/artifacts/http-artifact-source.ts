@@ -2,22 +2,24 @@ import { createHash } from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { writeBundle } from "../../../lib/files/file-bundle";
-import { requireInstalledDependencies } from "../dependencies/dependency-runtime";
+import { dependenciesOf, requireInstalledDependencies } from "../dependencies/dependency-runtime";
 import { createKeyedLock } from "../locks/keyed-lock";
 import type { ContainerRuntime } from "../runtime/container-runtime";
 import { dataDirPaths } from "../storage/data-dir";
 import { removeWorkspace } from "../workspaces/workspace-store";
 import { touchCacheEntry } from "./artifact-cache";
+import { dependencyArchiveMetaSchema } from "./dependency-archive";
+import { fetchInstalledDependencies } from "./dependency-fetch";
 import type { ArtifactSource } from "./artifact-source";
 import type { DashboardChannel, JobLease } from "./dashboard-channel";
 import { hasSnapshot, receiveSnapshot } from "./snapshot-transfer";
 import { trialResultBundle } from "./trial-results";
 
 /**
- * The artifact source of a worker on another host: snapshots, captured test files and environment
- * images are fetched from the web process over the worker API the first time a job names them, and kept
+ * The artifact source of a worker on another host: snapshots, captured test files, environment
+ * images and the installed dependencies they name are fetched from the web process over the worker API the first time a job names them, and kept
  * (snapshots under `<data dir>/snapshots/<id>/`, test files under `studies/<id>/test-files/<sha256>`,
- * images in this host's engine) — all named by content, so a cached copy is never stale. Results go back
+ * installed dependencies under `dependencies/<id>/`, images in this host's engine) — all named by content, so a cached copy is never stale. Results go back
  * the same way; the workspace is then removed here (the web process has its copy), the committed image
  * stays in this engine. Each use marks the entry used (artifact-cache.ts prunes the unused ones). Every
  * call names the lease of the job it is for (`forLease`): the dashboard answers only what that job names.
@@ -70,12 +72,16 @@ export function createHttpArtifactSource(options: {
         throw new Error(`The image the dashboard sent did not load as ${imageId} on this worker's engine.`);
       log(`loaded image ${imageId.replace(/^sha256:/, "").slice(0, 12)} in ${Date.now() - started} ms`);
     });
-  /** The image, and the installed dependencies it names (refused clearly when they are not here). */
+  /** The image, and the installed dependencies it names (refused clearly when they could not be had). */
   const imageWithDependencies = async (imageId: string, lease: JobLease) => {
     await image(imageId, lease);
-    await requireInstalledDependencies({ dataDir, labels: (await runtime.inspectImage(imageId))?.labels ?? {} });
+    const labels = (await runtime.inspectImage(imageId))?.labels ?? {};
+    const named = dependenciesOf(labels);
+    if (named) await lock(`dependencies:${named.dirId}`, () => dependencies(named.dirId, lease));
+    await requireInstalledDependencies({ dataDir, labels });
   };
 
+  const dependencies = dependencyFetcher({ channel, dataDir, log });
   const fetchFor = (job: Parameters<ArtifactSource["prepare"]>[0], lease: JobLease) =>
     Promise.all([
       snapshot(job.snapshotId, lease),
@@ -94,6 +100,28 @@ export function createHttpArtifactSource(options: {
     throw new Error("A worker on another host fetches and delivers only for a job it holds (no job lease was given).");
   };
   return { prepare: noLease, deliver: noLease, imageLocation, forLease: leased };
+}
+
+/** Fetches the installed dependencies an image names into this data dir, once (dependency-fetch.ts). */
+function dependencyFetcher(o: { channel: DashboardChannel; dataDir: string; log: (message: string) => void }) {
+  return async (dirId: string, lease: JobLease) => {
+    const started = Date.now();
+    const url = `/api/worker/dependencies/${dirId}`;
+    const fetched = await fetchInstalledDependencies({
+      dataDir: o.dataDir,
+      dirId,
+      source: {
+        meta: async () => dependencyArchiveMetaSchema.parse(await o.channel.json(url, { lease })),
+        from: (start) => o.channel.fetchFrom(`${url}/archive`, lease, start),
+      },
+    });
+    if (!fetched) return;
+    const mib = (fetched.meta.bytes / 1024 / 1024).toFixed(1);
+    const resumed = fetched.resumed ? `, resumed ${fetched.resumed}×` : "";
+    o.log(
+      `fetched installed dependencies ${dirId} (${fetched.meta.files} files, ${mib} MiB${resumed}) in ${Date.now() - started} ms`,
+    );
+  };
 }
 
 /** Prepare and deliver under one job's lease: the lease is bound to this worker's token before anything else. */

@@ -25,8 +25,8 @@ export function dependenciesOf(labels: Record<string, string>): ImageDependencie
 
 /**
  * Refuses a trial on a worker that lacks the installed dependencies its image names (a worker on another
- * host: dependency folders do not travel yet), rather than letting it run without them and judging it on
- * a broken project.
+ * host fetches them first: this is the last check), rather than letting it run without them and judging
+ * it on a broken project.
  */
 export async function requireInstalledDependencies(options: {
   dataDir: string;
@@ -38,7 +38,7 @@ export async function requireInstalledDependencies(options: {
   if ((await fs.stat(tree).catch(() => null))?.isDirectory()) return;
   throw new AppError({
     code: "PRECONDITION_FAILED",
-    message: `This environment version has the project's dependencies installed by its dependency step (${dependencies.outputs.join(", ") || "its outputs"}, folder ${dependencies.dirId}), and this worker does not have them: workers on other hosts do not receive installed dependencies yet, so the trial would run without them. Run the study on the dashboard's own worker or one that shares its data dir (docs/scaling.md).`,
+    message: `This environment version has the project's dependencies installed by its dependency step (${dependencies.outputs.join(", ") || "its outputs"}, folder ${dependencies.dirId}), and this worker does not have them, so the trial would run without them. A worker on another host fetches them from the dashboard; one that shares the dashboard's data dir finds them there: check that this worker's --data-dir is the dashboard's, or start it with --dashboard-url (docs/scaling.md).`,
   });
 }
 

@@ -13,6 +13,7 @@ import { AppError } from "../errors/app-error";
  *   studies/<id>/test-files/      web (captured at study creation); workers restore them before evaluating
  *   workspaces/<id>/              workers (trial and preflight workspaces) and web (previews); both read
  *   trials/<id>/attempt-<n>/      workers (trial.log, codex-home, evaluation.json); web reads log and evaluation
+ *                                 web: trial.live.log, a running remote trial's log as its events arrive
  *   gateway/<worker>.sock         workers (the model gateway's socket)
  *   gateway/sessions/gateway.sock web (the model gateway of terminal sessions)
  *   sessions/<id>/                web (a terminal session's control folder and saved screen)
@@ -20,6 +21,7 @@ import { AppError } from "../errors/app-error";
  *   sessions/agent-homes/<agent>/<mode>/<project> web (the same for Claude Code's and Gemini CLI's sessions)
  *   applies/<record id>/          web (what an apply replaced or deleted, kept until it is undone)
  *   dependencies/<id>/tree/       web (the manifests), workers (the dependency step installs beside them); trials mount its outputs
+ *   dependencies/<id>/archive.*   web (its outputs as one bundle, for workers on other hosts); those workers unpack it into their tree/
  *   caches/projects/<project>/<package manager>/ workers (a project's npm, pip, yarn, pnpm, apt caches, mounted into its dependency steps)
  *   caches/package-files/         workers (the gateway bridges and the Codex binary they mount, staged by src/server/core/agents/package-files.ts)
  *   credentials/openai-api-key    web (Setup page) and `invariant-web login`; only the gateway reads it (credentials/stored-api-key.ts)
@@ -133,6 +135,12 @@ function trialAttemptPaths(dir: string) {
   return {
     dir,
     log: path.join(dir, "trial.log"),
+    /**
+     * The web process's copy of a remote trial's log while it runs (its `trial.log` chunks as they arrive); the
+     * worker's own `trial.log`, once here (a local worker writes it from the start, a remote one delivers it at
+     * the end), is the log and this file goes (web/studies/live-trial-log.ts).
+     */
+    liveLog: path.join(dir, "trial.live.log"),
     codexHome: path.join(dir, "codex-home"),
     /**
      * What the test command runs on (removed afterwards): a copy of a copy workspace; for a copy-on-write one
@@ -196,7 +204,14 @@ export function dataDirPaths(dataDir: string) {
     /** A dependency step's folder: `tree/` is /workspace while the step runs, and keeps its outputs. */
     dependencyDir: (id: string) => {
       const dir = at("dependencies", checkDependencyDirId(id));
-      return { dir, tree: path.join(dir, "tree") };
+      return {
+        dir,
+        tree: path.join(dir, "tree"),
+        /** Its outputs as one bundle a worker on another host fetches (made on first request; the tree never changes). */
+        archive: path.join(dir, "archive.bundle"),
+        /** The archive's sha256 and size, written after it (archive.json). */
+        archiveMeta: path.join(dir, "archive.json"),
+      };
     },
     /**
      * A package manager's download cache of one project, shared by that project's dependency steps only

@@ -26,6 +26,14 @@ const routes = {
     pattern: /^\/api\/worker\/images\/([^/]+)$/,
     params: z.tuple([z.string().regex(/^sha256:[0-9a-f]{64}$/, "An image is named by its id, sha256:<64 hex>.")]),
   },
+  dependencies: {
+    pattern: /^\/api\/worker\/dependencies\/([^/]+)$/,
+    params: z.tuple([z.string().regex(/^deps-[0-9a-f]{24}$/, "A dependency folder is deps- and 24 hex digits.")]),
+  },
+  dependencyArchive: {
+    pattern: /^\/api\/worker\/dependencies\/([^/]+)\/archive$/,
+    params: z.tuple([z.string().regex(/^deps-[0-9a-f]{24}$/, "A dependency folder is deps- and 24 hex digits.")]),
+  },
   results: {
     pattern: /^\/api\/worker\/trials\/([^/]+)\/attempts\/([^/]+)\/results$/,
     params: z.tuple([id, z.coerce.number().int().positive()]),
@@ -76,6 +84,29 @@ async function stream(res: http.ServerResponse, body: NodeJS.ReadableStream | As
   res.setHeader("Content-Type", "application/octet-stream");
   res.setHeader("Cache-Control", "no-store");
   await pipeline(body instanceof Readable ? body : Readable.from(body as AsyncIterable<Buffer>), res);
+}
+
+/** `Range: bytes=N-` (the only form a worker sends): where a resumed fetch starts; 0 without one. */
+function rangeStart(req: http.IncomingMessage): number {
+  const range = req.headers.range;
+  if (range === undefined) return 0;
+  const found = /^bytes=(\d{1,15})-$/.exec(range);
+  if (!found)
+    throw Object.assign(new Error(`Unsupported Range "${range.slice(0, 80)}": send bytes=<start>-.`), { status: 416 });
+  return Number(found[1]);
+}
+
+async function streamFrom(
+  res: http.ServerResponse,
+  part: { stream: NodeJS.ReadableStream; start: number; total: number },
+): Promise<void> {
+  res.statusCode = part.start > 0 ? 206 : 200;
+  res.setHeader("Content-Type", "application/octet-stream");
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("Accept-Ranges", "bytes");
+  res.setHeader("Content-Length", String(part.total - part.start));
+  if (part.start > 0) res.setHeader("Content-Range", `bytes ${part.start}-${part.total - 1}/${part.total}`);
+  await pipeline(part.stream as Readable, res);
 }
 
 type RouteOptions = {
@@ -135,6 +166,15 @@ function leasedAction(options: RouteOptions): Action | null {
   if (get && (params = match(routes.testFile, url.pathname))) {
     const [studyId, sha] = params;
     return async (grant) => stream(res, Readable.from([await api.testFile(grant, { studyId, sha256: sha })]));
+  }
+  if (get && (params = match(routes.dependencies, url.pathname))) {
+    const [dirId] = params;
+    return async (grant) => sendJson(res, 200, await api.dependencies(grant, dirId));
+  }
+  if (get && (params = match(routes.dependencyArchive, url.pathname))) {
+    const [dirId] = params;
+    const start = rangeStart(req);
+    return async (grant) => streamFrom(res, await api.dependencyArchive(grant, { dirId, start }));
   }
   if (get && (params = match(routes.image, url.pathname))) {
     const [imageId] = params;

@@ -3,7 +3,13 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { AppError } from "../../core/errors/app-error";
 import type { BundleEntry } from "../../../lib/files/file-bundle";
+import {
+  dependencyArchive,
+  dependencyArchiveStream,
+  type DependencyArchiveMeta,
+} from "../../core/artifacts/dependency-archive";
 import { hasSnapshot, snapshotBundle } from "../../core/artifacts/snapshot-transfer";
+import { dependenciesOf } from "../../core/dependencies/dependency-runtime";
 import { receiveTrialResults } from "../../core/artifacts/trial-results";
 import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
@@ -27,6 +33,16 @@ const notYours = (grant: LeaseGrant, what: string) =>
     code: "FORBIDDEN",
     message: `${what} is not part of job ${grant.jobId}, the job worker "${grant.worker.name}" named: a worker reads and delivers only what the jobs leased to it name.`,
   });
+
+/** The installed dependencies the leased job's environment image names (its labels here), as one archive. */
+async function dependencyMeta(deps: WorkerApiDeps, grant: LeaseGrant, dirId: string): Promise<DependencyArchiveMeta> {
+  const labels = grant.image ? ((await deps.runtime.inspectImage(grant.image))?.labels ?? {}) : {};
+  const named = dependenciesOf(labels);
+  if (named?.dirId !== dirId) throw notYours(grant, `Dependency folder ${dirId}`);
+  return dependencyArchive({ dataDir: deps.dataDir, dirId, outputs: named.outputs }).catch((error: unknown) => {
+    throw notFound(`No installed dependencies ${dirId} on the dashboard: ${(error as Error).message}`);
+  });
+}
 
 /**
  * What a worker on another host may ask of the web process (transport: src/server/web/http/worker-endpoint.ts),
@@ -60,6 +76,15 @@ export function createWorkerApi(deps: WorkerApiDeps) {
       if (!info.labels[LABEL.environment] && !info.labels[LABEL.run])
         throw new AppError({ code: "FORBIDDEN", message: `Image ${imageId} is not one invariant-web made.` });
       return deps.runtime.saveImage(imageId);
+    },
+
+    /** The installed dependencies the leased job's environment image names (its labels here), as one archive. */
+    dependencies: (grant: LeaseGrant, dirId: string) => dependencyMeta(deps, grant, dirId),
+
+    /** That archive's bytes from `start` (a worker resuming a cut-off fetch). */
+    async dependencyArchive(grant: LeaseGrant, options: { dirId: string; start: number }) {
+      await dependencyMeta(deps, grant, options.dirId); // the same check, and the archive exists after it
+      return dependencyArchiveStream({ dataDir: deps.dataDir, ...options });
     },
 
     /** The committed trial image the leased image.send job is for ("continue a result"), loaded by id into this engine. */
