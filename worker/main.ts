@@ -21,6 +21,7 @@ import { stopAwarePublisher } from "./worker-publisher";
 import { DEFAULT_FLOORS, type CapacityTracker } from "./capacity";
 import { createJobHandlers } from "./job-handlers";
 import { createQueueWorker } from "./queue-worker";
+import { createTransferWorker } from "./transfer-worker";
 import { handsBackFor, openDashboardLink, type DashboardLink } from "./dashboard-link";
 import { closableRuntime, workerRuntime } from "./worker-runtime";
 import { startContainerWarden } from "./container-warden";
@@ -145,6 +146,17 @@ async function startJobSide(o: {
   return { gatewayHost, handlers };
 }
 
+/** A worker on another host serves image.send from a slot of its own, never behind its trials. */
+function transferSlot(o: { options: WorkerOptions; handlers: Map<string, RegisteredJob>; info: WorkerInfo }) {
+  const { options, info } = o;
+  return createTransferWorker({
+    ...options,
+    handlers: o.handlers,
+    context: { workerId: info.id, log: options.log },
+    handsBack: handsBackFor({ id: info.id, host: info.host, remote: true }),
+  });
+}
+
 /**
  * A BullMQ worker: turns jobs into work on this host's Docker engine and reports through Redis.
  * It never opens the database; the web process records what it publishes.
@@ -186,6 +198,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     onSlotsChanged: () => heartbeat?.update(),
     handsBack: handsBackFor({ id: info.id, host: info.host, remote: link !== null }),
   });
+  const transfer = link ? transferSlot({ options, handlers, info }) : null;
   await applyFloors();
 
   const timing = { ...DEFAULT_HEARTBEAT, ...options.heartbeat };
@@ -198,6 +211,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     options.log(`dependency scratch: ${String(error)}`),
   );
   const timers = await goOnline({ worker, redis, info, options, applyFloors, reconcile, heartbeat: beating, timing });
+  transfer?.run();
   options.log(`worker ${info.id} online (concurrency ${options.concurrency}; ${containerUserNote(hostUser)})`);
 
   link?.watch();
@@ -208,20 +222,23 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     stop(reason) {
       const log = options.log;
       link?.close();
-      stopping ??= shutdown({
-        worker,
-        timers,
-        heartbeat: beating,
-        gatewayHost,
-        redis,
-        runtime,
-        info,
-        warden,
-        reason,
-        log,
-        onAbandon: abandon,
-        refuseContainers,
-      });
+      stopping ??= Promise.all([
+        transfer?.close(),
+        shutdown({
+          worker,
+          timers,
+          heartbeat: beating,
+          gatewayHost,
+          redis,
+          runtime,
+          info,
+          warden,
+          reason,
+          log,
+          onAbandon: abandon,
+          refuseContainers,
+        }),
+      ]).then(() => undefined);
       return stopping;
     },
   };

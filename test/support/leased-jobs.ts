@@ -6,7 +6,7 @@ import { writeBundle } from "../../src/lib/files/file-bundle";
 import { fileEntry } from "../../src/server/core/artifacts/bundle-paths";
 import { trialResultBundle } from "../../src/server/core/artifacts/trial-results";
 import type { Db } from "../../src/server/core/db/client";
-import { QUEUE_NAME } from "../../src/server/core/jobs/job-catalog";
+import { QUEUE_NAME, TRANSFER_QUEUE_NAME } from "../../src/server/core/jobs/job-catalog";
 import { sendImageJob } from "../../src/server/core/jobs/image-jobs";
 import type { JobQueue } from "../../src/server/core/jobs/job-queue";
 import { studyPreflightJob, trialRunJob } from "../../src/server/core/jobs/study-jobs";
@@ -14,6 +14,7 @@ import { connectRedis } from "../../src/server/core/redis/connection";
 import { createSnapshot } from "../../src/server/core/snapshots/snapshot-store";
 import { dataDirPaths } from "../../src/server/core/storage/data-dir";
 import { createQueueWorker } from "../../worker/queue-worker";
+import { createTransferWorker } from "../../worker/transfer-worker";
 import { tempDir } from "./temp";
 
 /**
@@ -135,11 +136,22 @@ export function startJobTaker(options: { redisUrl: string; queue: Pick<JobQueue,
     version: "test",
     floors: { diskFreeBytes: 0, memoryAvailableBytes: 0 },
     log: () => undefined,
-    handlers: new Map([trialRunJob.name, sendImageJob.name, studyPreflightJob.name].map((name) => [name, hold(name)])),
+    handlers: new Map([trialRunJob.name, studyPreflightJob.name].map((name) => [name, hold(name)])),
     context: { workerId: "job-taker", log: () => undefined },
     onSlotsChanged: () => undefined,
   });
   void taker.worker.run();
+  // image.send jobs go to the transfer queue (worker/transfer-worker.ts)
+  const transfer = createTransferWorker({
+    redisUrl: options.redisUrl,
+    version: "test",
+    log: () => undefined,
+    handlers: new Map([[sendImageJob.name, hold(sendImageJob.name)]]),
+    context: { workerId: "job-taker", log: () => undefined },
+    handsBack: () => false,
+    concurrency: 16,
+  });
+  transfer.run();
 
   /** The trial's job as the dashboard queues it, taken from the real queue by the hostile worker: its lease. */
   async function takeTrialJob(seeded: SeededStudy, index: number): Promise<Lease> {
@@ -174,7 +186,8 @@ export function startJobTaker(options: { redisUrl: string; queue: Pick<JobQueue,
   async function take(jobId: string, heldAs: string): Promise<Lease> {
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const lock = held.has(heldAs) ? await redis.get(`bull:${QUEUE_NAME}:${jobId}:lock`) : null;
+      const queueName = heldAs.startsWith("image:") ? TRANSFER_QUEUE_NAME : QUEUE_NAME;
+      const lock = held.has(heldAs) ? await redis.get(`bull:${queueName}:${jobId}:lock`) : null;
       if (lock) return { jobId, lock };
       if (Date.now() > deadline) throw new Error(`the hostile worker did not get job ${jobId} (${heldAs})`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -195,6 +208,7 @@ export function startJobTaker(options: { redisUrl: string; queue: Pick<JobQueue,
     async close() {
       release();
       await taker.worker.close(true);
+      await transfer.worker.close(true);
       redis.disconnect();
     },
   };

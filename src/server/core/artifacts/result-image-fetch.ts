@@ -114,7 +114,7 @@ async function watchJob(deps: ResultImageFetchDeps, entry: Pending, jobId: strin
     if (waited > pickupMs)
       throw refused(
         request,
-        `no worker of ${request.host} took the request within ${pickupMs / 1000} s (busy with other jobs, or stopped). Try again when it is idle, ${WHAT_ELSE}`,
+        `no worker of ${request.host} took the request within ${pickupMs / 1000} s (its transfer slot busy sending another image, or a worker older than the dashboard, which does not take these: upgrade it). Try again, ${WHAT_ELSE}`,
       );
   }
 }

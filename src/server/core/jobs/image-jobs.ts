@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { JobDefinition } from "./job-catalog";
+import { TRANSFER_QUEUE_NAME, type JobDefinition } from "./job-catalog";
 
 export const imageIdSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "An image is named by its id, sha256:<64 hex>.");
 
@@ -7,10 +7,13 @@ export const imageIdSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "An image
  * Send a committed trial image to the web process: the worker on another host whose engine holds it
  * (`worker`, or any worker on another host running on `host`, which shares that engine) `docker save`s it
  * and uploads it over the worker API (POST /api/worker/images/<id>), where it is loaded into the
- * dashboard host's engine. Every other worker hands the job back (worker/dashboard-link.ts).
+ * dashboard host's engine. Every other worker hands the job back (worker/dashboard-link.ts). It goes to the
+ * transfer queue, which a slot of its own takes in every worker on another host, so it never waits behind
+ * trials; a job of this name in the main queue (queued by an older dashboard) still runs there, in a job slot.
  */
 export const sendImageJob = {
   name: "image.send",
+  queue: TRANSFER_QUEUE_NAME,
   schema: z.object({
     imageId: imageIdSchema,
     /** The worker that committed it (worker ids change when a worker restarts) and its host. */

@@ -5,11 +5,20 @@ import { z } from "zod";
  * Workers add a handler to each entry (worker/jobs/*.ts).
  */
 export const QUEUE_NAME = "invariant";
+/**
+ * Transfers (image.send) have a queue of their own, taken by a BullMQ worker of one slot beside the job slots
+ * of every worker on another host (worker/transfer-worker.ts): a request never waits behind long trials.
+ */
+export const TRANSFER_QUEUE_NAME = "invariant-transfer";
+/** Every queue jobs go to (the web side reads a job's state and lock in whichever holds it). */
+export const QUEUE_NAMES = [QUEUE_NAME, TRANSFER_QUEUE_NAME] as const;
 
 export interface JobDefinition<TSchema extends z.ZodType, TResult extends z.ZodType> {
   name: string;
   schema: TSchema;
   result: TResult;
+  /** The queue it goes to (default QUEUE_NAME). */
+  queue?: (typeof QUEUE_NAMES)[number];
 }
 
 const checkSchema = z.object({

@@ -1,7 +1,8 @@
 import { Queue } from "bullmq";
 import { connectRedis } from "../redis/connection";
+import { sendImageJob } from "./image-jobs";
 import { queueConnection } from "./queue-connection";
-import { QUEUE_NAME } from "./job-catalog";
+import { QUEUE_NAME, TRANSFER_QUEUE_NAME } from "./job-catalog";
 
 /** A job a worker runs right now: its name and data, and the lock token BullMQ gave that worker for it. */
 export interface HeldJob {
@@ -19,22 +20,35 @@ export interface JobLocks {
   close(): Promise<void>;
 }
 
+/**
+ * Looks in the main queue, then in the transfer queue (image.send jobs: only those count there, so a job of
+ * another name in it grants nothing).
+ */
 export function createJobLocks(options: { redisUrl: string }): JobLocks {
-  const queue = new Queue(QUEUE_NAME, {
-    connection: { ...queueConnection(options.redisUrl), maxRetriesPerRequest: 1 },
-  });
-  queue.on("error", () => undefined);
+  const open = (name: string) => {
+    const queue = new Queue(name, { connection: { ...queueConnection(options.redisUrl), maxRetriesPerRequest: 1 } });
+    queue.on("error", () => undefined);
+    return queue;
+  };
+  const queues = [
+    { queue: open(QUEUE_NAME), names: null },
+    { queue: open(TRANSFER_QUEUE_NAME), names: new Set([sendImageJob.name]) },
+  ];
   // BullMQ keeps a running job's lock token at `<job key>:lock` (its moveToActive and extendLock scripts)
   const redis = connectRedis({ url: options.redisUrl, name: "invariant-web-leases", failFast: true });
   return {
     async held(jobId) {
-      const job = await queue.getJob(jobId);
-      if (!job || (await job.getState()) !== "active") return null;
-      const lock = await redis.get(`${queue.toKey(jobId)}:lock`);
-      return { id: jobId, name: job.name, data: job.data as unknown, lock };
+      for (const { queue, names } of queues) {
+        const job = await queue.getJob(jobId);
+        if (!job || (names && !names.has(job.name))) continue;
+        if ((await job.getState()) !== "active") return null;
+        const lock = await redis.get(`${queue.toKey(jobId)}:lock`);
+        return { id: jobId, name: job.name, data: job.data as unknown, lock };
+      }
+      return null;
     },
     async close() {
-      await queue.close();
+      for (const { queue } of queues) await queue.close();
       redis.disconnect();
     },
   };

@@ -1,7 +1,7 @@
 import { Queue, QueueEvents } from "bullmq";
 import type { z } from "zod";
 import { queueConnection } from "./queue-connection";
-import { QUEUE_NAME, type JobDefinition } from "./job-catalog";
+import { QUEUE_NAME, QUEUE_NAMES, type JobDefinition } from "./job-catalog";
 
 /** What the web side asks of the job queue; BullMQ stays behind it (only this folder and worker/ import bullmq). */
 export interface JobQueue {
@@ -36,11 +36,14 @@ export type JobState = "waiting" | "delayed" | "prioritized" | "active" | "compl
 export function createJobQueue(options: { redisUrl: string }): JobQueue {
   const connection = queueConnection(options.redisUrl);
   // adding, reading or removing a job fails fast while Redis is away (the caller says so) instead of hanging
-  const queue = new Queue(QUEUE_NAME, { connection: { ...connection, maxRetriesPerRequest: 1 } });
+  const open = (name: string) => new Queue(name, { connection: { ...connection, maxRetriesPerRequest: 1 } });
+  const main = open(QUEUE_NAME);
+  const queues = new Map<string, Queue>(QUEUE_NAMES.map((name) => [name, name === QUEUE_NAME ? main : open(name)]));
+  // runAndWait is for jobs of the main queue (self-checks, builds)
   const queueEvents = new QueueEvents(QUEUE_NAME, { connection });
   // while Redis is away both report every reconnect attempt as an 'error' (printed to stderr twice a
   // second without a listener); the calls that need Redis fail on their own and health says why
-  queue.on("error", () => undefined);
+  for (const queue of queues.values()) queue.on("error", () => undefined);
   queueEvents.on("error", () => undefined);
 
   async function add<S extends z.ZodType, R extends z.ZodType>(
@@ -50,6 +53,7 @@ export function createJobQueue(options: { redisUrl: string }): JobQueue {
     jobId?: string,
   ) {
     const parsed = job.schema.parse(data);
+    const queue = queues.get(job.queue ?? QUEUE_NAME) ?? main;
     return queue.add(job.name, parsed, {
       ...(jobId ? { jobId } : {}),
       removeOnComplete: keep,
@@ -58,29 +62,41 @@ export function createJobQueue(options: { redisUrl: string }): JobQueue {
     });
   }
 
+  /** The queue that holds the job (job ids do not repeat across queues), with its state. */
+  async function find(jobId: string) {
+    for (const queue of queues.values()) {
+      const state = await queue.getJobState(jobId);
+      if (state !== "unknown") return { queue, state };
+    }
+    return null;
+  }
+
   return {
     async enqueue({ job, data, jobId, keep }) {
       const added = await add(job, data, keep ?? 1000, jobId);
       return { id: added.id ?? jobId ?? "" };
     },
     async runAndWait({ job, data, timeoutMs }) {
+      if ((job.queue ?? QUEUE_NAME) !== QUEUE_NAME) throw new Error(`runAndWait takes jobs of ${QUEUE_NAME} only.`);
       const added = await add(job, data, 100);
       return job.result.parse(await added.waitUntilFinished(queueEvents, timeoutMs));
     },
     async state(jobId) {
-      const state = await queue.getJobState(jobId);
-      if (state === "unknown") return "missing";
-      return state === "waiting-children" ? "waiting" : state;
+      const found = await find(jobId);
+      if (!found) return "missing";
+      return found.state === "waiting-children" ? "waiting" : found.state;
     },
     async failedReason(jobId) {
-      return (await queue.getJob(jobId))?.failedReason ?? null;
+      const found = await find(jobId);
+      return (await found?.queue.getJob(jobId))?.failedReason ?? null;
     },
     async remove(jobId) {
-      return (await queue.remove(jobId).catch(() => 0)) === 1;
+      const found = await find(jobId);
+      return found ? (await found.queue.remove(jobId).catch(() => 0)) === 1 : false;
     },
     async close() {
       await queueEvents.close();
-      await queue.close();
+      for (const queue of queues.values()) await queue.close();
     },
   };
 }
