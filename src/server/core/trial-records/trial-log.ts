@@ -21,7 +21,7 @@ const MAX_EVENT_CHARS = 16 * 1024;
 /** A trial log keeps at most this much output; a command that prints endlessly cannot fill the disk. */
 export const MAX_TRIAL_LOG_BYTES = 32 * 1024 * 1024;
 /** Room kept for the product's notes after the output filled the log. */
-const NOTE_RESERVE_BYTES = 1024 * 1024;
+export const NOTE_RESERVE_BYTES = 1024 * 1024;
 
 /** The live tail's batch: at most MAX_EVENT_CHARS, saying how much it left out. */
 function createTail(publish: (text: string) => Promise<unknown>) {

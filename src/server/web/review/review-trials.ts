@@ -1,4 +1,4 @@
-import { AppError } from "../../core/errors/app-error";
+import { AppError, isAppError } from "../../core/errors/app-error";
 import type { BytePath } from "../../../lib/files/byte-path";
 import type { ReviewConfigurationInfo, ReviewSide } from "../../../shared/review-schemas";
 import { isTerminalTrialState } from "../../../shared/vocabulary";
@@ -44,7 +44,15 @@ export async function trialDiff(context: ReviewContext, record: ReviewTrialRecor
       code: "PRECONDITION_FAILED",
       message: `Trial ${record.trial.id} has no workspace yet: it is ${record.trial.state}. Its changes can be reviewed once its agent has started.`,
     });
-  const rootStamp = await context.cache.rootStamp(workspaceId);
+  const rootStamp = await context.cache.rootStamp(workspaceId).catch((error: unknown) => {
+    // a worker on another host keeps a running trial's workspace there: its changed files come with its results
+    if (isLive(record) && isAppError(error) && error.code === "NOT_FOUND")
+      throw new AppError({
+        code: "PRECONDITION_FAILED",
+        message: `Trial ${record.trial.id} is running on a worker on another host: its changes arrive here with its results when it ends. Its log and transcript are live meanwhile.`,
+      });
+    throw error;
+  });
   const { attempt, state, finishedAt } = record.trial;
   return context.cache.get({
     workspaceId,

@@ -85,6 +85,14 @@ export async function findStudy(db: Db, studyId: string): Promise<StudyView | nu
   };
 }
 
+export interface TrialLocation {
+  studyId: string;
+  attempt: number;
+  projectId: string;
+  state: string;
+  workerId: string | null;
+}
+
 export function createStudyReadQueries(db: Db) {
   return {
     find: (studyId: string) => findStudy(db, studyId),
@@ -144,12 +152,15 @@ export function createStudyReadQueries(db: Db) {
       return byTrial;
     },
 
-    async trialLocation(trialId: string): Promise<{ studyId: string; attempt: number; projectId: string } | null> {
+    /** Where a trial is: its study and project, its current attempt, its state and the worker running it. */
+    async trialLocation(trialId: string): Promise<TrialLocation | null> {
       const row = await db.trial.findUnique({
         where: { id: trialId },
-        select: { studyId: true, attempt: true, study: { select: { projectId: true } } },
+        select: { studyId: true, attempt: true, state: true, workerId: true, study: { select: { projectId: true } } },
       });
-      return row ? { studyId: row.studyId, attempt: row.attempt, projectId: row.study.projectId } : null;
+      if (!row) return null;
+      const { study, ...trial } = row;
+      return { ...trial, projectId: study.projectId };
     },
   };
 }

@@ -19,6 +19,8 @@ import type { ReportFormat } from "../reports/report-filename";
 import { createStudy, type StudyCreationDeps } from "./study-creation";
 import { announceStudyChange, carryOutStop, requireStudy, retryStudyTrials, stopStudy } from "./study-control";
 import { trialLogFile, trialLogTail } from "./trial-log-files";
+import { recordLiveTrialLog } from "./live-trial-log";
+import { messageOf } from "../../../shared/error-message";
 import { chooseStudyTrial } from "./study-choice";
 import type { TrialStopFlags } from "../../core/redis/trial-stop-flags";
 import { continueWithFeedback, type FollowUpDeps } from "./study-follow-ups";
@@ -136,7 +138,12 @@ export function createStudyService(deps: StudyServiceDeps) {
      * Applies a recorded worker event to studies and trials, then hands out free slots. Every update is
      * conditional, so a replayed event (firstTime false) goes the same way and changes nothing twice.
      */
-    async recordEvent(event: InvariantEvent, _options: { firstTime: boolean }): Promise<void> {
+    async recordEvent(event: InvariantEvent, options: { firstTime: boolean }): Promise<void> {
+      // a remote trial's log lines, into this data dir as they come (appended only the first time; a failure
+      // to write the copy holds up nothing else)
+      await recordLiveTrialLog(deps, { event, firstTime: options.firstTime }).catch((error: unknown) =>
+        deps.log(`studies: could not keep the live log of trial ${event.trialId ?? "?"}: ${messageOf(error)}`),
+      );
       const touched = await recordStudyEvent({
         studies: deps.studies,
         event,

@@ -1,9 +1,14 @@
 import fsp from "node:fs/promises";
 import { AppError } from "../../core/errors/app-error";
 import { trialLogPath } from "../../core/trial-records/trial-log";
+import { attemptLogFile } from "./live-trial-log";
 import type { StudyQueries } from "./studies.queries";
 
-/** A trial's log in the data dir: the tail for the page, the whole file for a download. */
+/**
+ * A trial's log in the data dir: the tail for the page, the whole file for a download. While a worker on
+ * another host runs the trial, that is the live copy the recorder keeps from its `trial.log` events
+ * (live-trial-log.ts), until the worker's own log arrives with its results.
+ */
 
 interface TrialLogDeps {
   studies: Pick<StudyQueries, "trialLocation">;
@@ -13,9 +18,12 @@ interface TrialLogDeps {
 async function currentLogPath(deps: TrialLogDeps, trialId: string): Promise<{ file: string; attempt: number }> {
   const location = await deps.studies.trialLocation(trialId);
   if (!location) throw new AppError({ code: "NOT_FOUND", message: `No trial with id ${trialId}.` });
+  const attempt = location.attempt;
   return {
-    file: trialLogPath({ dataDir: deps.dataDir, trialId, attempt: location.attempt }),
-    attempt: location.attempt,
+    file:
+      (await attemptLogFile({ dataDir: deps.dataDir, trialId, attempt })) ??
+      trialLogPath({ dataDir: deps.dataDir, trialId, attempt }),
+    attempt,
   };
 }
 
