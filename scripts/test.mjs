@@ -67,6 +67,8 @@ try {
     dockerd: "docker.io",
     // test/compose.test.ts brings docker-compose.yml up with Debian's Compose
     "docker-compose": "docker-compose",
+    // test/remote-registry.test.ts moves images through a local OCI registry (Debian's, offline)
+    "docker-registry": "docker-registry",
     debootstrap: "debootstrap",
     git: "git",
     openssl: "openssl",

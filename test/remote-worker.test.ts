@@ -1,10 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionView } from "../src/shared/session-schemas";
 import type { StudyView } from "../src/shared/study-schemas";
-import { BIN, cleanEnv, isAlive, launch, ROOT, signalProcess, type Launched } from "./support/launch";
+import { isAlive, launch, ROOT, signalProcess, type Launched } from "./support/launch";
+import { remoteStack, type RemoteWorker } from "./support/remote-stack";
 import { startSecondEngine, startTcpRedis, type SecondEngine } from "./support/second-engine";
 import { calendarProject, FAKE_KEY, scriptsDir, startMock } from "./support/study-harness";
 import { tempDir } from "./support/temp";
@@ -34,7 +34,7 @@ let redis: Awaited<ReturnType<typeof startTcpRedis>>;
 let engine: SecondEngine;
 let mock: Awaited<ReturnType<typeof startMock>>;
 let app: Launched;
-let remote: { child: ChildProcess; log: () => string; exited: Promise<number | null> } | null = null;
+let remote: RemoteWorker | null = null;
 const remoteData = tempDir("remote-worker-data");
 const started = Date.now();
 /** Where the time goes (printed, not asserted: a busy 2-core machine varies a lot). */
@@ -76,82 +76,15 @@ afterAll(async () => {
   await mock?.close();
 }, 60_000);
 
-async function call<T>(procedure: string, input?: unknown, method: "GET" | "POST" = "GET"): Promise<T> {
-  const query = method === "GET" && input !== undefined ? `?input=${encodeURIComponent(JSON.stringify(input))}` : "";
-  const response = await fetch(`${app.base}/api/trpc/${procedure}${query}`, {
-    method,
-    headers: { authorization: `Bearer ${app.token}`, "content-type": "application/json" },
-    ...(method === "POST" ? { body: JSON.stringify(input ?? {}) } : {}),
-  });
-  const json = (await response.json()) as { result?: { data: T }; error?: { message: string } };
-  if (!response.ok || !json.result) throw new Error(`${procedure}: ${response.status} ${json.error?.message ?? ""}`);
-  return json.result.data;
-}
-const mutate = <T>(procedure: string, input: unknown) => call<T>(procedure, input, "POST");
-const study = (studyId: string) => call<StudyView>("studies.get", { studyId });
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 800)}\nremote worker log:\n${remote?.log().slice(-3000) ?? ""}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-/** `invariant-web worker` on the second engine and its own data dir, knowing the web process only by URL. */
-function startRemoteWorker(tokenFile: string) {
-  const env: NodeJS.ProcessEnv = {
-    ...cleanEnv(),
-    DOCKER_HOST: engine.dockerHost,
-    CODEX_HOME: tempDir("remote-codex-home"),
-  };
-  // no credential and no upstream here: the remote trials' model requests go through the dashboard's gateway
-  // (the mock model refuses any other key than the dashboard's)
-  for (const name of ["OPENAI", "ANTHROPIC", "GEMINI", "GOOGLE"])
-    for (const end of ["API_KEY", "BASE_URL"]) delete env[`${name}_${end}`];
-  delete env.GOOGLE_GEMINI_BASE_URL;
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      "worker",
-      ...["--redis-url", redis.url, "--dashboard-url", app.base, "--worker-token-file", tokenFile],
-      ...["--data-dir", remoteData, "--concurrency", "1"],
-    ],
-    { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] },
-  );
-  let log = "";
-  child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, log: () => log, exited };
-}
-
-async function remoteOnline(): Promise<string> {
-  const line = await until(
-    "the remote worker online",
-    () => Promise.resolve(/worker (\S+) online/.exec(remote?.log() ?? "")),
-    (match) => match !== null,
-    60_000,
-  );
-  return line?.[1] ?? "";
-}
-
-async function readyProject(projectDir: string): Promise<string> {
-  const project = await mutate<{ id: string }>("projects.add", { hostPath: projectDir, name: "remote" });
-  await mutate("environments.prepare", { projectId: project.id });
-  await until(
-    "the environment",
-    () => call<{ versions: { status: string }[] }>("environments.overview", { projectId: project.id }),
-    (overview) => overview.versions.some((version) => version.status !== "building"),
-    300_000,
-  ).then((overview) => expect(overview.versions.map((version) => version.status)).toEqual(["ready"]));
-  return project.id;
-}
+const stack = remoteStack({
+  app: () => app,
+  engine: () => engine,
+  redisUrl: () => redis.url,
+  remote: () => remote,
+  remoteData,
+});
+const { call, mutate, until, study, session, sessionContainer, hostImageId, startContinue } = stack;
+const { startRemoteWorker, remoteOnline, readyProject, withLocalPaused } = stack;
 
 const createStudy = (projectId: string, testCommand: string) =>
   mutate<{ id: string }>("studies.create", {
@@ -167,9 +100,6 @@ const createStudy = (projectId: string, testCommand: string) =>
     ],
   });
 
-/** The launcher's worker child (its argv names the `worker` command). */
-const localWorkerPid = () =>
-  app.childPids().find((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("worker"));
 /** Files of a data dir that hold `secret` (the staged agent CLIs excepted: the key cannot be in a release binary). */
 const filesHolding = (dir: string, secret: string) =>
   spawnSync("grep", ["-rlF", "--exclude-dir=package-files", secret, dir], { encoding: "utf8" }).stdout.trim();
@@ -288,20 +218,6 @@ async function greeterStudy(projectId: string) {
   return { done, rows: rows.map((r) => r.map(({ name, status }) => ({ name, status }))) };
 }
 
-/** Runs `task` with the launcher's worker child paused (SIGSTOP), so every trial lands on the remote worker. */
-async function withLocalPaused<T>(task: () => Promise<T>): Promise<T> {
-  const local = localWorkerPid();
-  if (local === undefined) throw new Error("the launcher's worker child was not found");
-  signalProcess(local, "SIGSTOP");
-  try {
-    // a worker stopped in its blocking fetch is out of it once the fetch times out (BullMQ's drain delay, 5 s)
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
-    return await task();
-  } finally {
-    signalProcess(local, "SIGCONT");
-  }
-}
-
 /**
  * Issue 29, point 1: a project with a dependency step, studied on the remote worker, gives the verdicts and
  * per-test rows it gives on the dashboard host: its installed dependencies (300 files, a bin link, an
@@ -328,15 +244,6 @@ async function dependenciesOnTheRemote(options: {
 /** A process's peak resident memory so far (VmHWM), in MiB. */
 const peakRssMiB = (pid: number) =>
   Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024);
-const session = (sessionId: string) => call<SessionView>("sessions.get", { sessionId });
-const sessionContainer = (sessionId: string) =>
-  spawnSync("docker", ["ps", "-aq", "--filter", `label=invariant.session=${sessionId}`], {
-    encoding: "utf8",
-  }).stdout.trim();
-const hostImageId = (imageId: string) =>
-  spawnSync("docker", ["image", "inspect", "--format", "{{.Id}}", imageId], { encoding: "utf8" }).stdout.trim();
-const startContinue = (projectId: string, trialId: string) =>
-  mutate<SessionView>("sessions.start", { projectId, kind: "shell", fromTrialId: trialId });
 const sentImages = () => (remote?.log().match(/sent image [0-9a-f]{12} \(\d+ MiB\)/g) ?? []).length;
 
 /**

@@ -1,3 +1,4 @@
+import type { ImageRegistry } from "../src/server/core/runtime/registry-transfer";
 import type { ArtifactSource } from "../src/server/core/artifacts/artifact-source";
 import {
   createDashboardChannel,
@@ -51,6 +52,10 @@ export interface DashboardLink {
   channel: DashboardChannel;
   /** Streams a `docker save` of an image its engine holds to the web process, under the image.send job's lease. */
   sendImage: (imageId: string, body: AsyncIterable<Buffer>, lease: JobLease) => Promise<unknown>;
+  /** Tells the web process an image is in its registry, to pull by `reference` (image.send with a registry). */
+  announcePushed: (imageId: string, reference: string, lease: JobLease) => Promise<unknown>;
+  /** This worker's registry and credentials (null: none set here). */
+  registry: ImageRegistry | null;
   /** Asks the dashboard who this token is (refused at once when it was revoked). */
   hello(): Promise<{ worker: string; version: string }>;
   /** Checks the token every few seconds until closed. */
@@ -67,7 +72,9 @@ export function linkToDashboard(options: {
   dashboardUrl: string;
   token: string;
   dataDir: string;
-  runtime: Pick<ContainerRuntime, "inspectImage" | "loadImage">;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "loadImage" | "pullImage">;
+  /** This worker's registry and its credentials (for pulls and its own pushes; null: none set here). */
+  registry: ImageRegistry | null;
   worker: { id: string; host: string };
   log: (message: string) => void;
   onRefused: (message: string) => void;
@@ -81,6 +88,13 @@ export function linkToDashboard(options: {
     channel,
     sendImage: (imageId, body, lease) =>
       channel.upload(`/api/worker/images/${encodeURIComponent(imageId)}`, body, lease),
+    announcePushed: (imageId, reference, lease) =>
+      channel.json(`/api/worker/images/${encodeURIComponent(imageId)}/pushed`, {
+        method: "POST",
+        body: { reference },
+        lease,
+      }),
+    registry: options.registry,
     hello,
     watch() {
       timer = setInterval(() => {
@@ -121,6 +135,7 @@ export async function openDashboardLink(options: {
     token: config.dashboard.token,
     dataDir: config.dataDir,
     runtime: options.runtime,
+    registry: config.dashboard.registry ?? null,
     worker: { id: options.info.id, host: options.info.host },
     log: config.log,
     onRefused: (message) => {

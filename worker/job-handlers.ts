@@ -41,6 +41,8 @@ export function createJobHandlers(options: {
   artifacts?: ArtifactSource | undefined;
   /** A worker on another host: uploads an image its engine holds to the web process (image.send jobs). */
   sendImage?: DashboardLink["sendImage"] | undefined;
+  /** The same worker: its registry pushes instead of uploads, when the dashboard names a registry. */
+  imagePush?: Pick<DashboardLink, "announcePushed" | "registry"> | undefined;
   /** A worker on another host: its trials' model runs are opened with the dashboard (worker/relayed-gateway.ts). */
   modelRuns?: RemoteModelRuns | undefined;
   log?: (message: string) => void;
@@ -102,6 +104,9 @@ export function createJobHandlers(options: {
   // a worker on another host sends the committed images its engine holds to the web process
   const upload = options.sendImage;
   if (upload)
-    handlers.set(sendImageJob.name, registerJob(createSendImageHandler({ ...options, host: worker.host, upload })));
+    handlers.set(
+      sendImageJob.name,
+      registerJob(createSendImageHandler({ ...options, ...options.imagePush, host: worker.host, upload })),
+    );
   return handlers;
 }

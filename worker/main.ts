@@ -140,7 +140,9 @@ async function startJobSide(o: {
     active: o.active,
     gatewayHost,
     // a worker on another host sends its changed files back from a plain copy (the overlay kind is for this host)
-    ...(link ? { artifacts: link.artifacts, workspaceKind: "copy" as const, sendImage: link.sendImage } : {}),
+    ...(link
+      ? { artifacts: link.artifacts, workspaceKind: "copy" as const, sendImage: link.sendImage, imagePush: link }
+      : {}),
     modelRuns: gatewayHost.modelRuns,
   });
   return { gatewayHost, handlers };

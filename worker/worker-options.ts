@@ -1,3 +1,4 @@
+import type { ImageRegistry } from "../src/server/core/runtime/registry-transfer";
 import type { CapacityFloors } from "./capacity";
 import type { ModelGatewayConfig } from "./model-gateway-host";
 import type { HeartbeatTiming } from "../src/server/core/redis/worker-registry";
@@ -26,7 +27,7 @@ export interface WorkerOptions {
    * A worker on another host, with a data dir and Docker engine of its own: the dashboard it fetches
    * snapshots, test files and images from and delivers results to, and its worker token (docs/scaling.md).
    */
-  dashboard?: { url: string; token: string };
+  dashboard?: { url: string; token: string; registry?: ImageRegistry | null };
   /** A warden process removes this worker's containers if it dies without doing so (default true; container-warden.ts). */
   warden?: boolean;
   /** Told when this worker must stop by itself (its worker token was refused); the caller stops it. */

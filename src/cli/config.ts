@@ -1,5 +1,4 @@
 import { PROVIDER_ENV_SHAPE, providerKeysOf, type ProviderKeys } from "./provider-env";
-import { FEEDBACK_OPTIONS } from "./feedback-flags";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -7,9 +6,12 @@ import { z } from "zod";
 import { DEFAULT_CACHE_DAYS } from "../server/core/artifacts/artifact-cache";
 import { workspaceKindSettingSchema } from "../server/core/workspaces/workspace-kind";
 import { UsageError, wholeNumber } from "./usage-error";
+import { CLI_OPTIONS } from "./cli-options";
 import { workflowFlags, type WorkflowFlags } from "./workflow-flags";
 import { authorOf, branchAuthorEnv } from "./branch-author";
 import { remoteWorker, type RemoteWorkerConfig } from "./remote-worker-config";
+import { REGISTRY_ENV_SHAPE, registryOf } from "./registry-config";
+import type { ImageRegistry } from "../server/core/runtime/registry-transfer";
 import { messageOf } from "../shared/error-message";
 import { MODEL_PROVIDERS, modelProviderSchema, type ModelProvider } from "../shared/harness-kinds";
 
@@ -54,6 +56,7 @@ const envSchema = z.object({
   INVARIANT_WORKER_MAX_RESULT_MIB: wholeNumberEnv("INVARIANT_WORKER_MAX_RESULT_MIB must be a whole number of MiB"),
   INVARIANT_WORKER_MAX_IMAGE_MIB: wholeNumberEnv("INVARIANT_WORKER_MAX_IMAGE_MIB must be a whole number of MiB"),
   INVARIANT_DASHBOARD_URL: z.string().min(1).optional(),
+  ...REGISTRY_ENV_SHAPE,
   INVARIANT_WORKER_TOKEN: z.string().min(1).optional(),
   INVARIANT_WORKER_TOKEN_FILE: z.string().min(1).optional(),
   /** `mcp`: a viewer link's token instead of the admin token (INVARIANT_TOKEN, or a file: --token-file). */
@@ -127,6 +130,11 @@ export type CliConfig = z.infer<typeof launchSchema> & {
    * INVARIANT_WORKER_TOKEN, never from the command line (argv is visible to every user of the host).
    */
   remote: RemoteWorkerConfig | null;
+  /**
+   * --registry (INVARIANT_REGISTRY): the OCI registry environment and result images move through between
+   * hosts, with this host's credentials (INVARIANT_REGISTRY_USERNAME/PASSWORD); null: docker save over HTTP.
+   */
+  registry: ImageRegistry | null;
   /** `mcp`: the token to use instead of the data dir's admin token (a viewer link's), as given; never from argv. */
   accessToken: { file: string | null; value: string | null };
   /** --provider, for `login` and `logout` (null: OpenAI). */
@@ -172,48 +180,17 @@ function workerMibOf(env: z.infer<typeof envSchema>) {
   };
 }
 
-/** Every flag of every command (node:util parseArgs). */
-const CLI_OPTIONS = {
-  port: { type: "string" },
-  host: { type: "string" },
-  "data-dir": { type: "string" },
-  "redis-url": { type: "string" },
-  "no-open": { type: "boolean", default: false },
-  "no-worker": { type: "boolean", default: false },
-  concurrency: { type: "string" },
-  json: { type: "boolean", default: false },
-  project: { type: "string" },
-  command: { type: "string" },
-  devcontainer: { type: "boolean", default: false },
-  scripts: { type: "string" },
-  yes: { type: "boolean", short: "y", default: false },
-  scripted: { type: "boolean", default: false },
-  format: { type: "string" },
-  output: { type: "string", short: "o" },
-  file: { type: "string", short: "f" },
-  last: { type: "boolean", default: false },
-  trial: { type: "string", multiple: true },
-  push: { type: "string" },
-  timeout: { type: "string" },
-  note: { type: "string" },
-  clear: { type: "boolean", default: false },
-  set: { type: "string", multiple: true },
-  name: { type: "string" },
-  tail: { type: "string" },
-  repeats: { type: "string" },
-  ...FEEDBACK_OPTIONS,
-  kind: { type: "string" },
-  outputs: { type: "string" },
-  manifests: { type: "string" },
-  detected: { type: "boolean", default: false },
-  child: { type: "boolean", default: false },
-  "dashboard-url": { type: "string" },
-  "worker-token-file": { type: "string" },
-  "token-file": { type: "string" },
-  provider: { type: "string" },
-  help: { type: "boolean", short: "h", default: false },
-  version: { type: "boolean", short: "v", default: false },
-} as const;
+/** The model gateway's credential sources and upstream, from the environment. */
+function modelGatewayOf(env: z.infer<typeof envSchema>): CliConfig["modelGateway"] {
+  return {
+    openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
+    codexHome: path.resolve(env.CODEX_HOME ?? path.join(os.homedir(), ".codex")),
+    upstreamBaseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1",
+    ...providerKeysOf(env),
+    ...(env.INVARIANT_CHATGPT_BASE_URL ? { chatgptBaseUrl: env.INVARIANT_CHATGPT_BASE_URL } : {}),
+    ...(env.INVARIANT_CHATGPT_TOKEN_URL ? { chatgptTokenUrl: env.INVARIANT_CHATGPT_TOKEN_URL } : {}),
+  };
+}
 
 export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string, string | undefined>>): CliConfig {
   const envResult = envSchema.safeParse(rawEnv);
@@ -280,6 +257,7 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
     provider: providerOf(values.provider),
     accessToken: { file: values["token-file"] ?? null, value: env.INVARIANT_TOKEN ?? null },
     branchAuthor: authorOf(env.INVARIANT_BRANCH_AUTHOR),
+    registry: registryOf({ flag: values.registry, env }),
     remote: orUsageError(
       remoteWorker({
         url: values["dashboard-url"] ?? env.INVARIANT_DASHBOARD_URL,
@@ -287,13 +265,6 @@ export function parseCli(argv: readonly string[], rawEnv: Readonly<Record<string
         token: env.INVARIANT_WORKER_TOKEN,
       }),
     ),
-    modelGateway: {
-      openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
-      codexHome: path.resolve(env.CODEX_HOME ?? path.join(os.homedir(), ".codex")),
-      upstreamBaseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1",
-      ...providerKeysOf(env),
-      ...(env.INVARIANT_CHATGPT_BASE_URL ? { chatgptBaseUrl: env.INVARIANT_CHATGPT_BASE_URL } : {}),
-      ...(env.INVARIANT_CHATGPT_TOKEN_URL ? { chatgptTokenUrl: env.INVARIANT_CHATGPT_TOKEN_URL } : {}),
-    },
+    modelGateway: modelGatewayOf(env),
   };
 }

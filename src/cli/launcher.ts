@@ -173,6 +173,7 @@ function webOptionsOf(config: CliConfig) {
     ...(config.branchAuthor ? { branchIdentity: config.branchAuthor } : {}),
     modelAccess: modelAccessSettingsOf(config), // no secret: whether each key's variable is set
     sessionMaxAgeMs: config.sessionDays * 24 * 3600_000,
+    registry: config.registry,
     garbage: { everyMs: config.gcIntervalMinutes * 60_000 },
     workerUploadLimits: {
       ...(config.workerUploadMib.results ? { resultBytes: config.workerUploadMib.results * 1024 ** 2 } : {}),

@@ -86,7 +86,9 @@ export async function runWorkerCommand(options: { config: CliConfig; version: st
     if (!process.connected) stop("launcher exited");
   }
   if (stopReason !== null) return;
-  const dashboard = config.remote ? { url: config.remote.dashboardUrl, token: workerToken(config.remote) } : null;
+  const dashboard = config.remote
+    ? { url: config.remote.dashboardUrl, token: workerToken(config.remote), registry: config.registry }
+    : null;
   if (dashboard) await pruneCache(config);
   starting = startWorker({
     ...(dashboard ? { dashboard, onSelfStop: stop } : {}),

@@ -20,6 +20,8 @@ export interface SecondEngine {
   socketPath: string;
   /** Runs the docker CLI against this engine. */
   docker(args: string[]): { status: number | null; stdout: string; stderr: string };
+  /** The daemon's pid: its network namespace is this engine's "host network" (nsenter -t pid -n). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function startSecondEngine(options: { timeoutMs?: number } = {}): P
   const engine: SecondEngine = {
     dockerHost: `unix://${socketPath}`,
     socketPath,
+    pid: child.pid ?? -1,
     docker: (args) => {
       const result = spawnSync("docker", ["-H", `unix://${socketPath}`, ...args], { encoding: "utf8" });
       return { status: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -87,8 +87,28 @@ export function WorkersPanel({ isAdmin }: { isAdmin: boolean }) {
           wrapperClassName="overflow-x-auto"
         />
       ) : null}
+      <ImageTransportNote />
       {isAdmin ? <SelfCheck /> : null}
     </Panel>
+  );
+}
+
+/** How images move to and from workers on other hosts: through the registry, or docker save over HTTP. */
+function ImageTransportNote() {
+  const trpc = useTRPC();
+  const transport = useQuery(trpc.system.imageTransport.queryOptions());
+  if (!transport.data) return null;
+  return (
+    <p className="mt-3 text-sm text-muted [overflow-wrap:anywhere]" data-testid="image-transport">
+      Images to and from workers on other hosts:{" "}
+      {transport.data.transport === "registry" ? (
+        <>
+          through the registry <code>{transport.data.registry}</code> (only missing layers move, pulled by digest).
+        </>
+      ) : (
+        <>docker save over HTTP (no --registry set: every image moves whole).</>
+      )}
+    </p>
   );
 }
 

@@ -11,6 +11,9 @@ import { touchCacheEntry } from "./artifact-cache";
 import { dependencyArchiveMetaSchema } from "./dependency-archive";
 import { fetchInstalledDependencies } from "./dependency-fetch";
 import type { ArtifactSource } from "./artifact-source";
+import type { RegistryPush } from "./registry-publisher";
+import { registryHostOf, type ImageRegistry } from "../runtime/registry-transfer";
+import { messageOf } from "../../../shared/error-message";
 import type { DashboardChannel, JobLease } from "./dashboard-channel";
 import { hasSnapshot, receiveSnapshot } from "./snapshot-transfer";
 import { trialResultBundle } from "./trial-results";
@@ -27,7 +30,9 @@ import { trialResultBundle } from "./trial-results";
 export function createHttpArtifactSource(options: {
   channel: DashboardChannel;
   dataDir: string;
-  runtime: Pick<ContainerRuntime, "inspectImage" | "loadImage">;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "loadImage" | "pullImage">;
+  /** This worker's registry credentials, used for pulls from that registry (null: anonymous pulls). */
+  registry?: ImageRegistry | null;
   worker: { id: string; host: string };
   log: (message: string) => void;
 }): ArtifactSource {
@@ -63,9 +68,11 @@ export function createHttpArtifactSource(options: {
     await fsp.rename(temp, target);
   }
 
+  const pulled = registryPuller({ ...options, registry: options.registry ?? null });
   const image = (imageId: string, lease: JobLease) =>
     lock(`image:${imageId}`, async () => {
       if (await runtime.inspectImage(imageId)) return;
+      if (await pulled(imageId, lease)) return;
       const started = Date.now();
       await runtime.loadImage(await channel.fetch(`/api/worker/images/${encodeURIComponent(imageId)}`, lease));
       if (!(await runtime.inspectImage(imageId)))
@@ -101,6 +108,62 @@ export function createHttpArtifactSource(options: {
   };
   return { prepare: noLease, deliver: noLease, imageLocation, forLease: leased };
 }
+
+/**
+ * An environment image through the dashboard's registry, when it has one: the dashboard pushes it (the
+ * worker polls while it does), this engine pulls it by digest, and only the layers missing here move.
+ * Resolves to false when the dashboard has no registry or the push or pull failed (said in the log): the
+ * caller then falls back to `docker save` over HTTP.
+ */
+function registryPuller(o: {
+  channel: DashboardChannel;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "pullImage">;
+  registry: ImageRegistry | null;
+  log: (message: string) => void;
+}) {
+  return async (imageId: string, lease: JobLease): Promise<boolean> => {
+    const started = Date.now();
+    let push: RegistryPush;
+    for (;;) {
+      push = await o.channel.json<RegistryPush>(`/api/worker/images/${encodeURIComponent(imageId)}/registry`, {
+        lease,
+      });
+      if (push.state !== "pushing") break;
+      if (Date.now() - started > REGISTRY_WAIT_MS) {
+        push = {
+          state: "failed",
+          error: `the dashboard's push did not finish within ${REGISTRY_WAIT_MS / 60_000} minutes`,
+        };
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, REGISTRY_POLL_MS));
+    }
+    if (push.state === "none") return false;
+    if (push.state === "failed") {
+      o.log(
+        `image ${imageId.slice(7, 19)} not through the registry (${push.error}); fetching it with docker save instead`,
+      );
+      return false;
+    }
+    const auth =
+      o.registry && registryHostOf(push.reference) === registryHostOf(o.registry.address) ? o.registry.auth : null;
+    try {
+      const report = await o.runtime.pullImage({ reference: push.reference, auth });
+      if (!(await o.runtime.inspectImage(imageId))) throw new Error(`${push.reference} did not pull as ${imageId}`);
+      o.log(
+        `pulled image ${imageId.slice(7, 19)} from ${registryHostOf(push.reference)} in ${Date.now() - started} ms (${report.layersPulled} layers pulled, ${report.layersPresent} already here, ${(report.bytes / 1024 / 1024).toFixed(1)} MiB)`,
+      );
+      return true;
+    } catch (error) {
+      o.log(
+        `could not pull image ${imageId.slice(7, 19)} from the registry (${messageOf(error)}); fetching it with docker save instead`,
+      );
+      return false;
+    }
+  };
+}
+const REGISTRY_POLL_MS = 1_000;
+const REGISTRY_WAIT_MS = 30 * 60_000;
 
 /** Fetches the installed dependencies an image names into this data dir, once (dependency-fetch.ts). */
 function dependencyFetcher(o: { channel: DashboardChannel; dataDir: string; log: (message: string) => void }) {

@@ -6,6 +6,8 @@ import type { JobQueue } from "../jobs/job-queue";
 import type { ContainerRuntime } from "../runtime/container-runtime";
 import type { WorkerInfo } from "../redis/worker-registry";
 import { asError, messageOf } from "../../../shared/error-message";
+import type { ImageRegistry } from "../runtime/registry-transfer";
+import { pullPushedImage } from "./result-image-pull";
 
 /** How long a fetch may take in all (a large image over a slow link), how long the job may wait for its worker. */
 const TIMEOUT_MS = 30 * 60_000;
@@ -15,7 +17,9 @@ const POLL_MS = 500;
 const MAX_BYTES = 32 * 1024 ** 3;
 
 export interface ResultImageFetchDeps {
-  runtime: Pick<ContainerRuntime, "inspectImage" | "loadImage" | "listImages" | "removeImage">;
+  runtime: Pick<ContainerRuntime, "inspectImage" | "loadImage" | "listImages" | "removeImage" | "pullImage">;
+  /** The registry results are pulled from (a worker pushes there instead of uploading); null: docker save only. */
+  registry?: ImageRegistry | null;
   queue: Pick<JobQueue, "enqueue" | "state" | "failedReason" | "remove">;
   liveWorkers: () => Promise<WorkerInfo[]>;
   log: (message: string) => void;
@@ -24,7 +28,7 @@ export interface ResultImageFetchDeps {
   maxBytes?: number;
 }
 
-export type ResultImageRequest = SendImageJob;
+export type ResultImageRequest = Omit<SendImageJob, "registry">;
 
 interface Pending {
   request: ResultImageRequest;
@@ -130,7 +134,8 @@ async function run(deps: ResultImageFetchDeps, entry: Pending): Promise<void> {
     );
   const jobId = `image-send-${randomBytes(6).toString("hex")}`;
   entry.jobId = jobId;
-  await deps.queue.enqueue({ job: sendImageJob, data: request, jobId, keep: 100 });
+  const data: SendImageJob = { ...request, registry: deps.registry?.address ?? null };
+  await deps.queue.enqueue({ job: sendImageJob, data, jobId, keep: 100 });
   try {
     await Promise.race([entry.promise, watchJob(deps, entry, jobId)]);
   } catch (error) {
@@ -140,6 +145,25 @@ async function run(deps: ResultImageFetchDeps, entry: Pending): Promise<void> {
     // a request no worker has taken is withdrawn (a running one ends on its own)
     await deps.queue.remove(jobId);
   }
+}
+
+/** The fetch waiting for this image from this job, now receiving; refused when there is none. */
+function claim(pending: Map<string, Pending>, options: { imageId: string; jobId: string }): Pending {
+  const entry = pending.get(options.imageId);
+  if (!entry || entry.settled)
+    throw new AppError({
+      code: "CONFLICT",
+      message: `The dashboard is not waiting for image ${short(options.imageId)} (the session that asked for it ended or gave up).`,
+    });
+  if (entry.jobId !== options.jobId)
+    throw new AppError({
+      code: "FORBIDDEN",
+      message: `Image ${short(options.imageId)} was asked for with job ${entry.jobId ?? "(none yet)"}, not with job ${options.jobId}.`,
+    });
+  if (entry.receiving)
+    throw new AppError({ code: "CONFLICT", message: `Image ${short(options.imageId)} is being received already.` });
+  entry.receiving = true;
+  return entry;
 }
 
 /**
@@ -192,6 +216,20 @@ export function createResultImageFetcher(deps: ResultImageFetchDeps) {
     },
 
     /**
+     * A worker pushed the image to the registry (POST /api/worker/images/<id>/pushed) under its lease: the same
+     * checks as an upload, then this engine pulls it by digest in the background (only the layers it lacks)
+     * and keeps it only when it is exactly the image asked for (result-image-pull.ts).
+     */
+    receivePushed(options: { imageId: string; reference: string; worker: string; jobId: string }): { pulling: true } {
+      const entry = claim(pending, options);
+      void pullPushedImage({ ...deps, registry: deps.registry ?? null }, { ...options, request: entry.request }).then(
+        () => entry.resolve(),
+        (error: unknown) => entry.reject(asError(error)),
+      );
+      return { pulling: true };
+    },
+
+    /**
      * An upload from a worker (POST /api/worker/images/<id>) under its lease on the image.send job `jobId`:
      * refused unless a fetch waits for that image and asked for it with that job.
      */
@@ -201,20 +239,7 @@ export function createResultImageFetcher(deps: ResultImageFetchDeps) {
       worker: string;
       jobId: string;
     }): Promise<{ imageId: string }> {
-      const entry = pending.get(options.imageId);
-      if (!entry || entry.settled)
-        throw new AppError({
-          code: "CONFLICT",
-          message: `The dashboard is not waiting for image ${short(options.imageId)} (the session that asked for it ended or gave up).`,
-        });
-      if (entry.jobId !== options.jobId)
-        throw new AppError({
-          code: "FORBIDDEN",
-          message: `Image ${short(options.imageId)} was asked for with job ${entry.jobId ?? "(none yet)"}, not with job ${options.jobId}.`,
-        });
-      if (entry.receiving)
-        throw new AppError({ code: "CONFLICT", message: `Image ${short(options.imageId)} is being received already.` });
-      entry.receiving = true;
+      const entry = claim(pending, options);
       try {
         await load(entry, options.source);
       } catch (error) {

@@ -20,6 +20,8 @@ export const sendImageJob = {
     worker: z.string().nullable(),
     host: z.string(),
     trialId: z.string(),
+    /** The registry the dashboard pulls from (its --registry): push the image there instead of uploading a docker save. */
+    registry: z.string().nullable().default(null),
   }),
   result: z.object({ bytes: z.number().int().nonnegative() }),
 } satisfies JobDefinition<z.ZodType, z.ZodType>;
@@ -27,6 +29,6 @@ export const sendImageJob = {
 export type SendImageJob = z.infer<typeof sendImageJob.schema>;
 
 /** Whether a worker is the one a send-image job is for: the worker that made the image, or one on its host. */
-export function sendsImage(job: SendImageJob, worker: { id: string; host: string }): boolean {
+export function sendsImage(job: Pick<SendImageJob, "worker" | "host">, worker: { id: string; host: string }): boolean {
   return job.worker === worker.id || job.host === worker.host;
 }

@@ -2,6 +2,7 @@ import type { ContainerSpec } from "./container-spec";
 import type { DiskOverrun } from "./disk-budget";
 import type { ContainerChange } from "./docker-changes";
 import type { ImageBuild } from "./docker-build";
+import type { PullReport, RegistryAuth } from "./registry-transfer";
 import type { ContainerStatus, ContainerTty } from "./docker-tty";
 import type { NetworkMode } from "../../../shared/project-schemas";
 
@@ -58,6 +59,10 @@ export interface ContainerRuntime {
   saveImage(reference: string): Promise<NodeJS.ReadableStream>;
   /** `docker load` of such a stream; resolves to what it loaded (image ids, or tags of tagged images). */
   loadImage(stream: NodeJS.ReadableStream): Promise<string[]>;
+  /** Pushes an image (by id) to an OCI registry as `repository:tag` (only the layers it lacks); resolves to `repository@<digest>`. */
+  pushImage(options: { imageId: string; repository: string; tag: string; auth: RegistryAuth | null }): Promise<string>;
+  /** Pulls `repository@<digest>` (only the layers this engine lacks); resolves to what moved. */
+  pullImage(options: { reference: string; auth: RegistryAuth | null }): Promise<PullReport>;
   /** The images carrying every one of these labels (`key=value`), e.g. a study's committed trial images. */
   listImages(labels: Record<string, string>): Promise<ImageSummary[]>;
   listManagedContainers(): Promise<ContainerSummary[]>;
@@ -100,7 +105,7 @@ export interface ContainerRuntime {
   removeDanglingVolumes(labels: Record<string, string>, options: { createdBefore: Date }): Promise<string[]>;
 }
 
-export type { ContainerChange, ContainerStatus, ContainerTty, ImageBuild };
+export type { ContainerChange, ContainerStatus, ContainerTty, ImageBuild, PullReport, RegistryAuth };
 
 export interface TtyProcess {
   stream: NodeJS.ReadWriteStream;

@@ -15,6 +15,7 @@ import { checkMounts, type MountPolicy } from "./mount-policy";
 import { switchContainerNetwork } from "./project-network";
 import { removeIdleProjectNetworks, removeProjectNetworks } from "./project-network-cleanup";
 import { loadImage, saveImage } from "./image-transfer";
+import { pullImage, pushImage } from "./registry-transfer";
 import { buildImage } from "./docker-build";
 import { messageOf } from "../../../shared/error-message";
 
@@ -160,6 +161,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
     buildImage: (build) => buildImage(docker, build),
     saveImage: (reference) => saveImage(docker, reference),
     loadImage: (stream) => loadImage(docker, stream),
+    pushImage: (options) => pushImage(docker, options),
+    pullImage: (options) => pullImage(docker, options),
 
     async listImages(labels) {
       const filter = Object.entries(labels).map(([key, value]) => `${key}=${value}`);

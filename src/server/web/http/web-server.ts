@@ -1,3 +1,4 @@
+import type { ImageRegistry } from "../../core/runtime/registry-transfer";
 import type { UploadLimits } from "../workers/upload-limits";
 import http from "node:http";
 import next from "next";
@@ -36,6 +37,8 @@ export interface WebServerOptions {
   garbage?: { everyMs?: number };
   /** How large an upload a worker on another host may send (INVARIANT_WORKER_MAX_*_MIB). */
   workerUploadLimits?: Partial<UploadLimits>;
+  /** The OCI registry images move through between hosts (null or absent: docker save over HTTP). */
+  registry?: ImageRegistry | null;
 }
 
 export interface WebServer {
@@ -78,6 +81,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
     ...(options.supervision ? { supervision: options.supervision } : {}),
     ...(options.workerUploadLimits ? { workerUploadLimits: options.workerUploadLimits } : {}),
+    ...(options.registry ? { registry: options.registry } : {}),
     ...(options.garbage ? { garbage: options.garbage } : {}),
   });
   const nextApp = next({

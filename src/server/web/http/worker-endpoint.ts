@@ -26,6 +26,14 @@ const routes = {
     pattern: /^\/api\/worker\/images\/([^/]+)$/,
     params: z.tuple([z.string().regex(/^sha256:[0-9a-f]{64}$/, "An image is named by its id, sha256:<64 hex>.")]),
   },
+  imagePushed: {
+    pattern: /^\/api\/worker\/images\/([^/]+)\/pushed$/,
+    params: z.tuple([z.string().regex(/^sha256:[0-9a-f]{64}$/, "An image is named by its id, sha256:<64 hex>.")]),
+  },
+  imageInRegistry: {
+    pattern: /^\/api\/worker\/images\/([^/]+)\/registry$/,
+    params: z.tuple([z.string().regex(/^sha256:[0-9a-f]{64}$/, "An image is named by its id, sha256:<64 hex>.")]),
+  },
   dependencies: {
     pattern: /^\/api\/worker\/dependencies\/([^/]+)$/,
     params: z.tuple([z.string().regex(/^deps-[0-9a-f]{24}$/, "A dependency folder is deps- and 24 hex digits.")]),
@@ -50,6 +58,19 @@ const leaseSchema = z.object({
 /** Model API requests of a remote trial's agent: `/api/worker/model` + the API's own path (Responses and Anthropic /v1/…, Gemini /v1beta/…). */
 const MODEL_ROOT = "/api/worker/model";
 const MODEL_PREFIXES = [`${MODEL_ROOT}/v1/`, `${MODEL_ROOT}/v1beta/`];
+
+const pushedSchema = z.object({
+  reference: z
+    .string()
+    .max(600)
+    .regex(/^[^\s@]+@sha256:[0-9a-f]{64}$/, "A pushed image is named repository@sha256:<64 hex>."),
+});
+
+async function readAll(body: AsyncIterable<Buffer | string>): Promise<string> {
+  let text = "";
+  for await (const chunk of body) text += chunk.toString();
+  return text;
+}
 
 /** The job lease a call names (x-invariant-job, x-invariant-job-lock), or null when it names none. */
 function leaseOf(req: http.IncomingMessage): JobLease | null {
@@ -137,6 +158,14 @@ function uploadAction(options: RouteOptions): Action | null {
       sendJson(res, 200, received);
     };
   }
+  if ((params = match(routes.imagePushed, url.pathname))) {
+    const imageId = params[0];
+    return async (grant) => {
+      const text = await readAll(limitedBody({ req, limit: 4096, what: "push notice" }));
+      const { reference } = pushedSchema.parse(JSON.parse(text || "{}"));
+      sendJson(res, 202, api.receivePushedImage({ grant, imageId, reference, worker: options.token.name }));
+    };
+  }
   if ((params = match(routes.results, url.pathname))) {
     const [trialId, attempt] = params;
     const workspaceId = workspaceIdSchema.parse(url.searchParams.get("workspaceId"));
@@ -175,6 +204,10 @@ function leasedAction(options: RouteOptions): Action | null {
     const [dirId] = params;
     const start = rangeStart(req);
     return async (grant) => streamFrom(res, await api.dependencyArchive(grant, { dirId, start }));
+  }
+  if (get && (params = match(routes.imageInRegistry, url.pathname))) {
+    const [imageId] = params;
+    return async (grant) => sendJson(res, 200, await api.imageInRegistry(grant, imageId));
   }
   if (get && (params = match(routes.image, url.pathname))) {
     const [imageId] = params;

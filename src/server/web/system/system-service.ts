@@ -9,6 +9,7 @@ import type { QueueProbe } from "../../core/events/queue-probe";
 import { checkHealth, type SupervisionSource } from "./health";
 import type { HealthReport } from "../../../shared/system-health";
 import { messageOf } from "../../../shared/error-message";
+import type { ImageRegistry } from "../../core/runtime/registry-transfer";
 
 export interface SystemServiceDeps {
   runtime: ContainerRuntime;
@@ -19,8 +20,13 @@ export interface SystemServiceDeps {
   queue: JobQueue;
   /** The launcher's supervised children (private Redis, worker); none when the web process runs without it. */
   supervision?: SupervisionSource;
+  /** The registry images move through between hosts (--registry), or null: docker save over HTTP. */
+  registry?: ImageRegistry | null;
   clock?: () => Date;
 }
+
+/** How images move between this dashboard's host and workers on other hosts (the System page says it). */
+export type ImageTransport = { transport: "registry"; registry: string } | { transport: "docker-save" };
 
 export function createSystemService(deps: SystemServiceDeps) {
   const clock = deps.clock ?? (() => new Date());
@@ -36,6 +42,8 @@ export function createSystemService(deps: SystemServiceDeps) {
         docker: () => deps.runtime.version(),
       }),
     recentEvents: (limit: number) => deps.events.recent({ limit }),
+    imageTransport: (): ImageTransport =>
+      deps.registry ? { transport: "registry", registry: deps.registry.address } : { transport: "docker-save" },
 
     /** Runs a self-check job on whichever worker picks it up: proves the queue round trip end to end. */
     async selfcheck(options: { timeoutMs?: number } = {}): Promise<SelfcheckResult> {

@@ -17,6 +17,7 @@ export const systemRouter = router({
   doctor: procedure.query(({ ctx }) => ctx.services.system.doctor()),
   workers: procedure.query(({ ctx }) => ctx.services.system.workers()),
   health: procedure.query(({ ctx }) => ctx.services.system.health()),
+  imageTransport: procedure.query(({ ctx }) => ctx.services.system.imageTransport()),
   recentEvents: procedure
     .input(z.object({ limit: z.number().int().min(1).max(200).default(50) }))
     .query(({ ctx, input }) => ctx.services.system.recentEvents(input.limit)),

@@ -1,3 +1,4 @@
+import type { ImageRegistry } from "../../core/runtime/registry-transfer";
 import os from "node:os";
 import type { Redis } from "ioredis";
 import type { Db } from "../../core/db/client";
@@ -91,6 +92,8 @@ export interface AppServicesOptions {
   /** How long a browser stays signed in; 30 days by default. */
   sessionMaxAgeMs?: number;
   workerUploadLimits?: Parameters<typeof wireWorkers>[0]["workerUploadLimits"]; // what a remote worker may upload
+  /** The OCI registry images move through between hosts (absent: docker save over HTTP). */
+  registry?: ImageRegistry;
   defaultBaseImage?: string;
   /** Terminal sessions' gateway, bridge scripts and socket callbacks (defaults: no model access, nobody watching). */
   sessions?: Partial<SessionsOptions>;
@@ -192,6 +195,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       dataDir: options.dataDir,
       events,
       queue,
+      registry: options.registry ?? null,
       ...(options.supervision ? { supervision: options.supervision } : {}),
     }),
     async close() {

@@ -1,3 +1,4 @@
+import type { ImageRegistry } from "../../core/runtime/registry-transfer";
 import type { UploadLimits } from "../workers/upload-limits";
 import path from "node:path";
 import type { RecordedEvent } from "../../../shared/event-catalog";
@@ -64,6 +65,8 @@ export interface WebCoreOptions {
   sessionMaxAgeMs?: number;
   /** How large an upload a worker on another host may send (default: upload-limits.ts). */
   workerUploadLimits?: Partial<UploadLimits>;
+  /** The OCI registry images move through between hosts (absent: docker save over HTTP). */
+  registry?: ImageRegistry;
   /** How long one recorder read blocks for new events (tests shorten it). */
   recorderBlockMs?: number;
   /** The launcher's supervised children (private Redis, worker), for health. */
@@ -111,6 +114,7 @@ export async function openWebCore(options: WebCoreOptions): Promise<WebCore> {
     ...(options.sessionMaxAgeMs ? { sessionMaxAgeMs: options.sessionMaxAgeMs } : {}),
     ...(options.supervision ? { supervision: options.supervision } : {}),
     ...(options.workerUploadLimits ? { workerUploadLimits: options.workerUploadLimits } : {}),
+    ...(options.registry ? { registry: options.registry } : {}),
   });
   const recorder = createRecorder({
     redis: connectRedis({ url: options.redisUrl, name: "invariant-recorder" }),

@@ -1,6 +1,8 @@
 import type { Db } from "../../core/db/client";
 import type { ModelGatewayOptions } from "../../core/gateway/model-gateway";
 import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
+import { createRegistryPublisher } from "../../core/artifacts/registry-publisher";
+import type { ImageRegistry } from "../../core/runtime/registry-transfer";
 import { createJobLocks } from "../../core/jobs/job-locks";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { createJobLeases, type JobLeases } from "../workers/job-leases";
@@ -32,9 +34,11 @@ export function wireWorkers(options: {
   redisUrl: string;
   runtime: ContainerRuntime;
   gateway?: Omit<ModelGatewayOptions, "tcp"> | undefined;
-  images?: Pick<ResultImageFetcher, "receive">;
+  images?: Pick<ResultImageFetcher, "receive" | "receivePushed">;
   /** How large an upload a worker may send (default DEFAULT_UPLOAD_LIMITS; INVARIANT_WORKER_MAX_*_MIB). */
   workerUploadLimits?: Partial<UploadLimits> | undefined;
+  /** The OCI registry environment images are pushed to for workers on other hosts (absent: docker save only). */
+  registry?: ImageRegistry | undefined;
   log?: (message: string) => void;
 }): WorkerServices {
   const queries = createWorkerApiQueries(options.db);
@@ -53,6 +57,11 @@ export function wireWorkers(options: {
       runtime: options.runtime,
       queries,
       ...(options.images ? { images: options.images } : {}),
+      registry: createRegistryPublisher({
+        runtime: options.runtime,
+        registry: options.registry ?? null,
+        log: options.log ?? (() => undefined),
+      }),
     }),
     models,
     limits: { ...DEFAULT_UPLOAD_LIMITS, ...options.workerUploadLimits },

@@ -12,6 +12,7 @@ import { hasSnapshot, snapshotBundle } from "../../core/artifacts/snapshot-trans
 import { dependenciesOf } from "../../core/dependencies/dependency-runtime";
 import { receiveTrialResults } from "../../core/artifacts/trial-results";
 import type { ResultImageFetcher } from "../../core/artifacts/result-image-fetch";
+import type { RegistryPublisher, RegistryPush } from "../../core/artifacts/registry-publisher";
 import type { ContainerRuntime } from "../../core/runtime/container-runtime";
 import { LABEL } from "../../core/runtime/container-spec";
 import { dataDirPaths } from "../../core/storage/data-dir";
@@ -23,8 +24,10 @@ export interface WorkerApiDeps {
   dataDir: string;
   runtime: Pick<ContainerRuntime, "inspectImage" | "saveImage">;
   queries: WorkerApiQueries;
+  /** Pushes environment images to the registry for workers to pull (absent or without a registry: docker save only). */
+  registry?: Pick<RegistryPublisher, "status">;
   /** Where a committed trial image a session asked a worker for arrives (absent: nothing is waited for). */
-  images?: Pick<ResultImageFetcher, "receive">;
+  images?: Pick<ResultImageFetcher, "receive" | "receivePushed">;
 }
 
 const notFound = (message: string) => new AppError({ code: "NOT_FOUND", message });
@@ -42,6 +45,23 @@ async function dependencyMeta(deps: WorkerApiDeps, grant: LeaseGrant, dirId: str
   return dependencyArchive({ dataDir: deps.dataDir, dirId, outputs: named.outputs }).catch((error: unknown) => {
     throw notFound(`No installed dependencies ${dirId} on the dashboard: ${(error as Error).message}`);
   });
+}
+
+/** The environment image the leased job runs on, made by invariant-web and on this engine; refused otherwise. */
+async function leasedImage(deps: WorkerApiDeps, grant: LeaseGrant, imageId: string): Promise<void> {
+  if (grant.image !== imageId) throw notYours(grant, `Image ${imageId}`);
+  const info = await deps.runtime.inspectImage(imageId);
+  if (!info || info.id !== imageId)
+    throw notFound(`No image ${imageId} on the dashboard host's Docker engine (referenced by id).`);
+  if (!info.labels[LABEL.environment] && !info.labels[LABEL.run])
+    throw new AppError({ code: "FORBIDDEN", message: `Image ${imageId} is not one invariant-web made.` });
+}
+
+/** Where the image the leased image.send job is for arrives; refused for any other image. */
+function awaitedImages(deps: WorkerApiDeps, grant: LeaseGrant, imageId: string) {
+  if (grant.sendsImage !== imageId) throw notYours(grant, `Sending image ${imageId}`);
+  if (!deps.images) throw new AppError({ code: "CONFLICT", message: "This dashboard is not waiting for any image." });
+  return deps.images;
 }
 
 /**
@@ -69,13 +89,14 @@ export function createWorkerApi(deps: WorkerApiDeps) {
 
     /** `docker save` of the environment image the leased job runs on (never any other image of the engine). */
     async image(grant: LeaseGrant, imageId: string): Promise<NodeJS.ReadableStream> {
-      if (grant.image !== imageId) throw notYours(grant, `Image ${imageId}`);
-      const info = await deps.runtime.inspectImage(imageId);
-      if (!info || info.id !== imageId)
-        throw notFound(`No image ${imageId} on the dashboard host's Docker engine (referenced by id).`);
-      if (!info.labels[LABEL.environment] && !info.labels[LABEL.run])
-        throw new AppError({ code: "FORBIDDEN", message: `Image ${imageId} is not one invariant-web made.` });
+      await leasedImage(deps, grant, imageId);
       return deps.runtime.saveImage(imageId);
+    },
+
+    /** That image through the registry, when one is set: pushed once, then `ready` with the digest to pull. */
+    async imageInRegistry(grant: LeaseGrant, imageId: string): Promise<RegistryPush> {
+      await leasedImage(deps, grant, imageId);
+      return deps.registry?.status(imageId) ?? { state: "none" };
     },
 
     /** The installed dependencies the leased job's environment image names (its labels here), as one archive. */
@@ -94,11 +115,13 @@ export function createWorkerApi(deps: WorkerApiDeps) {
       source: Readable;
       worker: string;
     }): Promise<{ imageId: string }> {
-      if (options.grant.sendsImage !== options.imageId)
-        throw notYours(options.grant, `An upload of image ${options.imageId}`);
-      if (!deps.images)
-        throw new AppError({ code: "CONFLICT", message: "This dashboard is not waiting for any image." });
-      return deps.images.receive({ ...options, jobId: options.grant.jobId });
+      return awaitedImages(deps, options.grant, options.imageId).receive({ ...options, jobId: options.grant.jobId });
+    },
+
+    /** The same image pushed to the registry instead: the dashboard pulls it by the digest the worker names. */
+    receivePushedImage(options: { grant: LeaseGrant; imageId: string; reference: string; worker: string }) {
+      const images = awaitedImages(deps, options.grant, options.imageId);
+      return images.receivePushed({ ...options, jobId: options.grant.jobId });
     },
 
     async receiveResults(options: {
