@@ -111,11 +111,11 @@ function startWorker(options: { tokenFile?: string }): Child {
     : ["--data-dir", webData];
   // the remote worker holds no credential: its trials' model requests go through the dashboard's gateway
   if (options.tokenFile) for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL"]) delete env[name];
-  const child = spawn(
-    process.execPath,
-    [BIN, "worker", "--redis-url", redis.url, "--concurrency", "1", ...remote],
-    { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] },
-  );
+  const child = spawn(process.execPath, [BIN, "worker", "--redis-url", redis.url, "--concurrency", "1", ...remote], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
