@@ -57,8 +57,10 @@ function follow(docker: Docker, stream: NodeJS.ReadableStream): Promise<Progress
   });
 }
 
-const authconfig = (registryHost: string, auth: RegistryAuth | null) =>
-  auth ? { authconfig: { ...auth, serveraddress: registryHost } } : {};
+/** The engine wants an X-Registry-Auth header on every push (an empty one for an anonymous registry). */
+const authconfig = (registryHost: string, auth: RegistryAuth | null) => ({
+  authconfig: auth ? { ...auth, serveraddress: registryHost } : {},
+});
 
 /** The registry host of a reference (`host[:port]/repo…`). */
 export const registryHostOf = (reference: string) => reference.split("/")[0] ?? "";
