@@ -97,6 +97,32 @@ describe("CLI configuration", () => {
     );
     expect(() => parseCli([], { INVARIANT_WORKER_MAX_IMAGE_MIB: "lots" })).toThrow(/whole number of MiB/);
   });
+  it("reads the registry images move through (--registry over INVARIANT_REGISTRY) with this host's credentials", () => {
+    expect(parseCli([], {}).registry).toBeNull();
+    expect(parseCli(["--registry", "127.0.0.1:5000"], { INVARIANT_REGISTRY: "other:1" }).registry).toEqual({
+      address: "127.0.0.1:5000",
+      auth: null,
+    });
+    const env = {
+      INVARIANT_REGISTRY: "registry.example.com/team/",
+      INVARIANT_REGISTRY_USERNAME: "ci",
+      INVARIANT_REGISTRY_PASSWORD: "s3cret",
+    };
+    expect(parseCli(["worker"], env).registry).toEqual({
+      address: "registry.example.com/team",
+      auth: { username: "ci", password: "s3cret" },
+    });
+    expect(() => parseCli(["--registry", "https://registry.example.com"], {})).toThrow(
+      /without a scheme: registry.example.com/,
+    );
+    expect(() => parseCli(["--registry", "Registry:5000/Team"], {})).toThrow(/HOST\[:PORT\]\[\/PATH\] in lowercase/);
+    expect(() => parseCli([], { INVARIANT_REGISTRY_USERNAME: "ci", INVARIANT_REGISTRY_PASSWORD: "x" })).toThrow(
+      /no registry is: pass --registry/,
+    );
+    expect(() => parseCli(["--registry", "r:5000"], { INVARIANT_REGISTRY_USERNAME: "ci" })).toThrow(
+      /both .* or neither/,
+    );
+  });
   it("explains bad input", () => {
     expect(() => parseCli(["--port", "abc"], {})).toThrow(UsageError);
     expect(() => parseCli(["--port", "70000"], {})).toThrow(/0..65535/);

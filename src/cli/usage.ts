@@ -72,6 +72,9 @@ Options:
   --worker-token-file FILE
                       worker: the worker token for --dashboard-url (env INVARIANT_WORKER_TOKEN_FILE,
                       or the token itself in INVARIANT_WORKER_TOKEN); never on the command line
+  --registry HOST[:PORT][/PATH]
+                      launcher and worker: move images between hosts through this OCI registry (env
+                      INVARIANT_REGISTRY; credentials in INVARIANT_REGISTRY_USERNAME/PASSWORD) instead of docker save
   --token-file FILE   mcp: a viewer link's token instead of the data dir's admin token (env
                       INVARIANT_TOKEN holds the token itself); never on the command line
   --no-open           do not open a browser
