@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import { expect } from "vitest";
 import type { SessionView } from "../../src/shared/session-schemas";
 import type { StudyView } from "../../src/shared/study-schemas";
 import { BIN, cleanEnv, ROOT, signalProcess, type Launched } from "./launch";
@@ -18,7 +17,7 @@ export interface RemoteWorker {
  * What the tests of workers on other hosts (test/remote-worker.test.ts, test/remote-registry.test.ts) do with
  * their stack: the launcher's tRPC API, waiting for states, and `invariant-web worker` on the second engine
  * with its own data dir, knowing the web process only by URL. The stack's parts are read through getters
- * (they are made in beforeAll).
+ * (they are made in beforeAll). No test runner in here: bench/remote-worker.bench.mjs uses it too.
  */
 export function remoteStack(parts: {
   app: () => Launched;
@@ -106,7 +105,10 @@ export function remoteStack(parts: {
       () => call<{ versions: { status: string }[] }>("environments.overview", { projectId: project.id }),
       (overview) => overview.versions.some((version) => version.status !== "building"),
       300_000,
-    ).then((overview) => expect(overview.versions.map((version) => version.status)).toEqual(["ready"]));
+    ).then((overview) => {
+      const states = overview.versions.map((version) => version.status);
+      if (states.join() !== "ready") throw new Error(`the environment did not get ready: ${states.join(", ")}`);
+    });
     return project.id;
   }
 
