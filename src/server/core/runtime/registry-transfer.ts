@@ -79,9 +79,7 @@ export async function pushImage(
   const before = ((await image.inspect()) as { RepoTags?: string[] }).RepoTags ?? [];
   await image.tag({ repo: options.repository, tag: options.tag });
   try {
-    const stream = (await docker
-      .getImage(named)
-      .push(authconfig(registryHostOf(options.repository), options.auth)));
+    const stream = await docker.getImage(named).push(authconfig(registryHostOf(options.repository), options.auth));
     const events = await follow(docker, stream);
     const digest = events.map((event) => event.aux?.Digest).find((found) => found?.startsWith("sha256:"));
     if (!digest) throw new Error(`the registry answered the push of ${named} without a digest`);
@@ -102,10 +100,7 @@ export async function pullImage(
 ): Promise<PullReport> {
   if (!/@sha256:[0-9a-f]{64}$/.test(options.reference))
     throw new Error(`An image is pulled by digest only (repository@sha256:…), not ${options.reference}.`);
-  const stream = (await docker.pull(
-    options.reference,
-    authconfig(registryHostOf(options.reference), options.auth),
-  ));
+  const stream = await docker.pull(options.reference, authconfig(registryHostOf(options.reference), options.auth));
   const events = await follow(docker, stream);
   const pulled = new Set<string>();
   const present = new Set<string>();
