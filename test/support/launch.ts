@@ -2,7 +2,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-export const ROOT = path.resolve(import.meta.dirname, "..", "..");
+/** The checkout this module is in: its folder holds bin/invariant-web.mjs (a bench imports it bundled, from node_modules/.cache). */
+function checkoutRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "bin", "invariant-web.mjs"))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, "..", "..");
+  }
+}
+export const ROOT = checkoutRoot(import.meta.dirname);
 export const BIN = path.join(ROOT, "bin", "invariant-web.mjs");
 
 export interface Launched {
