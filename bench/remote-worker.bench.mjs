@@ -146,6 +146,9 @@ try {
     unit: "bytes",
     notes: `first continue of the remote result moved up ${figure(once.moved.up)}, down ${figure(once.moved.down)} through the registry in ${once.ms} ms; the second continue moved ${again.moved.up + again.moved.down} bytes in ${again.ms} ms`,
   });
+} catch (error) {
+  console.error(`launcher log:\n${app.stderr().slice(-4000)}\nremote worker log:\n${remote?.log().slice(-3000) ?? ""}`);
+  throw error;
 } finally {
   if (remote && remote.child.exitCode === null) remote.child.kill("SIGKILL");
   await app.stop("SIGTERM");

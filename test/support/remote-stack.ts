@@ -129,7 +129,8 @@ export function remoteStack(parts: {
       await new Promise((resolve) => setTimeout(resolve, 6_000));
       return await task();
     } finally {
-      signalProcess(local, "SIGCONT");
+      // (a worker child that died meanwhile was restarted by the launcher: nothing to resume)
+      if (fs.existsSync(`/proc/${local}`)) signalProcess(local, "SIGCONT");
     }
   }
 
