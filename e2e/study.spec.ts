@@ -187,6 +187,10 @@ test("the Markdown, JSON and CSV reports contain those figures", async () => {
 
 test("a viewer link sees the study and downloads the reports, but cannot start, stop or retry", async ({ browser }) => {
   await page.goto(`${state.origin}/system`);
+  // no --registry on this product: images to workers on other hosts move as docker save, and the page says so
+  await expect(page.getByTestId("image-transport")).toHaveText(
+    "Images to and from workers on other hosts: docker save over HTTP (no --registry set: every image moves whole).",
+  );
   const form = page.getByRole("form", { name: "Create viewer link" });
   await form.getByLabel("Label").fill("Study reviewer");
   await form.getByRole("button", { name: "Create viewer link" }).click();
