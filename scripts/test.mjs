@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: from a fresh clone, set up everything the tests use (Debian packages as root, the
 // Docker engine, npm dependencies, a build), then run lint, typecheck, unit + integration and e2e.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import {
   build,
@@ -16,6 +16,18 @@ const root = path.resolve(import.meta.dirname, "..");
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
 const started = Date.now();
 const steps = [];
+
+function step(name, command, args, env = {}) {
+  const begin = Date.now();
+  log(`${name}…`);
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+  const seconds = ((Date.now() - begin) / 1000).toFixed(1);
+  steps.push(`${name} ${seconds}s`);
+  if (result.status !== 0) {
+    log(`${name} failed after ${seconds}s`);
+    process.exit(result.status ?? 1);
+  }
+}
 
 /**
  * Steps that only read the tree and share nothing (the format check, ESLint, tsc) run side by side: ESLint is
@@ -37,47 +49,6 @@ async function sideBySide(list) {
           child.once("close", (code) => {
             const seconds = ((Date.now() - begin) / 1000).toFixed(1);
             process.stdout.write(Buffer.concat(output));
-            steps.push(`${name} ${seconds}s`);
-            log(code === 0 ? `${name} passed after ${seconds}s` : `${name} failed after ${seconds}s`);
-            resolve(code ?? 1);
-          });
-        }),
-    ),
-  );
-  const failed = results.find((status) => status !== 0);
-  if (failed !== undefined) process.exit(failed);
-}
-
-/**
- * The two long steps, Vitest and Playwright, at the same time: both mostly wait (on Docker, Redis, a heartbeat,
- * a page), and one after the other left the two cores half idle (docs/benchmarks.md "Test suite"). They share
- * nothing but the Docker engine (each launched product has its own data dir and Redis, and labels what it makes).
- * Their output streams as it comes, each line tagged with its step; any failure fails npm test.
- */
-async function together(list) {
-  const begin = Date.now();
-  log(`${list.map((s) => s.name).join(" and ")} at the same time…`);
-  const results = await Promise.all(
-    list.map(
-      ({ name, tag, command, args, env = {} }) =>
-        new Promise((resolve) => {
-          const child = spawn(command, args, {
-            cwd: root,
-            stdio: ["ignore", "pipe", "pipe"],
-            env: { ...process.env, ...env, FORCE_COLOR: process.stdout.isTTY ? "1" : "0" },
-          });
-          for (const stream of [child.stdout, child.stderr]) {
-            let partial = "";
-            stream.on("data", (chunk) => {
-              const lines = (partial + chunk.toString()).split("\n");
-              partial = lines.pop() ?? "";
-              for (const line of lines) process.stdout.write(`[${tag}] ${line}\n`);
-            });
-            stream.on("end", () => partial && process.stdout.write(`[${tag}] ${partial}\n`));
-          }
-          child.once("error", (error) => process.stdout.write(`[${tag}] ${error.message}\n`));
-          child.once("close", (code) => {
-            const seconds = ((Date.now() - begin) / 1000).toFixed(1);
             steps.push(`${name} ${seconds}s`);
             log(code === 0 ? `${name} passed after ${seconds}s` : `${name} failed after ${seconds}s`);
             resolve(code ?? 1);
@@ -116,14 +87,6 @@ await sideBySide([
   { name: "lint", command: bin("eslint"), args: ["--max-warnings=0", "."] },
   { name: "typecheck", command: bin("tsc"), args: ["--noEmit"] },
 ]);
-await together([
-  { name: "unit and integration tests", tag: "vitest", command: bin("vitest"), args: ["run"] },
-  {
-    name: "e2e tests",
-    tag: "e2e",
-    command: bin("playwright"),
-    args: ["test"],
-    env: { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" },
-  },
-]);
+step("unit and integration tests", bin("vitest"), ["run"]);
+step("e2e tests", bin("playwright"), ["test"], { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" });
 log(`all passed in ${((Date.now() - started) / 1000).toFixed(0)}s (${steps.join(", ")})`);
