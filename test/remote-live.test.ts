@@ -3,10 +3,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionView } from "../src/shared/session-schemas";
-import type { StudyView } from "../src/shared/study-schemas";
 import type { TranscriptView } from "../src/shared/review-schemas";
 import { dataDirPaths } from "../src/server/core/storage/data-dir";
 import { BIN, cleanEnv, launch, ROOT, type Launched } from "./support/launch";
+import { remoteStack } from "./support/remote-stack";
 import { startTcpRedis } from "./support/second-engine";
 import { calendarProject, FAKE_KEY, scriptsDir, startMock } from "./support/study-harness";
 import { tempDir } from "./support/temp";
@@ -74,34 +74,18 @@ afterAll(async () => {
   await mock?.close();
 }, 60_000);
 
-async function call<T>(procedure: string, input?: unknown, method: "GET" | "POST" = "GET"): Promise<T> {
-  const query = method === "GET" && input !== undefined ? `?input=${encodeURIComponent(JSON.stringify(input))}` : "";
-  const response = await fetch(`${app.base}/api/trpc/${procedure}${query}`, {
-    method,
-    headers: { authorization: `Bearer ${app.token}`, "content-type": "application/json" },
-    ...(method === "POST" ? { body: JSON.stringify(input ?? {}) } : {}),
-  });
-  const json = (await response.json()) as { result?: { data: T }; error?: { message: string } };
-  if (!response.ok || !json.result) throw new Error(`${procedure}: ${response.status} ${json.error?.message ?? ""}`);
-  return json.result.data;
-}
-const mutate = <T>(procedure: string, input: unknown) => call<T>(procedure, input, "POST");
-const study = (studyId: string) => call<StudyView>("studies.get", { studyId });
+const stack = remoteStack({
+  app: () => app,
+  engine: () => {
+    throw new Error("this test's workers share the dashboard's engine");
+  },
+  redisUrl: () => redis.url,
+  remote: () => children.at(-1) ?? null,
+  remoteData,
+});
+const { call, mutate, until, study } = stack;
 const trialLog = (trialId: string) =>
   call<{ text: string; truncated: boolean }>("studies.trialLog", { trialId, tailBytes: 64 * 1024 });
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 800)}\nworkers' logs:\n${children.map((c) => c.log().slice(-2000)).join("\n---\n")}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** `invariant-web worker`: beside the dashboard (its data dir), or on "another host" (own data dir, its token). */
 function startWorker(options: { tokenFile?: string }): Child {
