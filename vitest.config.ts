@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import { LongestFirst } from "./test/support/longest-first";
 
 export default defineConfig({
   test: {
@@ -13,7 +12,5 @@ export default defineConfig({
     // three files at a time on 2 cores: most integration files wait on Docker, Redis, npm or a heartbeat, not on
     // the CPU (the CPU was idle half the time with two); docs/benchmarks.md "Test suite" has the figures
     maxWorkers: 3,
-    // the long integration files first (test/durations.json), so none of them starts last and runs alone
-    sequence: { sequencer: LongestFirst },
   },
 });
