@@ -26,7 +26,8 @@ export default function SystemPage() {
         title="System"
         description="Health of this host, the workers that run jobs, and who can see this dashboard."
       />
-      <div className="grid gap-6">
+      {/* one column no wider than the window: a long path or a wide table scrolls inside its panel */}
+      <div className="grid grid-cols-[minmax(0,1fr)] gap-6">
         <HealthPanel />
         <ChecksPanel />
         <WorkersPanel isAdmin={isAdmin} />
